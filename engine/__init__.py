@@ -1,0 +1,20 @@
+"""Pure rules of the games the server plays: no web, no database.
+
+``engine.GAMES`` maps each game id to its ``Game``; see ``engine.core`` for the interface.
+"""
+from .core import (Game, IllegalMove, InvalidGameSetup, Option, Outcome, State, UnknownGame,
+                   chance, perft, random_playout)
+from . import mastery
+
+GAMES: dict[str, Game] = {game.id: game for game in (mastery.GAME,)}
+
+
+def get(game_id: str) -> Game:
+    try:
+        return GAMES[game_id]
+    except (KeyError, TypeError):
+        raise UnknownGame(f"There is no game called {game_id!r}.") from None
+
+
+__all__ = ["GAMES", "Game", "IllegalMove", "InvalidGameSetup", "Option", "Outcome", "State",
+           "UnknownGame", "chance", "get", "perft", "random_playout"]

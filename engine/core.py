@@ -1,0 +1,229 @@
+"""The interface every game implements, and the pieces the games share.
+
+A game is a stateless object (one instance per game id) whose methods take and return
+immutable states, in the manner of OpenSpiel: ``start`` builds the first state from the
+player count, options and a seed; ``apply`` returns a new state; ``view`` is what one seat
+(or a spectator, ``None``) may know. Moves cross this boundary only as text in the game's
+notation; inside, each game parses them into its own move objects.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable, Mapping
+
+
+class IllegalMove(ValueError):
+    """Text that is not a move, or a move the rules forbid. The message is for players."""
+
+
+class InvalidGameSetup(ValueError):
+    """Unknown options, bad option values or an unsupported number of players."""
+
+
+class UnknownGame(KeyError):
+    """No game has this id."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "unknown game"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    winners: tuple[int, ...]
+    draw: bool
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winners": list(self.winners), "draw": self.draw, "reason": self.reason}
+
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """What every game's state holds; each game subclasses it with its own frozen fields.
+
+    States are never mutated: ``apply`` builds a new one (``dataclasses.replace``), so a
+    server may cache any state and hand it to several requests at once.
+    """
+
+    players: int
+    options: Mapping[str, Any]
+    ply: int = 0
+    to_move: tuple[int, ...] = ()
+    outcome: Outcome | None = None
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its default, the values it may take, and words for a form."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...]
+    label: str
+    help: str = ""
+
+    def coerce(self, value: Any) -> Any:
+        """The option value meant by ``value``, which may also be its text form (from a form)."""
+        for choice in self.choices:
+            if value == choice and type(value) is type(choice):
+                return choice
+            if isinstance(value, str) and value.strip().lower() == str(choice).lower():
+                return choice
+        allowed = ", ".join(_option_text(c) for c in self.choices)
+        raise InvalidGameSetup(f"Option '{self.name}' must be one of: {allowed}.")
+
+
+def _option_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def chance(seed: str, *purpose: object) -> random.Random:
+    """A random generator derived from the game's seed and what it is for.
+
+    Separate purposes ("deck", "colours", ...) draw from separate streams, so adding a new
+    chance event to a game never changes the outcome of the existing ones.
+    """
+    material = "\x1f".join([str(seed), *map(str, purpose)]).encode()
+    return random.Random(int.from_bytes(hashlib.sha256(material).digest(), "big"))
+
+
+class Game:
+    """Base class of every game. Subclasses set the class attributes and implement the
+    methods marked "game-specific"; the public methods here check what is common to all."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    player_counts: ClassVar[tuple[int, ...]] = (2,)
+    options: ClassVar[tuple[Option, ...]] = ()
+    # Seat names by player count, e.g. {2: ("Dark", "Light")}.
+    seat_names: ClassVar[Mapping[int, tuple[str, ...]]] = {}
+
+    # -- description -------------------------------------------------------------------
+
+    @property
+    def default_options(self) -> dict[str, Any]:
+        return {option.name: option.default for option in self.options}
+
+    def seat_name(self, players: int, seat: int) -> str:
+        names = self.seat_names.get(players)
+        return names[seat] if names else f"Player {seat + 1}"
+
+    def teams(self, players: int) -> tuple[tuple[int, ...], ...]:
+        """The seats that win and lose together. Default: every seat is its own team."""
+        return tuple((seat,) for seat in range(players))
+
+    def team_of(self, players: int, seat: int) -> tuple[int, ...]:
+        return next(team for team in self.teams(players) if seat in team)
+
+    # -- the contract ------------------------------------------------------------------
+
+    def start(self, players: int = 2, options: Mapping[str, Any] | None = None,
+              seed: str = "") -> State:
+        if isinstance(players, bool) or not isinstance(players, int) \
+                or players not in self.player_counts:
+            counts = " or ".join(map(str, self.player_counts))
+            raise InvalidGameSetup(f"{self.title} is played by {counts} players, not {players!r}.")
+        return self.initial_state(players, self.resolve_options(options), str(seed))
+
+    def resolve_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The full option dict: defaults filled in, values checked. Unknown names are errors."""
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise InvalidGameSetup("Options must be a mapping of option names to values.")
+        known = {option.name: option for option in self.options}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            names = ", ".join(known) or "none"
+            raise InvalidGameSetup(
+                f"Unknown option '{unknown[0]}' for {self.title} (its options: {names}).")
+        return {name: option.coerce(options[name]) if name in options else option.default
+                for name, option in known.items()}
+
+    def legal_moves(self, state: State, seat: int) -> list[str]:
+        if state.outcome is not None or seat not in state.to_move:
+            return []
+        return self.generate_moves(state, seat)
+
+    def apply(self, state: State, seat: int, move: str) -> State:
+        if not isinstance(move, str):
+            raise IllegalMove("A move must be written as text in the game's notation.")
+        if state.outcome is not None:
+            raise IllegalMove("The game is over.")
+        if seat not in state.to_move:
+            raise IllegalMove("It is not your turn.")
+        text = " ".join(move.split())
+        if not text:
+            raise IllegalMove("The move is empty.")
+        return self.play(state, seat, text)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (a spectator if None) may know of ``state``, as JSON-ready data."""
+        raise NotImplementedError
+
+    def replay(self, players: int, options: Mapping[str, Any] | None, seed: str,
+               moves: Iterable[tuple[int, str]]) -> State:
+        state = self.start(players, options, seed)
+        for seat, move in moves:
+            state = self.apply(state, seat, move)
+        return state
+
+    # -- beyond the contract: what a server needs ------------------------------------------
+
+    def public_move(self, seat: int, move: str, viewer: int | None, state_after: State) -> str:
+        """The text of ``seat``'s move as ``viewer`` may see it in the move list.
+
+        Moves are public in most games; a game with secret moves (Magnet's setup) overrides
+        this. ``state_after`` lets it reveal everything once the game is over.
+        """
+        return move
+
+    def conclude(self, state: State, outcome: Outcome) -> State:
+        """End the game by a server action (resignation, agreed draw, timeout)."""
+        return dataclasses.replace(state, to_move=(), outcome=outcome)
+
+    def resignation(self, state: State, seat: int) -> Outcome:
+        team = self.team_of(state.players, seat)
+        winners = tuple(s for s in range(state.players) if s not in team)
+        return Outcome(winners, False, f"{self.seat_name(state.players, seat)} resigned")
+
+    # -- game-specific -------------------------------------------------------------------
+
+    def initial_state(self, players: int, options: dict[str, Any], seed: str) -> State:
+        raise NotImplementedError
+
+    def generate_moves(self, state: State, seat: int) -> list[str]:
+        """Every legal move of ``seat``, who is to move in an unfinished game."""
+        raise NotImplementedError
+
+    def play(self, state: State, seat: int, move: str) -> State:
+        """Apply ``move`` (whitespace already normalised) for ``seat``, who may move now."""
+        raise NotImplementedError
+
+
+def perft(game: Game, state: State, depth: int) -> int:
+    """The number of move sequences of length ``depth``: a check on move generation.
+
+    Where several seats may move (Magnet's setup), a move of any of them counts as one ply.
+    """
+    if depth == 0 or state.outcome is not None:
+        return 1
+    return sum(perft(game, game.apply(state, seat, move), depth - 1) if depth > 1 else 1
+               for seat in state.to_move for move in game.legal_moves(state, seat))
+
+
+def random_playout(game: Game, state: State, rng: random.Random,
+                   max_plies: int = 10_000) -> tuple[State, list[tuple[int, str]]]:
+    """Play random legal moves until the game ends (or ``max_plies``); return the end state
+    and the moves played. Used by tests and benchmarks."""
+    moves: list[tuple[int, str]] = []
+    while state.outcome is None and len(moves) < max_plies:
+        seat = rng.choice(state.to_move)
+        move = rng.choice(game.legal_moves(state, seat))
+        state = game.apply(state, seat, move)
+        moves.append((seat, move))
+    return state, moves
+
