@@ -173,13 +173,19 @@ class Game:
 
     # -- beyond the contract: what a server needs ------------------------------------------
 
-    def public_move(self, seat: int, move: str, viewer: int | None, state_after: State) -> str:
+    def public_move(self, seat: int, move: str, viewer: int | None, current: State) -> str:
         """The text of ``seat``'s move as ``viewer`` may see it in the move list.
 
         Moves are public in most games; a game with secret moves (Magnet's setup) overrides
-        this. ``state_after`` lets it reveal everything once the game is over.
+        this. ``current`` is the game's latest state: once it is over, all may be shown.
         """
         return move
+
+    def canonical(self, state: State, seat: int, move: str) -> str:
+        """``move`` spelled as the game writes it, which is what logs store. Raises
+        ``IllegalMove`` as ``apply`` would. Games with lenient input override this."""
+        self.apply(state, seat, move)
+        return " ".join(move.split())
 
     def conclude(self, state: State, outcome: Outcome) -> State:
         """End the game by a server action (resignation, agreed draw, timeout)."""

@@ -181,7 +181,7 @@ def _defeat(board: str, seat: int) -> str | None:
 
 
 _MOVE_TEXT = re.compile(
-    r"(?P<control>~)?(?P<origin>[a-h][1-8])\s*[-x:]\s*(?P<target>[a-h][1-8])"
+    r"(?P<control>~\s*)?(?P<origin>[a-h][1-8])\s*[-x:]\s*(?P<target>[a-h][1-8])"
     r"(?:\s*=\s*(?P<kind>[op])\s*@?\s*(?P<at>[a-h][1-8]))?", re.IGNORECASE)
 
 
@@ -223,6 +223,10 @@ class Mastery(Game):
         return dataclasses.replace(
             state, board=after, before_last=state.board, seen=seen, ply=state.ply + 1,
             to_move=() if outcome else (following,), outcome=outcome)
+
+    def canonical(self, state: MasteryState, seat: int, move: str) -> str:
+        self.apply(state, seat, move)  # the common checks: turn, game over, empty text
+        return str(self.parse(state, seat, " ".join(move.split())))
 
     def parse(self, state: MasteryState, seat: int, text: str) -> Move:
         """The legal move that ``text`` names; ``-`` and ``x`` are interchangeable on input."""

@@ -1,0 +1,91 @@
+"""A play-by-email server for abstract board games.
+
+``create_app`` is the application factory (flaskr's convention). Configuration comes from
+the defaults below, then ``instance/config.py``, then ``PBEM_*`` environment variables
+(e.g. ``PBEM_SMTP_HOST``), or from ``test_config`` alone when it is given.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask, request
+
+from . import api, cli, db, play, site
+from .links import redact
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask(__name__, instance_path=os.environ.get("PBEM_INSTANCE", str(ROOT / "instance")),
+                instance_relative_config=True, template_folder=str(ROOT / "templates"),
+                static_folder=str(ROOT / "static"))
+    app.config.from_mapping(
+        DATABASE=os.path.join(app.instance_path, "pbem.sqlite"),
+        PUBLIC_URL=None,              # e.g. https://games.example.org, for links in emails
+        MAIL_FROM="Correspondence games <games@localhost>",
+        MAIL_DOMAIN="pbem.localhost",  # the right-hand side of Message-IDs
+        MAIL_FOLDER=os.path.join(app.instance_path, "mail"),  # .eml files when no SMTP
+        SMTP_HOST=None, SMTP_PORT=25, SMTP_SECURITY="none",  # none, starttls or ssl
+        SMTP_USERNAME=None, SMTP_PASSWORD=None,
+        MAIL_INTERVAL_SECONDS=20,     # how often the scheduler delivers queued mail
+        MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
+    )
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+        app.config.from_prefixed_env("PBEM")
+    else:
+        app.config.update(test_config)
+    os.makedirs(app.instance_path, exist_ok=True)
+    Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path) / "secret_key")
+
+    app.teardown_appcontext(db.close_db)
+    with app.app_context():
+        db.init_db(db.get_db())
+    app.register_blueprint(site.bp)
+    app.register_blueprint(play.bp)
+    app.register_blueprint(api.bp)
+    cli.register(app)
+    app.after_request(_security_headers)
+    _keep_secrets_out_of_logs(app)
+    return app
+
+
+def _instance_secret(path: Path) -> str:
+    """The key that signs session cookies, made once per installation."""
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def _security_headers(response):
+    # Secret links live in URLs: never leak them to other sites, never keep them in caches.
+    response.headers["Referrer-Policy"] = "no-referrer"
+    if request.endpoint != "static":
+        response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Content-Security-Policy"] = (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+    return response
+
+
+class _RedactSecrets(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = redact(record.getMessage()), ()
+        return True
+
+
+def _keep_secrets_out_of_logs(app: Flask) -> None:
+    """Request lines and error reports name the URL, which may hold a secret link."""
+    for logger in (logging.getLogger("werkzeug"), app.logger):
+        if not any(isinstance(f, _RedactSecrets) for f in logger.filters):
+            logger.addFilter(_RedactSecrets())

@@ -1,0 +1,112 @@
+"""The JSON API (shared/CONTRACT.md part 2), plus the same answers for spectators."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from . import links, matches
+from .db import get_db
+from .matches import Match
+from .play import open_link
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@bp.errorhandler(HTTPException)
+def _json_error(error: HTTPException):
+    return jsonify(error=error.description), error.code
+
+
+def _error(status: int, message: str):
+    return jsonify(error=message), status
+
+
+def _body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise matches.InvalidRequest("The request body must be a JSON object.")
+    return body
+
+
+def game_json(match: Match, seat: int | None) -> dict[str, Any]:
+    state = match.current
+    outcome = state.outcome
+    return {
+        "game": match.game.id,
+        "seat": seat,
+        "ply": match.ply,
+        "to_move": list(state.to_move),
+        "legal_moves": match.game.legal_moves(state, seat) if seat is not None else [],
+        "view": match.game.view(state, seat),
+        "outcome": outcome.to_json() if outcome else None,
+        "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
+                    for s in match.seats],
+        "draw_offer": match.draw_offer,
+    }
+
+
+@bp.post("/games")
+def create_game():
+    try:
+        body = _body()
+        created = matches.create(get_db(), body.get("game"), body.get("players"),
+                                 body.get("options"))
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    match = created.match
+    seats = [{"seat": s.seat, "name": s.name,
+              "url": links.external_url("play.page", role="play", token=token),
+              "api": links.external_url("api.game", role="play", token=token)}
+             for s, token in zip(match.seats, created.tokens)]
+    return jsonify(id=match.id, seats=seats,
+                   spectator=links.external_url("play.page", role="watch",
+                                                token=created.spectator_token)), 201
+
+
+@bp.get("/<any(play, watch):role>/<token>")
+def game(role: str, token: str):
+    match, seat = open_link(token, role)
+    return jsonify(game_json(match, seat))
+
+
+def _act(token: str, kind: str, move: str | None = None, ply_required: bool = True):
+    match, seat = open_link(token, "play")
+    try:
+        body = _body()
+        ply = body.get("ply")
+        if ply is None and not ply_required:
+            seen = None
+        elif isinstance(ply, bool) or not isinstance(ply, int):
+            raise matches.InvalidRequest("'ply' must be the ply number you saw (an integer).")
+        else:
+            seen = ply
+        if kind == "move":
+            move = body.get("move")
+            if not isinstance(move, str):
+                raise matches.InvalidRequest("'move' must be a move in the game's notation.")
+        after = matches.act(get_db(), match.id, seat, kind, move, seen)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify(game_json(after, seat))
+
+
+@bp.post("/play/<token>/moves")
+def moves(token: str):
+    return _act(token, "move")
+
+
+@bp.post("/play/<token>/resign")
+def resign(token: str):
+    return _act(token, "resign", ply_required=False)
+
+
+@bp.post("/play/<token>/draw")
+def draw(token: str):
+    kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
+    body = request.get_json(silent=True)
+    answer = body.get("answer") if isinstance(body, dict) else None
+    if answer not in kinds:
+        return _error(400, "'answer' must be offer, accept or decline.")
+    return _act(token, kinds[answer], ply_required=False)

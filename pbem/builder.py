@@ -1,0 +1,49 @@
+"""Building a move by clicks, the same way for every game.
+
+Each game's board module spells a move as a *click path*: the cells and choices a player
+clicks to make it (Mastery's ``d1xd5=O@b4`` is ``d1, d5, O, b4``). Given the legal moves
+and the clicks made so far, ``build`` says what may be clicked next and whether the clicks
+already name a complete move. The page carries the clicks in its URL, so the builder works
+as plain links without JavaScript; with it, the page only swaps in the next state.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+SEPARATOR = "."
+
+
+@dataclass(frozen=True)
+class Build:
+    path: tuple[str, ...]                 # the clicks so far (a prefix of some legal move)
+    cells: tuple[str, ...] = ()           # board cells that may be clicked next
+    choices: tuple[str, ...] = ()         # other tokens that may come next (buttons)
+    complete: str | None = None           # the move the clicks name, if they name one
+
+    def extend(self, token: str) -> str:
+        return SEPARATOR.join(self.path + (token,))
+
+
+def parse_path(text: str | None) -> tuple[str, ...]:
+    return tuple(token for token in (text or "").split(SEPARATOR) if token)[:32]
+
+
+def build(moves: Iterable[str], click_path: Callable[[str], Sequence[str]],
+          is_cell: Callable[[str], bool], path: tuple[str, ...]) -> Build:
+    """What may follow ``path``; an unknown path (a stale page) starts over."""
+    paths = {move: tuple(click_path(move)) for move in moves}
+    if path and not any(p[:len(path)] == path for p in paths.values()):
+        path = ()
+    following: dict[str, None] = {}
+    complete = None
+    for move, clicks in paths.items():
+        if clicks[:len(path)] != path:
+            continue
+        if len(clicks) == len(path):
+            complete = move
+        else:
+            following.setdefault(clicks[len(path)])
+    return Build(path=path, cells=tuple(t for t in following if is_cell(t)),
+                 choices=tuple(t for t in following if not is_cell(t)),
+                 complete=complete)

@@ -1,0 +1,57 @@
+"""Operator commands: ``flask --app pbem <command>``."""
+from __future__ import annotations
+
+import json
+
+import click
+from flask import Flask, current_app
+
+from . import scheduler
+from .db import get_db, init_db_command
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True)
+def serve_command(host: str, port: int) -> None:
+    """Run the web server and the scheduler in one process (the embedded default)."""
+    app = current_app._get_current_object()
+    jobs = scheduler.start_background(app)
+    click.echo(f"Scheduler: {'running' if jobs else 'already running in another process'}.")
+    if not app.config.get("SMTP_HOST"):
+        click.echo(f"No SMTP configured: emails are written to {app.config['MAIL_FOLDER']} "
+                   f"and listed at http://{host}:{port}/mail")
+    app.run(host=host, port=port, use_reloader=False, threaded=True)
+
+
+@click.command("send-mail")
+def send_mail_command() -> None:
+    """Deliver the queued emails that are due, once."""
+    sent, failed = scheduler.deliver_mail(current_app)
+    click.echo(f"{sent} sent, {failed} failed")
+
+
+@click.command("run-scheduler")
+def run_scheduler_command() -> None:
+    """Run the background jobs in this process, until stopped (for multi-process servers)."""
+    click.echo("Scheduler running; stop it with Ctrl-C.")
+    scheduler.run_forever(current_app._get_current_object())
+
+
+@click.command("list-games")
+@click.option("--status", type=click.Choice(["active", "finished"]), help="Only these games.")
+def list_games_command(status: str | None) -> None:
+    """List the games: id, game, status, ply, whose turn, players."""
+    where, params = ("WHERE status = ?", [status]) if status else ("", [])
+    for row in get_db().query(f"SELECT * FROM games {where} ORDER BY created_at", params):
+        names = ", ".join(r["name"] for r in get_db().query(
+            "SELECT name FROM seats WHERE game_id = ? ORDER BY seat", [row["id"]]))
+        turn = json.loads(row["to_move"])
+        click.echo(f"{row['id']}  {row['game']:<16} {row['status']:<8} ply {row['ply']:<4} "
+                   f"to move {turn}  {names}")
+
+
+def register(app: Flask) -> None:
+    for command in (init_db_command, serve_command, send_mail_command,
+                    run_scheduler_command, list_games_command):
+        app.cli.add_command(command)

@@ -1,0 +1,141 @@
+"""The outbox: every email is queued in the database, in the transaction of the event that
+causes it, and delivered later by ``deliver_due``.
+
+Delivery is at-least-once: a message is marked sent only after the transport took it, so a
+crash in between resends it, with the Message-ID fixed at queueing time so mail clients see
+one message. Without SMTP settings, messages are written as .eml files under the instance
+folder (the embedded default, readable on the local mail page).
+"""
+from __future__ import annotations
+
+import json
+import smtplib
+import ssl
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+from typing import Any, Mapping, Protocol
+
+import sqlite_utils
+
+from .db import utcnow, write
+from .links import redact
+
+MAX_ATTEMPTS = 8
+LEASE = timedelta(minutes=5)  # a claimed message is retried after this if its sender died
+
+
+def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
+          game_id: str | None = None, headers: Mapping[str, str] | None = None,
+          domain: str = "pbem.localhost") -> str:
+    """Add a message to the outbox (call inside the transaction of its cause)."""
+    message_id = make_msgid(domain=domain)
+    now = utcnow()
+    db["outbox"].insert({
+        "message_id": message_id, "game_id": game_id, "recipient": recipient,
+        "subject": subject, "body": body, "headers": json.dumps(dict(headers or {})),
+        "created_at": now, "status": "pending", "attempts": 0, "next_attempt_at": now,
+        "sent_at": None, "last_error": None})
+    return message_id
+
+
+def build(row: Mapping[str, Any], sender: str) -> EmailMessage:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = row["recipient"]
+    message["Subject"] = row["subject"]
+    message["Message-ID"] = row["message_id"]
+    message["Date"] = format_datetime(datetime.fromisoformat(row["created_at"]))
+    for name, value in json.loads(row["headers"]).items():
+        message[name] = value
+    message.set_content(row["body"])
+    return message
+
+
+class Transport(Protocol):
+    def send(self, message: EmailMessage) -> None: ...
+
+
+@dataclass
+class SMTPTransport:
+    host: str
+    port: int = 25
+    security: str = "none"  # none, starttls or ssl
+    username: str | None = None
+    password: str | None = None
+    timeout: float = 30
+
+    def send(self, message: EmailMessage) -> None:
+        if self.security == "ssl":
+            smtp = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout,
+                                    context=ssl.create_default_context())
+        else:
+            smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+        with smtp:
+            if self.security == "starttls":
+                smtp.starttls(context=ssl.create_default_context())
+            if self.username:
+                smtp.login(self.username, self.password or "")
+            smtp.send_message(message)
+
+
+@dataclass
+class FileTransport:
+    """Writes each message as ``<folder>/<message id>.eml``; a resend overwrites its file."""
+
+    folder: Path
+
+    def send(self, message: EmailMessage) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = message["Message-ID"].strip("<>").replace("/", "_")
+        partial = self.folder / f".{name}.tmp"
+        partial.write_bytes(bytes(message))
+        partial.replace(self.folder / f"{name}.eml")  # atomic: never half a message
+
+
+def transport_from_config(config: Mapping[str, Any]) -> Transport:
+    if config.get("SMTP_HOST"):
+        return SMTPTransport(config["SMTP_HOST"], int(config.get("SMTP_PORT", 25)),
+                             config.get("SMTP_SECURITY", "none"), config.get("SMTP_USERNAME"),
+                             config.get("SMTP_PASSWORD"))
+    return FileTransport(Path(config["MAIL_FOLDER"]))
+
+
+def _later(seconds: float) -> str:
+    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat(timespec="seconds")
+
+
+def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
+                limit: int = 100) -> tuple[int, int]:
+    """Send the messages that are due; returns (sent, failed this round)."""
+    with write(db):
+        # Claim the due messages by pushing their next attempt past a lease, so a second
+        # deliverer running at the same time leaves them alone.
+        rows = list(db.query(
+            "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
+            "ORDER BY id LIMIT ?", [utcnow(), limit]))
+        for row in rows:
+            db["outbox"].update(row["id"], {"next_attempt_at": _later(LEASE.total_seconds())})
+    sent = failed = 0
+    for row in rows:
+        try:
+            transport.send(build(row, sender))
+        except (OSError, smtplib.SMTPException) as error:
+            failed += 1
+            attempts = row["attempts"] + 1
+            with write(db):
+                db["outbox"].update(row["id"], {
+                    "attempts": attempts,
+                    "status": "failed" if attempts >= MAX_ATTEMPTS else "pending",
+                    "next_attempt_at": _later(min(60 * 2 ** attempts, 6 * 3600)),
+                    "last_error": f"{type(error).__name__}: {error}"[:500]})
+            continue
+        sent += 1
+        with write(db):
+            # The stored copy loses its secret links once the player has them.
+            db["outbox"].update(row["id"], {"status": "sent", "sent_at": utcnow(),
+                                            "attempts": row["attempts"] + 1,
+                                            "body": redact(row["body"])})
+    return sent, failed

@@ -1,0 +1,180 @@
+"""The pages a secret link opens: the game as a player (``/play/<token>``) or a spectator
+(``/watch/<token>``), its actions, its history plies and its downloadable record.
+
+Everything shown is built from ``game.view(state, seat)`` and ``game.public_move(...)``,
+never from the state itself, so a page cannot show more than its viewer may know.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import (Blueprint, Response, abort, flash, redirect, render_template, request,
+                   url_for)
+
+from . import builder, links, matches
+from .boards import board_for
+from .db import get_db
+from .matches import Match
+
+bp = Blueprint("play", __name__)
+
+ROLES = "<any(play, watch):role>"
+
+
+def open_link(token: str, role: str) -> tuple[Match, int | None]:
+    """The game and seat a link opens; 404 for an unknown link or the wrong kind of link."""
+    access = links.resolve(get_db(), token)
+    if access is None or (access.seat is None) != (role == "watch"):
+        abort(404, "This link does not open any game. Check that you copied all of it.")
+    return matches.load(get_db(), access.game_id), access.seat
+
+
+def move_texts(match: Match, viewer: int | None) -> list[str]:
+    """Each move as ``viewer`` may see it; index p - 1 holds ply p."""
+    final = match.current
+    return [match.game.public_move(event.seat, event.move, viewer, final)
+            for event in match.moves]
+
+
+def _game_page(match: Match, seat: int | None, token: str, role: str, *,
+               ply: int | None = None, error: str | None = None, typed: str = "",
+               status: int = 200):
+    game, board = match.game, board_for(match.game.id)
+    reviewing = ply is not None
+    state = match.states[ply] if reviewing else match.current
+    shown_ply = match.ply if ply is None else ply
+    texts = move_texts(match, seat)
+    legal = game.legal_moves(state, seat) if not reviewing and seat is not None else []
+    build = builder.build(legal, board.click_path, board.is_cell,
+                          builder.parse_path(request.args.get("path")))
+    here = url_for(".page", role=role, token=token)
+
+    def click(token_: str) -> str:
+        return url_for(".page", role=role, token=token, path=build.extend(token_))
+
+    svg = board.render(
+        game.view(state, seat), seat=seat,
+        selected=tuple(t for t in build.path if board.is_cell(t)),
+        targets={cell: click(cell) for cell in build.cells} if legal else {},
+        last=board.move_cells(texts[shown_ply - 1]) if shown_ply else set())
+    return render_template(
+        "play.html", match=match, seat=seat, role=role, token=token, here=here,
+        state=state, shown_ply=shown_ply, reviewing=reviewing, svg=svg, texts=texts,
+        legal=legal, build=build, error=error, typed=typed,
+        choices=[(board.choice_label(c), click(c)) for c in build.choices],
+        history_prefix=url_for(".history", role=role, token=token, ply=0)[:-1],
+    ), status
+
+
+@bp.get(f"/{ROLES}/<token>")
+def page(role: str, token: str):
+    match, seat = open_link(token, role)
+    return _game_page(match, seat, token, role)
+
+
+@bp.get(f"/{ROLES}/<token>/history/<int:ply>")
+def history(role: str, token: str, ply: int):
+    match, seat = open_link(token, role)
+    if ply > match.ply:
+        abort(404, f"This game has {match.ply} plies so far; there is no ply {ply}.")
+    return _game_page(match, seat, token, role, ply=ply)
+
+
+def _seen_ply() -> int:
+    try:
+        return int(request.form["ply"])
+    except (KeyError, ValueError):
+        abort(400, "This form is incomplete (it lacks the ply you saw). Reload the game page.")
+
+
+def _act(token: str, kind: str, move: str | None = None):
+    match, seat = open_link(token, "play")
+    seen = _seen_ply()
+    try:
+        after = matches.act(get_db(), match.id, seat, kind, move, seen)
+    except matches.ActionError as error:
+        current = matches.load(get_db(), match.id)
+        if kind == "move" and isinstance(error, matches.StalePosition) \
+                and _already_played(current, seat, seen, move):
+            flash("Your move was already recorded.")
+            return redirect(url_for(".page", role="play", token=token), 303)
+        return _game_page(current, seat, token, "play", error=error.message,
+                          typed=move or "", status=error.status)
+    if kind == "move":
+        flash(f"You played {after.moves[-1].move}.")
+    return redirect(url_for(".page", role="play", token=token), 303)
+
+
+def _already_played(match: Match, seat: int, seen: int, move: str | None) -> bool:
+    """Whether a stale move is a resubmission of the move ``seat`` made at ply ``seen``
+    (a double click, or the back button): then it is answered as a success."""
+    if not 0 <= seen < match.ply or match.moves[seen].seat != seat:
+        return False
+    try:
+        return match.game.canonical(match.states[seen], seat, move) == match.moves[seen].move
+    except ValueError:
+        return False
+
+
+@bp.post("/play/<token>/move")
+def move(token: str):
+    return _act(token, "move", request.form.get("move", ""))
+
+
+@bp.post("/play/<token>/resign")
+def resign(token: str):
+    if request.form.get("confirm") != "yes":
+        abort(400, "To resign, tick the box that confirms it.")
+    return _act(token, "resign")
+
+
+@bp.post("/play/<token>/draw")
+def draw(token: str):
+    kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
+    answer = request.form.get("answer")
+    if answer not in kinds:
+        abort(400, "A draw can be offered, accepted or declined.")
+    return _act(token, kinds[answer])
+
+
+def record(match: Match, viewer: int | None) -> dict[str, Any]:
+    """The whole game as ``viewer`` may know it, for download."""
+    texts = iter(move_texts(match, viewer))
+    ply = 0
+    events = []
+    for event in match.events:
+        entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
+                 "at": event.created_at}
+        if event.kind == "move":
+            ply += 1
+            entry.update(ply=ply, move=next(texts))
+        events.append(entry)
+    outcome = match.current.outcome
+    return {
+        "id": match.id, "game": match.game.id, "title": match.game.title,
+        "options": match.options, "created_at": match.created_at,
+        "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
+                    for s in match.seats],
+        "events": events, "ply": match.ply,
+        "outcome": outcome.to_json() if outcome else None, "result": match.result,
+        # the seed decides every chance event: public only once nothing is left to hide
+        **({"seed": match.seed} if outcome else {}),
+    }
+
+
+@bp.get(f"/{ROLES}/<token>/record.json")
+def record_json(role: str, token: str):
+    match, seat = open_link(token, role)
+    return Response(json.dumps(record(match, seat), indent=2), mimetype="application/json",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="{match.game.id}-{match.id}.json"'})
+
+
+@bp.get(f"/{ROLES}/<token>/record.txt")
+def record_text(role: str, token: str):
+    match, seat = open_link(token, role)
+    text = render_template("record.txt", record=record(match, seat), match=match)
+    return Response(text, mimetype="text/plain",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="{match.game.id}-{match.id}.txt"'})

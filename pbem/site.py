@@ -1,0 +1,175 @@
+"""The public pages: the front page, starting a game, rules, a player's list of games, the
+local mail page of the embedded default, and error pages."""
+from __future__ import annotations
+
+import email
+import email.policy
+import json
+from pathlib import Path
+
+import engine
+from flask import (Blueprint, abort, current_app, jsonify, redirect, render_template, request,
+                   url_for)
+from jinja2 import TemplateNotFound
+from werkzeug.exceptions import HTTPException
+
+from . import links, matches, notify
+from .db import get_db, utcnow, write
+
+bp = Blueprint("site", __name__)
+
+
+@bp.get("/")
+def index():
+    return render_template("index.html", games=engine.GAMES.values())
+
+
+@bp.get("/new")
+def choose_game():
+    return render_template("choose.html", games=engine.GAMES.values())
+
+
+def _game_or_404(game_id: str) -> engine.Game:
+    try:
+        return engine.get(game_id)
+    except engine.UnknownGame as error:
+        abort(404, str(error))
+
+
+@bp.route("/new/<game_id>", methods=["GET", "POST"])
+def new_game(game_id: str):
+    game = _game_or_404(game_id)
+    form = request.form if request.method == "POST" else request.args
+    try:
+        count = int(form.get("players", game.player_counts[0]))
+    except ValueError:
+        count = game.player_counts[0]
+    if count not in game.player_counts:
+        count = game.player_counts[0]
+    if request.method == "GET":
+        return render_template("new.html", game=game, count=count, form={}, error=None)
+    players = [{"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", "")}
+               for i in range(count)]
+    options = {option.name: form[f"option-{option.name}"] for option in game.options
+               if f"option-{option.name}" in form}
+    try:
+        created = matches.create(get_db(), game.id, players, options)
+    except matches.ActionError as error:
+        return render_template("new.html", game=game, count=count, form=form,
+                               error=error.message), error.status
+    match = created.match
+    seat_links = [(s, links.external_url("play.page", role="play", token=t))
+                  for s, t in zip(match.seats, created.tokens)]
+    watch = links.external_url("play.page", role="watch", token=created.spectator_token)
+    return render_template("created.html", match=match, seat_links=seat_links, watch=watch), 201
+
+
+@bp.get("/rules")
+def rules_index():
+    return render_template("rules_index.html", games=engine.GAMES.values())
+
+
+@bp.get("/rules/<game_id>")
+def rules(game_id: str):
+    game = _game_or_404(game_id)
+    try:
+        return render_template(f"rules/{game.id}.html", game=game)
+    except TemplateNotFound:
+        abort(404, f"The rules of {game.title} are not written yet.")
+
+
+# -- a player's games, by email ---------------------------------------------------------
+
+@bp.route("/home", methods=["GET", "POST"])
+def home_request():
+    if request.method == "GET":
+        return render_template("home_request.html", sent=None, error=None)
+    address = request.form.get("email", "").strip()
+    if not matches.EMAIL.fullmatch(address) or len(address) > 254:
+        return render_template("home_request.html", sent=None,
+                               error="Please enter a valid email address."), 400
+    token = links.new_token()
+    db = get_db()
+    with write(db):
+        db["home_links"].insert({"token_hash": links.token_hash(token), "email": address,
+                                 "created_at": utcnow()})
+        notify.home_link(db, address, token)
+    # The same answer whether or not the address has games: it reveals nothing about it.
+    return render_template("home_request.html", sent=address, error=None)
+
+
+def _home_email(token: str) -> str:
+    rows = list(get_db().query("SELECT email FROM home_links WHERE token_hash = ?",
+                               [links.token_hash(token)]))
+    if not rows:
+        abort(404, "This link does not open a list of games. Ask for a new one.")
+    return rows[0]["email"]
+
+
+@bp.get("/home/<token>")
+def home(token: str):
+    address = _home_email(token)
+    rows = get_db().query(
+        "SELECT g.*, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.email = ? COLLATE NOCASE ORDER BY g.status, g.updated_at DESC", [address])
+    entries = []
+    for row in rows:
+        match = matches.load(get_db(), row["id"])
+        entries.append({"match": match, "seat": row["seat"],
+                        "your_turn": row["seat"] in match.current.to_move})
+    return render_template("home.html", email=address, entries=entries, token=token)
+
+
+@bp.post("/home/<token>/open/<game_id>/<int:seat>")
+def home_open(token: str, game_id: str, seat: int):
+    """Open one of the listed games with a fresh secret link for that seat."""
+    address = _home_email(token)
+    db = get_db()
+    owned = list(db.query("SELECT 1 FROM seats WHERE game_id = ? AND seat = ? "
+                          "AND email = ? COLLATE NOCASE", [game_id, seat, address]))
+    if not owned:
+        abort(404, "That game is not one of yours.")
+    with write(db):
+        new = links.mint(db, game_id, seat)
+    return redirect(url_for("play.page", role="play", token=new), 303)
+
+
+# -- the local mail page ----------------------------------------------------------------
+
+def _local_mail_folder() -> Path:
+    """Only the embedded default (no SMTP) has a mail folder, and only a person on this
+    machine may read it: the messages hold secret links."""
+    local = request.remote_addr in ("127.0.0.1", "::1") and "X-Forwarded-For" not in request.headers
+    if current_app.config.get("SMTP_HOST") or not local:
+        abort(404)
+    return Path(current_app.config["MAIL_FOLDER"])
+
+
+@bp.get("/mail")
+def mailbox():
+    folder = _local_mail_folder()
+    files = sorted(folder.glob("*.eml"), key=lambda f: f.stat().st_mtime, reverse=True) \
+        if folder.exists() else []
+    messages = [(f.stem, _read_message(f)) for f in files]
+    return render_template("mail.html", messages=messages, folder=folder)
+
+
+@bp.get("/mail/<name>")
+def mail_message(name: str):
+    path = _local_mail_folder() / f"{name}.eml"
+    if "/" in name or not path.is_file():
+        abort(404, "There is no such message.")
+    return render_template("mail_message.html", message=_read_message(path), name=name)
+
+
+def _read_message(path: Path) -> email.message.EmailMessage:
+    return email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+
+
+# -- errors -----------------------------------------------------------------------------
+
+@bp.app_errorhandler(HTTPException)
+def http_error(error: HTTPException):
+    if request.path.startswith("/api/"):
+        return jsonify(error=error.description), error.code
+    return render_template("error.html", error=error), error.code
