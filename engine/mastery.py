@@ -255,8 +255,10 @@ class Mastery(Game):
             return f"{text}: there is no piece on {name}."
         described = f"{KIND_NAMES[piece.upper()]} on {name}"
         if not control and owner(piece) != seat:
-            return (f"{text}: the {described} is your opponent's. To move it by control, "
-                    f"write ~{name}-{square_name(target)}.")
+            hint = (f" To move it by control, write ~{name}-{square_name(target)}."
+                    if can_control(board, seat) and origin in controlled_squares(board, seat)
+                    else "")
+            return f"{text}: the {described} is your opponent's.{hint}"
         if control and owner(piece) == seat:
             return f"{text}: '~' moves an enemy piece by control, but the {described} is yours."
         if control and not can_control(board, seat):

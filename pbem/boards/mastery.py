@@ -46,7 +46,7 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
             piece = view["board"].get(name)
             squares.append({
                 "name": name, "x": MARGIN + column * SQUARE, "y": MARGIN + row * SQUARE,
-                "dark": (file_index + rank) % 2 == 0, "piece": piece,
+                "dark": (file_index + rank) % 2 == 1, "piece": piece,
                 "label": f"{('Dark', 'Light')[piece['owner']]} {KIND_NAMES[piece['piece']]}"
                          if piece else "",
                 "href": targets.get(name), "selected": name in selected, "last": name in last})
