@@ -4,9 +4,9 @@
 """
 from .core import (Game, IllegalMove, InvalidGameSetup, Option, Outcome, State, UnknownGame,
                    chance, perft, random_playout)
-from . import mastery
+from . import mastery, the_right_moves
 
-GAMES: dict[str, Game] = {game.id: game for game in (mastery.GAME,)}
+GAMES: dict[str, Game] = {game.id: game for game in (mastery.GAME, the_right_moves.GAME)}
 
 
 def get(game_id: str) -> Game:

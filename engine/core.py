@@ -183,9 +183,9 @@ class Game:
 
     def canonical(self, state: State, seat: int, move: str) -> str:
         """``move`` spelled as the game writes it, which is what logs store. Raises
-        ``IllegalMove`` as ``apply`` would. Games with lenient input override this."""
+        ``IllegalMove`` as ``apply`` would."""
         self.apply(state, seat, move)
-        return " ".join(move.split())
+        return str(self.parse(state, seat, " ".join(move.split())))
 
     def conclude(self, state: State, outcome: Outcome) -> State:
         """End the game by a server action (resignation, agreed draw, timeout)."""
@@ -208,6 +208,12 @@ class Game:
     def play(self, state: State, seat: int, move: str) -> State:
         """Apply ``move`` (whitespace already normalised) for ``seat``, who may move now."""
         raise NotImplementedError
+
+    def parse(self, state: State, seat: int, text: str) -> Any:
+        """The game's own object for the legal move ``text`` names; its ``str()`` is the move
+        in canonical notation. Games with lenient input return a move object; by default
+        the (whitespace-normalised) text is already canonical."""
+        return text
 
 
 def perft(game: Game, state: State, depth: int) -> int:

@@ -224,10 +224,6 @@ class Mastery(Game):
             state, board=after, before_last=state.board, seen=seen, ply=state.ply + 1,
             to_move=() if outcome else (following,), outcome=outcome)
 
-    def canonical(self, state: MasteryState, seat: int, move: str) -> str:
-        self.apply(state, seat, move)  # the common checks: turn, game over, empty text
-        return str(self.parse(state, seat, " ".join(move.split())))
-
     def parse(self, state: MasteryState, seat: int, text: str) -> Move:
         """The legal move that ``text`` names; ``-`` and ``x`` are interchangeable on input."""
         match = _MOVE_TEXT.fullmatch(text)
