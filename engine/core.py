@@ -108,8 +108,14 @@ class Game:
         return {option.name: option.default for option in self.options}
 
     def seat_name(self, players: int, seat: int) -> str:
+        """A seat's name before the game exists (on the form that creates it)."""
         names = self.seat_names.get(players)
         return names[seat] if names else f"Player {seat + 1}"
+
+    def side_name(self, state: State, seat: int) -> str:
+        """The side ``seat`` plays in the game of ``state`` ("Dark"), for players to read.
+        Games that deal sides by chance (Magnetic Field's colours) override this."""
+        return self.seat_name(state.players, seat)
 
     def teams(self, players: int) -> tuple[tuple[int, ...], ...]:
         """The seats that win and lose together. Default: every seat is its own team."""
@@ -194,7 +200,7 @@ class Game:
     def resignation(self, state: State, seat: int) -> Outcome:
         team = self.team_of(state.players, seat)
         winners = tuple(s for s in range(state.players) if s not in team)
-        return Outcome(winners, False, f"{self.seat_name(state.players, seat)} resigned")
+        return Outcome(winners, False, f"{self.side_name(state, seat)} resigned")
 
     # -- game-specific -------------------------------------------------------------------
 

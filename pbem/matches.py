@@ -109,7 +109,7 @@ class Match:
         return f"{winners} won ({outcome.reason})"
 
     def seat_name(self, seat: int | None) -> str:
-        return "Spectator" if seat is None else self.game.seat_name(self.players, seat)
+        return "Spectator" if seat is None else self.game.side_name(self.states[0], seat)
 
     def draw_offer_open_to(self, seat: int) -> bool:
         """Whether ``seat`` may answer a standing draw offer (one made by another team)."""

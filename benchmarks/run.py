@@ -1,0 +1,89 @@
+"""Prints the server's speed figures: ``./dev bench``.
+
+- the time to serve a Mastery play page at ply 10 and at ply 400 (warm cache, as a player
+  reloading the page sees it), through the real app and a real SQLite file;
+- engine random playouts per second for every game.
+"""
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine  # noqa: E402
+from pbem import create_app  # noqa: E402
+from pbem.matches import CACHE  # noqa: E402
+
+
+def game_at_ply(client, plies: int, seed: int) -> str:
+    """A Mastery game with ``plies`` random moves played through the API (repetition off,
+    so it lasts); returns the play page path of the seat to move."""
+    created = client.post("/api/games", json={
+        "game": "mastery", "options": {"repetition_draw": False},
+        "players": [{"name": "A", "email": "a@example.org"},
+                    {"name": "B", "email": "b@example.org"}]}).json
+    apis = [s["api"] for s in created["seats"]]
+    rng = random.Random(seed)
+    for ply in range(plies):
+        body = client.get(apis[ply % 2]).json
+        if body["outcome"]:
+            return ""
+        client.post(apis[ply % 2] + "/moves",
+                    json={"move": rng.choice(body["legal_moves"]), "ply": ply})
+    return created["seats"][plies % 2]["url"]
+
+
+def time_page(client, url: str, repeats: int = 200) -> float:
+    """Median milliseconds to serve ``url``."""
+    client.get(url)  # warm the cache
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        response = client.get(url)
+        samples.append(time.perf_counter() - start)
+        assert response.status_code == 200
+    return statistics.median(samples) * 1000
+
+
+def page_figures() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        app = create_app({"DATABASE": f"{folder}/bench.sqlite", "MAIL_FOLDER": f"{folder}/mail",
+                          "SECRET_KEY": "bench"})
+        client = app.test_client()
+        for plies in (10, 400):
+            url = ""
+            seed = 0
+            while not url:  # a random game may end early; try another seed
+                url = game_at_ply(client, plies, seed)
+                seed += 1
+            print(f"Mastery play page at ply {plies:>3}: {time_page(client, url):6.2f} ms (median)")
+        CACHE.clear()
+        start = time.perf_counter()
+        client.get(url)
+        print(f"Mastery play page at ply 400, cold cache (one replay): "
+              f"{(time.perf_counter() - start) * 1000:6.2f} ms")
+
+
+def playout_figures(seconds: float = 3.0) -> None:
+    for game in engine.GAMES.values():
+        rng = random.Random(1)
+        games = plies = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            players = game.player_counts[0]
+            state, moves = engine.random_playout(game, game.start(players, {}, str(games)), rng)
+            games += 1
+            plies += len(moves)
+        elapsed = time.perf_counter() - start
+        print(f"{game.title:<16} random playouts: {games / elapsed:7.1f} games/s, "
+              f"{plies / elapsed:8.0f} moves/s, {plies / games:6.1f} moves per game")
+
+
+if __name__ == "__main__":
+    page_figures()
+    playout_figures()
