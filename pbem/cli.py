@@ -5,12 +5,15 @@ import json
 
 import click
 from flask import Flask, current_app
+from flask.cli import with_appcontext
+from werkzeug.serving import run_simple
 
 from . import scheduler
 from .db import get_db, init_db_command
 
 
 @click.command("serve")
+@with_appcontext
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True)
 def serve_command(host: str, port: int) -> None:
@@ -21,10 +24,12 @@ def serve_command(host: str, port: int) -> None:
     if not app.config.get("SMTP_HOST"):
         click.echo(f"No SMTP configured: emails are written to {app.config['MAIL_FOLDER']} "
                    f"and listed at http://{host}:{port}/mail")
-    app.run(host=host, port=port, use_reloader=False, threaded=True)
+    # app.run() would do nothing under the flask command; serve the app directly
+    run_simple(host, port, app, use_reloader=False, threaded=True)
 
 
 @click.command("send-mail")
+@with_appcontext
 def send_mail_command() -> None:
     """Deliver the queued emails that are due, once."""
     sent, failed = scheduler.deliver_mail(current_app)
@@ -32,6 +37,7 @@ def send_mail_command() -> None:
 
 
 @click.command("run-scheduler")
+@with_appcontext
 def run_scheduler_command() -> None:
     """Run the background jobs in this process, until stopped (for multi-process servers)."""
     click.echo("Scheduler running; stop it with Ctrl-C.")
@@ -39,6 +45,7 @@ def run_scheduler_command() -> None:
 
 
 @click.command("list-games")
+@with_appcontext
 @click.option("--status", type=click.Choice(["active", "finished"]), help="Only these games.")
 def list_games_command(status: str | None) -> None:
     """List the games: id, game, status, ply, whose turn, players."""

@@ -14,6 +14,7 @@ from typing import Iterator
 import click
 import sqlite_utils
 from flask import current_app, g
+from flask.cli import with_appcontext
 
 
 def connect(path: str) -> sqlite_utils.Database:
@@ -122,6 +123,7 @@ def init_db(db: sqlite_utils.Database) -> None:
 
 
 @click.command("init-db")
+@with_appcontext
 def init_db_command() -> None:
     """Create the database tables (the server also does this on start)."""
     init_db(get_db())

@@ -97,9 +97,12 @@ class FileTransport:
 
 def transport_from_config(config: Mapping[str, Any]) -> Transport:
     if config.get("SMTP_HOST"):
-        return SMTPTransport(config["SMTP_HOST"], int(config.get("SMTP_PORT", 25)),
-                             config.get("SMTP_SECURITY", "none"), config.get("SMTP_USERNAME"),
-                             config.get("SMTP_PASSWORD"))
+        # environment settings may arrive as numbers (PBEM_SMTP_PASSWORD=123456)
+        username, password = config.get("SMTP_USERNAME"), config.get("SMTP_PASSWORD")
+        return SMTPTransport(str(config["SMTP_HOST"]), int(config.get("SMTP_PORT", 25)),
+                             str(config.get("SMTP_SECURITY", "none")),
+                             None if username is None else str(username),
+                             None if password is None else str(password))
     return FileTransport(Path(config["MAIL_FOLDER"]))
 
 
@@ -120,17 +123,20 @@ def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
             db["outbox"].update(row["id"], {"next_attempt_at": _later(LEASE.total_seconds())})
     sent = failed = 0
     for row in rows:
+        with write(db):  # renew the lease: a slow round must not let another deliverer in
+            db["outbox"].update(row["id"], {"next_attempt_at": _later(LEASE.total_seconds())})
         try:
             transport.send(build(row, sender))
-        except (OSError, smtplib.SMTPException) as error:
+        except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
             failed += 1
             attempts = row["attempts"] + 1
+            gave_up = attempts >= MAX_ATTEMPTS
             with write(db):
                 db["outbox"].update(row["id"], {
-                    "attempts": attempts,
-                    "status": "failed" if attempts >= MAX_ATTEMPTS else "pending",
+                    "attempts": attempts, "status": "failed" if gave_up else "pending",
                     "next_attempt_at": _later(min(60 * 2 ** attempts, 6 * 3600)),
-                    "last_error": f"{type(error).__name__}: {error}"[:500]})
+                    "last_error": f"{type(error).__name__}: {error}"[:500],
+                    **({"body": redact(row["body"])} if gave_up else {})})
             continue
         sent += 1
         with write(db):

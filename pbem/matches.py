@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+from email.errors import HeaderParseError
+from email.headerregistry import Address
 import secrets
 import threading
 from collections import OrderedDict
@@ -23,7 +25,16 @@ from . import links
 from .db import utcnow, write
 
 MAX_NAME = 60
-EMAIL = re.compile(r"[^@\s<>,;\"]+@[^@\s<>,;\"]+")
+
+
+def valid_email(text: str) -> bool:
+    """Whether ``text`` is a plain address (local@domain) that an email header can carry."""
+    if not isinstance(text, str) or len(text) > 254 or not re.fullmatch(r"[^@\s]+@[^@\s]+", text):
+        return False
+    try:
+        return Address(addr_spec=text).addr_spec == text
+    except (HeaderParseError, ValueError, IndexError, TypeError, AttributeError):
+        return False
 
 
 class ActionError(Exception):
@@ -76,6 +87,7 @@ class Match:
     created_at: str
     seats: tuple[Seat, ...]
     events: tuple[Event, ...] = ()
+    moves: tuple[Event, ...] = ()          # the move events; moves[p - 1] made ply p
     states: tuple[engine.State, ...] = ()  # states[p]: the position after p moves
     current: engine.State | None = None    # after every event (a resignation ends the game)
     draw_offer: int | None = None          # the seat whose draw offer stands
@@ -88,10 +100,6 @@ class Match:
     def last_seq(self) -> int:
         return self.events[-1].seq if self.events else 0
 
-    @property
-    def moves(self) -> list[Event]:
-        """The move events; ``moves[p - 1]`` made ply ``p``."""
-        return [event for event in self.events if event.kind == "move"]
 
     @property
     def finished(self) -> bool:
@@ -136,6 +144,7 @@ class Match:
             elif event.kind == "draw_decline":
                 offer = None
         return replace(self, events=self.events + tuple(events), states=tuple(states),
+                       moves=self.moves + tuple(e for e in events if e.kind == "move"),
                        current=current, draw_offer=offer)
 
 
@@ -250,7 +259,7 @@ def _checked_players(players: Any) -> list[Seat]:
         name, email = entry.get("name"), entry.get("email")
         if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
             raise InvalidRequest(f"Player {number + 1} needs a name of 1 to {MAX_NAME} characters.")
-        if not isinstance(email, str) or not EMAIL.fullmatch(email.strip()) or len(email) > 254:
+        if not isinstance(email, str) or not valid_email(email.strip()):
             raise InvalidRequest(f"Player {number + 1} needs a valid email address.")
         seats.append(Seat(number, " ".join(name.split()), email.strip()))
     return seats

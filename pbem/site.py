@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import email
 import email.policy
-import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import engine
@@ -17,6 +17,8 @@ from . import links, matches, notify
 from .db import get_db, utcnow, write
 
 bp = Blueprint("site", __name__)
+
+HOME_LINK_INTERVAL = timedelta(minutes=5)
 
 
 @bp.get("/")
@@ -85,16 +87,21 @@ def home_request():
     if request.method == "GET":
         return render_template("home_request.html", sent=None, error=None)
     address = request.form.get("email", "").strip()
-    if not matches.EMAIL.fullmatch(address) or len(address) > 254:
+    if not matches.valid_email(address):
         return render_template("home_request.html", sent=None,
                                error="Please enter a valid email address."), 400
-    token = links.new_token()
     db = get_db()
     with write(db):
-        db["home_links"].insert({"token_hash": links.token_hash(token), "email": address,
-                                 "created_at": utcnow()})
-        notify.home_link(db, address, token)
-    # The same answer whether or not the address has games: it reveals nothing about it.
+        # One email per address per HOME_LINK_INTERVAL, so the form cannot flood a mailbox.
+        since = (datetime.now(timezone.utc) - HOME_LINK_INTERVAL).isoformat(timespec="seconds")
+        recent = list(db.query("SELECT 1 FROM home_links WHERE email = ? COLLATE NOCASE "
+                               "AND created_at > ?", [address, since]))
+        if not recent:
+            token = links.new_token()
+            db["home_links"].insert({"token_hash": links.token_hash(token), "email": address,
+                                     "created_at": utcnow()})
+            notify.home_link(db, address, token)
+    # The same answer whether or not the address has games, or was just sent a link.
     return render_template("home_request.html", sent=address, error=None)
 
 
@@ -139,7 +146,8 @@ def home_open(token: str, game_id: str, seat: int):
 def _local_mail_folder() -> Path:
     """Only the embedded default (no SMTP) has a mail folder, and only a person on this
     machine may read it: the messages hold secret links."""
-    local = request.remote_addr in ("127.0.0.1", "::1") and "X-Forwarded-For" not in request.headers
+    forwarded = any(h in request.headers for h in ("Forwarded", "X-Forwarded-For", "X-Real-IP"))
+    local = request.remote_addr in ("127.0.0.1", "::1") and not forwarded
     if current_app.config.get("SMTP_HOST") or not local:
         abort(404)
     return Path(current_app.config["MAIL_FOLDER"])

@@ -19,8 +19,10 @@ document.addEventListener("click", (event) => {
   const link = event.target.closest("#game .board-area a, #game .builder a, #game .plies a, #game .moves a");
   if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) { return; }
   event.preventDefault();
+  // an SVG <a> has no string href property: resolve its attribute
+  const href = new URL(link.getAttribute("href"), document.baseURI).href;
   const walking = link.closest(".plies, .moves") !== null;
-  swapGame(link.href, walking).catch(() => { window.location.href = link.href; });
+  swapGame(href, walking).catch(() => { window.location.href = href; });
 });
 
 document.addEventListener("keydown", (event) => {

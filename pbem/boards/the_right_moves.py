@@ -1,0 +1,129 @@
+"""The Right Moves' round board as SVG, and how its moves are clicked.
+
+The drawing follows the printed board: five rings of spaces around an empty centre, bands
+bounded by dark circles, white paths joining the spaces (arcs along the rings, straight
+spokes, and the two paths that cross the centre). Red pieces are round and Blue pieces
+square, so the sides differ by shape as well as colour; a promoted piece has a double
+outline and a crown.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Mapping
+
+from flask import render_template
+from markupsafe import Markup
+
+from engine.the_right_moves import INDEX, JUMPED, LETTERS, PATHS, SPACES
+
+# Radius of each ring (index 0 unused), and of the board's rim. Ring 3 has 16 spaces, so
+# its radius sets how big a piece may be.
+RADII = (0, 52, 104, 158, 212, 266)
+RIM = 300
+PIECE = 19      # a piece's radius (half the side of a Blue square)
+SPACE = 9       # the printed space a piece rests on
+HIT = 24        # the clickable disc around a space
+
+# A skip to a space that is also the first landing of a jump from the same start would click
+# the same two cells (both are "start, destination"), and the builder could not tell the
+# skip from the jump, nor offer further landings of the chain only for the jump. So a
+# step or skip whose destination lies where a jump could land (two spaces along a straight
+# line, which is never a neighbouring space) ends with the choice token SKIP: after
+# clicking the two cells the player either plays the jump (or clicks on to chain it) or
+# clicks the "Skip there" button. Only promoted pieces skip, so ordinary steps and every
+# jump are clicked without any button; the geometry alone decides, since ``click_path``
+# sees only the move's text.
+SKIP = "-"
+_MOVE = re.compile(r"[1-5][a-p](?:-[1-5][a-p]|(?:x[1-5][a-p])+)")
+_CHOICES = {SKIP: "Skip there (no jump)"}
+
+
+def is_cell(token: str) -> bool:
+    return token in INDEX
+
+
+def click_path(move: str) -> tuple[str, ...]:
+    """``4b-3b`` → (4b, 3b); ``3ex3gx3i`` → (3e, 3g, 3i); a skip ``3a-3c`` that a jump
+    ``3ax3c`` could shadow → (3a, 3c, "-")."""
+    if not _MOVE.fullmatch(move):
+        raise ValueError(f"not a move of The Right Moves: {move!r}")
+    cells = tuple(re.split(r"[-x]", move))
+    if "-" in move and INDEX[cells[1]] in JUMPED[INDEX[cells[0]]]:
+        return cells + (SKIP,)
+    return cells
+
+
+def choice_label(token: str) -> str:
+    return _CHOICES[token]
+
+
+def move_cells(move: str) -> set[str]:
+    """The start, every landing, and for a jump every jumped space."""
+    cells = re.findall(r"[1-5][a-p]", move)
+    touched = set(cells)
+    if "x" in move:
+        for a, b in zip(cells, cells[1:]):
+            over = JUMPED[INDEX[a]].get(INDEX[b])
+            if over is not None:
+                touched.add(SPACES[over].name)
+    return touched
+
+
+def _point(ring: int, angle: float) -> tuple[float, float]:
+    r, t = RADII[ring], math.radians(angle)
+    return round(r * math.cos(t), 2), round(-r * math.sin(t), 2)
+
+
+def _path_d(a: str, b: str) -> str:
+    """An arc for two neighbours on one ring (the short way round), else a straight line."""
+    sa, sb = SPACES[INDEX[a]], SPACES[INDEX[b]]
+    (x1, y1), (x2, y2) = _point(sa.ring, sa.angle), _point(sb.ring, sb.angle)
+    if sa.ring == sb.ring and sa.ring > 1:
+        r = RADII[sa.ring]
+        # counter-clockwise on the page (y down) is sweep 0
+        turn = (sb.angle - sa.angle) % 360
+        sweep = 0 if turn < 180 else 1
+        return f"M{x1} {y1} A{r} {r} 0 0 {sweep} {x2} {y2}"
+    return f"M{x1} {y1} L{x2} {y2}"
+
+
+_PATHS = tuple({"a": a, "b": b, "d": _path_d(a, b)} for a, b in PATHS)
+MARGIN = 30     # around the rim, for the letters
+
+# Where the letters and ring numbers are printed: letters just outside the rim, ring
+# numbers along the radius half a step below "a" (east).
+_LETTERS = tuple((LETTERS[k],) + tuple(round(v, 2) for v in (
+    (RIM + 15) * math.cos(math.radians(22.5 * k)), -(RIM + 15) * math.sin(math.radians(22.5 * k))))
+    for k in range(16))
+_RING_LABELS = tuple((ring,) + tuple(round(v, 2) for v in (
+    (RADII[ring] + 26) * math.cos(math.radians(-11.25)),
+    -(RADII[ring] + 26) * math.sin(math.radians(-11.25)))) for ring in range(1, 6))
+# A crown drawn with lines (no font needed), centred on (0, 0), for promoted pieces.
+CROWN = "M-9 5 L-10 -6 L-5 -1 L0 -9 L5 -1 L10 -6 L9 5 Z"
+
+
+def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
+           targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
+    """The board as printed (east at the right, Red starting upper left and lower right).
+    Every seat sees it the same way round: the notation's letters are compass angles."""
+    targets = targets or {}
+    pieces = view["pieces"]
+    spaces = []
+    for space in SPACES:
+        x, y = _point(space.ring, space.angle)
+        piece = pieces.get(space.name)
+        label = ""
+        if piece:
+            label = (f"{'promoted ' if piece['promoted'] else ''}"
+                     f"{piece['colour'].capitalize()} piece")
+        spaces.append({
+            "name": space.name, "ring": space.ring, "x": x, "y": y, "piece": piece,
+            "label": label, "inner": space.ring == 1,
+            "href": targets.get(space.name), "selected": space.name in selected,
+            "last": space.name in last})
+    bands = [{"r": (RADII[ring] + RADII[ring + 1]) / 2, "ring": ring} for ring in range(1, 5)]
+    return Markup(render_template(
+        "boards/the-right-moves.svg", spaces=spaces, paths=_PATHS, bands=bands, rim=RIM, margin=MARGIN,
+        radii=RADII, piece=PIECE, space=SPACE, hit=HIT, crown=CROWN, letters=_LETTERS,
+        ring_labels=_RING_LABELS))
