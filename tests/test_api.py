@@ -1,0 +1,149 @@
+"""The JSON API exactly as shared/CONTRACT.md part 2 fixes it."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import path_of
+
+PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+
+
+def test_creating_a_game(client):
+    response = client.post("/api/games", json={"game": "mastery", "players": PLAYERS,
+                                               "options": {"setup": "crown"}})
+    assert response.status_code == 201
+    body = response.json
+    assert isinstance(body["id"], str) and body["id"]
+    assert [(s["seat"], s["name"]) for s in body["seats"]] == [(0, "Ann"), (1, "Bob")]
+    for seat in body["seats"]:
+        assert "/play/" in seat["url"] and seat["api"].endswith(
+            "/api/play/" + seat["url"].rsplit("/", 1)[1])
+    assert len({s["url"] for s in body["seats"]}) == 2
+    state = client.get(path_of(body["seats"][0]["api"])).json
+    assert state["view"]["board"]["c1"] == {"owner": 0, "piece": "M"}  # the crown setup
+
+
+def test_the_public_url_setting_makes_the_links(app, client):
+    app.config["PUBLIC_URL"] = "https://games.example.org/"
+    body = client.post("/api/games", json={"game": "mastery", "players": PLAYERS}).json
+    assert body["seats"][0]["url"].startswith("https://games.example.org/play/")
+    assert body["seats"][0]["api"].startswith("https://games.example.org/api/play/")
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"game": "chess", "players": PLAYERS}, "chess"),
+    ({"players": PLAYERS}, "game"),
+    ({"game": "mastery", "players": PLAYERS[:1]}, "players"),
+    ({"game": "mastery", "players": PLAYERS * 2}, "players"),
+    ({"game": "mastery", "players": "Ann and Bob"}, "players"),
+    ({"game": "mastery", "players": [{"name": "", "email": "a@example.org"}, PLAYERS[1]]}, "name"),
+    ({"game": "mastery", "players": [{"name": "Ann", "email": "not-an-email"}, PLAYERS[1]]}, "email"),
+    ({"game": "mastery", "players": [{"name": "Ann"}, PLAYERS[1]]}, "email"),
+    ({"game": "mastery", "players": PLAYERS, "options": {"speed": "fast"}}, "speed"),
+    ({"game": "mastery", "players": PLAYERS, "options": {"setup": "random"}}, "setup"),
+    ({"game": "mastery", "players": PLAYERS, "options": ["setup"]}, "ptions"),
+    (["mastery"], "JSON object"),
+])
+def test_invalid_games_are_refused_with_a_reason(client, body, words):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400
+    assert words in response.json["error"]
+
+
+def test_a_body_that_is_not_json_is_refused(client):
+    response = client.post("/api/games", data="game=mastery", content_type="text/plain")
+    assert response.status_code == 400 and "JSON" in response.json["error"]
+
+
+def test_an_oversized_body_is_refused(client):
+    response = client.post("/api/games", json={"game": "mastery", "players": PLAYERS,
+                                               "padding": "x" * 100_000})
+    assert response.status_code == 413 and response.json["error"]
+
+
+def test_the_state_as_a_seat_knows_it(client, new_game):
+    game = new_game()
+    body = client.get(game.apis[0]).json
+    assert set(body) >= {"game", "seat", "ply", "to_move", "legal_moves", "view", "outcome"}
+    assert (body["game"], body["seat"], body["ply"], body["to_move"]) == ("mastery", 0, 0, [0])
+    assert "d4xc5" in body["legal_moves"] and len(body["legal_moves"]) == 40
+    assert body["outcome"] is None
+    waiting = client.get(game.apis[1]).json
+    assert waiting["seat"] == 1 and waiting["legal_moves"] == []
+
+
+def test_a_move_answers_with_the_new_state(client, new_game):
+    game = new_game()
+    response = client.post(f"{game.apis[0]}/moves", json={"move": "d4xc5", "ply": 0})
+    assert response.status_code == 200
+    assert (response.json["ply"], response.json["to_move"], response.json["seat"]) == (1, [1], 0)
+    assert response.json["legal_moves"] == []
+    assert "d4" not in response.json["view"]["board"]
+
+
+def test_move_errors_and_their_statuses(client, new_game):
+    game = new_game()
+    stale = client.post(f"{game.apis[0]}/moves", json={"move": "d4xc5", "ply": 5})
+    assert stale.status_code == 409 and "ply" in stale.json["error"]
+    illegal = client.post(f"{game.apis[0]}/moves", json={"move": "d4-d6", "ply": 0})
+    assert illegal.status_code == 422 and "d4" in illegal.json["error"]
+    malformed = client.post(f"{game.apis[0]}/moves", json={"move": "hello", "ply": 0})
+    assert malformed.status_code == 422 and "not a Mastery move" in malformed.json["error"]
+    out_of_turn = client.post(f"{game.apis[1]}/moves", json={"move": "e5xd4", "ply": 0})
+    assert out_of_turn.status_code == 422 and "turn" in out_of_turn.json["error"]
+    bad_ply = client.post(f"{game.apis[0]}/moves", json={"move": "d4xc5", "ply": "0"})
+    assert bad_ply.status_code == 400
+    assert client.get(game.apis[0]).json["ply"] == 0
+
+
+def test_unknown_tokens_are_404_in_json(client, new_game):
+    new_game()
+    for path in ["/api/play/" + "A" * 32, "/api/play/short", "/api/watch/" + "B" * 32]:
+        response = client.get(path)
+        assert response.status_code == 404 and response.json["error"]
+    response = client.post("/api/play/" + "A" * 32 + "/moves", json={"move": "d4xc5", "ply": 0})
+    assert response.status_code == 404 and response.json["error"]
+
+
+def test_spectators_see_the_game_but_cannot_move(client, new_game):
+    game = new_game()
+    watch_api = "/api/watch/" + game.watch.rsplit("/", 1)[1]
+    body = client.get(watch_api).json
+    assert body["seat"] is None and body["legal_moves"] == []
+    # a spectator link is not a player's link anywhere
+    assert client.get("/api/play/" + game.watch.rsplit("/", 1)[1]).status_code == 404
+    response = client.post("/api/play/" + game.watch.rsplit("/", 1)[1] + "/moves",
+                           json={"move": "d4xc5", "ply": 0})
+    assert response.status_code == 404
+
+
+def test_resign_and_draw_through_the_api(client, new_game):
+    game = new_game()
+    offer = client.post(f"{game.apis[0]}/draw", json={"answer": "offer"})
+    assert offer.status_code == 200 and offer.json["draw_offer"] == 0
+    assert client.post(f"{game.apis[0]}/draw", json={"answer": "accept"}).status_code == 422
+    declined = client.post(f"{game.apis[1]}/draw", json={"answer": "decline"})
+    assert declined.json["draw_offer"] is None
+    assert client.post(f"{game.apis[1]}/draw", json={"answer": "maybe"}).status_code == 400
+    client.post(f"{game.apis[1]}/draw", json={"answer": "offer"})
+    accepted = client.post(f"{game.apis[0]}/draw", json={"answer": "accept"})
+    assert accepted.json["outcome"] == {"winners": [], "draw": True, "reason": "draw agreed"}
+    assert accepted.json["to_move"] == []
+    assert client.post(f"{game.apis[0]}/resign", json={}).status_code == 422
+
+    other = new_game()
+    resigned = client.post(f"{other.apis[1]}/resign", json={"ply": 0})
+    assert resigned.json["outcome"]["winners"] == [0] and not resigned.json["outcome"]["draw"]
+    moved = client.post(f"{other.apis[0]}/moves", json={"move": "d4xc5", "ply": 0})
+    assert moved.status_code == 422 and "over" in moved.json["error"]
+
+
+def test_a_move_by_the_opponent_declines_a_standing_draw_offer(client, new_game):
+    game = new_game()
+    client.post(f"{game.apis[1]}/draw", json={"answer": "offer"})
+    assert client.post(f"{game.apis[0]}/moves",
+                       json={"move": "d4xc5", "ply": 0}).json["draw_offer"] is None
+    # the offerer moving on keeps their own offer open
+    client.post(f"{game.apis[1]}/draw", json={"answer": "offer"})
+    assert client.post(f"{game.apis[1]}/moves",
+                       json={"move": "b6xc5", "ply": 1}).json["draw_offer"] == 1

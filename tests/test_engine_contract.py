@@ -1,0 +1,133 @@
+"""The engine API of shared/CONTRACT.md part 1, checked the same way for every game."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import pytest
+
+import engine
+
+GAMES = list(engine.GAMES.values())
+ids = [game.id for game in GAMES]
+
+
+def test_there_is_one_game_per_rules_file():
+    assert set(engine.GAMES) >= {"mastery", "the-right-moves", "magnetic-field"}
+
+
+def test_unknown_game_is_a_key_error_with_a_readable_message():
+    with pytest.raises(engine.UnknownGame) as caught:
+        engine.get("chess")
+    assert isinstance(caught.value, KeyError)
+    assert "chess" in str(caught.value) and not str(caught.value).startswith("'")
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_description(game):
+    assert game.id and game.title
+    assert isinstance(game.player_counts, tuple) and all(isinstance(n, int) for n in game.player_counts)
+    assert json.dumps(game.default_options)  # plain JSON values
+    assert engine.get(game.id) is game
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_start_is_determined_by_its_arguments(game):
+    players = game.player_counts[-1]
+    first = game.start(players=players, options={}, seed="same")
+    again = game.start(players=players, options={}, seed="same")
+    assert first == again
+    assert first.ply == 0 and first.outcome is None and first.to_move
+    assert all(0 <= seat < players for seat in first.to_move)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_bad_setups_raise_value_errors_with_messages(game):
+    with pytest.raises(ValueError, match="option"):
+        game.start(players=game.player_counts[0], options={"no_such_option": 1}, seed="s")
+    with pytest.raises(ValueError, match="players"):
+        game.start(players=3, options={}, seed="s")
+    with pytest.raises(ValueError):
+        game.start(players="two", options={}, seed="s")
+    for option in game.options:
+        with pytest.raises(ValueError, match=option.name):
+            game.start(players=game.player_counts[0], options={option.name: "nonsense!"}, seed="s")
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+@pytest.mark.parametrize("text", ["", "   ", "nonsense", "zz9-zz10", "x" * 500, "\x00", "é-ü"])
+def test_malformed_moves_raise_illegal_move(game, text):
+    state = game.start(players=game.player_counts[0], options={}, seed="s")
+    with pytest.raises(engine.IllegalMove) as caught:
+        game.apply(state, state.to_move[0], text)
+    assert isinstance(caught.value, ValueError) and str(caught.value)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_non_text_moves_and_moves_out_of_turn_are_illegal(game):
+    state = game.start(players=game.player_counts[0], options={}, seed="s")
+    seat = state.to_move[0]
+    with pytest.raises(engine.IllegalMove):
+        game.apply(state, seat, None)
+    waiting = [s for s in range(state.players) if s not in state.to_move]
+    move = game.legal_moves(state, seat)[0]
+    for other in waiting:
+        assert game.legal_moves(state, other) == []
+        with pytest.raises(engine.IllegalMove, match="turn"):
+            game.apply(state, other, move)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+@pytest.mark.parametrize("seed", range(3))
+def test_random_playouts_end_and_replay_to_the_same_state(game, seed):
+    for players in game.player_counts:
+        start = game.start(players=players, options={}, seed=f"playout-{seed}")
+        end, moves = engine.random_playout(game, start, random.Random(seed), max_plies=3000)
+        assert end.outcome is not None, "a random game must end"
+        assert end.ply == len(moves) and end.to_move == ()
+        assert all(0 <= s < players for s in end.outcome.winners)
+        assert end.outcome.draw == (not end.outcome.winners)
+        assert game.replay(players, {}, f"playout-{seed}", moves) == end
+        json.dumps(game.view(end, None))
+        json.dumps(end.outcome.to_json())
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_apply_leaves_the_given_state_unchanged(game):
+    state = game.start(players=game.player_counts[0], options={}, seed="s")
+    before = dataclasses.replace(state)
+    seat = state.to_move[0]
+    after = game.apply(state, seat, game.legal_moves(state, seat)[0])
+    assert state == before and after != state and after.ply == 1
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_views_are_json_for_every_seat_and_spectators(game):
+    state = game.start(players=game.player_counts[0], options={}, seed="s")
+    for seat in [None, *range(state.players)]:
+        assert json.loads(json.dumps(game.view(state, seat))) == game.view(state, seat)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_every_listed_move_is_accepted_and_already_canonical(game):
+    state, _ = engine.random_playout(game, game.start(players=game.player_counts[0], options={},
+                                                      seed="c"), random.Random(5), max_plies=12)
+    for seat in state.to_move:
+        for move in game.legal_moves(state, seat)[:300]:
+            assert game.canonical(state, seat, move) == move
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_resignation_makes_the_other_team_win(game):
+    players = game.player_counts[-1]
+    state = game.start(players=players, options={}, seed="s")
+    outcome = game.resignation(state, 0)
+    team = game.team_of(players, 0)
+    assert set(outcome.winners) == set(range(players)) - set(team)
+    assert not outcome.draw and "resigned" in outcome.reason
+    ended = game.conclude(state, outcome)
+    assert ended.outcome == outcome and ended.to_move == ()
+    assert game.legal_moves(ended, 1) == []
+    with pytest.raises(engine.IllegalMove, match="over"):
+        game.apply(ended, 1, "anything")

@@ -1,0 +1,121 @@
+"""The event log: append-only, ordered, replayed into the same state, cached."""
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+import engine
+from pbem import matches
+from pbem.db import connect
+
+
+def play(client, api: str, move: str, ply: int):
+    response = client.post(f"{api}/moves", json={"move": move, "ply": ply})
+    assert response.status_code == 200, response.json
+    return response.json
+
+
+def test_the_event_log_refuses_update_and_delete(app, client, new_game):
+    game = new_game()
+    play(client, game.apis[0], "d4xc5", 0)
+    db = connect(app.config["DATABASE"])
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        db.execute("UPDATE events SET move = 'e3-e4' WHERE game_id = ?", [game.id])
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        db.execute("DELETE FROM events WHERE game_id = ?", [game.id])
+    assert [r["move"] for r in db.query("SELECT move FROM events")] == ["d4xc5"]
+
+
+def test_sequence_numbers_are_unique_per_game(app, client, new_game):
+    game = new_game()
+    play(client, game.apis[0], "d4xc5", 0)
+    db = connect(app.config["DATABASE"])
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute("INSERT INTO events (game_id, seq, seat, kind, move, created_at) "
+                   "VALUES (?, 1, 1, 'move', 'e5xd4', 'now')", [game.id])
+    other = new_game()  # another game starts its own sequence at 1
+    play(client, other.apis[0], "d4xc5", 0)
+    assert [r["seq"] for r in db.query("SELECT seq FROM events ORDER BY game_id")] == [1, 1]
+
+
+def test_a_fresh_replay_of_the_log_equals_the_live_state(app, client, new_game):
+    game = new_game()
+    body = None
+    for ply, (seat, move) in enumerate([(0, "d4xc5"), (1, "b6xc5"), (0, "f4xe5"), (1, "~e5-g5")]):
+        body = play(client, game.apis[seat], move, ply)
+    with app.app_context():
+        live = matches.load(connect(app.config["DATABASE"]), game.id)
+        matches.CACHE.clear()
+        fresh = matches.load(connect(app.config["DATABASE"]), game.id)
+    assert fresh.current == live.current and fresh.states == live.states
+    replayed = engine.get("mastery").replay(2, fresh.options, fresh.seed,
+                                            [(e.seat, e.move) for e in fresh.moves])
+    assert replayed == live.current
+    assert body["ply"] == 4
+
+
+def test_the_cache_catches_up_with_events_written_by_another_process(app, client, new_game):
+    game = new_game()
+    db = connect(app.config["DATABASE"])
+    assert matches.load(db, game.id).ply == 0  # now cached
+    # another worker process appends a move: this process's cache must not serve stale data
+    db.execute("INSERT INTO events (game_id, seq, seat, kind, move, created_at) "
+               "VALUES (?, 1, 0, 'move', 'd4xc5', '2026-01-01T00:00:00+00:00')", [game.id])
+    assert client.get(game.apis[1]).json["ply"] == 1
+    assert matches.load(db, game.id).moves[-1].move == "d4xc5"
+
+
+def test_rejected_requests_write_nothing(app, client, new_game):
+    game = new_game()
+    db = connect(app.config["DATABASE"])
+
+    def snapshot():
+        return (list(db.query("SELECT * FROM events")), list(db.query("SELECT * FROM games")),
+                list(db.query("SELECT id FROM outbox")))
+
+    before = snapshot()
+    for body, status in [({"move": "d4-d9", "ply": 0}, 422), ({"move": "d4xc5", "ply": 3}, 409),
+                         ({"move": "d4xc5"}, 400), ({"ply": 0}, 400)]:
+        assert client.post(f"{game.apis[0]}/moves", json=body).status_code == status
+    assert client.post(f"{game.apis[1]}/moves", json={"move": "e5xd4", "ply": 0}).status_code == 422
+    assert snapshot() == before
+
+
+def test_simultaneous_submissions_record_one_move(app, new_game):
+    game = new_game()
+    results = []
+    barrier = threading.Barrier(4)
+
+    def submit():
+        client = app.test_client()
+        barrier.wait()
+        results.append(client.post(f"{game.apis[0]}/moves",
+                                   json={"move": "d4xc5", "ply": 0}).status_code)
+
+    threads = [threading.Thread(target=submit) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == [200, 409, 409, 409]
+    db = connect(app.config["DATABASE"])
+    assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 1
+
+
+def test_the_games_summary_follows_the_log(app, client, new_game):
+    game = new_game()
+    play(client, game.apis[0], "d4xc5", 0)
+    client.post(f"{game.apis[1]}/resign", json={})
+    row = next(connect(app.config["DATABASE"]).query("SELECT * FROM games"))
+    assert (row["status"], row["ply"], row["to_move"]) == ("finished", 1, "[]")
+    assert '"winners": [0]' in row["outcome"]
+
+
+def test_the_database_file_is_created_and_initialised_if_missing(tmp_path):
+    from pbem import create_app
+    path = tmp_path / "deep" / "new.sqlite"
+    create_app({"DATABASE": str(path), "MAIL_FOLDER": str(tmp_path / "mail"), "SECRET_KEY": "x"})
+    tables = set(connect(str(path)).table_names())
+    assert {"games", "seats", "events", "links", "outbox", "home_links"} <= tables
