@@ -15,7 +15,7 @@ from email.headerregistry import Address
 import secrets
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import engine

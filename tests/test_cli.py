@@ -7,7 +7,6 @@ import email.policy
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -16,42 +15,17 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from aiosmtpd.controller import Controller
 from flask.cli import FlaskGroup
 
 from pbem import create_app, scheduler
 from pbem.db import connect
 from pbem.matches import CACHE
 
+from conftest import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.messages: list[email.message.EmailMessage] = []
-        self.port = 0
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append(email.message_from_bytes(envelope.content,
-                                                      policy=email.policy.default))
-        return "250 Message accepted for delivery"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture
-def smtp():
-    handler = Recorder()
-    controller = Controller(handler, hostname="127.0.0.1", port=free_port(),
-                            server_hostname="smtp.test")
-    controller.start()
-    handler.port = controller.port
-    yield handler
-    controller.stop()
 
 
 def make_app(tmp_path, monkeypatch, **config):

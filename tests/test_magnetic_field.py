@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from engine.core import IllegalMove, InvalidGameSetup, chance, perft, random_playout
-from engine.magnetic_field import (CELL_INDEX, CELLS, EMPTY, GAME, Placement, Turn, owner,
+from engine.magnetic_field import (CELL_INDEX, CELLS, EMPTY, GAME, Placement, Turn,
                                    placement_cells)
 
 BLUE_FIRST = {"colours": "seat0-blue"}

@@ -10,16 +10,18 @@ import email
 import email.policy
 import json
 import re
-import socket
 import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+
 from aiosmtpd.controller import Controller
 
 from pbem import mail, scheduler
 from pbem.db import connect
+
+from conftest import Recorder, free_port
 
 PAST = "2000-01-01T00:00:00+00:00"
 # A secret link in an email body, as a path the test client can open.
@@ -28,51 +30,6 @@ PLAY_LINK = re.compile(r"http://localhost(/play/([A-Za-z0-9_-]{32}))")
 SECRET = re.compile(r"/[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 
 
-# -- a real SMTP server -------------------------------------------------------------------
-
-class Recorder:
-    """An aiosmtpd handler that keeps what it receives, or refuses while told to."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[str, list[str], email.message.EmailMessage]] = []
-        self.refuse_rcpt: str | None = None   # e.g. "550 5.1.1 No such user"
-        self.refuse_data: str | None = None   # e.g. "451 4.3.0 Try again later"
-        self.port = 0
-
-    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        if self.refuse_rcpt:
-            return self.refuse_rcpt
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server, session, envelope):
-        if self.refuse_data:
-            return self.refuse_data
-        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        self.received.append((envelope.mail_from, list(envelope.rcpt_tos), message))
-        return "250 Message accepted for delivery"
-
-    @property
-    def messages(self) -> list[email.message.EmailMessage]:
-        return [message for _, _, message in self.received]
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on (connections to it are refused)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture
-def smtp():
-    handler = Recorder()
-    controller = Controller(handler, hostname="127.0.0.1", port=free_port(),
-                            server_hostname="smtp.test")
-    controller.start()
-    handler.port = controller.port
-    yield handler
-    controller.stop()
 
 
 @pytest.fixture
