@@ -124,6 +124,10 @@ class Game:
     def team_of(self, players: int, seat: int) -> tuple[int, ...]:
         return next(team for team in self.teams(players) if seat in team)
 
+    def team_name(self, players: int, seat: int) -> str | None:
+        """The name of ``seat``'s team, for games whose teams have several seats."""
+        return None
+
     # -- the contract ------------------------------------------------------------------
 
     def start(self, players: int = 2, options: Mapping[str, Any] | None = None,

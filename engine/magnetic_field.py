@@ -484,13 +484,14 @@ class MagneticField(Game):
                               f"left are: {_tile_list(left)}.")
         return Pick(code)
 
-    def parse(self, state: MagneticFieldState, seat: int, text: str) -> Turn:
-        """The legal turn that ``text`` names (its tiles placed in the order written).
+    def parse(self, state: MagneticFieldState, seat: int, text: str) -> Turn | Pick:
+        """The legal pick (in the draft) or turn that ``text`` names, a turn's tiles placed
+        in the order written.
 
         Input is lenient: any case, spaces around @ : - +, commas between parts, whole words
         for tiles and directions (knockout@e5, +e4:north)."""
         if state.drafting:
-            raise IllegalMove("The game is still in the draft: pick a tile, like pick K.")
+            return self.parse_pick(state, text)
         words = _normalise(text)
         if words == "pass":
             return Turn()
@@ -705,6 +706,8 @@ class MagneticField(Game):
         ``placed`` (e.g. "K@e5"): tiles left in hand, cells for the next tile, and each figure
         action. The figure actions do not depend on the tiles."""
         self._check_mover(state, seat)
+        if state.drafting:
+            raise IllegalMove("The draft comes first: pick a tile, like pick K.")
         turn = self.parse(state, seat, placed) if placed.strip() else Turn()
         if turn.action is not None:
             raise IllegalMove("Give only the tile placements made so far.")

@@ -383,6 +383,9 @@ class TheRightMoves(Game):
     def teams(self, players: int) -> tuple[tuple[int, ...], ...]:
         return ((0, 2), (1, 3)) if players == 4 else ((0,), (1,))
 
+    def team_name(self, players: int, seat: int) -> str | None:
+        return COLOURS[colour_of_seat(seat)].capitalize() if players == 4 else None
+
     def initial_state(self, players: int, options: dict[str, Any],
                       seed: str) -> TheRightMovesState:
         board = start_board()

@@ -5,11 +5,16 @@ clicks to make it (Mastery's ``d1xd5=O@b4`` is ``d1, d5, O, b4``). Given the leg
 and the clicks made so far, ``build`` says what may be clicked next and whether the clicks
 already name a complete move. The page carries the clicks in its URL, so the builder works
 as plain links without JavaScript; with it, the page only swaps in the next state.
+
+A game whose legal moves cannot all be listed (Magnetic Field leaves out turns that place
+several tiles) gives its board module a ``build(game, state, seat, path) -> Build`` of its
+own, which works from what the seat may know; ``for_board`` picks it when there is one.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from types import ModuleType
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 SEPARATOR = "."
 
@@ -20,6 +25,11 @@ class Build:
     cells: tuple[str, ...] = ()           # board cells that may be clicked next
     choices: tuple[str, ...] = ()         # other tokens that may come next (buttons)
     complete: str | None = None           # the move the clicks name, if they name one
+    # Optional, for boards that build moves themselves (see ``for_board``):
+    hint: str | None = None               # what may be clicked next, in words
+    summary: str | None = None            # the clicks so far, in words
+    note: Any = None                      # markup shown before the confirm button (a preview)
+    overlay: Mapping[str, Any] | None = None  # changes to the drawn view (tiles placed so far)
 
     def extend(self, token: str) -> str:
         return SEPARATOR.join(self.path + (token,))
@@ -47,3 +57,13 @@ def build(moves: Iterable[str], click_path: Callable[[str], Sequence[str]],
     return Build(path=path, cells=tuple(t for t in following if is_cell(t)),
                  choices=tuple(t for t in following if not is_cell(t)),
                  complete=complete)
+
+
+def for_board(board: ModuleType, game: Any, state: Any, seat: int | None, legal: Sequence[str],
+              path: tuple[str, ...]) -> Build:
+    """The builder of a game page: the board module's own ``build`` if it has one (only for
+    the seat to move), else ``build`` over the legal moves."""
+    own = getattr(board, "build", None)
+    if own is None:
+        return build(legal, board.click_path, board.is_cell, path)
+    return own(game, state, seat, path) if legal else Build(path=())

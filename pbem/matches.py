@@ -220,14 +220,16 @@ class Created:
     spectator_token: str
 
 
-def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any) -> Created:
-    """Validate a request for a new game, store it and queue its start emails."""
+def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
+           seed: str | None = None) -> Created:
+    """Validate a request for a new game, store it and queue its start emails. The seed
+    (which decides every chance event) is fresh and secret unless one is given."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
         raise InvalidRequest(f"{error} Games: {', '.join(engine.GAMES)}.") from None
     seats = _checked_players(players)
-    seed = secrets.token_hex(16)
+    seed = secrets.token_hex(16) if seed is None else seed
     try:
         start = game.start(len(seats), options if options is not None else {}, seed)
     except ValueError as error:

@@ -12,6 +12,8 @@ from typing import Any
 from flask import (Blueprint, Response, abort, flash, redirect, render_template, request,
                    url_for)
 
+from markupsafe import Markup, escape
+
 from . import builder, links, matches
 from .boards import board_for
 from .db import get_db
@@ -46,25 +48,40 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
     shown_ply = match.ply if ply is None else ply
     texts = move_texts(match, seat)
     legal = game.legal_moves(state, seat) if not reviewing and seat is not None else []
-    build = builder.build(legal, board.click_path, board.is_cell,
-                          builder.parse_path(request.args.get("path")))
+    build = builder.for_board(board, game, state, seat, legal,
+                              builder.parse_path(request.args.get("path")))
     here = url_for(".page", role=role, token=token)
 
     def click(token_: str) -> str:
         return url_for(".page", role=role, token=token, path=build.extend(token_))
 
     svg = board.render(
-        game.view(state, seat), seat=seat,
+        {**game.view(state, seat), **(build.overlay or {})}, seat=seat,
         selected=tuple(t for t in build.path if board.is_cell(t)),
-        targets={cell: click(cell) for cell in build.cells} if legal else {},
+        targets={t: click(t) for t in build.cells + build.choices} if legal else {},
         last=board.move_cells(texts[shown_ply - 1]) if shown_ply else set())
+    history_prefix = url_for(".history", role=role, token=token, ply=0)[:-1]
     return render_template(
         "play.html", match=match, seat=seat, role=role, token=token, here=here,
-        state=state, shown_ply=shown_ply, reviewing=reviewing, svg=svg, texts=texts,
+        state=state, shown_ply=shown_ply, reviewing=reviewing, svg=svg,
+        move_list=_move_list(match, texts, history_prefix, shown_ply if reviewing else None),
         legal=legal, build=build, error=error, typed=typed,
         choices=[(board.choice_label(c), click(c)) for c in build.choices],
-        history_prefix=url_for(".history", role=role, token=token, ply=0)[:-1],
+        history_prefix=history_prefix,
     ), status
+
+
+def _move_list(match: Match, texts: list[str], history_prefix: str,
+               current: int | None) -> Markup:
+    """The move list's items, each linking its ply. Built here rather than in the template
+    because it is the one part of a page that grows with the game: one escape per move
+    keeps a page at ply 400 nearly as cheap as at ply 10."""
+    sides = [escape(match.seat_name(seat)) for seat in range(match.players)]
+    prefix = escape(history_prefix)
+    return Markup("".join(
+        f'<li><a href="{prefix}{ply}"{" aria-current=step" if ply == current else ""}>'
+        f'<span class="side">{sides[event.seat]}</span> {escape(text)}</a></li>'
+        for ply, (event, text) in enumerate(zip(match.moves, texts), start=1)))
 
 
 @bp.get(f"/{ROLES}/<token>")

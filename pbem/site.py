@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -73,11 +74,19 @@ def rules_index():
 
 @bp.get("/rules/<game_id>")
 def rules(game_id: str):
+    """A game's rules: ``rules/<game>.html`` (English), or with ``?lang=ru`` the page
+    ``rules/<game>.ru.html`` when there is one. ``lang`` is the language of the page shown."""
     game = _game_or_404(game_id)
+    lang = request.args.get("lang", "en")
+    names = [f"rules/{game.id}.html"]
+    if lang != "en" and re.fullmatch(r"[a-z]{2,3}", lang):
+        names.insert(0, f"rules/{game.id}.{lang}.html")
     try:
-        return render_template(f"rules/{game.id}.html", game=game)
+        template = current_app.jinja_env.select_template(names)
     except TemplateNotFound:
         abort(404, f"The rules of {game.title} are not written yet.")
+    return render_template(template, game=game,
+                           lang=lang if template.name == names[0] and len(names) > 1 else "en")
 
 
 # -- a player's games, by email ---------------------------------------------------------

@@ -2,16 +2,19 @@
 
 - ``render(view, *, seat, selected, targets, last) -> Markup``: the position as inline SVG,
   drawn only from ``view`` (what the viewer may know); ``targets`` maps clickable cells to
-  the links that click them;
+  the links that click them (and the builder's other choices, which a board may also draw);
 - ``click_path(move) -> tuple[str, ...]``: the clicks that make a move (see ``builder``);
 - ``is_cell(token) -> bool`` and ``choice_label(token) -> str``: board clicks versus buttons;
-- ``move_cells(move) -> set[str]``: the cells a move touched, to mark the last move.
+- ``move_cells(move) -> set[str]``: the cells a move touched, to mark the last move;
+- optionally ``build(game, state, seat, path) -> builder.Build``: the board's own move builder,
+  for games whose legal moves cannot all be listed (see ``builder.for_board``).
 """
 from types import ModuleType
 
-from . import mastery
+from . import magnetic_field, mastery, the_right_moves
 
-BOARDS: dict[str, ModuleType] = {"mastery": mastery}
+BOARDS: dict[str, ModuleType] = {"mastery": mastery, "the-right-moves": the_right_moves,
+                                 "magnetic-field": magnetic_field}
 
 
 def board_for(game_id: str) -> ModuleType:

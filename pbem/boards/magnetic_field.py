@@ -1,0 +1,512 @@
+"""Magnetic Field's 10×10 field as SVG, with the hands, the deck and the scores under it, and
+the game's own turn builder.
+
+Everything drawn comes from ``view`` (what the viewer may know): the field, each player's
+score and figure counts, the viewer's own tiles by code, the opponent's drafted (public) tiles
+and only the *number* of their other tiles, and the deck's size.
+
+Tiles differ by letter and by pattern as well as colour (Control: rings, Capture: cross-hatch,
+Knockout: stripes, Domination: dots). A figure is a bar magnet drawn along its axis: the N
+half solid in its owner's colour and lettered N, the S half pale and lettered S; Blue magnets
+have square ends and Red ones round ends, so the sides differ by shape too. North is always up
+(rank 10 at the top), for both players, because the notation's directions are absolute.
+
+Turns. The list of legal moves leaves out turns that place several tiles, so the generic
+builder cannot make them; ``build`` walks the clicks itself with ``GAME.turn_options`` (which
+reads only the mover's own hand and the public field). A click path is: any number of
+(tile code, cell) pairs, then at most one figure action, one of
+
+- an empty cell then a direction (enter facing that way), or ``+n``/``+e``/... then a cell;
+- one of the mover's figures then a direction (rotate) or a cell in line (move);
+
+or ``pass`` alone; in the draft, ``pick-K`` and the like. Before the confirm button, the
+turn's result up to the draw (``GAME.preview``: the reaction, the points, the new scores) is
+shown on a small second board.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from flask import render_template
+from markupsafe import Markup
+
+from engine.core import IllegalMove
+from engine.magnetic_field import (CELL_INDEX, CENTRE, DIRECTIONS, FILES, PASS_LIMIT, SIZE,
+                                   TILE_NAMES, TILE_ORDER)
+
+from ..builder import Build
+
+CELL = 48
+MARGIN = 26
+FIELD = SIZE * CELL
+WIDTH = 2 * MARGIN + FIELD
+MAGNET_HALF_LENGTH = 19
+MAGNET_HALF_WIDTH = 8
+HAND_TILE = 24
+HAND_STEP = 30
+ROW = 66  # height of one player's block under the field
+
+_CELL = re.compile(r"[a-j](?:10|[1-9])")
+VECTORS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0)}
+ANGLES = {"n": 0, "e": 90, "s": 180, "w": 270}
+ARROWS = {"n": "↑", "e": "→", "s": "↓", "w": "←"}
+DIRECTION_WORDS = {"n": "north", "e": "east", "s": "south", "w": "west"}
+PASS = "pass"
+PICK = "pick-"
+ENTER = "+"
+CENTRE_NAMES = frozenset(f"{FILES[i % SIZE]}{i // SIZE + 1}" for i in CENTRE)
+
+
+# -- the board-module interface ----------------------------------------------------------------
+
+def is_cell(token: str) -> bool:
+    return bool(_CELL.fullmatch(token))
+
+
+def click_path(move: str) -> tuple[str, ...]:
+    """The clicks that make ``move``: ``pick K`` → (pick-K); ``pass`` → (pass);
+    ``K@e5 D@e6 +e4:n`` → (K, e5, D, e6, e4, n); ``e4:w`` → (e4, w); ``e4-e7`` → (e4, e7)."""
+    words = move.split()
+    if len(words) == 2 and words[0] == "pick":
+        return (PICK + words[1],)
+    if words == [PASS]:
+        return (PASS,)
+    path: list[str] = []
+    for word in words:
+        if match := re.fullmatch(r"([CXKD])@([a-j]\d+)", word):
+            path += [match[1], match[2]]
+        elif match := re.fullmatch(r"\+([a-j]\d+):([nesw])", word):
+            path += [match[1], match[2]]
+        elif match := re.fullmatch(r"([a-j]\d+)[:-]([a-j]\d+|[nesw])", word):
+            path += [match[1], match[2]]
+        else:
+            raise ValueError(f"not a move of Magnetic Field: {move!r}")
+    return tuple(path)
+
+
+def choice_label(token: str) -> str:
+    if token == PASS:
+        return "Pass (no tile, no figure action)"
+    if token.startswith(PICK):
+        code = token[len(PICK):]
+        return f"Pick {TILE_NAMES[code]} ({code})"
+    if token in TILE_NAMES:
+        return f"Place a {TILE_NAMES[token]} tile ({token})"
+    if token.startswith(ENTER):
+        d = token[1:]
+        return f"Enter a figure, N pole {ARROWS[d]} {DIRECTION_WORDS[d]}"
+    return f"N pole {ARROWS[token]} {DIRECTION_WORDS[token]}"
+
+
+def move_cells(move: str) -> set[str]:
+    return set(_CELL.findall(move))
+
+
+# -- the turn builder ------------------------------------------------------------------------
+
+def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...]) -> Build:
+    """What ``seat`` (who is to move) may click after ``path``; an unknown path starts over.
+    Reads the state only through ``view``, ``turn_options`` and ``preview``, which give the
+    mover nothing they do not know."""
+    view = game.view(state, seat)
+    if view["phase"] == "draft":
+        picks = tuple(PICK + code for code in view["draft_pool"])
+        if len(path) == 1 and path[0] in picks:
+            code = path[0][len(PICK):]
+            return Build(path=path, complete=f"pick {code}", summary=f"pick {code}",
+                         hint="Confirm your pick, or start again.")
+        return Build(path=(), choices=picks,
+                     hint="Pick one face-up tile: click it under the field or use a button.")
+    walked = _walk(game, state, seat, path)
+    if walked is None:
+        walked = _walk(game, state, seat, ())
+    return _build_from(game, state, seat, view, walked)
+
+
+class _Walk:
+    """Where a click path has got to."""
+
+    def __init__(self, path: tuple[str, ...], placed: list[str], options: dict[str, Any]):
+        self.path = path
+        self.placed = placed      # "K@e5", in order
+        self.options = options    # turn_options after the placements
+        self.stage = "tiles"      # tiles | tile | facing | cell | figure | done
+        self.code = ""            # stage tile: the tile chosen
+        self.cell = ""            # stage cell / figure: the cell clicked
+        self.facing = ""          # stage facing: the direction chosen before the cell
+        self.action = ""          # stage done: the figure action ("" for tiles only / pass)
+
+
+def _walk(game: Any, state: Any, seat: int, path: tuple[str, ...]) -> _Walk | None:
+    placed: list[str] = []
+    try:
+        options = game.turn_options(state, seat)
+    except IllegalMove:
+        return None
+    walk = _Walk(path, placed, options)
+    i = 0
+    while i < len(path):
+        token, rest = path[i], path[i + 1:]
+        if token == PASS:
+            if path != (PASS,):
+                return None
+            walk.stage, walk.action = "done", PASS
+            return walk
+        if token in options["tiles_in_hand"] and options["tile_cells"]:
+            if not rest:
+                walk.stage, walk.code = "tile", token
+                return walk
+            if rest[0] not in options["tile_cells"]:
+                return None
+            placed.append(f"{token}@{rest[0]}")
+            try:
+                options = walk.options = game.turn_options(state, seat, " ".join(placed))
+            except IllegalMove:
+                return None
+            i += 2
+            continue
+        enter_cells = options["enter_cells"]
+        if token.startswith(ENTER) and token[1:] in DIRECTIONS and enter_cells:
+            if not rest:
+                walk.stage, walk.facing = "facing", token[1:]
+                return walk
+            if len(rest) != 1 or rest[0] not in enter_cells:
+                return None
+            walk.stage, walk.action = "done", f"+{rest[0]}:{token[1:]}"
+            return walk
+        if token in enter_cells:
+            if not rest:
+                walk.stage, walk.cell = "cell", token
+                return walk
+            if len(rest) != 1 or rest[0] not in DIRECTIONS:
+                return None
+            walk.stage, walk.action = "done", f"+{token}:{rest[0]}"
+            return walk
+        if token in options["rotate"]:
+            if not rest:
+                walk.stage, walk.cell = "figure", token
+                return walk
+            if len(rest) != 1:
+                return None
+            if rest[0] in options["rotate"][token]:
+                walk.action = f"{token}:{rest[0]}"
+            elif rest[0] in options["move"].get(token, ()):
+                walk.action = f"{token}-{rest[0]}"
+            else:
+                return None
+            walk.stage = "done"
+            return walk
+        return None
+    return walk
+
+
+def _by_index(cells) -> tuple[str, ...]:
+    return tuple(sorted(set(cells), key=CELL_INDEX.__getitem__))
+
+
+def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk: _Walk) -> Build:
+    options, placed = walk.options, walk.placed
+    pending = dict(reversed(p.split("@")) for p in placed)
+    overlay: dict[str, Any] = {"pending": pending, "choosing": walk.code}
+    so_far = [_placement_words(p) for p in placed]
+    if walk.stage == "done":
+        move = " ".join(placed + ([walk.action] if walk.action else []))
+        try:
+            preview = game.preview(state, seat, move)
+        except IllegalMove:
+            return _build_from(game, state, seat, view, _walk(game, state, seat, ()))
+        words = "pass" if walk.action == PASS else "; ".join(
+            so_far + ([_action_words(walk.action)] if walk.action else []))
+        return Build(path=walk.path, complete=move, summary=words, overlay=overlay,
+                     note=preview_note(view, seat, preview),
+                     hint="Check the result of your turn below, then confirm it.")
+    if walk.stage == "tile":
+        return Build(path=walk.path, cells=_by_index(options["tile_cells"]), overlay=overlay,
+                     summary="; ".join(so_far + [f"{walk.code}: choose its cell"]),
+                     hint=f"Click the cell for your {TILE_NAMES[walk.code]} tile "
+                          f"({walk.code}); it must touch a tile already on the field.")
+    if walk.stage == "facing":
+        return Build(path=walk.path, cells=_by_index(options["enter_cells"]), overlay=overlay,
+                     summary="; ".join(so_far + [f"enter facing {DIRECTION_WORDS[walk.facing]}: "
+                                                 "choose its cell"]),
+                     hint="Click the cell where the figure enters (any cell with no figure).")
+    if walk.stage == "cell":
+        return Build(path=walk.path, choices=tuple(DIRECTIONS), overlay=overlay,
+                     summary="; ".join(so_far + [f"enter on {walk.cell}: choose its direction"]),
+                     hint="Choose where the new figure's N pole points.")
+    if walk.stage == "figure":
+        cell = walk.cell
+        return Build(path=walk.path, cells=_by_index(options["move"].get(cell, ())),
+                     choices=tuple(options["rotate"][cell]), overlay=overlay,
+                     summary="; ".join(so_far + [f"your figure on {cell}"]),
+                     hint="Click where the figure slides (1 to 3 cells in a line), or choose a "
+                          "new direction for its N pole.")
+    # stage tiles: nothing pending; more tiles, a figure action, or (if nothing yet) pass
+    codes = tuple(c for c in TILE_ORDER if c in options["tiles_in_hand"]) \
+        if options["tile_cells"] else ()
+    entering = tuple(ENTER + d for d in DIRECTIONS) if options["enter_cells"] else ()
+    cells = _by_index([*options["enter_cells"], *options["rotate"]])
+    parts = []
+    if codes:
+        parts.append("choose a tile from your hand to place it" if not placed
+                     else "place another tile")
+    if options["enter_cells"]:
+        parts.append("click an empty cell to enter a figure (or choose its direction first)")
+    if options["rotate"]:
+        parts.append("click one of your figures to rotate or move it")
+    hint = "; ".join(parts)
+    hint = hint[:1].upper() + hint[1:] + "." if hint else ""
+    if not placed:
+        hint += " Or pass."
+    complete, note = None, None
+    if placed:
+        complete = " ".join(placed)
+        try:
+            note = preview_note(view, seat, game.preview(state, seat, complete))
+        except IllegalMove:
+            complete = None
+        hint += " Or end your turn with the tiles alone."
+    # Every empty cell may take a figure: draw those targets faintly, the figures boldly.
+    overlay["faint"] = tuple(options["enter_cells"])
+    return Build(path=walk.path, cells=cells,
+                 choices=codes + entering + (() if placed else (PASS,)),
+                 complete=complete, note=note, overlay=overlay,
+                 summary="; ".join(so_far) or None, hint=hint.strip())
+
+
+def _placement_words(placement: str) -> str:
+    code, cell = placement.split("@")
+    return f"{code} on {cell}"
+
+
+def _action_words(action: str) -> str:
+    if action.startswith(ENTER):
+        cell, d = action[1:].split(":")
+        return f"enter on {cell} facing {DIRECTION_WORDS[d]}"
+    if ":" in action:
+        cell, d = action.split(":")
+        return f"turn {cell} to face {DIRECTION_WORDS[d]}"
+    origin, target = action.split("-")
+    return f"move {origin} to {target}"
+
+
+# -- words for what a turn did -------------------------------------------------------------------
+
+POINT_WORDS = {"knockout": "knockout", "knockout tile": "knocked out from a Knockout tile",
+               "capture": "capture", "control": "Control tile held",
+               "domination": "Domination tile held"}
+
+
+def event_words(event: Mapping[str, Any], colours: list[str]) -> str:
+    whose = f"{colours[event['owner']].capitalize()} figure on {event['from']}"
+    pole = event["pole"]
+    if event["kind"] == "repel":
+        return f"{whose} pushed to {event['to']} ({pole} repels {pole})"
+    if event["kind"] == "blocked":
+        return f"{whose} repelled but blocked by the figure on {event['to']}"
+    if event["kind"] == "knockout":
+        return f"{whose} knocked off the field"
+    other = "S" if pole == "N" else "N"
+    return (f"{whose} pulled to {event['to']} ({pole} attracts {other}): "
+            f"it sticks to the figure on {event['actor']} and both go back to hand")
+
+
+def points_words(points: Mapping[str, Any]) -> str:
+    return f"+{points['points']} {POINT_WORDS[points['reason']]} ({points['cell']})"
+
+
+def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
+    """The result of the turn being built, up to the draw: a small board and the words."""
+    colours = view["colours"]
+    after = {**view, "tiles": preview["tiles"], "figures": preview["figures"],
+             "scores": preview["scores"], "figures_in_hand": preview["figures_in_hand"],
+             "last_move": {"seat": seat, "move": preview["move"], "events": preview["events"],
+                           "points": preview["points"], "gained": preview["gained"]}}
+    board = _render(after, seat=seat, prefix="mfp", panel=False,
+                    last=move_cells(preview["move"]), label="The field after this turn")
+    items = [event_words(e, colours) for e in preview["events"]] or (
+        ["No magnetic reaction."] if preview["move"] != PASS and any(
+            c in preview["move"] for c in "+:-") else [])
+    points = [points_words(p) for p in preview["points"]]
+    mine, theirs = preview["scores"][seat], preview["scores"][1 - seat]
+    gained = preview["gained"]
+    lines = [Markup('<section class="mf-preview" aria-label="Result of this turn">'),
+             Markup("<h3>After this turn</h3>"), board]
+    if items:
+        lines.append(Markup("<ul class=\"mf-events\">")
+                     + Markup("").join(Markup("<li>%s</li>") % i for i in items)
+                     + Markup("</ul>"))
+    lines.append(Markup('<p class="mf-score">You score <strong>+%s</strong>%s. '
+                        'Score: %s %s – %s %s.</p>') % (
+        gained, (": " + ", ".join(points)) if points else "",
+        colours[seat].capitalize(), mine, colours[1 - seat].capitalize(), theirs))
+    if preview["outcome"]:
+        lines.append(Markup('<p class="mf-outcome"><strong>This turn ends the game:</strong> '
+                            "%s.</p>") % preview["outcome"]["reason"])
+    elif view["deck_size"]:
+        lines.append(Markup('<p class="help">Then you draw a tile from the deck.</p>'))
+    lines.append(Markup("</section>"))
+    return Markup("\n").join(lines)
+
+
+# -- the drawing -------------------------------------------------------------------------------
+
+def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
+           targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
+    """The field (rank 10 at the top for everyone) and, under it, both players' scores,
+    figures and tiles, the deck and the draft pool; ``targets`` maps the cells and the
+    choices (tile codes of the hand, draft picks) that may be clicked to their links."""
+    return _render(view, seat=seat, selected=selected, targets=targets or {}, last=last)
+
+
+def _cell_xy(name: str) -> tuple[int, int]:
+    index = CELL_INDEX[name]
+    return MARGIN + (index % SIZE) * CELL, MARGIN + (SIZE - 1 - index // SIZE) * CELL
+
+
+def _magnet(cx: float, cy: float, figure: Mapping[str, Any], scale: float = 1.0) -> dict:
+    length, width = MAGNET_HALF_LENGTH * scale, MAGNET_HALF_WIDTH * scale
+    dx, dy = VECTORS[figure["facing"]]
+    return {"cx": cx, "cy": cy, "angle": ANGLES[figure["facing"]], "length": length,
+            "width": width, "colour": figure["colour"], "owner": figure["owner"],
+            "round": width if figure["colour"] == "red" else 1.5 * scale,
+            "nx": cx + dx * length / 2, "ny": cy + dy * length / 2,
+            "sx": cx - dx * length / 2, "sy": cy - dy * length / 2,
+            "font": round(11 * scale, 1)}
+
+
+def _render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
+            targets: Mapping[str, str] | None = None, last: set[str] = frozenset(),
+            prefix: str = "mf", panel: bool = True, label: str = "") -> Markup:
+    targets = targets or {}
+    colours = view["colours"]
+    pending: Mapping[str, str] = view.get("pending") or {}
+    faint = frozenset(view.get("faint") or ())
+    cells = []
+    for rank in range(SIZE, 0, -1):
+        for file in FILES:
+            name = f"{file}{rank}"
+            x, y = _cell_xy(name)
+            tile = view["tiles"].get(name) or pending.get(name)
+            figure = view["figures"].get(name)
+            words = []
+            if tile:
+                words.append(f"{TILE_NAMES[tile]} tile" + (" (placed this turn)"
+                                                           if name in pending else ""))
+            if figure:
+                words.append(f"{figure['colour'].capitalize()} figure, N pole "
+                             f"{DIRECTION_WORDS[figure['facing']]}")
+            cells.append({
+                "name": name, "x": x, "y": y, "tile": tile, "pending": name in pending,
+                "centre": name in CENTRE_NAMES, "href": targets.get(name), "faint": name in faint,
+                "selected": name in selected and name not in pending, "last": name in last,
+                "magnet": _magnet(x + CELL / 2, y + CELL / 2, figure) if figure else None,
+                "title": name + (": " + ", ".join(words) if words else "")})
+    arrows = _event_marks(view.get("last_move"), colours)
+    height = 2 * MARGIN + FIELD
+    players, footer = [], {}
+    if panel:
+        top = height + 4
+        order = [seat, 1 - seat] if seat is not None else [colours.index("blue"),
+                                                            colours.index("red")]
+        for s in order:
+            block = _player_block(view, s, seat, top, targets, prefix)
+            players.append(block)
+            top = block["bottom"]
+        footer = _footer(view, top, targets)
+        height = footer["bottom"]
+    return Markup(render_template(
+        "boards/magnetic-field.svg", cells=cells, arrows=arrows, players=players,
+        footer=footer, size=CELL, margin=MARGIN, width=WIDTH, height=height, field=FIELD,
+        hand=HAND_TILE,
+        p=prefix, tile_names=TILE_NAMES, panel=panel, label=label or "Magnetic Field board",
+        files=[(MARGIN + i * CELL + CELL / 2, f) for i, f in enumerate(FILES)],
+        ranks=[(MARGIN + (SIZE - r) * CELL + CELL / 2, r) for r in range(1, SIZE + 1)]))
+
+
+def _event_marks(last_move: Mapping[str, Any] | None, colours: list[str]) -> list[dict]:
+    """Arrows for what the last move's reaction did: pushes, pulls, knockouts."""
+    marks = []
+    for event in (last_move or {}).get("events", ()):
+        x1, y1 = _cell_xy(event["from"])
+        x1, y1 = x1 + CELL / 2, y1 + CELL / 2
+        if "to" in event:
+            x2, y2 = _cell_xy(event["to"])
+            # stop short of the figure now standing there
+            x2, y2 = x1 + (x2 + CELL / 2 - x1) * 0.6, y1 + (y2 + CELL / 2 - y1) * 0.6
+        else:  # knocked off the field: point away from the acting figure
+            ax, ay = _cell_xy(event["actor"])
+            ax, ay = ax + CELL / 2, ay + CELL / 2
+            step_x = (x1 > ax) - (x1 < ax)
+            step_y = (y1 > ay) - (y1 < ay)
+            x2, y2 = x1 + step_x * CELL * 0.8, y1 + step_y * CELL * 0.8
+        marks.append({"kind": event["kind"], "x1": x1, "y1": y1, "x2": x2, "y2": y2,
+                      "title": event_words(event, colours)})
+    return marks
+
+
+def _player_block(view: Mapping[str, Any], s: int, seat: int | None, top: float,
+                  targets: Mapping[str, str], prefix: str) -> dict:
+    hand = view["hands"][s]
+    colour = view["colours"][s]
+    choosing = view.get("choosing") or ""
+    tiles = []
+    if "tiles" in hand:  # the viewer's own hand: every tile by code
+        shown = list(hand["tiles"])
+        for code in (view.get("pending") or {}).values():  # placed this turn already
+            if code in shown:
+                shown.remove(code)
+        for code in shown:
+            tiles.append({"code": code, "href": targets.get(code), "selected": code == choosing})
+    else:
+        tiles += [{"code": code} for code in hand["public"]]
+        tiles += [{"code": None}] * hand["hidden"]
+    x0 = MARGIN + 34
+    per_row = max(1, (WIDTH - MARGIN - x0) // HAND_STEP)
+    for k, tile in enumerate(tiles):
+        tile["x"] = x0 + (k % per_row) * HAND_STEP
+        tile["y"] = top + 32 + (k // per_row) * HAND_STEP
+    rows = max(1, -(-len(tiles) // per_row))
+    in_hand, on_field = view["figures_in_hand"][s], view["figures_on_field"][s]
+    knocked = view["knocked_out"][s]
+    if hand.get("tiles") is not None:
+        tile_words = f"{len(hand['tiles'])} tiles" if hand["tiles"] else "no tiles"
+    else:
+        tile_words = (f"{hand['size']} tiles ({len(hand['public'])} known, "
+                      f"{hand['hidden']} face down)") if hand["size"] else "no tiles"
+    return {
+        "seat": s, "colour": colour,
+        "name": colour.capitalize() + (" — you" if s == seat else ""),
+        "to_move": s in view["to_move"], "score": view["scores"][s], "target": view["target"],
+        "figures": f"figures: {in_hand} in hand · {on_field} on the field"
+                   + (f" · {knocked} out" if knocked else ""),
+        "tile_words": tile_words, "tiles": tiles, "top": top,
+        "icon": _magnet(MARGIN + 15, top + 16, {"facing": "e", "colour": colour, "owner": s},
+                        scale=0.78),
+        "bottom": top + 32 + rows * HAND_STEP + 6}
+
+
+def _footer(view: Mapping[str, Any], top: float, targets: Mapping[str, str]) -> dict:
+    pool = []
+    if view["phase"] == "draft":
+        x = MARGIN + 150
+        for code, count in view["draft_pool"].items():
+            pool.append({"code": code, "count": count, "x": x, "href": targets.get(PICK + code)})
+            x += 64
+    words = [f"Deck: {view['deck_size']} tiles face down"]
+    if view["passes_in_a_row"]:
+        words.append(f"passes in a row: {view['passes_in_a_row']} of {PASS_LIMIT}")
+    last = view.get("last_move")
+    last_words = ""
+    if last and view["phase"] != "draft" and not last["move"].startswith("pick"):
+        colour = view["colours"][last["seat"]].capitalize()
+        last_words = f"Last turn, {colour}: {last['move']}"
+        if last["events"]:
+            last_words += f" · {len(last['events'])} reaction" + ("s" if len(last["events"]) > 1
+                                                                  else "")
+        if last["gained"]:
+            last_words += f" · +{last['gained']} point" + ("s" if last["gained"] > 1 else "")
+    bottom = top + 26 + (34 if pool else 0) + (22 if last_words else 0)
+    return {"top": top, "pool": pool, "words": " · ".join(words), "last": last_words,
+            "bottom": bottom}

@@ -1,0 +1,565 @@
+"""Magnetic Field on the web: the field's SVG (tiles, magnets, hands, scores), the game's own
+turn builder (draft picks, several tiles, the figure action in either order, the preview of
+the reaction before confirming), the rules page in English and Russian, hidden information
+over every channel a player or spectator receives (pages, history, API, records, emails), and
+one game in headless Chromium."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from html import unescape
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+import pytest
+from flask import url_for
+
+import engine
+from engine.magnetic_field import CELL_INDEX, CELLS, EMPTY
+from pbem import builder, links, matches
+from pbem.boards import BOARDS, board_for
+from pbem.boards import magnetic_field as board
+from pbem.db import get_db
+
+GAME = engine.get("magnetic-field")
+BLUE_FIRST = {"colours": "seat0-blue"}
+PICKS = ("K", "K", "D", "D")  # Blue, Red, Blue, Red
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def drafted(seed: str = "t", picks=PICKS):
+    state = GAME.start(2, BLUE_FIRST, seed)
+    for pick in picks:
+        state = GAME.apply(state, state.to_move[0], f"pick {pick}")
+    return state
+
+
+def field(cells: dict[str, str]) -> str:
+    squares = [EMPTY] * CELLS
+    for name, char in cells.items():
+        squares[CELL_INDEX[name]] = char
+    return "".join(squares)
+
+
+def position(figures=None, tiles=None, hands=("", ""), public=None, in_hand=(5, 5),
+             scores=(0, 0), deck="", to_move=0):
+    """A play position, seat 0 Blue; figures: cell -> N direction (upper case Blue)."""
+    return dataclasses.replace(
+        drafted(), figures=field(figures or {}), tiles=field(tiles or {}), hands=hands,
+        public_hands=hands if public is None else public, in_hand=in_hand,
+        entered=(True, True), scores=scores, deck=deck, passes=0, to_move=(to_move,))
+
+
+def svg_of(app, state, seat=0, **kwargs) -> str:
+    with app.test_request_context():
+        return str(board.render(GAME.view(state, seat), seat=seat, **kwargs))
+
+
+def builds(app, state, seat, *clicks) -> builder.Build:
+    with app.test_request_context():
+        return board.build(GAME, state, seat, tuple(clicks))
+
+
+def cell_markup(svg: str, name: str) -> str:
+    match = re.search(rf'<(?:a|g) [^>]*class="cell" data-cell="{name}".*?(?=<(?:a|g) [^>]*'
+                      rf'class="cell"|<line class="reaction|<text class="coord")', svg, re.S)
+    assert match, name
+    return match.group(0)
+
+
+def links_in(html: str) -> dict[str, str]:
+    """Every builder link of a page: cell links by cell, choice links by token."""
+    found = {}
+    for href in re.findall(r'href="([^"]*\?path=[^"]*)"', html):
+        href = unescape(href)
+        token = href.rsplit("path=", 1)[1].split(".")[-1].replace("%2B", "+")
+        found[token] = href
+    return found
+
+
+def confirm_move(html: str) -> str | None:
+    match = re.search(r'<form [^>]*class="confirm">\s*<input type="hidden" name="move" '
+                      r'value="([^"]*)"', html)
+    return unescape(match.group(1)) if match else None
+
+
+def path_of(url: str) -> str:
+    return urlsplit(url).path
+
+
+def api_move(client, api: str, move: str):
+    ply = client.get(api).json["ply"]
+    response = client.post(f"{api}/moves", json={"move": move, "ply": ply})
+    assert response.status_code == 200, (move, response.json)
+    return response.json
+
+
+@pytest.fixture
+def seeded(app):
+    """``seeded(seed)`` → a new Magnetic Field game (Blue = seat 0) whose secret seed is
+    ``seed``, with its links as paths."""
+    def create(seed: str):
+        players = [{"name": "Ann", "email": "ann@example.org"},
+                   {"name": "Bob", "email": "bob@example.org"}]
+        with app.test_request_context():
+            created = matches.create(get_db(), "magnetic-field", players, BLUE_FIRST, seed=seed)
+            return SimpleNamespace(
+                id=created.match.id,
+                urls=[url_for("play.page", role="play", token=t) for t in created.tokens],
+                apis=[url_for("api.game", role="play", token=t) for t in created.tokens],
+                watch=url_for("play.page", role="watch", token=created.spectator_token))
+
+    return create
+
+
+# -- the drawing -----------------------------------------------------------------------------
+
+def test_board_is_registered():
+    assert BOARDS["magnetic-field"] is board_for("magnetic-field") is board
+
+
+def test_field_has_100_cells_with_tiles_and_magnets(app):
+    state = position(figures={"e4": "N", "c3": "E", "e7": "s", "h8": "w"},
+                     tiles={"e5": "K", "e6": "D", "f5": "C", "f6": "X", "e4": "K"},
+                     hands=("KD", "C"))
+    svg = svg_of(app, state)
+    assert svg.startswith("<svg") and 'class="board magnetic-field"' in svg
+    assert len(re.findall(r'class="cell" data-cell="[a-j]\d+"', svg)) == 100
+    assert {n for n in re.findall(r'data-cell="([a-j]\d+)"', svg)} == set(CELL_INDEX)
+    for name, code in {"e5": "K", "e6": "D", "f5": "C", "f6": "X"}.items():
+        markup = cell_markup(svg, name)
+        assert f'class="tile tile-{code}" fill="url(#mf-{code})"' in markup  # the pattern
+        assert re.search(rf'class="tile-letter"[^>]*>{code}</text>', markup)  # the letter
+    assert all(f'id="mf-{code}"' in svg for code in "CXKD")
+    assert "tile" not in cell_markup(svg, "a1").replace("<title>a1</title>", "")
+    # magnets: owner colour, N and S letters, the axis turned to the N direction
+    for name, colour, angle in (("e4", "blue", 0), ("c3", "blue", 90), ("e7", "red", 180),
+                                ("h8", "red", 270)):
+        markup = cell_markup(svg, name)
+        assert f'class="magnet {colour}"' in markup
+        assert f'rotate({angle} ' in markup
+        assert re.search(r'class="pole n"[^>]*>N</text>', markup)
+        assert re.search(r'class="pole s"[^>]*>S</text>', markup)
+    # the N letter sits towards the N direction: e4 points north, so N is above S
+    e4 = cell_markup(svg, "e4")
+    n_y = float(re.search(r'class="pole n" x="[\d.]+" y="([\d.]+)"', e4)[1])
+    s_y = float(re.search(r'class="pole s" x="[\d.]+" y="([\d.]+)"', e4)[1])
+    assert n_y < s_y
+    assert "<title>e4: Knockout tile, Blue figure, N pole north</title>" in e4
+    # Blue is square-ended, Red round-ended: a difference of shape, not only colour
+    assert 'rx="1.5"' in cell_markup(svg, "e4") and 'rx="8.0"' in cell_markup(svg, "e7")
+    # north is up for both players
+    assert svg_of(app, state, seat=1).count('data-cell="') == 100
+    assert _cell_y(svg, "a10") < _cell_y(svg, "a1") and _cell_y(svg_of(app, state, 1), "a10") \
+        < _cell_y(svg_of(app, state, 1), "a1")
+
+
+def _cell_y(svg: str, name: str) -> float:
+    return float(re.search(rf'data-cell="{name}"[^<]*<title>[^<]*</title>\s*<rect x="[\d.]+" '
+                           rf'y="([\d.]+)"', svg)[1])
+
+
+def test_hands_deck_and_scores_come_from_the_view(app):
+    # Blue holds K (drafted, public) and D, X (drawn, hidden from Red).
+    state = position(hands=("XKD", "CKD"), public=("K", "D"), scores=(7, 3), deck="KKDC",
+                     in_hand=(3, 4))
+    blue, red, spectator = svg_of(app, state, 0), svg_of(app, state, 1), svg_of(app, state, None)
+    own = re.search(r'<g class="player blue[^"]*" data-seat="0">.*?</g>\s*</g>', blue, re.S)[0]
+    assert re.findall(r'data-tile="([CXKD])"', own) == ["X", "K", "D"]  # in the order CXKD
+    theirs = re.search(r'<g class="player red[^"]*" data-seat="1">.*?</g>\s*</g>', blue, re.S)[0]
+    assert re.findall(r'data-tile="([CXKD])"', theirs) == ["D"]  # only the public tile
+    assert theirs.count('class="hand-tile hidden"') == 2
+    assert "3 tiles (1 known, 2 face down)" in theirs
+    # the same from Red's side, and a spectator sees both hands as Red sees Blue's
+    blue_for_red = re.search(r'<g class="player blue[^"]*" data-seat="0">.*?</g>\s*</g>', red,
+                             re.S)[0]
+    assert re.findall(r'data-tile="([CXKD])"', blue_for_red) == ["K"]
+    assert blue_for_red.count('class="hand-tile hidden"') == 2
+    assert spectator.count('class="hand-tile hidden"') == 4
+    for svg in (blue, red, spectator):
+        assert "Deck: 4 tiles face down" in svg
+        assert re.search(r'class="score-value">7</tspan> / 15', svg)
+        assert re.search(r'class="score-value">3</tspan> / 15', svg)
+        assert "figures: 3 in hand · 0 on the field" in svg
+    assert "Blue — you" in blue and "Red — you" in red and "— you" not in spectator
+
+
+def test_last_move_and_its_reaction_are_marked(app):
+    state = position(figures={"e10": "s"}, tiles={"e10": "K", "c3": "C"}, hands=("D", ""))
+    after = GAME.apply(state, 0, "D@c4 +e9:n")  # e10 is knocked off the field
+    svg = svg_of(app, after, last=board.move_cells(after.last.move))
+    assert board.move_cells("D@c4 +e9:n") == {"c4", "e9"}
+    assert board.move_cells("K@e10 j10-j7") == {"e10", "j10", "j7"}
+    assert 'class="mark last"' in cell_markup(svg, "c4") and 'class="mark last"' in cell_markup(svg, "e9")
+    assert re.search(r'<line class="reaction knockout"[^>]*><title>Red figure on e10 knocked '
+                     r'off the field</title>', svg)
+    assert "Last turn, Blue: D@c4 +e9:n · 1 reaction · +5 points" in svg
+
+
+def test_draft_pool_is_drawn_and_clickable(app):
+    state = GAME.start(2, BLUE_FIRST, "s")
+    svg = svg_of(app, state, targets={"pick-K": "/x?path=pick-K"})
+    assert "Face-up tiles to pick:" in svg and "×16" in svg and "×15" in svg and "×1<" in svg
+    assert '<a href="/x?path=pick-K" class="choice pool-tile" data-choice="pick-K">' in svg
+    assert 'data-choice="pick-D"' not in svg  # not a target: drawn, not a link
+
+
+# -- the turn builder ----------------------------------------------------------------------------
+
+def test_click_paths():
+    assert board.click_path("pick K") == ("pick-K",)
+    assert board.click_path("pass") == ("pass",)
+    assert board.click_path("K@e5 D@e6 +e4:n") == ("K", "e5", "D", "e6", "e4", "n")
+    assert board.click_path("e4:w") == ("e4", "w")
+    assert board.click_path("e10-e7") == ("e10", "e7")
+    assert board.is_cell("j10") and board.is_cell("a1") and not board.is_cell("K")
+    assert not board.is_cell("+n") and not board.is_cell("n") and not board.is_cell("k11")
+    assert board.choice_label("K") == "Place a Knockout tile (K)"
+    assert board.choice_label("pick-X") == "Pick Capture (X)"
+    assert board.choice_label("+n") == "Enter a figure, N pole ↑ north"
+    assert board.choice_label("w") == "N pole ← west"
+
+
+def test_every_listed_move_can_be_clicked(app):
+    state = position(figures={"e4": "N", "e7": "s"}, tiles={"e5": "K"}, hands=("KD", ""),
+                     in_hand=(3, 4), deck="KD")
+    moves = GAME.legal_moves(state, 0)
+    sample = moves[::max(1, len(moves) // 120)] + ["pass", "e4:w", "e4-e3", "K@e6 e4-e1"]
+    for move in sample:
+        assert builds(app, state, 0, *board.click_path(move)).complete == move, move
+
+
+def test_multi_tile_turns_are_built_tile_by_tile(app):
+    state = position(figures={"a1": "N"}, tiles={"e5": "D"}, hands=("KKD", ""), deck="CC")
+    step = builds(app, state, 0)
+    assert step.choices[:2] == ("K", "D") and "pass" in step.choices and step.complete is None
+    assert "a1" in step.cells and "e4" in step.cells  # own figure, an empty cell to enter
+    step = builds(app, state, 0, "K")
+    assert set(step.cells) == {"d5", "e4", "e6", "f5"} and step.choices == ()
+    step = builds(app, state, 0, "K", "e4")
+    assert step.complete == "K@e4" and step.overlay["pending"] == {"e4": "K"}
+    assert "e3" in builds(app, state, 0, "K", "e4", "K").cells  # next to the new tile
+    step = builds(app, state, 0, "K", "e4", "K", "e3", "D", "e2")
+    assert step.complete == "K@e4 K@e3 D@e2" and step.choices[:3] == ("+n", "+e", "+s")
+    assert "K" not in step.choices  # the hand is used up
+    step = builds(app, state, 0, "K", "e4", "K", "e3", "D", "e2", "+s", "e1")
+    assert step.complete == "K@e4 K@e3 D@e2 +e1:s"
+    assert "K on e4; K on e3; D on e2; enter on e1 facing south" == step.summary
+    GAME.apply(state, 0, step.complete)  # legal, though not listed
+    assert step.complete not in GAME.legal_moves(state, 0)
+    # a path that no longer fits (a stale page, a hand-made URL) starts over
+    assert builds(app, state, 0, "K", "a9").path == ()
+    assert builds(app, state, 0, "X", "e4").path == ()
+    assert builds(app, state, 0, "a1", "n", "e5").path == ()
+
+
+def test_figure_action_in_either_order_rotate_and_move(app):
+    state = position(figures={"c3": "E"}, tiles={"e5": "K"}, hands=("", ""), in_hand=(2, 5))
+    assert builds(app, state, 0, "d4").choices == ("n", "e", "s", "w")
+    assert builds(app, state, 0, "d4", "e").complete == "+d4:e"
+    facing = builds(app, state, 0, "+e")
+    assert "d4" in facing.cells and "c3" not in facing.cells  # not on a figure
+    assert builds(app, state, 0, "+e", "d4").complete == "+d4:e"
+    figure = builds(app, state, 0, "c3")
+    assert figure.choices == ("n", "s", "w") and set(figure.cells) == {
+        "c4", "c5", "c6", "c2", "c1", "d3", "e3", "f3", "b3", "a3"}
+    assert builds(app, state, 0, "c3", "w").complete == "c3:w"
+    assert builds(app, state, 0, "c3", "f3").complete == "c3-f3"
+    assert builds(app, state, 0, "c3", "g3").path == ()  # too far
+
+
+def test_draft_builder(app):
+    state = GAME.start(2, BLUE_FIRST, "s")
+    step = builds(app, state, 0)
+    assert step.choices == ("pick-X", "pick-K", "pick-D") and step.cells == ()
+    assert builds(app, state, 0, "pick-X").complete == "pick X"
+    assert builds(app, GAME.apply(state, 0, "pick X"), 1, "pick-X").path == ()  # none left
+
+
+def test_preview_shows_the_reaction_and_the_points_before_confirming(app):
+    state = position(figures={"e10": "s", "c3": "N"}, tiles={"e10": "K", "c3": "C"},
+                     hands=("D", ""), deck="XK")
+    step = builds(app, state, 0, "D", "c4", "e9", "n")
+    assert step.complete == "D@c4 +e9:n"
+    note = str(step.note)
+    assert "After this turn" in note and 'class="board magnetic-field preview"' in note
+    assert "Red figure on e10 knocked off the field" in note
+    assert "+2 knockout (e10)" in note and "+3 knocked out from a Knockout tile (e10)" in note
+    assert "+1 Control tile held (c3)" in note
+    assert "You score <strong>+6</strong>" in note and "Score: Blue 6 – Red 0" in note
+    assert "This turn ends the game:</strong> Red has no figure on the field" in note
+    assert 'id="mfp-K"' in note and 'id="mf-K"' not in note  # its own pattern ids
+    # an attraction: both figures go back to hand
+    pull = position(figures={"e7": "n"}, tiles={"e5": "X"}, hands=("", ""), deck="K")
+    note = str(builds(app, pull, 0, "e5", "n").note)
+    assert "Red figure on e7 pulled to e6 (N attracts S)" in note and "+2 capture (e5)" in note
+
+
+# -- the pages -----------------------------------------------------------------------------------
+
+def test_the_builder_flow_over_http(client, seeded):
+    game = seeded("builder-flow")
+    # the draft: a choice, then its confirm form; posting it records the pick
+    page = client.get(game.urls[0]).get_data(as_text=True)
+    assert "Pick one face-up tile" in page
+    assert '<a class="button choice" href="' in page and "Pick Knockout (K)" in page
+    page = client.get(links_in(page)["pick-K"]).get_data(as_text=True)
+    assert confirm_move(page) == "pick K"
+    response = client.post(f"/play/{game.urls[0].rsplit('/', 1)[1]}/move",
+                           data={"move": "pick K", "ply": "0"})
+    assert response.status_code == 303
+    assert client.get(game.apis[0]).json["view"]["hands"][0]["public"] == ["K"]
+    for seat, pick in ((1, "K"), (0, "D"), (1, "D")):
+        api_move(client, game.apis[seat], f"pick {pick}")
+    # Blue's turn: choose the K tile in hand (a link in the SVG), then its cell
+    page = client.get(game.urls[0]).get_data(as_text=True)
+    assert re.search(r'class="choice hand-tile" data-choice="K"', page)
+    assert confirm_move(page) is None and "Place a Knockout tile (K)" in page
+    page = client.get(links_in(page)["K"]).get_data(as_text=True)
+    cells = set(re.findall(r'<a href="[^"]*" class="cell" data-cell="(\w+)"', page))
+    assert cells == {"e5", "f5", "e6", "f6"}  # the first tile: the centre four
+    page = client.get(links_in(page)["e5"]).get_data(as_text=True)
+    assert confirm_move(page) == "K@e5"
+    assert 'class="tile-on-field pending" data-tile="K"' in page
+    # then the figure: orientation first, then the cell
+    page = client.get(links_in(page)["+n"]).get_data(as_text=True)
+    assert "enter facing north: choose its cell" in page
+    page = client.get(links_in(page)["e4"]).get_data(as_text=True)
+    assert confirm_move(page) == "K@e5 +e4:n"
+    preview = page.index("After this turn")
+    assert 0 < preview < page.index('id="confirm-move"')  # shown before the confirm button
+    assert "You score <strong>+0</strong>" in page and "Then you draw a tile" in page
+    response = client.post(f"/play/{game.urls[0].rsplit('/', 1)[1]}/move",
+                           data={"move": "K@e5 +e4:n", "ply": "4"}, follow_redirects=True)
+    assert "You played K@e5 +e4:n." in response.get_data(as_text=True)
+    state = client.get(game.apis[1]).json
+    assert state["ply"] == 5 and state["view"]["last_move"]["move"] == "K@e5 +e4:n"
+    assert state["view"]["figures"]["e4"] == {"owner": 0, "colour": "blue", "facing": "n"}
+    # Red: a cell first, then the direction; the typed form takes any turn too
+    page = client.get(game.urls[1] + "?path=K.e6").get_data(as_text=True)
+    page = client.get(links_in(page)["e7"]).get_data(as_text=True)
+    assert "Choose where the new figure" in page
+    page = client.get(links_in(page)["s"]).get_data(as_text=True)
+    assert confirm_move(page) == "K@e6 +e7:s"
+    response = client.post(f"/play/{game.urls[1].rsplit('/', 1)[1]}/move",
+                           data={"move": "k@e6 d@f6 +e7:south", "ply": "5"})
+    assert response.status_code == 303
+    assert client.get(game.apis[0]).json["view"]["last_move"]["move"] == "K@e6 D@f6 +e7:s"
+
+
+def test_the_game_page_lists_few_moves_and_spectators_get_no_builder(client, seeded):
+    game = seeded("lists")
+    for seat, pick in enumerate(PICKS):
+        api_move(client, game.apis[seat % 2], f"pick {pick}")
+    api_move(client, game.apis[0], "K@e5 +e4:n")
+    page = client.get(game.urls[1]).get_data(as_text=True)
+    assert "Too many legal moves to list here" in page and "<option" not in page
+    assert len(page) < 150_000
+    watch = client.get(game.watch).get_data(as_text=True)
+    assert 'class="builder"' not in watch and '<a href="' not in re.search(
+        r"<svg.*?</svg>", watch, re.S)[0]
+    history = client.get(game.urls[0] + "/history/2").get_data(as_text=True)
+    assert "Position after ply 2 of 5" in history and 'class="builder"' not in history
+
+
+# -- hidden information ------------------------------------------------------------------------
+
+def _seed_pair() -> tuple[str, str]:
+    """Two seeds whose decks (after PICKS) give Blue the same first four draws (deck
+    positions 0, 2, 4, 6) and Red different first and second draws."""
+    seen: dict[str, list[tuple[str, str]]] = {}
+    for i in range(5000):
+        seed = f"pages-{i}"
+        deck = drafted(seed).deck
+        for other, other_deck in seen.get(deck[0:8:2], []):
+            if other_deck[1] != deck[1] and other_deck[3] != deck[3]:
+                return other, seed
+        seen.setdefault(deck[0:8:2], []).append((seed, deck))
+    raise AssertionError("no seed pair found")
+
+
+TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
+
+
+def _normalised(text: str, game) -> str:
+    """``text`` with the game's own id, every secret token and every timestamp replaced."""
+    text = links.redact(text)
+    assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
+    return TIME.sub("<time>", text.replace(game.id, "<game>"))
+
+
+def _seen_by(client, game, seat: int | None, paths=("",)) -> dict[str, str]:
+    """Everything a viewer receives now: the page (with builder paths), the API answer, every
+    history page and both record downloads, normalised."""
+    base = game.urls[seat] if seat is not None else game.watch
+    api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
+    seen = {}
+    for path in paths:
+        response = client.get(base + (f"?path={path}" if path else ""))
+        seen[f"page {path}"] = f"{response.status_code} " + response.get_data(as_text=True)
+    seen["api"] = client.get(api).get_data(as_text=True)
+    ply = client.get(api).json["ply"]
+    for p in range(ply + 1):
+        seen[f"history {p}"] = client.get(f"{base}/history/{p}").get_data(as_text=True)
+    for kind in ("json", "txt"):
+        response = client.get(f"{base}/record.{kind}")
+        seen[f"record.{kind}"] = response.get_data(as_text=True) + \
+            response.headers["Content-Disposition"]
+    return {key: _normalised(value, game) for key, value in seen.items()}
+
+
+def _emails(app, game, address: str) -> list[str]:
+    from pbem.db import connect
+    db = connect(app.config["DATABASE"])
+    rows = db.query("SELECT body, subject FROM outbox WHERE game_id = ? AND recipient = ? "
+                    "ORDER BY id", [game.id, address])
+    return [_normalised(r["subject"] + "\n" + r["body"], game) for r in rows]
+
+
+def _illegal(client, game, seat: int, move: str) -> str:
+    token = game.urls[seat].rsplit("/", 1)[1]
+    ply = client.get(game.apis[seat]).json["ply"]
+    response = client.post(f"/play/{token}/move", data={"move": move, "ply": str(ply)})
+    api = client.post(f"{game.apis[seat]}/moves", json={"move": move, "ply": ply})
+    return _normalised(f"{response.status_code} {response.get_data(as_text=True)}\n"
+                       f"{api.status_code} {api.get_data(as_text=True)}", game)
+
+
+def test_blue_and_spectators_cannot_tell_games_that_differ_only_in_reds_draws(app, client,
+                                                                            seeded):
+    seed_a, seed_b = _seed_pair()
+    a, b = seeded(seed_a), seeded(seed_b)
+    # Only public moves: Red plays its drafted tiles, and later figure actions and passes.
+    script = [(0, "pick K"), (1, "pick K"), (0, "pick D"), (1, "pick D"),
+              (0, "K@e5 +e4:n"), (1, "K@e6 +e7:s"), (0, "D@f5 +f3:w"), (1, "D@f6 +h3:e"),
+              (0, "<first draw>@g5"), (1, "e7:e"), (0, "pass"), (1, "h3-h6")]
+    blue_paths = ("", "K", "e4", "e4.w", "%2Bn.a1", "pass", "nonsense.e4")
+    for ply, (seat, move) in enumerate(script):
+        if move.startswith("<first draw>"):
+            tiles = client.get(a.apis[0]).json["view"]["hands"][0]["tiles"]
+            assert tiles == client.get(b.apis[0]).json["view"]["hands"][0]["tiles"]
+            move = move.replace("<first draw>", tiles[0])
+        if seat == 0:  # Blue's own errors are the same too
+            for bad in ("X@e5", "C@a1", "+e4:n +e5:n") + (("pick K",) if ply > 3 else ()):
+                assert _illegal(client, a, 0, bad) == _illegal(client, b, 0, bad)
+        blue_a = _seen_by(client, a, 0, blue_paths if seat == 0 else ("",))
+        blue_b = _seen_by(client, b, 0, blue_paths if seat == 0 else ("",))
+        assert blue_a.keys() == blue_b.keys()
+        for key in blue_a:
+            assert blue_a[key] == blue_b[key], f"ply {ply}, Blue's {key} differs"
+        assert _seen_by(client, a, None) == _seen_by(client, b, None), f"ply {ply}: spectator"
+        api_move(client, a.apis[seat], move)
+        api_move(client, b.apis[seat], move)
+    assert _seen_by(client, a, 0) == _seen_by(client, b, 0)
+    assert _seen_by(client, a, None) == _seen_by(client, b, None)
+    emails_a, emails_b = _emails(app, a, "ann@example.org"), _emails(app, b, "ann@example.org")
+    assert len(emails_a) == 7 and emails_a == emails_b  # started, then each of Blue's turns
+    # The games really differ, and Red (who may know) sees it.
+    red_a, red_b = client.get(a.apis[1]).json["view"], client.get(b.apis[1]).json["view"]
+    assert red_a["hands"][1]["tiles"] != red_b["hands"][1]["tiles"]
+    assert _seen_by(client, a, 1)["page "] != _seen_by(client, b, 1)["page "]
+    # Nothing Blue or a spectator received names a hidden tile's code, the deck or the seed.
+    final = client.get(a.apis[0]).json
+    assert final["view"]["hands"][1]["hidden"] == 4 and final["view"]["hands"][1]["public"] == []
+    for text in list(_seen_by(client, a, 0).values()) + emails_a:
+        assert seed_a not in text and '"seed"' not in text
+
+
+def test_the_seed_is_exported_once_the_game_is_over(client, seeded):
+    game = seeded("exported-seed")
+    assert "exported-seed" not in client.get(game.watch + "/record.json").get_data(as_text=True)
+    token = game.urls[0].rsplit("/", 1)[1]
+    client.post(f"/play/{token}/resign", data={"confirm": "yes", "ply": "0"})
+    assert client.get(game.watch + "/record.json").json["seed"] == "exported-seed"
+
+
+# -- the rules pages ---------------------------------------------------------------------------
+
+def test_rules_in_english_and_russian_with_a_switch(client):
+    english = client.get("/rules/magnetic-field").get_data(as_text=True)
+    assert '<html lang="en">' in english and "<h1>Magnetic Field</h1>" in english
+    assert english == client.get("/rules/magnetic-field?lang=en").get_data(as_text=True)
+    for words in ("The draft", "Blue, Red, Blue, Red", "The magnetic reaction", "N end first",
+                  "Equal poles repel", "knocked out", "Opposite poles attract",
+                  "in this order", "+3 more", "Capture tile", "Domination tile", "Draw",
+                  "pass", "Ring-out", "Six passes", "15 points", "What is hidden",
+                  "<code>K@e5 D@e6 +e4:n</code>", "<code>pick K</code>", "<code>e4-e7</code>",
+                  "<code>e4:w</code>", "seed"):
+        assert words in english, words
+    russian = client.get("/rules/magnetic-field?lang=ru")
+    text = russian.get_data(as_text=True)
+    assert russian.status_code == 200 and '<html lang="ru">' in text
+    assert "<h1>Магнитное поле</h1>" in text
+    for words in ("Выбор плиток", "Магнитная реакция", "отталкиваются", "притягиваются",
+                  "выбита", "Ринг", "Шесть пасов", "15 очков", "Что скрыто", "зерно",
+                  "<code>+e4:n</code>", "<code>pass</code>"):
+        assert words in text, words
+    for page, current in ((english, "English"), (text, "Русский")):
+        switch = re.search(r'<nav class="lang-switch".*?</nav>', page, re.S)[0]
+        assert 'href="/rules/magnetic-field?lang=en"' in switch
+        assert 'href="/rules/magnetic-field?lang=ru"' in switch
+        assert re.search(rf'aria-current="page">{current}</a>', switch)
+    # a language without a page falls back to English, and other games are unchanged
+    fallback = client.get("/rules/magnetic-field?lang=de").get_data(as_text=True)
+    assert '<html lang="en">' in fallback and "<h1>Magnetic Field</h1>" in fallback
+    assert '<html lang="en">' in client.get("/rules/mastery?lang=ru").get_data(as_text=True)
+    assert client.get("/rules/magnetic-field?lang=../x").status_code == 200
+
+
+# -- in a real browser ------------------------------------------------------------------------
+
+@pytest.mark.browser
+def test_draft_tile_and_figure_by_clicking_in_chromium(client, seeded, live_server):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.fail("/usr/bin/chromium is missing", pytrace=False)
+    game = seeded("browser")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            pages = []
+            for url in game.urls:
+                page = browser.new_context().new_page()
+                page.set_default_timeout(10_000)
+                page.goto(live_server + url)
+                pages.append(page)
+            # the draft: Blue clicks face-up tiles under the field, Red uses the buttons
+            for seat, pick in enumerate(PICKS):
+                page = pages[seat % 2]
+                page.reload()
+                if seat % 2:
+                    page.locator(".builder a.choice",
+                                 has_text=board.choice_label(f"pick-{pick}")).click()
+                else:
+                    page.locator(f'.board-area a.choice[data-choice="pick-{pick}"]').click()
+                expect(page.locator("#confirm-move")).to_have_text(f"Play pick {pick}")
+                page.locator("#confirm-move").click()
+                expect(page.locator("section.moves")).to_contain_text(f"pick {pick}")
+            blue = pages[0]
+            blue.reload()
+            expect(blue.locator("#status")).to_contain_text("Your turn")
+            # a tile from the hand, then its cell
+            blue.locator('.board-area a.choice[data-choice="K"]').click()
+            expect(blue.locator(".builder")).to_contain_text("K: choose its cell")
+            blue.locator('.board-area a.cell[data-cell="e5"]').click()
+            expect(blue.locator('[data-cell="e5"] .tile-on-field.pending')).to_have_count(1)
+            # a figure: its direction, then its cell
+            blue.locator(".builder a.choice", has_text="Enter a figure, N pole ↑ north").click()
+            expect(blue.locator(".builder")).to_contain_text("enter facing north")
+            blue.locator('.board-area a.cell[data-cell="e4"]').click()
+            expect(blue.locator(".mf-preview")).to_contain_text("After this turn")
+            expect(blue.locator(".mf-preview")).to_contain_text("Score: Blue 0 – Red 0")
+            expect(blue.locator('.mf-preview [data-cell="e4"] .magnet.blue')).to_have_count(1)
+            blue.screenshot(path="/tmp/magnetic-field-preview.png", full_page=True)
+            blue.locator("#confirm-move").click()
+            expect(blue.locator(".notice")).to_contain_text("You played K@e5 +e4:n.")
+            expect(blue.locator('.board-area [data-cell="e4"] .magnet.blue')).to_have_count(1)
+            expect(blue.locator('.board-area [data-cell="e5"] .tile-K')).to_have_count(1)
+            assert client.get(game.apis[1]).json["view"]["last_move"]["move"] == "K@e5 +e4:n"
+        finally:
+            browser.close()
