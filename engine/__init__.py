@@ -4,10 +4,10 @@
 """
 from .core import (Game, IllegalMove, InvalidGameSetup, Option, Outcome, State, UnknownGame,
                    chance, perft, random_playout)
-from . import magnetic_field, mastery, the_right_moves
+from . import magnet, magnetic_field, mastery, the_right_moves
 
-GAMES: dict[str, Game] = {game.id: game for game in (mastery.GAME, the_right_moves.GAME,
-                                                    magnetic_field.GAME)}
+GAMES: dict[str, Game] = {game.id: game for game in (
+    mastery.GAME, magnet.GAME, the_right_moves.GAME, magnetic_field.GAME)}
 
 
 def get(game_id: str) -> Game:
