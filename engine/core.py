@@ -191,6 +191,12 @@ class Game:
         """
         return move
 
+    def review_view(self, state: State, seat: int | None, final: State) -> dict[str, Any]:
+        """``view`` of an earlier ``state`` of a game whose latest state is ``final``, for
+        its history pages. By default the same as ``view``; a game whose secrets become
+        public at the end (Magnet's values) shows them here once ``final`` is over."""
+        return self.view(state, seat)
+
     def canonical(self, state: State, seat: int, move: str) -> str:
         """``move`` spelled as the game writes it, which is what logs store. Raises
         ``IllegalMove`` as ``apply`` would."""

@@ -712,16 +712,18 @@ class Magnet(Game):
 
     # -- what each seat may see ------------------------------------------------------------
 
-    def view(self, state: MagnetState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: MagnetState, seat: int | None, *,
+             reveal: bool = False) -> dict[str, Any]:
         """``pieces``: vertex -> owner and rank, and ``piece`` (its code: K, T2, T3, 2, 3, 4)
         only for the viewer's own pieces, or for all once the game is over; ``captured``
         (public, with values), ``destroyed`` (pieces a trap removed: the value only for their
         owner), ``arrangements`` (the setups the viewer may see), ``last_turn`` (what each
-        piece of the last turn did: all public), and the phase, turn and seats to move."""
+        piece of the last turn did: all public), and the phase, turn and seats to move.
+        ``reveal``: show every value, as in a game that is over (``review_view``)."""
         over = state.outcome is not None
 
         def shows(owner: int) -> bool:
-            return over or owner == seat
+            return over or reveal or owner == seat
 
         pieces = {}
         for v, x in enumerate(state.board):
@@ -757,6 +759,11 @@ class Magnet(Game):
                           for o, k, r, v, t in state.destroyed],
             "last_turn": last,
         }
+
+    def review_view(self, state: MagnetState, seat: int | None,
+                    final: State) -> dict[str, Any]:
+        # Everything is public once the game is over, in its history too.
+        return self.view(state, seat, reveal=final.outcome is not None)
 
     def public_move(self, seat: int, move: str, viewer: int | None, state_after: State) -> str:
         # A setup is secret until the game ends; a turn names only vertices, which are public.
@@ -799,6 +806,19 @@ def path_preview(state: MagnetState, seat: int, vertex: str) -> dict[str, dict[s
                               "captures": [NAMES[v] for v in p.captures],
                               "can_move": bool(p.path), "can_promote": p.promotable}
             for p in _affected(kn, magnet)}
+
+
+def order_pieces(state: MagnetState, seat: int, vertex: str) -> list[str]:
+    """The affected pieces whose order may change the result of a magnet on ``vertex``, in
+    sort order; empty when every order gives the same result (and on the opening turn, when
+    one piece moves). The others may move in any order: a builder need not ask for it."""
+    kn = _mover_knowledge(state, seat)
+    magnet = _index(vertex)
+    placements = _placements(kn, magnet)
+    if kn.opening or not placements:
+        return []
+    an = _analyse(kn, magnet, placements[0])
+    return [NAMES[o] for o in an.essential] if len(_classes(an)) > 1 else []
 
 
 def legal_turns(state: MagnetState, seat: int, vertex: str) -> list[str]:

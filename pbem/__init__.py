@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from flask import Flask, request
 
-from . import api, cli, db, play, site
+from . import api, cli, db, play, preferences, site
 from .links import redact
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,10 +29,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         PUBLIC_URL=None,              # e.g. https://games.example.org, for links in emails
         MAIL_FROM="Correspondence games <games@localhost>",
         MAIL_DOMAIN="pbem.localhost",  # the right-hand side of Message-IDs
+        REPLY_ADDRESS=None,  # replies with moves: None = move@MAIL_DOMAIN, "" = off
         MAIL_FOLDER=os.path.join(app.instance_path, "mail"),  # .eml files when no SMTP
         SMTP_HOST=None, SMTP_PORT=25, SMTP_SECURITY="none",  # none, starttls or ssl
         SMTP_USERNAME=None, SMTP_PASSWORD=None,
         MAIL_INTERVAL_SECONDS=20,     # how often the scheduler delivers queued mail
+        CLOCK_INTERVAL_SECONDS=60,    # how often game clocks are checked for timeouts
+        REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
+        DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
     )
     if test_config is None:
@@ -51,6 +55,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(site.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(preferences.bp)
     cli.register(app)
     app.after_request(_security_headers)
     _keep_secrets_out_of_logs(app)

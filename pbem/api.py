@@ -6,7 +6,7 @@ from typing import Any
 from flask import Blueprint, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from . import links, matches
+from . import clocks, links, matches
 from .db import get_db
 from .matches import Match
 from .play import open_link
@@ -44,6 +44,8 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
                     for s in match.seats],
         "draw_offer": match.draw_offer,
+        "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
+        "clocks": clocks.to_json(match),    # each seat's remaining time; null: no clock
     }
 
 
@@ -52,7 +54,7 @@ def create_game():
     try:
         body = _body()
         created = matches.create(get_db(), body.get("game"), body.get("players"),
-                                 body.get("options"))
+                                 body.get("options"), clock=body.get("clock"))
     except matches.ActionError as error:
         return _error(error.status, error.message)
     match = created.match
@@ -110,3 +112,18 @@ def draw(token: str):
     if answer not in kinds:
         return _error(400, "'answer' must be offer, accept or decline.")
     return _act(token, kinds[answer], ply_required=False)
+
+
+@bp.post("/play/<token>/vacation")
+def vacation(token: str):
+    """Pause the player's clock for ``{"days": N}`` days, from now (or from the end of a
+    vacation already running); 422 beyond the year's allowance."""
+    match, seat = open_link(token, "play")
+    try:
+        days = _body().get("days")
+        if isinstance(days, bool) or not isinstance(days, int):
+            raise matches.InvalidRequest("'days' must be a whole number of days.")
+        after = matches.act(get_db(), match.id, seat, "vacation", str(days))
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify(game_json(after, seat))

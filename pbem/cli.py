@@ -10,6 +10,7 @@ from werkzeug.serving import run_simple
 
 from . import scheduler
 from .db import get_db, init_db_command
+from .listener import mail_listener_command, receive_mail_command
 
 
 @click.command("serve")
@@ -19,6 +20,8 @@ from .db import get_db, init_db_command
 def serve_command(host: str, port: int) -> None:
     """Run the web server and the scheduler in one process (the embedded default)."""
     app = current_app._get_current_object()
+    # Emails written by scheduled jobs have no request to take the address from.
+    app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"] or f"http://{host}:{port}"
     jobs = scheduler.start_background(app)
     click.echo(f"Scheduler: {'running' if jobs else 'already running in another process'}.")
     if not app.config.get("SMTP_HOST"):
@@ -40,6 +43,9 @@ def send_mail_command() -> None:
 @with_appcontext
 def run_scheduler_command() -> None:
     """Run the background jobs in this process, until stopped (for multi-process servers)."""
+    if not current_app.config["PUBLIC_URL"]:
+        click.echo("Warning: PUBLIC_URL is not set, so links in scheduled emails will point "
+                   "to http://localhost.", err=True)
     click.echo("Scheduler running; stop it with Ctrl-C.")
     scheduler.run_forever(current_app._get_current_object())
 
@@ -60,5 +66,6 @@ def list_games_command(status: str | None) -> None:
 
 def register(app: Flask) -> None:
     for command in (init_db_command, serve_command, send_mail_command,
-                    run_scheduler_command, list_games_command):
+                    run_scheduler_command, list_games_command,
+                    receive_mail_command, mail_listener_command):
         app.cli.add_command(command)

@@ -42,7 +42,13 @@ def close_db(_error: BaseException | None = None) -> None:
 @contextlib.contextmanager
 def write(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """A write transaction that takes the write lock at once (BEGIN IMMEDIATE), so two
-    requests for the same game serialise instead of failing to upgrade a read lock."""
+    requests for the same game serialise instead of failing to upgrade a read lock.
+    Inside another write transaction it is a savepoint of that one: the outer commit
+    decides for both."""
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
     db.conn.execute("BEGIN IMMEDIATE")
     try:
         yield db
@@ -77,6 +83,8 @@ def init_db(db: sqlite_utils.Database) -> None:
         "updated_at": str,
     }, pk="id", not_null={"game", "players", "options", "seed", "created_at"},
         if_not_exists=True)
+    if "clock" not in db["games"].columns_dict:  # added later: upgrade older databases
+        db["games"].add_column("clock", str)  # JSON time control (pbem/clocks.py); null: none
     db["seats"].create({
         "game_id": str, "seat": int, "name": str, "email": str,
     }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
@@ -84,7 +92,8 @@ def init_db(db: sqlite_utils.Database) -> None:
         "game_id": str,
         "seq": int,           # 1, 2, 3, ... per game; the primary key makes it unique
         "seat": int,          # who acted (null for the server itself, e.g. a timeout)
-        "kind": str,          # move, resign, draw_offer, draw_accept, draw_decline
+        "kind": str,          # move, resign, draw_offer, draw_accept, draw_decline,
+                              # vacation (move: its days), timeout (the server's; seat: who ran out)
         "move": str,          # the move in notation, for kind = move
         "created_at": str,
     }, pk=("game_id", "seq"), foreign_keys=[("game_id", "games", "id")],
@@ -102,6 +111,12 @@ def init_db(db: sqlite_utils.Database) -> None:
     db["home_links"].create({
         "token_hash": str, "email": str, "created_at": str,
     }, pk="token_hash", if_not_exists=True)
+    db["clock_warnings"].create({   # one "your time runs out" email per seat and turn
+        "game_id": str, "seat": int,
+        "turn_seq": int,      # the event that began the turn (0: the game's start)
+        "deadline": str, "created_at": str,
+    }, pk=("game_id", "seat", "turn_seq"), foreign_keys=[("game_id", "games", "id")],
+        if_not_exists=True)
     db["outbox"].create({
         "id": int,
         "message_id": str,    # fixed when queued, so a resend after a crash keeps it
@@ -120,6 +135,33 @@ def init_db(db: sqlite_utils.Database) -> None:
     db["seats"].create_index(["email"], if_not_exists=True)
     db["links"].create_index(["game_id", "seat"], if_not_exists=True)
     db["outbox"].create_index(["status", "next_attempt_at"], if_not_exists=True)
+    # Notifications (pbem/notify.py), added later: upgrade older databases in place.
+    if "notify" not in db["seats"].columns_dict:  # each, digest or none
+        db["seats"].add_column("notify", str, not_null_default="each")
+    # kind: start, turn, reminder, digest, end, draw_offer, home, ... (other: unclassified);
+    # seat: the seat an email is about; unique_key: what must never be sent twice (the
+    # reminder of one turn, one address's digest of one day)
+    for column, type_, default in (("kind", str, "other"), ("seat", int, None),
+                                   ("unique_key", str, None)):
+        if column not in db["outbox"].columns_dict:
+            db["outbox"].add_column(column, type_, not_null_default=default)
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) "
+               "WHERE unique_key IS NOT NULL")
+    db["outbox"].create_index(["game_id", "seat", "kind"], if_not_exists=True)
+    db["email_links"].create({  # the secret of every email's settings and unsubscribe links
+        "token_hash": str,    # sha256, like links
+        "purpose": str,       # seat (one seat's emails), digest or home (an address's)
+        "game_id": str, "seat": int,  # purpose seat
+        "email": str,         # purpose digest or home
+        "created_at": str,
+    }, pk="token_hash", if_not_exists=True)
+    db["home_optouts"].create({  # addresses that want no more "Your games" emails
+        "email": str,         # lower case
+        "created_at": str,
+    }, pk="email", if_not_exists=True)
+    db["digest_days"].create({  # the days whose digests were queued (UTC dates)
+        "day": str, "created_at": str,
+    }, pk="day", if_not_exists=True)
 
 
 @click.command("init-db")

@@ -19,6 +19,8 @@ TOKEN_BYTES = 24
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
 # A token inside a URL: what log lines must not show.
 TOKEN_IN_URL = re.compile(r"(?<=/)[A-Za-z0-9_-]{32}(?=[/?#\s\"]|$)")
+# A token in a reply address (move+<ply>.<token>@domain, see inbound.py).
+TOKEN_IN_ADDRESS = re.compile(r"(?<=[+.])[A-Za-z0-9_-]{32}(?=@)")
 
 
 def new_token() -> str:
@@ -55,7 +57,7 @@ def resolve(db: sqlite_utils.Database, token: str) -> Access | None:
 
 def redact(text: str) -> str:
     """``text`` with anything shaped like a secret token replaced, for log lines."""
-    return TOKEN_IN_URL.sub("[secret]", text)
+    return TOKEN_IN_ADDRESS.sub("[secret]", TOKEN_IN_URL.sub("[secret]", text))
 
 
 def external_url(endpoint: str, **values: object) -> str:

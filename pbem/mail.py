@@ -29,15 +29,19 @@ LEASE = timedelta(minutes=5)  # a claimed message is retried after this if its s
 
 def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
           game_id: str | None = None, headers: Mapping[str, str] | None = None,
-          domain: str = "pbem.localhost") -> str:
-    """Add a message to the outbox (call inside the transaction of its cause)."""
+          domain: str = "pbem.localhost", kind: str = "other", seat: int | None = None,
+          unique_key: str | None = None) -> str:
+    """Add a message to the outbox (call inside the transaction of its cause). ``kind``
+    (start, turn, reminder, digest, end, ...) and ``seat`` say what it is about, for the jobs
+    that look back at what was sent; a ``unique_key`` can be queued only once, ever."""
     message_id = make_msgid(domain=domain)
     now = utcnow()
     db["outbox"].insert({
         "message_id": message_id, "game_id": game_id, "recipient": recipient,
         "subject": subject, "body": body, "headers": json.dumps(dict(headers or {})),
         "created_at": now, "status": "pending", "attempts": 0, "next_attempt_at": now,
-        "sent_at": None, "last_error": None})
+        "sent_at": None, "last_error": None, "kind": kind, "seat": seat,
+        "unique_key": unique_key})
     return message_id
 
 
@@ -136,12 +140,14 @@ def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
                     "attempts": attempts, "status": "failed" if gave_up else "pending",
                     "next_attempt_at": _later(min(60 * 2 ** attempts, 6 * 3600)),
                     "last_error": f"{type(error).__name__}: {error}"[:500],
-                    **({"body": redact(row["body"])} if gave_up else {})})
+                    **({"body": redact(row["body"]), "headers": redact(row["headers"])}
+                       if gave_up else {})})
             continue
         sent += 1
         with write(db):
             # The stored copy loses its secret links once the player has them.
             db["outbox"].update(row["id"], {"status": "sent", "sent_at": utcnow(),
                                             "attempts": row["attempts"] + 1,
-                                            "body": redact(row["body"])})
+                                            "body": redact(row["body"]),
+                                            "headers": redact(row["headers"])})
     return sent, failed

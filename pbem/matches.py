@@ -16,12 +16,13 @@ import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, Sequence
 
 import engine
 import sqlite_utils
 
-from . import links
+from . import clocks, links
 from .db import utcnow, write
 
 MAX_NAME = 60
@@ -91,6 +92,7 @@ class Match:
     states: tuple[engine.State, ...] = ()  # states[p]: the position after p moves
     current: engine.State | None = None    # after every event (a resignation ends the game)
     draw_offer: int | None = None          # the seat whose draw offer stands
+    clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
 
     @property
     def ply(self) -> int:
@@ -143,6 +145,10 @@ class Match:
                 offer = None
             elif event.kind == "draw_decline":
                 offer = None
+            elif event.kind == "timeout":  # recorded by the server (clocks.enforce)
+                current = game.conclude(current, clocks.timeout_outcome(
+                    game, current, event.seat, self.clock))
+            # a "vacation" pauses its player's clock (clocks.py) and changes no state
         return replace(self, events=self.events + tuple(events), states=tuple(states),
                        moves=self.moves + tuple(e for e in events if e.kind == "move"),
                        current=current, draw_offer=offer)
@@ -208,7 +214,7 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     start = game.start(row["players"], options, row["seed"])
     return Match(id=game_id, game=game, players=row["players"], options=options,
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
-                 states=(start,), current=start)
+                 states=(start,), current=start, clock=clocks.stored(row["clock"]))
 
 
 # -- creating a game -----------------------------------------------------------------------
@@ -221,9 +227,10 @@ class Created:
 
 
 def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
-           seed: str | None = None) -> Created:
+           seed: str | None = None, clock: Any = None) -> Created:
     """Validate a request for a new game, store it and queue its start emails. The seed
-    (which decides every chance event) is fresh and secret unless one is given."""
+    (which decides every chance event) is fresh and secret unless one is given; ``clock``
+    is the time control (``clocks.settings``), None for none."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
@@ -234,13 +241,17 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
         start = game.start(len(seats), options if options is not None else {}, seed)
     except ValueError as error:
         raise InvalidRequest(str(error)) from None
+    try:
+        clock = clocks.settings(clock)
+    except ValueError as error:
+        raise InvalidRequest(str(error)) from None
     new_id = secrets.token_urlsafe(6)
     now = utcnow()
     with write(db):
         db["games"].insert({
             "id": new_id, "game": game.id, "players": len(seats),
             "options": json.dumps(start.options), "seed": seed, "created_at": now,
-            **_summary(start), "updated_at": now})
+            **_summary(start), "updated_at": now, "clock": json.dumps(clock)})
         db["seats"].insert_all({"game_id": new_id, "seat": s.seat, "name": s.name,
                                 "email": s.email} for s in seats)
         tokens = tuple(links.mint(db, new_id, s.seat) for s in seats)
@@ -275,24 +286,32 @@ def _summary(state: engine.State) -> dict[str, Any]:
 
 # -- acting on a game ----------------------------------------------------------------------
 
+SERVER_KINDS = ("timeout",)  # events only the server records (``server=True``), never a player
+
+
 def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str | None = None,
-        seen_ply: int | None = None) -> Match:
+        seen_ply: int | None = None, *, server: bool = False,
+        now: datetime | None = None) -> Match:
     """Record one event by ``seat`` after checking it against the current position.
 
     ``seen_ply`` is the ply the player was looking at; if the game has moved on since, the
-    request is stale and refused. A refused request writes nothing.
+    request is stale and refused. A refused request writes nothing. Inside a caller's write
+    transaction, the event commits with it (an emailed move and its answer). ``server`` is for the
+    server's own events (a timeout, for ``seat``); ``now`` (default: now) is the event's time.
     """
+    now = now or clocks.utc_now()
+    outermost = not db.conn.in_transaction
     with write(db):
         before = load(db, game_id)
         if seen_ply is not None and seen_ply != before.ply:
             raise StalePosition(
                 f"The game has moved on since you loaded it (you saw ply {seen_ply}, it is now "
                 f"at ply {before.ply}). Look at the current position and try again.")
-        _check(before, seat, kind, move)
+        _check(before, seat, kind, move, server, now)
         try:
             if kind == "move":
                 move = before.game.canonical(before.current, seat, move)
-            event = Event(before.last_seq + 1, seat, kind, move, utcnow())
+            event = Event(before.last_seq + 1, seat, kind, move, clocks.iso(now))
             after = before.with_events([event])
         except engine.IllegalMove as error:
             raise Refused(str(error)) from None
@@ -301,13 +320,26 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
         db["games"].update(game_id, {**_summary(after.current), "updated_at": event.created_at})
         from . import notify
         notify.event_recorded(db, before, after, event)
-    CACHE.put(after)
+    if outermost:  # an enclosing transaction may still roll back: let load() catch up then
+        CACHE.put(after)
     return after
 
 
-def _check(match: Match, seat: int, kind: str, move: str | None) -> None:
+def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = False,
+           now: datetime | None = None) -> None:
     if match.finished:
         raise Refused(f"The game is over: {match.current.outcome.reason}.")
+    late = clocks.ran_out(match, now or clocks.utc_now())
+    if kind in SERVER_KINDS or server:
+        if not server or kind not in SERVER_KINDS:
+            raise InvalidRequest(f"Unknown action '{kind}'.")
+        if late is None or late.seat != seat:
+            raise Refused("No clock has run out.")
+        return
+    if late is not None:
+        # Decided on time: the scheduler's clock job records it at its next run.
+        raise Refused(f"{match.seat_name(late.seat)} has run out of time "
+                      f"({late.deadline_text}); the game ends on time.")
     if kind == "move":
         if not isinstance(move, str) or not move.strip():
             raise Refused("Write a move in the game's notation.")
@@ -319,6 +351,11 @@ def _check(match: Match, seat: int, kind: str, move: str | None) -> None:
     elif kind in ("draw_accept", "draw_decline"):
         if not match.draw_offer_open_to(seat):
             raise Refused("There is no draw offer to answer.")
+    elif kind == "vacation":
+        try:
+            clocks.check_vacation(match, seat, move, now or clocks.utc_now())
+        except ValueError as error:
+            raise Refused(str(error)) from None
     elif kind != "resign":
         raise InvalidRequest(f"Unknown action '{kind}'.")
 

@@ -3,15 +3,42 @@
 Only hashes of secret links are stored, so an email cannot repeat a player's first link;
 each email that needs one carries a freshly minted link to the same seat instead.
 All emails of one game share a subject and a thread root (References), so mail clients
-keep them in one thread.
+keep them in one thread; digests and "Your games" emails belong to no game's thread.
+
+Every email ends with a link to its email settings and an unsubscribe link (also in the
+``List-Unsubscribe`` header, one-click per RFC 8058). Those links carry their own secret
+(``email_links``, only hashes stored), which opens the settings and nothing else: mail
+providers see the header's URL, so it must not be able to play for anyone.
+
+Each seat chooses (``seats.notify``, see ``PREFERENCES``) an email at every turn, a daily
+digest of the games waiting for its address, or none; ``HELD_BACK`` says which kinds of
+email each choice stops. The scheduler's jobs (``send_reminders``, ``send_digests``) take
+the time as a parameter and derive everything from the database: when a turn began from the
+event log, what was already sent from the outbox (``unique_key``) and ``digest_days``.
 """
 from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import sqlite_utils
 from flask import current_app, render_template
 
-from . import links, mail
+from . import clocks, inbound, links, mail, matches
+from .boards import board_for
+from .db import utcnow, write
 from .matches import Event, Match
+
+PREFERENCES = {"each": "an email at every turn",
+               "digest": "one email a day listing the games that wait for you",
+               "none": "no turn emails (only the start and the result of the game)"}
+# The kinds of email each choice holds back; every other kind (start, end, answers to a
+# player's own emailed moves, ...) is always sent.
+HELD_BACK = {"each": frozenset(),
+             "digest": frozenset({"turn", "reminder", "draw_offer"}),
+             "none": frozenset({"turn", "reminder", "draw_offer", "deadline", "digest"})}
+KINDS = {"started": "start", "your_turn": "turn", "finished": "end"}  # others: the template
+HINT_MOVES = 8  # legal moves named in an email
 
 
 def thread_root(match: Match) -> str:
@@ -23,16 +50,68 @@ def subject(match: Match) -> str:
     return f"{match.game.title}: {names} [{match.id}]"
 
 
-def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str,
-          **context: object) -> None:
+def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
+          kind: str | None = None, unique_key: str | None = None,
+          **context: object) -> str | None:
+    """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
+    may see it, a hint of its legal moves and the settings footer; unless the seat's choice
+    holds this kind of email back (then None). Returns the Message-ID."""
+    kind = kind or KINDS.get(template, template)
+    if kind in HELD_BACK[preference(db, match.id, seat)]:
+        return None
     token = links.mint(db, match.id, seat)
+    link = links.external_url("play.page", role="play", token=token)
+    footer, footer_headers = _footer(db, "seat", game_id=match.id, seat=seat)
     body = render_template(
         f"email/{template}.txt", match=match, seat=seat, name=match.seats[seat].name,
-        link=links.external_url("play.page", role="play", token=token),
-        rules=links.external_url("site.rules", game_id=match.game.id), **context)
-    mail.queue(db, recipient=match.seats[seat].email, subject=subject(match), body=body,
-               game_id=match.id, domain=current_app.config["MAIL_DOMAIN"],
-               headers={"References": thread_root(match), "In-Reply-To": thread_root(match)})
+        link=link, rules=links.external_url("site.rules", game_id=match.game.id),
+        board=board_text(match, seat), hint=legal_hint(match, seat), **context)
+    return mail.queue(
+        db, recipient=match.seats[seat].email, subject=subject(match), body=body + footer,
+        game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
+        unique_key=unique_key,
+        headers={"References": thread_root(match), "In-Reply-To": thread_root(match),
+                 **inbound.reply_to_header(token, match.ply), **footer_headers})
+
+
+# -- what an email shows ---------------------------------------------------------------------
+
+def board_text(match: Match, seat: int | None) -> str:
+    """The current position as plain text, from what ``seat`` may know ("" for a game
+    whose board has no text drawing yet)."""
+    try:
+        text = getattr(board_for(match.game.id), "text", None)
+    except KeyError:
+        return ""
+    return text(match.game.view(match.current, seat), seat) if text else ""
+
+
+def legal_hint(match: Match, seat: int) -> str:
+    """A line naming some of ``seat``'s legal moves ("" when it has none): all of them when
+    few, else their number and a sample spread over the list."""
+    moves = match.game.legal_moves(match.current, seat)
+    if not moves:
+        return ""
+    if len(moves) <= HINT_MOVES:
+        return f"Your legal moves: {', '.join(moves)}."
+    sample = [moves[i * len(moves) // HINT_MOVES] for i in range(HINT_MOVES)]
+    try:  # a board with its own move builder lists only some of the legal moves
+        partial = hasattr(board_for(match.game.id), "build")
+    except KeyError:
+        partial = False
+    count = f"{len(moves)}{' or more' if partial else ''}"
+    return f"You have {count} legal moves, for example: {', '.join(sample)}."
+
+
+def turn_began(match: Match, seat: int) -> Event | None:
+    """The move that began ``seat``'s current turn (None: the game's start began it): the
+    last move after which the seat was to move and before which it was not, or which it
+    made itself (a game may give one seat several moves in a row)."""
+    for ply in range(match.ply, 0, -1):
+        move = match.moves[ply - 1]
+        if seat not in match.states[ply - 1].to_move or move.seat == seat:
+            return move
+    return None
 
 
 def game_started(db: sqlite_utils.Database, match: Match, tokens: tuple[str, ...],
@@ -61,7 +140,221 @@ def event_recorded(db: sqlite_utils.Database, before: Match, after: Match,
                 _send(db, after, seat, "draw_offer", offerer=after.seat_name(event.seat))
 
 
+def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock) -> None:
+    """Tell a player to move that their time runs out soon (``clock``: their
+    ``clocks.SeatClock``; the clock job sends this once per turn)."""
+    team = len(match.game.team_of(match.players, seat)) > 1
+    _send(db, match, seat, "deadline", deadline=clock.deadline_text, left=clock.left_text,
+          on_timeout=match.clock["on_timeout"], team=team,
+          vacation_left=clock.vacation_days_left)
+
+
 def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
+    """The "Your games" email, unless the address opted out of those."""
+    if home_opted_out(db, email):
+        return
+    footer, headers = _footer(db, "home", email=email)
     body = render_template("email/home.txt", link=links.external_url("site.home", token=token))
-    mail.queue(db, recipient=email, subject="Your games", body=body,
-               domain=current_app.config["MAIL_DOMAIN"])
+    mail.queue(db, recipient=email, subject="Your games", body=body + footer,
+               domain=current_app.config["MAIL_DOMAIN"], kind="home", headers=headers)
+
+
+# -- preferences, and the links that change them ---------------------------------------------
+
+def preference(db: sqlite_utils.Database, game_id: str, seat: int) -> str:
+    rows = list(db.query("SELECT notify FROM seats WHERE game_id = ? AND seat = ?",
+                         [game_id, seat]))
+    return rows[0]["notify"] if rows and rows[0]["notify"] in PREFERENCES else "each"
+
+
+def set_preference(db: sqlite_utils.Database, game_id: str, seat: int, choice: str) -> None:
+    if choice not in PREFERENCES:
+        raise ValueError(f"unknown email choice {choice!r}")
+    db.execute("UPDATE seats SET notify = ? WHERE game_id = ? AND seat = ?",
+               [choice, game_id, seat])
+
+
+def home_opted_out(db: sqlite_utils.Database, email: str) -> bool:
+    return bool(list(db.query("SELECT 1 FROM home_optouts WHERE email = ?", [email.lower()])))
+
+
+def set_home_opt_out(db: sqlite_utils.Database, email: str, out: bool) -> None:
+    if out:
+        db.execute("INSERT OR IGNORE INTO home_optouts (email, created_at) VALUES (?, ?)",
+                   [email.lower(), utcnow()])
+    else:
+        db.execute("DELETE FROM home_optouts WHERE email = ?", [email.lower()])
+
+
+def mint_email_link(db: sqlite_utils.Database, purpose: str, *, game_id: str | None = None,
+                    seat: int | None = None, email: str | None = None) -> str:
+    """A new secret for an email's settings and unsubscribe links: ``purpose`` "seat" (one
+    seat's emails), "digest" or "home" (an address's digests or "Your games" emails)."""
+    token = links.new_token()
+    db["email_links"].insert({"token_hash": links.token_hash(token), "purpose": purpose,
+                              "game_id": game_id, "seat": seat, "email": email,
+                              "created_at": utcnow()})
+    return token
+
+
+def resolve_email_link(db: sqlite_utils.Database, token: str) -> dict[str, Any] | None:
+    if not links.TOKEN_SHAPE.fullmatch(token):
+        return None
+    rows = list(db.query("SELECT purpose, game_id, seat, email FROM email_links "
+                         "WHERE token_hash = ?", [links.token_hash(token)]))
+    return dict(rows[0]) if rows else None
+
+
+def _footer(db: sqlite_utils.Database, purpose: str, **target: Any) -> tuple[str, dict]:
+    """The settings and unsubscribe footer of an email, and its List-Unsubscribe headers."""
+    token = mint_email_link(db, purpose, **target)
+    unsubscribe = links.external_url("preferences.unsubscribe", token=token)
+    text = render_template("email/footer.txt", purpose=purpose, unsubscribe=unsubscribe,
+                           settings=links.external_url("preferences.settings", token=token))
+    return "\n" + text.rstrip("\n") + "\n", {
+        "List-Unsubscribe": f"<{unsubscribe}>",
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+
+
+def seat_footer(db: sqlite_utils.Database, match: Match, seat: int) -> tuple[str, dict]:
+    """The footer and List-Unsubscribe headers of an email to ``seat``, for emails queued
+    without ``_send`` (e.g. answers to moves sent by email: queue them with kind "answer")."""
+    return _footer(db, "seat", game_id=match.id, seat=seat)
+
+
+def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
+    """What the one-click unsubscribe of an email's link does: a seat's link stops that
+    seat's turn emails (choice none); a digest's stops every digest of the address (its
+    seats that chose digest get none); a "Your games" email's stops those emails."""
+    if link["purpose"] == "seat":
+        set_preference(db, link["game_id"], link["seat"], "none")
+    elif link["purpose"] == "digest":
+        db.execute("UPDATE seats SET notify = 'none' WHERE email = ? COLLATE NOCASE "
+                   "AND notify = 'digest'", [link["email"]])
+    elif link["purpose"] == "home":
+        set_home_opt_out(db, link["email"], True)
+
+
+# -- the scheduler's jobs --------------------------------------------------------------------
+
+def _parse(text: str) -> datetime:
+    at = datetime.fromisoformat(text)
+    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+
+def _active_game_ids(db: sqlite_utils.Database) -> list[str]:
+    return [row["id"] for row in db.query(
+        "SELECT id FROM games WHERE status = 'active' ORDER BY created_at")]
+
+
+def send_reminders(db: sqlite_utils.Database, now: datetime, hours: float) -> int:
+    """Queue one reminder to each seat (that chose an email at every turn) whose turn began
+    more than ``hours`` before ``now`` and that has not been reminded of this turn (a
+    player on vacation, see clocks.py, is reminded once it is over). The turn's start comes
+    from the event log; "reminded" is the outbox row whose unique_key names the game, the
+    seat and the event that began the turn. Returns how many."""
+    if not hours or float(hours) <= 0:
+        return 0
+    due = now - timedelta(hours=float(hours))
+    queued = 0
+    for game_id in _active_game_ids(db):
+        if not _reminders_due(db, matches.load(db, game_id), now, due):
+            continue  # the common case reads only, and never takes the write lock
+        with write(db):  # check again, as of this transaction
+            match = matches.load(db, game_id)
+            for seat, began, since, key in _reminders_due(db, match, now, due):
+                shown = (match.game.public_move(began.seat, began.move, seat, match.current)
+                         if began else None)
+                if _send(db, match, seat, "reminder", unique_key=key,
+                         since=since.strftime("%Y-%m-%d %H:%M UTC"),
+                         waited=_duration(now - since),
+                         mover=match.seat_name(began.seat) if began else None,
+                         last_move=shown):
+                    queued += 1
+    return queued
+
+
+def _reminders_due(db: sqlite_utils.Database, match: Match | None, now: datetime,
+                   due: datetime) -> list[tuple[int, Event | None, datetime, str]]:
+    """(seat, the move that began its turn, when, the reminder's unique key) for each seat
+    of ``match`` to remind: its turn began before ``due`` and it has not been reminded."""
+    found = []
+    if match is None or match.finished:
+        return found
+    seat_clocks = clocks.of_match(match, now) if match.clock else None
+    for seat in match.current.to_move:
+        if "reminder" in HELD_BACK[preference(db, match.id, seat)]:
+            continue
+        if seat_clocks and seat_clocks[seat].vacation_until is not None:
+            continue
+        began = turn_began(match, seat)
+        since = _parse(began.created_at if began else match.created_at)
+        key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
+        if since <= due and not list(db.query("SELECT 1 FROM outbox WHERE unique_key = ?",
+                                               [key])):
+            found.append((seat, began, since, key))
+    return found
+
+
+def _duration(delta: timedelta) -> str:
+    hours = int(delta.total_seconds() // 3600)
+    if hours < 72:
+        return f"{hours} hour{'s' if hours != 1 else ''}"
+    return f"{hours // 24} days"
+
+
+def waiting_for(match: Match, seat: int) -> bool:
+    """Whether the game waits for ``seat``: its turn, or a draw offer it may answer."""
+    return not match.finished and (seat in match.current.to_move
+                                   or match.draw_offer_open_to(seat))
+
+
+def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
+    """From ``hour`` (UTC) on, once per day: queue to each address with seats that chose the
+    digest one email listing its games that wait for it, each with a fresh link. The day
+    counts as done once its row is in ``digest_days``, written in the same transaction as
+    the emails, so neither a second run nor a restart sends the day's digests again.
+    Returns how many were queued (0 before the hour and once the day is done)."""
+    now = now.astimezone(timezone.utc)
+    if now.hour < int(hour):
+        return 0
+    day = now.date().isoformat()
+    with write(db):
+        if list(db.query("SELECT 1 FROM digest_days WHERE day = ?", [day])):
+            return 0
+        db["digest_days"].insert({"day": day, "created_at": utcnow()})
+        rows = list(db.query(
+            "SELECT s.game_id, s.seat, s.email FROM seats s JOIN games g ON g.id = s.game_id "
+            "WHERE s.notify = 'digest' AND g.status = 'active' ORDER BY g.created_at, s.seat"))
+        by_address: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            match = matches.load(db, row["game_id"])
+            if match is None or not waiting_for(match, row["seat"]):
+                continue
+            by_address.setdefault(row["email"].lower(), []).append(
+                _digest_entry(db, match, row["seat"]))
+        for address, entries in by_address.items():
+            recipient = next(r["email"] for r in rows if r["email"].lower() == address)
+            footer, headers = _footer(db, "digest", email=recipient)
+            body = render_template("email/digest.txt", entries=entries, day=day)
+            count = len(entries)
+            mail.queue(db, recipient=recipient, body=body + footer,
+                       subject=f"Your games: {count} waiting for you ({day})",
+                       domain=current_app.config["MAIL_DOMAIN"], kind="digest",
+                       unique_key=f"digest:{address}:{day}", headers=headers)
+    return len(by_address)
+
+
+def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[str, Any]:
+    last = match.moves[-1] if match.moves else None
+    return {
+        "match": match, "seat": seat, "side": match.seat_name(seat),
+        "players": " vs ".join(s.name for s in match.seats),
+        "your_turn": seat in match.current.to_move,
+        "offerer": match.seat_name(match.draw_offer) if match.draw_offer_open_to(seat) else None,
+        "last_move": None if last is None else (
+            match.seat_name(last.seat) + " played "
+            + match.game.public_move(last.seat, last.move, seat, match.current)),
+        "link": links.external_url("play.page", role="play",
+                                   token=links.mint(db, match.id, seat)),
+    }

@@ -1,8 +1,10 @@
 """The pages a secret link opens: the game as a player (``/play/<token>``) or a spectator
 (``/watch/<token>``), its actions, its history plies and its downloadable record.
 
-Everything shown is built from ``game.view(state, seat)`` and ``game.public_move(...)``,
-never from the state itself, so a page cannot show more than its viewer may know.
+Everything shown is built from ``game.view(state, seat)`` (``game.review_view`` for a
+position of the history, which may show more once the game is over) and
+``game.public_move(...)``, never from the state itself, so a page cannot show more than its
+viewer may know.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from flask import (Blueprint, Response, abort, flash, redirect, render_template,
 
 from markupsafe import Markup, escape
 
-from . import builder, links, matches
+from . import builder, clocks, links, matches
 from .boards import board_for
 from .db import get_db
 from .matches import Match
@@ -56,7 +58,7 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         return url_for(".page", role=role, token=token, path=build.extend(token_))
 
     svg = board.render(
-        {**game.view(state, seat), **(build.overlay or {})}, seat=seat,
+        {**game.review_view(state, seat, match.current), **(build.overlay or {})}, seat=seat,
         selected=tuple(t for t in build.path if board.is_cell(t)),
         targets={t: click(t) for t in build.cells + build.choices} if legal else {},
         last=board.move_cells(texts[shown_ply - 1]) if shown_ply else set())
@@ -68,6 +70,7 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         legal=legal, build=build, error=error, typed=typed,
         choices=[(board.choice_label(c), click(c)) for c in build.choices],
         history_prefix=history_prefix,
+        clocks=clocks.of_match(match), time_control=clocks.describe(match.clock),
     ), status
 
 
@@ -155,6 +158,24 @@ def draw(token: str):
     return _act(token, kinds[answer])
 
 
+@bp.post("/play/<token>/vacation")
+def vacation(token: str):
+    """Pause the player's clock for the form's ``days`` (the year's allowance permitting)."""
+    match, seat = open_link(token, "play")
+    days = request.form.get("days", "").strip()
+    try:
+        if not days.isdigit():
+            raise matches.InvalidRequest("Enter a whole number of days.")
+        after = matches.act(get_db(), match.id, seat, "vacation", str(int(days)))
+    except matches.ActionError as error:
+        current = matches.load(get_db(), match.id)
+        return _game_page(current, seat, token, "play", error=error.message,
+                          status=error.status)
+    until = clocks.of_match(after)[seat].vacation_text
+    flash(f"You are on vacation until {until}: your clock does not run meanwhile.")
+    return redirect(url_for(".page", role="play", token=token), 303)
+
+
 def record(match: Match, viewer: int | None) -> dict[str, Any]:
     """The whole game as ``viewer`` may know it, for download."""
     texts = iter(move_texts(match, viewer))
@@ -166,6 +187,8 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
         if event.kind == "move":
             ply += 1
             entry.update(ply=ply, move=next(texts))
+        elif event.kind == "vacation":
+            entry["days"] = int(event.move)
         events.append(entry)
     outcome = match.current.outcome
     return {

@@ -1,4 +1,5 @@
-"""Background jobs (APScheduler): delivering queued mail.
+"""Background jobs (APScheduler): delivering queued mail, game clocks (timeouts and
+deadline warnings), reminders and the daily digests.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -16,7 +17,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from . import mail
+from . import clocks, mail, notify
 from .db import connect
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,49 @@ def deliver_mail(app: Flask) -> tuple[int, int]:
     if sent or failed:
         log.info("mail: %d sent, %d failed", sent, failed)
     return sent, failed
+
+
+def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
+    """End the games whose to-move player ran out of time and warn those whose deadline is
+    near (``clocks.enforce``); ``now`` lets tests run it at a later time. Returns
+    (timeouts, warnings)."""
+    db = connect(app.config["DATABASE"])
+    try:
+        with app.test_request_context():  # emails render templates and build links
+            timeouts, warnings = clocks.enforce(db, now or datetime.now(timezone.utc))
+    finally:
+        db.close()
+    if timeouts or warnings:
+        log.info("clocks: %d timeouts, %d warnings", timeouts, warnings)
+    return timeouts, warnings
+
+
+NOTIFY_INTERVAL_SECONDS = 300  # how often reminders and the day's digests are looked for
+
+
+def send_reminders(app: Flask, now: datetime | None = None) -> int:
+    """Remind the players whose turn began more than REMINDER_HOURS ago, once per turn
+    (``notify.send_reminders``); ``now`` lets tests run it at a later time."""
+    return _notify_job(app, "reminders", notify.send_reminders, now,
+                       app.config.get("REMINDER_HOURS", 48))
+
+
+def send_digests(app: Flask, now: datetime | None = None) -> int:
+    """From DIGEST_HOUR (UTC) on, once a day, the digests (``notify.send_digests``)."""
+    return _notify_job(app, "digests", notify.send_digests, now,
+                       app.config.get("DIGEST_HOUR", 7))
+
+
+def _notify_job(app: Flask, name: str, job, now: datetime | None, setting) -> int:
+    db = connect(app.config["DATABASE"])
+    try:
+        with app.test_request_context():  # emails render templates and build links
+            queued = job(db, now or datetime.now(timezone.utc), setting)
+    finally:
+        db.close()
+    if queued:
+        log.info("%s: %d queued", name, queued)
+    return queued
 
 
 def _lock(app: Flask) -> IO | None:
@@ -54,6 +98,13 @@ def _scheduler(kind, app: Flask):
     scheduler.lock_handle = lock  # held for the life of the scheduler
     scheduler.add_job(deliver_mail, "interval", args=[app], id="deliver-mail",
                       seconds=app.config["MAIL_INTERVAL_SECONDS"], max_instances=1,
+                      coalesce=True, next_run_time=datetime.now(timezone.utc))
+    for job in (send_reminders, send_digests):
+        scheduler.add_job(job, "interval", args=[app], id=job.__name__.replace("_", "-"),
+                          seconds=NOTIFY_INTERVAL_SECONDS, max_instances=1, coalesce=True,
+                          next_run_time=datetime.now(timezone.utc))
+    scheduler.add_job(check_clocks, "interval", args=[app], id="check-clocks",
+                      seconds=app.config["CLOCK_INTERVAL_SECONDS"], max_instances=1,
                       coalesce=True, next_run_time=datetime.now(timezone.utc))
     return scheduler
 

@@ -14,7 +14,7 @@ from flask import (Blueprint, abort, current_app, jsonify, redirect, render_temp
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException
 
-from . import links, matches, notify
+from . import clocks, links, matches, notify
 from .db import get_db, utcnow, write
 
 bp = Blueprint("site", __name__)
@@ -56,7 +56,8 @@ def new_game(game_id: str):
     options = {option.name: form[f"option-{option.name}"] for option in game.options
                if f"option-{option.name}" in form}
     try:
-        created = matches.create(get_db(), game.id, players, options)
+        created = matches.create(get_db(), game.id, players, options,
+                                 clock=clocks.from_form(form))
     except matches.ActionError as error:
         return render_template("new.html", game=game, count=count, form=form,
                                error=error.message), error.status

@@ -36,3 +36,57 @@ document.addEventListener("keydown", (event) => {
 });
 
 window.addEventListener("popstate", () => { swapGame(window.location.href, false).catch(() => window.location.reload()); });
+
+// Magnet's setup: a piece of the tray (or one already placed) may be dragged onto a start
+// vertex. Its link picks the piece up and a click on the vertex puts it down, so a drop
+// follows the dragged piece's link with the vertex added to its click path.
+let magnetDrag = null;
+let magnetDropped = false;
+
+document.addEventListener("dragstart", (event) => {
+  if (event.target.closest && event.target.closest("#game [data-drag]")) { event.preventDefault(); }
+});
+
+document.addEventListener("pointerdown", (event) => {
+  const source = event.target.closest("#game [data-drag]");
+  if (!source || event.button !== 0) { return; }
+  magnetDrag = { source, x: event.clientX, y: event.clientY, ghost: null };
+});
+
+document.addEventListener("pointermove", (event) => {
+  if (!magnetDrag) { return; }
+  if (!magnetDrag.ghost) {
+    if (Math.hypot(event.clientX - magnetDrag.x, event.clientY - magnetDrag.y) < 6) { return; }
+    const ghost = document.createElement("div");
+    ghost.className = "mg-drag-ghost";
+    const value = magnetDrag.source.querySelector(".value");
+    ghost.textContent = value ? value.textContent : "";
+    document.body.appendChild(ghost);
+    magnetDrag.ghost = ghost;
+  }
+  magnetDrag.ghost.style.left = `${event.clientX}px`;
+  magnetDrag.ghost.style.top = `${event.clientY}px`;
+  event.preventDefault();
+});
+
+function endMagnetDrag(event, drop) {
+  const drag = magnetDrag;
+  magnetDrag = null;
+  if (!drag || !drag.ghost) { return; }
+  drag.ghost.remove();
+  magnetDropped = true;  // the click that may follow the drag is not a click
+  setTimeout(() => { magnetDropped = false; }, 0);
+  const under = drop && document.elementFromPoint(event.clientX, event.clientY);
+  const target = under && under.closest("#game [data-drop]");
+  if (!target) { return; }
+  const url = new URL(drag.source.getAttribute("href"), document.baseURI);
+  const path = url.searchParams.get("path");
+  url.searchParams.set("path", path ? `${path}.${target.dataset.cell}` : target.dataset.cell);
+  swapGame(url.href, false).catch(() => { window.location.href = url.href; });
+}
+
+document.addEventListener("pointerup", (event) => endMagnetDrag(event, true));
+document.addEventListener("pointercancel", (event) => endMagnetDrag(event, false));
+document.addEventListener("click", (event) => {
+  if (magnetDropped) { event.preventDefault(); event.stopImmediatePropagation(); magnetDropped = false; }
+}, true);

@@ -19,8 +19,9 @@ from pbem.matches import CACHE
 
 
 @pytest.fixture
-def app(tmp_path):
+def app(tmp_path, monkeypatch):
     CACHE.clear()  # every test starts from its own database
+    monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))  # its own lock and key
     app = create_app({
         "TESTING": True,
         "DATABASE": str(tmp_path / "pbem.sqlite"),

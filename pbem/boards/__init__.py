@@ -6,15 +6,16 @@
 - ``click_path(move) -> tuple[str, ...]``: the clicks that make a move (see ``builder``);
 - ``is_cell(token) -> bool`` and ``choice_label(token) -> str``: board clicks versus buttons;
 - ``move_cells(move) -> set[str]``: the cells a move touched, to mark the last move;
+- ``text(view, seat) -> str``: the position as plain text for emails, from ``view`` only;
 - optionally ``build(game, state, seat, path) -> builder.Build``: the board's own move builder,
   for games whose legal moves cannot all be listed (see ``builder.for_board``).
 """
 from types import ModuleType
 
-from . import magnetic_field, mastery, the_right_moves
+from . import magnet, magnetic_field, mastery, the_right_moves
 
 BOARDS: dict[str, ModuleType] = {"mastery": mastery, "the-right-moves": the_right_moves,
-                                 "magnetic-field": magnetic_field}
+                                 "magnetic-field": magnetic_field, "magnet": magnet}
 
 
 def board_for(game_id: str) -> ModuleType:

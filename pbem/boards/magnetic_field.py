@@ -510,3 +510,60 @@ def _footer(view: Mapping[str, Any], top: float, targets: Mapping[str, str]) -> 
     bottom = top + 26 + (34 if pool else 0) + (22 if last_words else 0)
     return {"top": top, "pool": pool, "words": " · ".join(words), "last": last_words,
             "bottom": bottom}
+
+
+# -- the position as plain text (emails) --------------------------------------------------------
+
+TEXT_ARROWS = {"n": "^", "e": ">", "s": "v", "w": "<"}
+
+
+def text(view: Mapping[str, Any], seat: int | None) -> str:
+    """The field as plain text for emails (rank 10 at the top, as on the page), then the
+    scores, figures, hands, deck and draft pool, all from ``view``: the viewer's own tiles by
+    code, the opponent's only as far as they are public (drafted tiles), the rest counted.
+
+    Each cell is three characters: its tile (C X K D) or ``.`` (``:`` in the centre), then a
+    figure if any: B or R for its colour and ^ > v < for where its N pole points."""
+    colours = view["colours"]
+    header = "     " + "   ".join(FILES)
+    lines = [header]
+    for rank in range(SIZE, 0, -1):
+        cells = []
+        for file in FILES:
+            name = f"{file}{rank}"
+            tile = view["tiles"].get(name) or (":" if name in CENTRE_NAMES else ".")
+            figure = view["figures"].get(name)
+            cells.append(tile + (figure["colour"][0].upper() + TEXT_ARROWS[figure["facing"]]
+                                 if figure else "  "))
+        lines.append(f"{rank:>3}  {' '.join(cells)}{rank:>3}".rstrip())
+    lines += [header, "",
+              "Tiles: C Control, X Capture, K Knockout, D Domination; : marks the centre.",
+              "Figures: B Blue, R Red, then ^ > v < for where the N pole points (north is up)."]
+    order = [seat, 1 - seat] if seat is not None else [colours.index("blue"),
+                                                        colours.index("red")]
+    scores = ", ".join(f"{colours[s].capitalize()} {view['scores'][s]}" for s in order)
+    lines.append(f"Score: {scores} (first to {view['target']} wins).")
+    for s in order:
+        hand = view["hands"][s]
+        if "tiles" in hand:
+            tiles = " ".join(hand["tiles"]) or "none"
+        else:
+            known = " ".join(hand["public"])  # drafted, so everyone knows them
+            hidden = f"{hand['hidden']} face down" if hand["hidden"] else ""
+            tiles = " and ".join(part for part in (known, hidden) if part) or "none"
+        knocked = view["knocked_out"][s]
+        lines.append(f"{colours[s].capitalize()}{' (you)' if s == seat else ''}: figures "
+                     f"{view['figures_in_hand'][s]} in hand, {view['figures_on_field'][s]} on "
+                     f"the field{f', {knocked} out' if knocked else ''}; tiles: {tiles}.")
+    lines.append(f"Deck: {view['deck_size']} tiles face down.")
+    if view["phase"] == "draft" and view["draft_pool"]:
+        pool = ", ".join(f"{TILE_NAMES[code]} ({code}) x{count}"
+                         for code, count in view["draft_pool"].items())
+        lines.append(f"Draft pool: {pool}.")
+    if view["passes_in_a_row"]:
+        lines.append(f"Passes in a row: {view['passes_in_a_row']} of {PASS_LIMIT}.")
+    last = view.get("last_move")
+    if last and last["events"]:
+        lines.append("Last turn's reaction: "
+                     + "; ".join(event_words(e, colours) for e in last["events"]) + ".")
+    return "\n".join(lines)

@@ -55,3 +55,30 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     return Markup(render_template("boards/mastery.svg", squares=squares, files=files,
                                   ranks=ranks, size=SQUARE, margin=MARGIN,
                                   width=2 * MARGIN + 8 * SQUARE))
+
+
+def text(view: Mapping[str, Any], seat: int | None) -> str:
+    """The board as plain text for emails, from ``seat``'s side like ``render`` (Light sees
+    rank 8 at the bottom): Dark's pieces in capitals (M O P), Light's in small letters."""
+    flip = seat == 1
+    files = FILES[::-1] if flip else FILES
+    ranks = range(1, 9) if flip else range(8, 0, -1)
+    edge = "    " + " ".join(files)
+    lines = [edge]
+    for rank in ranks:
+        row = []
+        for file in files:
+            piece = view["board"].get(f"{file}{rank}")
+            row.append("." if piece is None else
+                       piece["piece"] if piece["owner"] == 0 else piece["piece"].lower())
+        lines.append(f" {rank}  {' '.join(row)}  {rank}")
+    lines += [edge, "",
+              "Dark: M O P (capitals), Light: m o p; M Master, O Officer, P Pawn."]
+    off = []
+    for side, counts in zip(("Dark", "Light"), view.get("off_board", ())):
+        taken = [f"{n} {KIND_NAMES[kind]}{'s' if n > 1 else ''}"
+                 for kind, n in counts.items() if n]
+        off.append(f"{side} {', '.join(taken) if taken else 'none'}")
+    if any(any(counts.values()) for counts in view.get("off_board", ())):
+        lines.append("Off the board: " + "; ".join(off) + ".")
+    return "\n".join(lines)

@@ -127,3 +127,36 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
         "boards/the-right-moves.svg", spaces=spaces, paths=_PATHS, bands=bands, rim=RIM, margin=MARGIN,
         radii=RADII, piece=PIECE, space=SPACE, hit=HIT, crown=CROWN, letters=_LETTERS,
         ring_labels=_RING_LABELS))
+
+
+def text(view: Mapping[str, Any], seat: int | None) -> str:
+    """The board as plain text for emails: one row per ring (5 outside, 1 inside), one
+    column per letter (a = east, counter-clockwise), then every piece listed by colour.
+    ``r``/``b`` are Red and Blue pieces, ``R``/``B`` promoted ones (also starred in the list)."""
+    pieces = view["pieces"]
+    header = "        " + "  ".join(LETTERS)
+    lines = [header]
+    for ring in range(5, 0, -1):
+        row = []
+        for letter in LETTERS:
+            name = f"{ring}{letter}"
+            piece = pieces.get(name)
+            if name not in INDEX:
+                row.append(" ")
+            elif piece is None:
+                row.append(".")
+            else:
+                mark = piece["colour"][0]
+                row.append(mark.upper() if piece["promoted"] else mark)
+        lines.append(f"ring {ring}  " + "  ".join(row).rstrip())
+    lines += ["", "r = Red, b = Blue, R / B = promoted; . = empty space."]
+    for colour in ("red", "blue"):
+        names = [f"{name}{'*' if piece['promoted'] else ''}"
+                 for name, piece in sorted(pieces.items(), key=lambda item: INDEX[item[0]])
+                 if piece["colour"] == colour]
+        you = " (you)" if view.get("colour") == colour else ""
+        lines.append(f"{colour.capitalize()}{you}, {len(names)} "
+                     f"piece{'s' if len(names) != 1 else ''}: {' '.join(names) or 'none'}")
+    if any(piece["promoted"] for piece in pieces.values()):
+        lines.append("* promoted")
+    return "\n".join(lines)

@@ -1,0 +1,739 @@
+"""Magnet's hexagonal board as SVG, and the game's own builders: the secret setup and the
+turn (magnet, order, promotions).
+
+Everything drawn comes from ``view`` (what the viewer may know) and from the builder's
+overlay, which is itself computed from the mover's knowledge only (``legal_moves``,
+``path_preview``, ``parse``). A piece shows its owner by colour *and* shape (Red round, Blue
+hexagonal), its rank as a number in a small badge (public), and its value in the middle: the
+value's code (K, T2, T3, 2, 3, 4) where the view includes it (the viewer's own pieces, every
+piece once the game is over), a "?" on a pale dashed face where it does not. The king wears a
+gold ring, the traps a jagged ring. Captured pieces, whose values are public, are listed
+under the board with them. The last turn's magnet (a horseshoe on a gold ring) and the
+pieces' paths (arrows) are marked, as are the turn being built and its preview.
+
+Setup (a secret arrangement of the 12 pieces on the 12 start vertices). The click path holds
+piece types and start vertices: a type (``K``, ``T2``, ``T3``, ``2``, ``3``, ``4``) then a
+vertex places it; a vertex alone picks a placed piece up again (click another vertex to put
+it there); ``random`` deals a fresh random arrangement, ``fill`` fills the empty vertices at
+random. With JavaScript (``static/app.js``) pieces can be dragged onto the vertices too.
+
+Turn. The click path is the magnet's vertex, then, when the order of the pieces matters (the
+vertex has several legal turns with different piece lists), the pieces whose order matters
+(``order_pieces``: those that may both reach the magnet, or whose order may decide the game)
+in the order they should move, or on the opening turn the one piece that moves; then ``d4+``
+/ ``d4-`` to tick or untick a promotion (only those the rules allow in that order). The
+other pieces go where the legal list puts them. The preview before the confirm button says
+where each affected piece goes and what it would capture, never whether a captured piece is
+a trap (the mover cannot know it).
+"""
+from __future__ import annotations
+
+import math
+import random
+import re
+import textwrap
+from collections import Counter
+from typing import Any, Mapping
+
+from flask import render_template
+from markupsafe import Markup
+
+from engine.core import IllegalMove
+from engine.magnet import (CODES, GAME, INDEX, NAMES, RAYS, SET, START_NAMES, order_pieces,
+                           path_preview, pixel)
+
+from ..builder import Build
+
+SPACING = 46
+MARGIN = 40
+PIECE = 17
+R3 = math.sqrt(3) / 2
+CX = round(MARGIN + 5 * R3 * SPACING, 1)
+CY = MARGIN + 5 * SPACING
+WIDTH = round(2 * CX, 1)
+BOARD_HEIGHT = 2 * CY
+LINE = 19  # height of a line of text under the board
+WRAP = 62  # characters per line of text under the board
+
+SIDES = GAME.seat_names[2]          # ("Red", "Blue")
+COLOURS = ("red", "blue")
+PIECE_CODES = ("K", "T2", "T3", "2", "3", "4")  # the table's order
+COUNTS = Counter(CODES[k] for k in SET)
+START = tuple(tuple(names.split()) for names in START_NAMES)
+START_OF = {v: s for s, names in enumerate(START) for v in names}
+RANDOM, FILL = "random", "fill"
+CODE_WORDS = {"K": "king", "T2": "trap T2", "T3": "trap T3", "2": "piece of value 2",
+              "3": "piece of value 3", "4": "piece of value 4"}
+_TURN = re.compile(r"([a-k]\d{1,2}):(.+)")
+
+
+def _sort_key(name: str) -> int:
+    return INDEX[name]
+
+
+# -- the board-module interface ----------------------------------------------------------------
+
+def is_cell(token: str) -> bool:
+    return token in INDEX
+
+
+def click_path(move: str) -> tuple[str, ...]:
+    """``f6:f3+,d4`` → (f6, f3, d4, f3+); ``setup a2=K a3=T2 …`` → (K, a2, T2, a3, …)."""
+    if move.startswith("setup"):
+        return tuple(token for pair in move.split()[1:] for token in reversed(pair.split("=")))
+    match = _TURN.fullmatch(move)
+    if not match:
+        raise ValueError(f"not a move of Magnet: {move!r}")
+    pieces = match[2].split(",")
+    return (match[1], *(p.rstrip("+") for p in pieces), *(p for p in pieces if p.endswith("+")))
+
+
+def choice_label(token: str) -> str:
+    if token in CODE_WORDS:
+        return "King (K)" if token == "K" else CODE_WORDS[token][:1].upper() + \
+            CODE_WORDS[token][1:]
+    if token == RANDOM:
+        return "Random arrangement"
+    if token == FILL:
+        return "Fill the rest at random"
+    if token.endswith("+"):
+        return f"☐ Promote {token[:-1]}"
+    if token.endswith("-"):
+        return f"☑ Promote {token[:-1]} (click to untick)"
+    return token
+
+
+def move_cells(move: str) -> set[str]:
+    """The vertices a turn names (a setup marks nothing: the last turn is drawn from the view)."""
+    if move.startswith("setup"):
+        return set()
+    return {name for name in re.findall(r"[a-k]\d{1,2}", move) if name in INDEX}
+
+
+# -- the builders ------------------------------------------------------------------------------
+
+def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...]) -> Build:
+    """What ``seat`` (who is to move) may click after ``path``; an unknown path starts over.
+    Reads the state only through ``view``, ``legal_moves``, ``path_preview``,
+    ``order_pieces`` and ``parse``, which give the mover nothing they do not know."""
+    view = game.view(state, seat)
+    if view["phase"] == "setup":
+        return _build_setup(seat, path)
+    return _build_turn(game, state, seat, view, path)
+
+
+# -- setup
+
+def _left(placed: Mapping[str, str]) -> dict[str, int]:
+    used = Counter(placed.values())
+    return {code: COUNTS[code] - used[code] for code in PIECE_CODES}
+
+
+def _deal(placed: dict[str, str], start: tuple[str, ...], rng: random.Random) -> None:
+    """Fill the empty vertices of ``start`` with the pieces not yet placed, at random."""
+    pool = [code for code, n in _left(placed).items() for _ in range(n)]
+    rng.shuffle(pool)
+    for vertex in start:
+        if vertex not in placed:
+            placed[vertex] = pool.pop()
+
+
+def _walk_setup(seat: int, path: tuple[str, ...]) -> tuple[dict[str, str], str | None] | None:
+    start = START[seat]
+    placed: dict[str, str] = {}
+    holding: str | None = None
+    rng = random.SystemRandom()
+    for token in path:
+        if token == RANDOM:
+            placed, holding = {}, None
+            _deal(placed, start, rng)
+        elif token == FILL:
+            holding = None
+            _deal(placed, start, rng)
+        elif token in CODE_WORDS:
+            if _left(placed)[token] <= 0:
+                return None
+            holding = token
+        elif token in start:
+            if holding:
+                placed[token], holding = holding, None  # a piece already there goes back
+            elif token in placed:
+                holding = placed.pop(token)  # picked up: click a vertex to put it down
+            else:
+                return None
+        else:
+            return None
+    return placed, holding
+
+
+def _build_setup(seat: int, path: tuple[str, ...]) -> Build:
+    walked = _walk_setup(seat, path)
+    if walked is None:
+        walked = {}, None
+    placed, holding = walked
+    start = START[seat]
+    left = _left(placed)
+    canonical = tuple(token for v in start if v in placed for token in (placed[v], v)) + (
+        (holding,) if holding else ())
+    overlay = {"mg_setup": {"placed": dict(placed), "holding": holding, "left": left,
+                         "start": start, "seat": seat}}
+    codes = tuple(code for code in PIECE_CODES if left[code] > 0)
+    choices = codes + (RANDOM,) + ((FILL,) if 0 < len(placed) < len(start) else ())
+    remaining = ", ".join(f"{code} ×{n}" for code, n in left.items() if n)
+    if holding:
+        return Build(path=canonical, cells=start, choices=choices, overlay=overlay,
+                     summary=f"{len(placed)} of 12 placed; holding your "
+                             f"{CODE_WORDS[holding]} ({holding})",
+                     hint=f"Click one of your start vertices (tinted) for your "
+                          f"{CODE_WORDS[holding]} ({holding}); a piece already there goes "
+                          "back to the tray. Or choose another piece.")
+    complete = None
+    if len(placed) == len(start):
+        complete = GAME.setup_text(seat, [_code_kind(placed[v]) for v in start])
+        hint = ("Check your arrangement and confirm it: your opponent will not see it. To "
+                "change it, click a placed piece and then another start vertex (or drag it), "
+                "or take another random arrangement.")
+        summary = "all 12 pieces placed"
+    else:
+        hint = ("Arrange your 12 pieces on your start vertices (tinted), in secret: click a "
+                "piece type below the board (or a button), then a start vertex; with a mouse "
+                "you can also drag the pieces. Click a placed piece to move it. Or take a "
+                "random arrangement.")
+        summary = f"{len(placed)} of 12 placed; left: {remaining}" if placed else None
+    return Build(path=canonical, cells=tuple(v for v in start if v in placed), choices=choices,
+                 complete=complete, overlay=overlay, summary=summary, hint=hint)
+
+
+def _code_kind(code: str) -> int:
+    return CODES.index(code)
+
+
+# -- turn
+
+class _Turn:
+    """Where a turn's click path has got to."""
+
+    def __init__(self, magnet: str, orders: dict[tuple[str, ...], frozenset[str]],
+                 preview: dict[str, dict[str, Any]], opening: bool, essential: list[str]):
+        self.magnet = magnet
+        self.orders = orders          # the legal piece lists (no promotion marks) -> promotable
+        self.preview = preview        # path_preview for the magnet
+        self.opening = opening
+        self.essential = essential    # the pieces whose order matters (order_pieces)
+        self.clicked: list[str] = []  # pieces clicked in order
+        self.order: tuple[str, ...] | None = next(iter(orders)) if len(orders) == 1 else None
+        self.allowed: frozenset[str] = next(iter(orders.values())) if len(orders) == 1 \
+            else frozenset()
+        self.promote: set[str] = set()
+
+    def candidates(self) -> tuple[str, ...]:
+        """The pieces that may be clicked next while the order is open."""
+        if self.order is not None:
+            return ()
+        if self.opening:
+            return tuple(sorted({order[0] for order in self.orders}, key=_sort_key))
+        return tuple(v for v in self.essential if v not in self.clicked)
+
+
+def _turn_orders(turns: list[str]) -> dict[tuple[str, ...], frozenset[str]]:
+    orders: dict[tuple[str, ...], set[str]] = {}
+    for text in turns:
+        pieces = text.split(":")[1].split(",")
+        plain = tuple(p.rstrip("+") for p in pieces)
+        orders.setdefault(plain, set()).update(p[:-1] for p in pieces if p.endswith("+"))
+    return {order: frozenset(allowed) for order, allowed in orders.items()}
+
+
+def _promotable(game: Any, state: Any, seat: int, turn: _Turn, order: tuple[str, ...]
+                ) -> frozenset[str]:
+    """The pieces that may carry a promotion mark in ``order`` (which may be any order, not
+    only the one the legal list names), asked of the rules one piece at a time."""
+    if order in turn.orders:
+        return turn.orders[order]
+    allowed = set()
+    for piece in order:
+        if not (turn.preview[piece]["can_promote"] and turn.preview[piece]["can_move"]):
+            continue
+        text = turn.magnet + ":" + ",".join(p + ("+" if p == piece else "") for p in order)
+        try:
+            game.parse(state, seat, text)
+        except IllegalMove:
+            continue
+        allowed.add(piece)
+    return frozenset(allowed)
+
+
+def _merge(fixed: list[str], free: list[str]) -> tuple[str, ...]:
+    """The smallest list (in vertex order) that keeps ``fixed`` in its order and places the
+    ``free`` pieces anywhere: how the legal list writes a turn."""
+    out, i, j = [], 0, 0
+    while i < len(fixed) and j < len(free):
+        if _sort_key(fixed[i]) < _sort_key(free[j]):
+            out.append(fixed[i])
+            i += 1
+        else:
+            out.append(free[j])
+            j += 1
+    return tuple(out + fixed[i:] + free[j:])
+
+
+def _settle(game: Any, state: Any, seat: int, turn: _Turn) -> None:
+    """Fix the order once the clicks decide it: the last piece whose order matters goes last
+    by itself, and the others go where the legal list puts them (their place changes
+    nothing)."""
+    if turn.opening:
+        turn.order = (turn.clicked[0],)
+    else:
+        rest = [v for v in turn.essential if v not in turn.clicked]
+        if len(rest) > 1:
+            return
+        free = [v for v in turn.preview if v not in turn.essential]
+        turn.order = _merge(turn.clicked + rest, free)
+    turn.allowed = _promotable(game, state, seat, turn, turn.order)
+
+
+def _build_turn(game: Any, state: Any, seat: int, view: Mapping[str, Any],
+                path: tuple[str, ...]) -> Build:
+    legal = game.legal_moves(state, seat)
+    magnets = tuple(sorted({m.split(":")[0] for m in legal}, key=_sort_key))
+    first = Build(path=(), cells=magnets, overlay={"mg_turn": {"faint": magnets}},
+                  hint="Click a vertex to place the magnet there (any vertex where it moves "
+                       "one of your pieces). You will see which pieces it pulls and where "
+                       "they would go before you confirm.")
+    if not path or path[0] not in magnets:
+        return first
+    magnet = path[0]
+    turns = [m for m in legal if m.split(":")[0] == magnet]  # = legal_turns(state, seat, magnet)
+    orders = _turn_orders(turns)
+    turn = _Turn(magnet, orders, path_preview(state, seat, magnet), bool(view["opening"]),
+                 order_pieces(state, seat, magnet) if len(orders) > 1 else [])
+    for i, token in enumerate(path[1:], start=1):
+        if is_cell(token):
+            if token in turn.candidates():
+                turn.clicked.append(token)
+                _settle(game, state, seat, turn)
+            elif token in magnets and turn.order is not None:
+                return _build_turn(game, state, seat, view, (token,) + path[i + 1:])
+            else:
+                return _build_turn(game, state, seat, view, (magnet,))
+        elif token[-1:] in "+-" and turn.order is not None and token[:-1] in turn.allowed:
+            (turn.promote.add if token[-1] == "+" else turn.promote.discard)(token[:-1])
+        else:
+            return _build_turn(game, state, seat, view, (magnet,))
+    return _turn_build(view, seat, turn, magnets)
+
+
+def _turn_build(view: Mapping[str, Any], seat: int, turn: _Turn,
+                magnets: tuple[str, ...]) -> Build:
+    magnet = turn.magnet
+    shown_order = list(turn.order or turn.clicked)
+    canonical = (magnet, *turn.clicked, *(p + "+" for p in (turn.order or ())
+                                          if p in turn.promote))
+    overlay = {"mg_turn": {"magnet": magnet, "preview": turn.preview, "order": shown_order,
+                        "promote": sorted(turn.promote),
+                        "faint": tuple(m for m in magnets if m != magnet)
+                        if turn.order is not None else ()}}
+    note = _preview_note(view, seat, turn)
+    if turn.order is None:
+        if turn.opening:
+            hint = ("On the opening turn exactly one piece moves: click the piece that should "
+                    "move (the arrows show where each would go).")
+        else:
+            done = f" ({', '.join(turn.clicked)} so far)" if turn.clicked else ""
+            why = (f"the first to reach {magnet} takes it, the others stop one vertex short"
+                   if all(turn.preview[v]["reaches"] for v in turn.essential) else
+                   "which of them moves first may decide the game")
+            hint = (f"The order of {', '.join(turn.essential)} matters here ({why}): click "
+                    f"them in the order they should move{done}. Your other pieces move too.")
+        return Build(path=canonical, cells=turn.candidates(), overlay=overlay, note=note,
+                     summary=f"magnet on {magnet}" + (f"; order {', '.join(turn.clicked)}, …"
+                                                      if turn.clicked else ""),
+                     hint=hint)
+    move = magnet + ":" + ",".join(p + ("+" if p in turn.promote else "") for p in turn.order)
+    choices = tuple(p + ("-" if p in turn.promote else "+") for p in turn.order
+                    if p in turn.allowed)
+    hint = "Check where your pieces go, then confirm."
+    if choices:
+        hint += " Tick the promotions you want (a piece that moves and survives may raise " \
+                "its rank by one, up to its value)."
+    hint += " Click another vertex to move the magnet."
+    return Build(path=canonical, cells=tuple(m for m in magnets if m != magnet),
+                 choices=choices, complete=move, overlay=overlay, note=note, hint=hint,
+                 summary=f"magnet on {magnet}; "
+                         + (f"order {', '.join(turn.order)}" if len(turn.order) > 1
+                            else f"moves {turn.order[0]}")
+                         + (f"; promote {', '.join(sorted(turn.promote, key=_sort_key))}"
+                            if turn.promote else ""))
+
+
+def _piece_words(view: Mapping[str, Any], vertex: str, seat: int | None) -> str:
+    piece = view["pieces"].get(vertex)
+    if not piece:
+        return "an empty vertex"
+    whose = "your" if piece["owner"] == seat else f"{SIDES[piece['owner']]}'s"
+    if "piece" in piece:
+        return f"{whose} {CODE_WORDS[piece['piece']]}, rank {piece['rank']}"
+    return f"{whose} piece of rank {piece['rank']}, value unknown"
+
+
+def _preview_note(view: Mapping[str, Any], seat: int, turn: _Turn) -> Markup:
+    """Where each affected piece would go, in the order chosen (or by vertex)."""
+    order = list(turn.order or turn.clicked)
+    order += [v for v in turn.preview if v not in order]
+    items = []
+    reached_before = False
+    for vertex in order:
+        p = turn.preview[vertex]
+        words = Markup("<strong>%s</strong> (%s): ") % (vertex, _piece_words(view, vertex, seat))
+        if not p["can_move"]:
+            words += Markup("cannot move (your piece on %s blocks it)") % turn.magnet
+        elif turn.opening and turn.order is not None and vertex not in turn.order:
+            words += Markup("stays (on the opening turn only one piece moves)")
+        else:
+            words += Markup(" → ").join([vertex] + p["path"])
+            if p["captures"]:
+                words += Markup(", capturing %s") % "; ".join(
+                    f"{v} ({_piece_words(view, v, seat)})" for v in p["captures"])
+            if p["reaches"] and turn.order is not None and reached_before:
+                words += Markup("; stops one vertex short of %s if a piece of yours is there "
+                                "by then") % turn.magnet
+            elif p["reaches"]:
+                words += Markup("; reaches the magnet")
+            if vertex in turn.promote:
+                words += Markup("; <em>promoted</em> if it survives")
+            reached_before = reached_before or p["reaches"]
+        items.append(Markup("<li>%s</li>") % words)
+    parts = [Markup('<section class="mg-preview" aria-label="Where your pieces go">'),
+             Markup("<h3>A magnet on %s pulls %s</h3>") % (
+                 turn.magnet, f"{len(turn.preview)} of your pieces" if len(turn.preview) > 1
+                 else "one of your pieces"),
+             Markup('<ol class="mg-moves">') + Markup("").join(items) + Markup("</ol>")]
+    if any(p["captures"] for p in turn.preview.values()):
+        parts.append(Markup('<p class="help">A captured piece may be a trap: if it is, your '
+                            "piece is removed after its move. You will only know after "
+                            "the turn.</p>"))
+    parts.append(Markup("</section>"))
+    return Markup("\n").join(parts)
+
+
+# -- the drawing -------------------------------------------------------------------------------
+
+def xy(name: str) -> tuple[float, float]:
+    x, y = pixel(name, SPACING)
+    return round(CX + x, 1), round(CY + y, 1)
+
+
+def hexagon(r: float) -> str:
+    """A hexagon with a point up, centred on (0, 0): Blue's pieces."""
+    return " ".join(f"{round(r * math.cos(math.radians(90 + 60 * k)), 2)},"
+                    f"{round(-r * math.sin(math.radians(90 + 60 * k)), 2)}" for k in range(6))
+
+
+def star(r_out: float, r_in: float, points: int) -> str:
+    coords = []
+    for k in range(2 * points):
+        r = r_out if k % 2 == 0 else r_in
+        angle = math.pi * k / points - math.pi / 2
+        coords.append(f"{round(r * math.cos(angle), 2)},{round(r * math.sin(angle), 2)}")
+    return " ".join(coords)
+
+
+def _piece(owner: int, rank: int, code: str | None, *, badge: bool = True,
+           pending: bool = False) -> dict[str, Any]:
+    kind = ("unknown" if code is None else "king" if code == "K" else
+            "trap" if code.startswith("T") else "plain")
+    return {"owner": owner, "side": COLOURS[owner], "rank": rank, "code": code,
+            "label": code or "?", "kind": kind, "badge": badge, "pending": pending}
+
+
+def _piece_title(piece: Mapping[str, Any], seat: int | None) -> str:
+    whose = SIDES[piece["owner"]] + (" (yours)" if piece["owner"] == seat else "")
+    if piece["code"] is None:
+        return f"{whose} piece, rank {piece['rank']}, value unknown"
+    if piece["code"] == "K":
+        return f"{whose} king"
+    return f"{whose} {CODE_WORDS[piece['code']]}, rank {piece['rank']}"
+
+
+def _lattice() -> list[tuple[float, float, float, float]]:
+    """The straight lines of the lattice: 11 in each of 3 directions."""
+    lines = []
+    for i, name in enumerate(NAMES):
+        for forward, backward in ((0, 1), (2, 3), (4, 5)):
+            if RAYS[i][forward] and not RAYS[i][backward]:
+                x1, y1 = xy(name)
+                x2, y2 = xy(NAMES[RAYS[i][forward][-1]])
+                lines.append((x1, y1, x2, y2))
+    return lines
+
+
+LATTICE = _lattice()
+
+
+def _labels() -> tuple[list, list]:
+    files, ranks = [], []
+    for name in NAMES:
+        file, rank = name[0], int(name[1:])
+        x, y = xy(name)
+        if rank == 1:
+            files.append((x, y + 27, file))
+        if file == "a":
+            ranks.append((x - 25, y, rank))
+        elif file in "bcdef" and rank == 6 + "abcdef".index(file):
+            ranks.append((x - 16, y - 28, rank))
+        if file == "k":
+            ranks.append((x + 25, y, rank))
+        elif file in "ghij" and rank == 11 - "fghijk".index(file):
+            ranks.append((x + 16, y - 28, rank))
+    return files, ranks
+
+
+FILE_LABELS, RANK_LABELS = _labels()
+
+
+def _outline(pad: float = 26) -> str:
+    """The board's hexagon, ``pad`` beyond the corner vertices."""
+    points = []
+    for name in ("a1", "a6", "f11", "k6", "k1", "f1"):
+        x, y = xy(name)
+        distance = math.hypot(x - CX, y - CY)
+        scale = (distance + pad) / distance
+        points.append(f"{round(CX + (x - CX) * scale, 1)},{round(CY + (y - CY) * scale, 1)}")
+    return " ".join(points)
+
+
+OUTLINE = _outline()
+
+
+def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
+           targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
+    """The board (the same way up for everyone: Red's start vertices on the upper three
+    sides, Blue's on the lower three) and, under it, the state of the game in words, the
+    captured pieces and, while setting up, the tray of pieces; ``targets`` maps the vertices
+    and the builder's choices (piece types of the tray) that may be clicked to their links."""
+    targets = targets or {}
+    setup = view.get("mg_setup")
+    turn = view.get("mg_turn") or {}
+    placed: Mapping[str, str] = setup["placed"] if setup else {}
+    holding = setup["holding"] if setup else None
+    drop = set(setup["start"]) if setup else set()
+    preview: Mapping[str, Any] = turn.get("preview") or {}
+    order = list(turn.get("order") or ())
+    promote = set(turn.get("promote") or ())
+    captures = {v for p in preview.values() for v in p["captures"]}
+    faint = set(turn.get("faint") or ())
+    last_turn = view.get("last_turn")
+    last_magnet = last_turn["magnet"] if last_turn else None
+    took = {v for m in (last_turn or {}).get("moves", ()) for v in m["captured"]}
+    destroyed_at = {m["to"] for m in (last_turn or {}).get("moves", ()) if m["destroyed"]}
+
+    vertices = []
+    for name in NAMES:
+        x, y = xy(name)
+        piece = None
+        if name in placed:
+            piece = _piece(seat, 1, placed[name], pending=True)
+        elif name in view["pieces"]:
+            p = view["pieces"][name]
+            piece = _piece(p["owner"], p["rank"], p.get("piece"))
+        words = [name]
+        if piece:
+            words.append(_piece_title(piece, seat) + (" (placed, not yet confirmed)"
+                                                       if piece.get("pending") else ""))
+        if name == view["centre"]:
+            words.append("the centre")
+        if name in START_OF and view["phase"] == "setup":
+            words.append(f"{SIDES[START_OF[name]]} start vertex")
+        if name in preview:
+            p = preview[name]
+            words.append("pulled by the magnet: " + (" → ".join(p["path"]) if p["can_move"]
+                                                      else "blocked"))
+        if name in captures:
+            words.append("would be captured")
+        if name == last_magnet:
+            words.append("the last turn's magnet")
+        href = targets.get(name)
+        vertices.append({
+            "name": name, "x": x, "y": y, "piece": piece, "href": href,
+            "start": START_OF.get(name), "centre": name == view["centre"],
+            "faint": name in faint and name not in preview, "drop": name in drop,
+            "drag": bool(href) and name in placed and not holding,
+            "affected": name in preview, "capture": name in captures,
+            "order": order.index(name) + 1 if name in order and len(order) > 1 else None,
+            "promote": name in promote, "magnet": name == turn.get("magnet"),
+            "last_magnet": name == last_magnet, "took": name in took,
+            "destroyed": name in destroyed_at, "title": ": ".join(words[:2]) + (
+                "; " + "; ".join(words[2:]) if len(words) > 2 else "")})
+
+    trails = []
+    for move in (last_turn or {}).get("moves", ()):
+        if move["from"] != move["to"]:
+            trails.append(_arrow(move["from"], move["to"], "trail",
+                                 f"last turn: {move['from']} → {move['to']}"))
+    previews = []
+    for origin, p in preview.items():
+        if p["can_move"] and not (view.get("opening") and turn.get("order")
+                                  and origin not in order):
+            previews.append(_arrow(origin, p["path"][-1], "preview",
+                                   f"{origin} → {' → '.join(p['path'])}", start=PIECE - 4,
+                                   stop=6 if p["path"][-1] in view["pieces"] else 0))
+
+    lines, top = _panel_lines(view, seat), BOARD_HEIGHT + 6
+    text_lines = [{"y": top + LINE * (k + 1), "text": t, "cls": cls}
+                  for k, (t, cls) in enumerate(lines)]
+    top += LINE * len(lines) + 8
+    losses, top = _losses(view, seat, top)
+    tray = None
+    if setup:
+        tray = _tray(setup, targets, top)
+        top = tray["bottom"]
+    height = top + 8
+    return Markup(render_template(
+        "boards/magnet.svg", vertices=vertices, lattice=LATTICE, trails=trails,
+        previews=previews, files=FILE_LABELS, ranks=RANK_LABELS, width=WIDTH, height=height,
+        board_height=BOARD_HEIGHT, r=PIECE, hexagon=hexagon, star=star(17, 7, 12),
+        spikes=star(PIECE * 0.78, PIECE * 0.58, 10), text_lines=text_lines, losses=losses,
+        tray=tray, centre=xy(view["centre"]), seat=seat, outline=OUTLINE))
+
+
+def _arrow(origin: str, end: str, cls: str, title: str, start: float = 0,
+           stop: float = PIECE + 3) -> dict[str, Any]:
+    """A line from ``origin`` to ``end``, ``start`` after the one and ``stop`` before the
+    other (the edge of a piece standing there)."""
+    x1, y1 = xy(origin)
+    x2, y2 = xy(end)
+    dx, dy = x2 - x1, y2 - y1
+    length = math.hypot(dx, dy) or 1
+    return {"cls": cls, "title": title,
+            "x1": round(x1 + dx * start / length, 1), "y1": round(y1 + dy * start / length, 1),
+            "x2": round(x2 - dx * stop / length, 1), "y2": round(y2 - dy * stop / length, 1)}
+
+
+def _last_turn_words(last: Mapping[str, Any]) -> str:
+    parts = []
+    for m in last["moves"]:
+        words = f"{m['from']} → {m['to']}" if m["from"] != m["to"] else f"{m['from']} stays"
+        if m["captured"]:
+            words += f" took {', '.join(m['captured'])}"
+        if m["destroyed"]:
+            words += " and was destroyed by a trap"
+        elif m["promoted"]:
+            words += " (promoted)"
+        parts.append(words)
+    return f"Last turn, {SIDES[last['seat']]}: magnet on {last['magnet']}; " + "; ".join(parts)
+
+
+def _status_words(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, str]]:
+    phase = view["phase"]
+    if phase == "setup":
+        ready = view["set_up"]
+        state = " · ".join(f"{SIDES[s]}: {'set up' if ready[s] else 'arranging'}"
+                           for s in (0, 1))
+        lines = [(f"Setup (secret) — {state}", "status")]
+        if seat is not None and ready[seat] and not ready[1 - seat]:
+            lines.append(("Waiting for the opponent's setup.", "waiting"))
+        elif seat is not None and not ready[seat] and ready[1 - seat]:
+            lines.append((f"{SIDES[1 - seat]} has set up; now arrange your pieces.", "status"))
+        return lines
+    if phase == "over":
+        return [("The game is over: every value is shown.", "status")]
+    mover = ", ".join(SIDES[s] for s in view["to_move"])
+    return [(f"Turn {view['turn'] + 1}: {mover} to move"
+             + (" (the opening turn: one piece moves)" if view["opening"] else ""), "status")]
+
+
+def _panel_lines(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, str]]:
+    lines = _status_words(view, seat)
+    if view.get("last_turn"):
+        for k, line in enumerate(textwrap.wrap(_last_turn_words(view["last_turn"]), WRAP)):
+            lines.append((line if k == 0 else "   " + line, "last-turn"))
+    lines.append(("Middle: value (? unknown to you) · badge: rank · Red ○, Blue ⬡", "legend"))
+    return lines
+
+
+def _losses(view: Mapping[str, Any], seat: int | None, top: float) -> tuple[list, float]:
+    """Each side's pieces off the board: captured ones with their (public) values, and
+    those a trap destroyed, with their value only where the view includes it."""
+    rows = []
+    for owner in (0, 1):
+        icons = [{"piece": _piece(owner, 1, c["piece"], badge=False),
+                  "title": f"{SIDES[owner]} {CODE_WORDS[c['piece']]}, captured on "
+                           f"{c['vertex']} (turn {c['turn'] + 1})", "destroyed": False}
+                 for c in view["captured"] if c["owner"] == owner]
+        icons += [{"piece": _piece(owner, d["rank"], d.get("piece"), badge=False),
+                   "title": f"{SIDES[owner]} piece of rank {d['rank']}"
+                            + (f" ({CODE_WORDS[d['piece']]})" if d.get("piece") else "")
+                            + f", destroyed by a trap on {d['vertex']} (turn {d['turn'] + 1})",
+                   "destroyed": True}
+                  for d in view["destroyed"] if d["owner"] == owner]
+        if not icons:
+            continue
+        for k, icon in enumerate(icons):
+            icon["x"] = 120 + k * 27
+            icon["y"] = top + 14
+        rows.append({"label": f"{SIDES[owner]} lost:", "y": top + 14, "icons": icons})
+        top += 30
+    return rows, top
+
+
+def _tray(setup: Mapping[str, Any], targets: Mapping[str, str], top: float) -> dict[str, Any]:
+    seat = setup["seat"]
+    items = []
+    step = (WIDTH - 40) / len(PIECE_CODES)
+    for k, code in enumerate(PIECE_CODES):
+        n = setup["left"][code]
+        items.append({"code": code, "left": n, "x": round(20 + step * (k + 0.5), 1),
+                      "y": top + 40, "href": targets.get(code) if n else None,
+                      "selected": code == setup["holding"],
+                      "piece": _piece(seat, 1, code, badge=False),
+                      "title": f"{CODE_WORDS[code]} ({code}): {n} left to place"})
+    return {"label": "Your pieces to place (click one, then a tinted start vertex):",
+            "y": top + 14, "items": items, "bottom": top + 84}
+
+
+# -- the position as plain text (emails) --------------------------------------------------------
+
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def text(view: Mapping[str, Any], seat: int | None) -> str:
+    """The board as plain text for emails, drawn the same way up as on the page (Red's start
+    vertices on the upper sides), from ``view`` only: each piece as its side (R or B), its
+    value (? when unknown to the reader) and its rank as a small figure, e.g. ``B?²``."""
+    cell = 4
+    rows: dict[int, dict[int, str]] = {}
+    for name in NAMES:
+        x, y = pixel(name, 2.0)
+        col, row = round(x / R3 / 2 * 2), round(y)  # col: q * 2 half-steps; row: -(2r + q)
+        piece = view["pieces"].get(name)
+        if piece:
+            mark = "RB"[piece["owner"]] + piece.get("piece", "?") + \
+                str(piece["rank"]).translate(SUPERSCRIPT)
+        else:
+            mark = "*" if name == view["centre"] else "."
+        rows.setdefault(row, {})[col] = mark
+    def line_of(marks: Mapping[int, str]) -> str:
+        line = [" "] * (cell * 11 + 2)
+        for col, mark in marks.items():
+            start = max(0, (col // 2 + 5) * cell + cell // 2 - len(mark) // 2)
+            line[start:start + len(mark)] = mark
+        return ("  " + "".join(line)).rstrip()
+
+    files = line_of({2 * q: f for q, f in zip(range(-5, 6), "abcdefghijk")})
+    lines = [files] + [line_of(rows[row]) for row in sorted(rows)] + [files]
+    words = ["Files a to k from left to right; ranks count up from 1 at the bottom of each "
+             "file; * is the centre f6.",
+             "R Red, B Blue, then the value (K king, T2 T3 traps, 2 3 4; ? not known to you) "
+             "and the rank: B?² is a Blue piece of rank 2."]
+    for owner in (0, 1):
+        lost = [c["piece"] for c in view["captured"] if c["owner"] == owner]
+        lost += [d.get("piece", "?") + " (trap victim)" for d in view["destroyed"]
+                 if d["owner"] == owner]
+        if lost:
+            words.append(f"{SIDES[owner]} lost: {', '.join(lost)}.")
+    if view.get("last_turn"):
+        words.append(_last_turn_words(view["last_turn"]) + ".")
+    lines.append("")
+    for paragraph in words:
+        lines += textwrap.wrap(paragraph, 76, break_long_words=False)
+    return "\n".join(lines)

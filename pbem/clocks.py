@@ -1,0 +1,490 @@
+"""Game clocks: time controls counted in days, derived from a game's event log.
+
+A game's time control is a server setting fixed at creation (the JSON column
+``games.clock``), not an engine option::
+
+    {"mode": "none"}
+    {"mode": "per_move", "days": 3, ...}
+    {"mode": "fischer", "initial_days": 7, "increment_days": 1, "max_days": 14, ...}
+
+with, for both clocked modes, ``"weekends": "count" | "pause"`` (pause: Saturday and Sunday,
+UTC, do not count), ``"on_timeout": "loss" | "draw"`` and ``"vacation_days": N`` (each
+player's allowance per calendar year, UTC).
+
+Everything above the last section is pure: the clocks are computed from the settings, the
+game's events (their ``created_at`` timestamps), who was to move after each of them, and a
+``now``. Nothing is stored but the log, so a restart loses nothing:
+
+- A seat's clock runs from the event that puts it to move (or the game's start) until its
+  own move. ``per_move``: each move must come within ``days`` of its turn's start.
+  ``fischer``: a bank of ``initial_days``; the time a move took is taken from the bank and
+  ``increment_days`` added after it, never above ``max_days``.
+- With the weekend pause, time between Saturday 00:00 and Monday 00:00 UTC is not counted.
+- A ``vacation`` event (the ``move`` column holds the number of days) pauses that player's
+  clock for that many days from its declaration (or from the end of a vacation already
+  running). The days count against the allowance of the declaration's year.
+- A ``timeout`` event, recorded by the scheduler's job (the last section) once a to-move
+  seat's deadline has passed, ends the game as a loss for that seat's team or as a draw.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterable, Mapping, Sequence
+
+from engine import Outcome
+
+DAY = 86400.0
+MODES = ("none", "per_move", "fischer")
+WEEKENDS = ("count", "pause")
+ON_TIMEOUT = ("loss", "draw")
+# The settings each mode takes: name -> (smallest, largest, default or None if required).
+FIELDS: dict[str, dict[str, tuple[int, int, int | None]]] = {
+    "none": {},
+    "per_move": {"days": (1, 60, None)},
+    "fischer": {"initial_days": (1, 365, None), "increment_days": (0, 60, None),
+                "max_days": (1, 365, None)},
+}
+VACATION = (0, 365, 0)
+NO_CLOCK = {"mode": "none"}
+# A 0 a.m. Monday: weeks (for the weekend pause) are counted from it.
+MONDAY = datetime(1970, 1, 5, tzinfo=timezone.utc)
+WEEK = 7 * DAY
+WORKWEEK = 5 * DAY
+
+
+# -- settings ------------------------------------------------------------------------------
+
+def settings(raw: Any) -> dict[str, Any]:
+    """The normalised time control of a creation request; ``None`` means no clock.
+    Raises ``ValueError`` with a message for the person who sent ``raw``."""
+    if raw is None:
+        return dict(NO_CLOCK)
+    if not isinstance(raw, Mapping):
+        raise ValueError("'clock' must be an object such as {\"mode\": \"per_move\", \"days\": 3}.")
+    mode = raw.get("mode", "none")
+    if mode not in MODES:
+        raise ValueError(f"The clock's 'mode' must be one of: {', '.join(MODES)}.")
+    if mode == "none":
+        extra = sorted(set(raw) - {"mode"})
+        if extra:
+            raise ValueError(f"A game without a clock takes no '{extra[0]}'.")
+        return dict(NO_CLOCK)
+    fields = FIELDS[mode]
+    allowed = {"mode", "weekends", "on_timeout", "vacation_days", *fields}
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise ValueError(f"Unknown clock setting '{unknown[0]}' for mode {mode} "
+                         f"(its settings: {', '.join(sorted(allowed - {'mode'}))}).")
+    result: dict[str, Any] = {"mode": mode}
+    for name, limits in {**fields, "vacation_days": VACATION}.items():
+        result[name] = _whole(raw, name, *limits)
+    if mode == "fischer" and result["max_days"] < result["initial_days"]:
+        raise ValueError("The clock's 'max_days' must be at least its 'initial_days'.")
+    for name, choices in (("weekends", WEEKENDS), ("on_timeout", ON_TIMEOUT)):
+        value = raw.get(name, choices[0])
+        if value not in choices:
+            raise ValueError(f"The clock's '{name}' must be one of: {', '.join(choices)}.")
+        result[name] = value
+    return result
+
+
+def _whole(raw: Mapping[str, Any], name: str, low: int, high: int, default: int | None) -> int:
+    value = raw.get(name, default)
+    if value is None:
+        raise ValueError(f"The clock needs '{name}' (a whole number of days).")
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)  # from a form
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"The clock's '{name}' must be a whole number of days from {low} "
+                         f"to {high}.")
+    return value
+
+
+def from_form(form: Mapping[str, str]) -> dict[str, Any] | None:
+    """The raw settings of the new-game form's fields ``clock-<name>``: only those of the
+    chosen mode, since the form shows them all."""
+    mode = form.get("clock-mode", "none")
+    if mode == "none":
+        return None
+    if mode not in MODES:
+        return {"mode": mode}  # refused, with the list of modes
+    names = [*FIELDS[mode], "vacation_days", "weekends", "on_timeout"]
+    return {"mode": mode, **{name: form[f"clock-{name}"] for name in names
+                             if form.get(f"clock-{name}", "").strip()}}
+
+
+def stored(text: str | None) -> dict[str, Any] | None:
+    """The settings of a ``games.clock`` value; None for a game without a clock."""
+    clock = json.loads(text) if text else None
+    return clock if clock and clock.get("mode", "none") != "none" else None
+
+
+def describe(clock: Mapping[str, Any] | None) -> str:
+    """The time control in words, for pages."""
+    if not clock:
+        return "no time limit"
+    if clock["mode"] == "per_move":
+        text = f"{_days(clock['days'])} per move"
+    else:
+        text = (f"{_days(clock['initial_days'])}, plus {_days(clock['increment_days'])} per "
+                f"move, at most {_days(clock['max_days'])}")
+    if clock["weekends"] == "pause":
+        text += ", weekends not counted"
+    text += "; running out of time " + ("loses" if clock["on_timeout"] == "loss" else "draws")
+    if clock["vacation_days"]:
+        text += f"; {_days(clock['vacation_days'])} of vacation per player per year"
+    return text
+
+
+def _days(n: int) -> str:
+    return f"{n} day" if n == 1 else f"{n} days"
+
+
+# -- time arithmetic -----------------------------------------------------------------------
+
+def parse(text: str) -> datetime:
+    at = datetime.fromisoformat(text)
+    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+
+def _weekday_seconds(at: datetime) -> float:
+    """Seconds of Monday-to-Friday time (UTC) between ``MONDAY`` and ``at``."""
+    weeks, rest = divmod((at - MONDAY).total_seconds(), WEEK)
+    return weeks * WORKWEEK + min(rest, WORKWEEK)
+
+
+def _after_weekday_seconds(value: float) -> datetime:
+    """The earliest moment at which ``_weekday_seconds`` reaches ``value``."""
+    weeks, rest = divmod(value, WORKWEEK)
+    if rest == 0 and weeks:
+        weeks, rest = weeks - 1, WORKWEEK  # Saturday 0:00 rather than Monday 0:00
+    return MONDAY + timedelta(seconds=weeks * WEEK + rest)
+
+
+@dataclass(frozen=True)
+class Counter:
+    """How a seat's time counts: without weekends if they pause, and never on vacation."""
+
+    pause_weekends: bool
+    vacations: tuple[tuple[datetime, datetime], ...] = ()  # sorted, not overlapping
+
+    def _plain(self, start: datetime, end: datetime) -> float:
+        if end <= start:
+            return 0.0
+        if self.pause_weekends:
+            return _weekday_seconds(end) - _weekday_seconds(start)
+        return (end - start).total_seconds()
+
+    def counted(self, start: datetime, end: datetime) -> float:
+        """The seconds between ``start`` and ``end`` that count against a clock."""
+        total, at = 0.0, start
+        for off, back in self.vacations:
+            if back <= at:
+                continue
+            if off >= end:
+                break
+            total += self._plain(at, min(off, end))
+            at = max(at, back)
+            if at >= end:
+                return total
+        return total + self._plain(at, end)
+
+    def advance(self, start: datetime, seconds: float) -> datetime:
+        """The earliest moment by which ``seconds`` of counted time have passed since
+        ``start``: a deadline."""
+        at, need = start, max(seconds, 0.0)
+        for off, back in self.vacations:
+            if back <= at:
+                continue
+            if off > at:
+                end = self._plain_advance(at, need)
+                if end <= off:
+                    return end
+                need -= self._plain(at, off)
+            at = back
+        return self._plain_advance(at, need)
+
+    def _plain_advance(self, start: datetime, seconds: float) -> datetime:
+        if self.pause_weekends:
+            return _after_weekday_seconds(_weekday_seconds(start) + seconds)
+        return start + timedelta(seconds=seconds)
+
+    def pausing(self, at: datetime) -> bool:
+        """Whether time does not count at ``at`` (a weekend day or a vacation)."""
+        if self.pause_weekends and at.weekday() >= 5:
+            return True
+        return self.on_vacation(at) is not None
+
+    def on_vacation(self, at: datetime) -> datetime | None:
+        """The end of the vacation running at ``at``, if any."""
+        return next((back for off, back in self.vacations if off <= at < back), None)
+
+
+# -- the clocks of a game ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Step:
+    """One event of a game's log, with who is to move after it (() once the game is over)."""
+
+    seq: int
+    at: datetime
+    seat: int | None
+    kind: str
+    move: str | None
+    to_move: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SeatClock:
+    seat: int
+    remaining: float            # seconds left (now, if running; else when it stopped)
+    deadline: datetime | None   # when the time runs out, for a seat to move
+    running: bool               # the seat is to move, so its time is being used
+    paused: bool                # ... but does not count right now (weekend, vacation)
+    vacation_until: datetime | None
+    vacation_days_left: int     # of this calendar year's allowance
+    turn_seq: int | None        # the event that started the running turn (0: the start)
+    turn_start: datetime | None
+
+    @property
+    def expired(self) -> bool:
+        return self.running and self.remaining <= 0
+
+    @property
+    def left_text(self) -> str:
+        return duration_text(self.remaining)
+
+    @property
+    def deadline_text(self) -> str:
+        return time_text(self.deadline) if self.deadline else ""
+
+    @property
+    def vacation_text(self) -> str:
+        return time_text(self.vacation_until) if self.vacation_until else ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "remaining_seconds": int(self.remaining),
+                "deadline": iso(self.deadline), "running": self.running,
+                "paused": self.paused, "on_vacation": self.vacation_until is not None,
+                "vacation_until": iso(self.vacation_until),
+                "vacation_days_left": self.vacation_days_left}
+
+
+def iso(at: datetime | None) -> str | None:
+    return at.astimezone(timezone.utc).isoformat(timespec="seconds") if at else None
+
+
+def time_text(at: datetime) -> str:
+    return at.astimezone(timezone.utc).strftime("%a %d %b %Y, %H:%M UTC")
+
+
+def duration_text(seconds: float) -> str:
+    """"2 days 4 hours", "5 hours 10 minutes", "40 minutes"."""
+    minutes = int(max(seconds, 0) // 60)
+    if minutes <= 0:
+        return "no time" if seconds <= 0 else "less than a minute"
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+
+    def unit(n: int, name: str) -> str:
+        return f"{n} {name}" if n == 1 else f"{n} {name}s"
+
+    if days:
+        return unit(days, "day") + (f" {unit(hours, 'hour')}" if hours else "")
+    if hours:
+        return unit(hours, "hour") + (f" {unit(minutes, 'minute')}" if minutes else "")
+    return unit(minutes, "minute")
+
+
+def vacations(steps: Iterable[Step], players: int) -> list[list[tuple[datetime, datetime]]]:
+    """Each seat's vacations as (start, end) intervals, in order and not overlapping."""
+    result: list[list[tuple[datetime, datetime]]] = [[] for _ in range(players)]
+    for step in steps:
+        if step.kind == "vacation" and step.seat is not None:
+            taken = result[step.seat]
+            off = max(step.at, taken[-1][1]) if taken else step.at
+            taken.append((off, off + timedelta(days=int(step.move or 0))))
+    return result
+
+
+def vacation_days_used(steps: Iterable[Step], seat: int, year: int) -> int:
+    return sum(int(step.move or 0) for step in steps if step.kind == "vacation"
+               and step.seat == seat and step.at.astimezone(timezone.utc).year == year)
+
+
+def compute(clock: Mapping[str, Any] | None, players: int, start: datetime,
+            start_to_move: Sequence[int], steps: Sequence[Step],
+            now: datetime) -> tuple[SeatClock, ...] | None:
+    """Every seat's clock at ``now``; None for a game without a clock."""
+    if not clock:
+        return None
+    fischer = clock["mode"] == "fischer"
+    full = (clock["initial_days"] if fischer else clock["days"]) * DAY
+    counters = [Counter(clock["weekends"] == "pause", tuple(v))
+                for v in vacations(steps, players)]
+    bank = [full] * players        # each seat's time when its turn began (or it stopped)
+    since: list[datetime | None] = [None] * players
+    turn: list[int | None] = [None] * players
+    for seat in start_to_move:
+        since[seat], turn[seat] = start, 0
+
+    def stop(seat: int, at: datetime) -> float:
+        used = counters[seat].counted(since[seat], at) if since[seat] else 0.0
+        since[seat] = turn[seat] = None
+        return used
+
+    for step in steps:
+        if step.kind == "move" and step.seat is not None and since[step.seat] is not None:
+            used = stop(step.seat, step.at)
+            if fischer:
+                bank[step.seat] = min(max(bank[step.seat] - used, 0.0)
+                                      + clock["increment_days"] * DAY, clock["max_days"] * DAY)
+            else:
+                bank[step.seat] = full
+        elif step.kind == "timeout" and step.seat is not None:
+            stop(step.seat, step.at)
+            bank[step.seat] = 0.0
+        for seat in range(players):
+            if since[seat] is not None and seat not in step.to_move:
+                bank[seat] = max(bank[seat] - stop(seat, step.at), 0.0)  # the game ended
+            elif since[seat] is None and seat in step.to_move:
+                since[seat], turn[seat] = step.at, step.seq
+
+    allowance, year = clock["vacation_days"], now.astimezone(timezone.utc).year
+    result = []
+    for seat in range(players):
+        counter, began = counters[seat], since[seat]
+        running = began is not None
+        remaining = bank[seat] - (counter.counted(began, now) if running else 0.0)
+        result.append(SeatClock(
+            seat=seat, remaining=max(remaining, 0.0),
+            deadline=counter.advance(began, bank[seat]) if running else None,
+            running=running, paused=running and counter.pausing(now),
+            vacation_until=counter.on_vacation(now),
+            vacation_days_left=max(allowance - vacation_days_used(steps, seat, year), 0),
+            turn_seq=turn[seat], turn_start=began))
+    return tuple(result)
+
+
+# -- the clocks of a Match (duck-typed: matches.Match) ---------------------------------------
+
+def steps_of(match: Any) -> list[Step]:
+    """The match's events with who was to move after each."""
+    steps, ply, to_move = [], 0, tuple(match.states[0].to_move)
+    for event in match.events:
+        if event.kind == "move":
+            ply += 1
+            to_move = tuple(match.states[ply].to_move)
+        elif event.kind in ("resign", "draw_accept", "timeout"):
+            to_move = ()
+        steps.append(Step(event.seq, parse(event.created_at), event.seat, event.kind,
+                          event.move, to_move))
+    return steps
+
+
+def of_match(match: Any, now: datetime | None = None) -> tuple[SeatClock, ...] | None:
+    if not match.clock:
+        return None
+    return compute(match.clock, match.players, parse(match.created_at),
+                   match.states[0].to_move, steps_of(match), now or utc_now())
+
+
+def to_json(match: Any, now: datetime | None = None) -> list[dict[str, Any]] | None:
+    seats = of_match(match, now)
+    return None if seats is None else [seat.to_json() for seat in seats]
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def ran_out(match: Any, now: datetime) -> SeatClock | None:
+    """The to-move seat whose deadline passed first, if any (the game is then lost or
+    drawn on time, whatever anyone does)."""
+    if not match.clock or match.finished:
+        return None
+    late = [c for c in of_match(match, now) or () if c.expired]
+    return min(late, key=lambda c: (c.deadline, c.seat)) if late else None
+
+
+def timeout_outcome(game: Any, state: Any, seat: int, clock: Mapping[str, Any] | None) -> Outcome:
+    reason = f"{game.side_name(state, seat)} ran out of time"
+    if clock and clock.get("on_timeout") == "draw":
+        return Outcome((), True, reason)
+    team = game.team_of(state.players, seat)
+    return Outcome(tuple(s for s in range(state.players) if s not in team), False, reason)
+
+
+def check_vacation(match: Any, seat: int, days: Any, now: datetime) -> int:
+    """The number of days of a vacation ``seat`` may declare now; ``ValueError`` if not."""
+    allowance = match.clock["vacation_days"] if match.clock else 0
+    if not allowance:
+        raise ValueError("This game has no vacation days.")
+    try:
+        days = int(days)
+    except (TypeError, ValueError):
+        raise ValueError("A vacation is a whole number of days.") from None
+    if days < 1:
+        raise ValueError("A vacation is at least one day.")
+    year = now.astimezone(timezone.utc).year
+    left = allowance - vacation_days_used(steps_of(match), seat, year)
+    if days > left:
+        raise ValueError(f"You have {_days(max(left, 0))} of vacation left in {year} "
+                         f"(of {_days(allowance)} a year).")
+    return days
+
+
+def warning_due(clock: SeatClock, now: datetime) -> bool:
+    """Whether a to-move seat should be told its time is running out: less than a day
+    before its deadline, or less than half its turn's time for turns shorter than two days
+    (so a one-day turn is not warned the moment it begins)."""
+    if not clock.running or clock.expired or clock.deadline is None:
+        return False
+    window = min(timedelta(days=1), (clock.deadline - clock.turn_start) / 2)
+    return clock.deadline - now < window
+
+
+# -- the scheduler's job (the one part that reads and writes the database) -----------------
+
+def enforce(db: Any, now: datetime | None = None) -> tuple[int, int]:
+    """Record a timeout for every running game whose to-move seat's deadline has passed,
+    and queue one warning per turn to the seats whose deadline is near. Everything is read
+    from the database (games with a clock, their logs, ``clock_warnings``), so the job may
+    run anywhere, any number of times. Needs an app (and request) context for the emails.
+    Returns (timeouts, warnings)."""
+    from . import matches, notify
+    from .db import write
+
+    now = now or utc_now()
+    timeouts = warnings = 0
+    rows = list(db.query("SELECT id FROM games WHERE status = 'active' AND clock IS NOT NULL "
+                         "AND json_extract(clock, '$.mode') <> 'none' ORDER BY created_at"))
+    for row in rows:
+        match = matches.load(db, row["id"])
+        late = ran_out(match, now)
+        if late is not None:
+            try:
+                matches.act(db, match.id, late.seat, "timeout", server=True, now=now)
+            except matches.ActionError:
+                continue  # a move got in first: the next run looks again
+            timeouts += 1
+            continue
+        for clock in of_match(match, now) or ():
+            if not warning_due(clock, now):
+                continue
+            with write(db):
+                fresh = matches.load(db, match.id)
+                current = (of_match(fresh, now) or ())[clock.seat]
+                if not warning_due(current, now) or current.turn_seq != clock.turn_seq:
+                    continue
+                inserted = db.execute(
+                    "INSERT OR IGNORE INTO clock_warnings (game_id, seat, turn_seq, deadline, "
+                    "created_at) VALUES (?, ?, ?, ?, ?)",
+                    [match.id, clock.seat, clock.turn_seq, iso(current.deadline),
+                     iso(utc_now())]).rowcount
+                if inserted:
+                    notify.deadline_warning(db, fresh, clock.seat, current)
+                    warnings += 1
+    return timeouts, warnings

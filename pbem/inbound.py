@@ -1,0 +1,474 @@
+"""Moves by email: a player replies to a game email with the move as its first line.
+
+Every game email to a seat says ``Reply-To: <prefix>+<ply>.<token>@<domain>`` (see
+``reply_address``). The token is the secret link token that email mints anyway, so the
+address is a per-seat capability of which the database keeps only the hash, exactly like
+the play link in the same email; the sender header authenticates nothing. ``<ply>`` is the
+ply the email was written at: a move in a reply to an older email is refused as stale (as
+the web page's 409) and answered with what happened since, never applied to a position the
+player did not see.
+
+``receive`` takes one raw message (from ``flask receive-mail`` on standard input, or from
+the SMTP/LMTP listener in ``listener.py``), finds the token among the recipients, reads the
+first line of the reply that is not quoted, plays it through ``matches.act`` and queues an
+answer to the seat's registered address (never to the sender: that would make the server a
+relay), in the game's email thread. Automatic mail (bounces, vacation replies, lists) is
+ignored without an answer, so two robots cannot keep mailing each other.
+
+Reply words besides moves (case-insensitive, a trailing ``.`` or ``!`` ignored):
+``resign``; ``draw`` or ``offer draw``; ``accept`` or ``accept draw``; ``decline`` or
+``decline draw``. If the reply's text has no such line, a Subject edited to hold the move
+("Re: d4xc5") is read instead; the game's own subject is not.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import textwrap
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import getaddresses, parseaddr
+from html.parser import HTMLParser
+from typing import Iterable, Sequence
+
+import sqlite_utils
+from flask import current_app, has_request_context, render_template
+
+from . import links, mail, matches
+from .db import write
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE = 10 * 1024 * 1024   # bytes; the listener refuses bigger messages (552)
+MAX_LEGAL_LISTED = 100           # legal moves listed in an answer; more get a link instead
+MAX_ANSWERS_PER_HOUR = 30        # per recipient: a loop guard against badly behaved robots
+MAX_LINE = 200                   # characters: a longer first line is no move
+MAX_ECHO = 80                    # characters of the player's reply quoted in an answer
+
+# The local part of a reply address: <prefix>+<ply>.<token>. The prefix is not checked, so
+# a changed REPLY_ADDRESS keeps the addresses of emails already sent working.
+LOCAL_PART = re.compile(r"[^@\s]*\+(\d{1,9})\.([A-Za-z0-9_-]{32})")
+
+WORDS = {
+    "resign": "resign",
+    "draw": "draw_offer", "offer draw": "draw_offer", "offer a draw": "draw_offer",
+    "accept": "draw_accept", "accept draw": "draw_accept", "accept the draw": "draw_accept",
+    "decline": "draw_decline", "decline draw": "draw_decline",
+    "decline the draw": "draw_decline",
+}
+DONE = {"move": "Your move {move} was recorded.",
+        "resign": "Your resignation was recorded.",
+        "draw_offer": "Your draw offer was recorded; your opponents have been told.",
+        "draw_accept": "You accepted the draw.",
+        "draw_decline": "You declined the draw offer."}
+HELP = ("Reply to this email with your move in the game's notation as the first line,\n"
+        "or with one word: resign, draw (to offer one), accept or decline (a draw offer).")
+
+
+# -- reply addresses -----------------------------------------------------------------------
+
+def _reply_base() -> tuple[str, str] | None:
+    """The configured reply address as (local part, domain); None when moves by email are
+    switched off (REPLY_ADDRESS set to an empty string)."""
+    configured = current_app.config.get("REPLY_ADDRESS")
+    if configured is None:
+        configured = f"move@{current_app.config['MAIL_DOMAIN']}"
+    local, _, domain = str(configured).strip().rpartition("@")
+    if not local or not domain:
+        return None
+    return local, domain
+
+
+def reply_address(token: str, ply: int) -> str | None:
+    """The address a reply to a seat's email written at ``ply`` goes to."""
+    base = _reply_base()
+    return None if base is None else f"{base[0]}+{ply}.{token}@{base[1]}"
+
+
+def reply_to_header(token: str, ply: int) -> dict[str, str]:
+    """``{"Reply-To": address}`` for an email to the seat ``token`` opens, or ``{}``."""
+    address = reply_address(token, ply)
+    return {"Reply-To": address} if address else {}
+
+
+def parse_address(address: str) -> tuple[int, str] | None:
+    """(ply, token) from a reply address (bare or with a display name), or None."""
+    _, spec = parseaddr(address)
+    local, at, _ = (spec or address).strip().strip("<>").rpartition("@")
+    found = LOCAL_PART.fullmatch(local) if at else None
+    return (int(found.group(1)), found.group(2)) if found else None
+
+
+@dataclass(frozen=True)
+class Addressed:
+    game_id: str
+    seat: int
+    ply: int        # the ply of the email answered
+
+
+def addressed_seat(db: sqlite_utils.Database, addresses: Iterable[str]) -> Addressed | None:
+    """The seat the first address holding a valid player token opens."""
+    for address in addresses:
+        parsed = parse_address(address)
+        if parsed is None:
+            continue
+        access = links.resolve(db, parsed[1])
+        if access is not None and access.seat is not None:
+            return Addressed(access.game_id, access.seat, parsed[0])
+    return None
+
+
+def _header_addresses(message: EmailMessage) -> list[str]:
+    values: list[str] = []
+    for name in ("Delivered-To", "X-Original-To", "Envelope-To", "To", "Cc"):
+        values += [str(v) for v in message.get_all(name, [])]
+    return [spec for _, spec in getaddresses(values) if spec]
+
+
+# -- reading a reply -----------------------------------------------------------------------
+
+ATTRIBUTION = re.compile(
+    r"^(on|le|am|el|il|op|em|w dniu)\b.*\b(wrote|écrit|schrieb|escribió|scritto|"
+    r"geschreven|escreveu|napisał)\s*:?$", re.IGNORECASE)
+END_OF_REPLY = re.compile(
+    r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)\s*-{2,}"
+    r"|_{8,}|sent from my .*)$", re.IGNORECASE)
+INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+
+
+def first_line(text: str) -> str:
+    """The first line the player wrote: not empty, not quoted (``>``), not an "On ...
+    wrote:" attribution (also one wrapped over up to three lines), and not past a
+    signature separator (``-- ``) or a client's quoted-original marker."""
+    lines = [line.translate(INVISIBLE).replace("\xa0", " ").rstrip("\r")
+             for line in text.splitlines()]
+    i = 0
+    while i < len(lines):
+        raw, line = lines[i], lines[i].strip()
+        if raw.rstrip() == "--" or END_OF_REPLY.match(line):
+            break
+        if not line or line.startswith(">"):
+            i += 1
+            continue
+        wrapped = next((n for n in range(1, 4) if ATTRIBUTION.match(
+            " ".join(part.strip() for part in lines[i:i + n]))), None)
+        if wrapped:
+            i += wrapped
+            continue
+        return " ".join(line.split())
+    return ""
+
+
+class _HTMLText(HTMLParser):
+    """The text of an HTML reply, without what it quotes: <blockquote>, Gmail's and
+    Thunderbird's quote blocks, and everything after an <hr> (Outlook's marker)."""
+
+    BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+              "table", "ul", "ol"}
+    QUOTE_CLASSES = {"gmail_quote", "moz-cite-prefix", "yahoo_quoted"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping: tuple[str, int] | None = None  # (tag, nesting depth)
+        self.done = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.done:
+            return
+        if self.skipping:
+            if tag == self.skipping[0]:
+                self.skipping = (tag, self.skipping[1] + 1)
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        ident = dict(attrs).get("id") or ""
+        if tag == "hr" or ident in ("divRplyFwdMsg", "appendonsend"):
+            self.done = True
+        elif tag in ("blockquote", "style", "script", "head", "title") \
+                or classes & self.QUOTE_CLASSES:
+            self.skipping = (tag, 1)
+        elif tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skipping and tag == self.skipping[0]:
+            depth = self.skipping[1] - 1
+            self.skipping = (tag, depth) if depth else None
+        elif not self.skipping and tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skipping and not self.done:
+            self.parts.append(data)
+
+
+def html_text(html: str) -> str:
+    parser = _HTMLText()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)
+
+
+def reply_text(message: EmailMessage) -> str:
+    """The reply's text: its text/plain part, or the text of its HTML part."""
+    part = message.get_body(preferencelist=("plain", "html"))
+    if part is None:
+        return ""
+    try:
+        content = part.get_content()
+    except (LookupError, UnicodeError, AttributeError, TypeError):
+        payload = part.get_payload(decode=True) or b""
+        content = payload.decode("utf-8", "replace")
+    if not isinstance(content, str):
+        return ""
+    return html_text(content) if part.get_content_type() == "text/html" else content
+
+
+SUBJECT_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|fw|fwd|wg|tr)(\[\d+\])?\s*:\s*)+",
+                            re.IGNORECASE)
+
+
+def command(message: EmailMessage, match: matches.Match) -> str:
+    """What the player asks for: the first line they wrote, else an edited Subject."""
+    try:
+        line = first_line(reply_text(message))
+    except Exception:  # noqa: BLE001 - a malformed message is answered, not retried forever
+        log.warning("inbound mail for game %s: unreadable body", match.id)
+        line = ""
+    if line:
+        return line
+    subject = SUBJECT_PREFIX.sub("", str(message.get("Subject", ""))).strip()
+    if subject and f"[{match.id}]" not in subject:
+        return " ".join(subject.split())
+    return ""
+
+
+def action(text: str) -> tuple[str, str | None]:
+    """(kind, move) for ``matches.act``."""
+    word = " ".join(text.lower().rstrip(".!").split())
+    if word in WORDS:
+        return WORDS[word], None
+    return "move", text
+
+
+# -- mail that no person wrote -------------------------------------------------------------
+
+ROBOTS = {"mailer-daemon", "postmaster"}
+
+
+def automatic(message: EmailMessage, sender: str | None = None) -> bool:
+    """Bounces, vacation notices and list mail (RFC 3834): never answered, never played."""
+    if sender is not None and sender.strip() in ("", "<>"):
+        return True  # the null envelope sender: a delivery report
+    auto = str(message.get("Auto-Submitted", "")).strip().lower()
+    if auto and auto.split(";")[0].strip() != "no":
+        return True
+    if str(message.get("Precedence", "")).strip().lower() in ("bulk", "junk", "list",
+                                                             "auto_reply"):
+        return True
+    if any(message.get(name) for name in ("X-Autoreply", "X-Autorespond", "List-Id")):
+        return True
+    if message.get_content_type() == "multipart/report":
+        return True
+    if str(message.get("Return-Path", "")).strip() == "<>":
+        return True
+    for name in ("From", "Sender", "Return-Path"):
+        address = parseaddr(str(message.get(name, "")))[1]
+        if address.partition("@")[0].lower() in ROBOTS:
+            return True
+    return False
+
+
+# -- receiving -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Result:
+    """What became of a message. ``status``: recorded, duplicate, stale, refused (the
+    answer says why), ignored (automatic mail, no answer) or unknown (no valid token:
+    the message should bounce)."""
+
+    status: str
+    game_id: str | None = None
+    seat: int | None = None
+    error: str | None = None
+    answer: str | None = None  # the Message-ID of the queued answer
+
+    def __str__(self) -> str:
+        where = f" (game {self.game_id}, seat {self.seat})" if self.game_id else ""
+        return f"{self.status}{where}" + (f": {self.error}" if self.error else "")
+
+
+def parse(raw: bytes) -> EmailMessage:
+    return BytesParser(policy=policy.default).parsebytes(raw)
+
+
+def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | None = None,
+            sender: str | None = None) -> Result:
+    """Play one reply and queue its answer. ``recipients``: the envelope recipients, when
+    known (else the To, Delivered-To, ... headers are searched); ``sender``: the envelope
+    sender, when known ("" for a delivery report). Needs an app context."""
+    message = parse(raw)
+    addressed = addressed_seat(db, list(recipients or []) or _header_addresses(message))
+    if addressed is None:
+        log.info("inbound mail: no valid reply address; not accepted")
+        return Result("unknown")
+    game_id, seat = addressed.game_id, addressed.seat
+    if automatic(message, sender):
+        log.info("inbound mail for game %s seat %s: automatic mail ignored", game_id, seat)
+        return Result("ignored", game_id, seat)
+    # The event and its answer are one transaction, like every event and its emails.
+    with _request_context(), write(db):
+        match = matches.load(db, game_id)
+        text = command(message, match)
+        kind, move = action(text)
+        status, error = "recorded", None
+        try:
+            if not text:
+                raise matches.InvalidRequest("Your reply has no move: write it as the first "
+                                             "line, above the quoted email.")
+            if len(text) > MAX_LINE:
+                raise matches.InvalidRequest("The first line of your reply is too long to be "
+                                             "a move: write only the move on it.")
+            # Only a move depends on the position seen; resigning and answering a draw
+            # offer do not (as on the web page and in the API).
+            match = matches.act(db, game_id, seat, kind, move,
+                                addressed.ply if kind == "move" else None)
+        except matches.StalePosition as stale:
+            match = matches.load(db, game_id)
+            status, error = (("duplicate", None)
+                             if _already_played(match, seat, addressed.ply, text)
+                             else ("stale", stale.message))
+        except matches.ActionError as refused:
+            match = matches.load(db, game_id)
+            status, error = "refused", refused.message
+        answer = _answer(db, match, seat, status, kind, text, error, addressed.ply, message)
+    log.info("inbound mail for game %s seat %s: %s", game_id, seat, status)
+    return Result(status, game_id, seat, error, answer)
+
+
+@contextlib.contextmanager
+def _request_context():
+    """Links in emails are built from a request (or PUBLIC_URL): make one up if needed."""
+    if has_request_context():
+        yield
+    else:
+        with current_app.test_request_context("/", base_url="http://localhost"):
+            yield
+
+
+def _already_played(match: matches.Match, seat: int, seen: int, text: str) -> bool:
+    """Whether a stale move is the one this seat did play at that ply (the same reply
+    delivered twice, or the move already made on the web page)."""
+    if not 0 <= seen < match.ply or match.moves[seen].seat != seat:
+        return False
+    try:
+        return match.game.canonical(match.states[seen], seat, text) == match.moves[seen].move
+    except ValueError:
+        return False
+
+
+# -- answering -----------------------------------------------------------------------------
+
+MESSAGE_ID = re.compile(r"<[^<>\s\"]{1,200}@[^<>\s\"]{1,200}>")
+
+
+def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: str,
+            kind: str, text: str, error: str | None, seen: int,
+            message: EmailMessage) -> str | None:
+    """Queue the answer to the seat's own address, in the game's thread (and under the
+    player's reply). Returns its Message-ID, or None if the loop guard held it back."""
+    from . import notify  # notify builds on matches; import here as matches does
+
+    recipient = match.seats[seat].email
+    since = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
+    with write(db):
+        recent = db.execute(
+            "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND created_at >= ? "
+            "AND headers LIKE '%\"Auto-Submitted\": \"auto-replied\"%'",
+            [recipient, since]).fetchone()[0]
+        if recent >= MAX_ANSWERS_PER_HOUR:
+            log.warning("inbound mail for game %s seat %s: answer held back (%d answers to "
+                        "this player in the last hour)", match.id, seat, recent)
+            return None
+        token = links.mint(db, match.id, seat)
+        link = links.external_url("play.page", role="play", token=token)
+        legal = match.game.legal_moves(match.current, seat)
+        body = render_template(
+            "inbound/answer.txt", match=match, seat=seat, name=match.seats[seat].name,
+            status=status, text=_echo(text), error=error,
+            done=DONE[kind].format(move=match.moves[-1].move if match.moves else "")
+            if status == "recorded" else None,
+            since=_moves_since(match, seat, seen) if status == "stale" else [],
+            board=notify.board_text(match, seat) if status != "recorded" else "",
+            situation=_situation(match, seat), legal=_legal_text(legal, link),
+            link=link, help=HELP)
+        root = notify.thread_root(match)
+        replied = str(message.get("Message-ID", "")).strip()
+        replied = replied if MESSAGE_ID.fullmatch(replied) else None
+        footer, footer_headers = notify.seat_footer(db, match, seat)
+        headers = {"References": f"{root} {replied}" if replied else root,
+                   "In-Reply-To": replied or root,
+                   "Auto-Submitted": "auto-replied",
+                   **reply_to_header(token, match.ply), **footer_headers}
+        return mail.queue(db, recipient=recipient, subject=notify.subject(match),
+                          body=body + footer,
+                          game_id=match.id, domain=current_app.config["MAIL_DOMAIN"],
+                          headers=headers, kind="answer", seat=seat)
+
+
+def _echo(text: str) -> str:
+    return text if len(text) <= MAX_ECHO else text[:MAX_ECHO - 1] + "…"
+
+
+def _who(match: matches.Match, seat: int) -> str:
+    return f"{match.seat_name(seat)} ({match.seats[seat].name})"
+
+
+def _situation(match: matches.Match, seat: int) -> str:
+    if match.finished:
+        return f"The game is over: {match.result}."
+    movers = match.current.to_move
+    others = [s for s in movers if s != seat]
+    turn = "It is your turn" if seat in movers else ""
+    if others:
+        names = " and ".join(_who(match, s) for s in others)
+        turn = (f"{turn}; {names} also to move" if turn
+                else f"{names} {'is' if len(others) == 1 else 'are'} to move")
+    offer = ""
+    if match.draw_offer_open_to(seat):
+        offer = f" {match.seat_name(match.draw_offer)} offers a draw: reply accept or decline."
+    return f"{turn} (ply {match.ply}).{offer}"
+
+
+def _moves_since(match: matches.Match, seat: int, seen: int) -> list[str]:
+    """The moves after ply ``seen``, as ``seat`` may see them."""
+    return [f"{ply}. {match.seat_name(event.seat)}: "
+            f"{match.game.public_move(event.seat, event.move, seat, match.current)}"
+            for ply, event in enumerate(match.moves[seen:], start=seen + 1)]
+
+
+def _legal_text(legal: list[str], link: str) -> str:
+    if not legal:
+        return ""
+    shown = ", ".join(legal[:MAX_LEGAL_LISTED])
+    more = len(legal) - MAX_LEGAL_LISTED
+    if more > 0:
+        shown += f" … and {more} more: see them all on the game's page ({link})"
+    return textwrap.fill(f"Your legal moves: {shown}", width=76, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+class RedactSecrets(logging.Filter):
+    """Keep tokens (in addresses and URLs) out of log lines."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = links.redact(record.getMessage()), ()
+        return True
+
+
+if not any(isinstance(f, RedactSecrets) for f in log.filters):
+    log.addFilter(RedactSecrets())

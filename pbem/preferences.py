@@ -1,0 +1,103 @@
+"""Email settings pages: a seat's choice of emails (every turn, a daily digest, or none),
+an address's "Your games" emails, and the one-click unsubscribe of every email (RFC 8058).
+
+The pages open with the secret of an email's settings link (``/email/<token>``, see
+``notify.mint_email_link``), which opens nothing else, or from the play page with the
+seat's own play link (``/play/<token>/email``). A GET never changes anything (mail scanners
+fetch links); a POST to an unsubscribe URL unsubscribes with no further step, which is what
+mail providers do with the ``List-Unsubscribe-Post`` header.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+
+from . import links, matches, notify
+from .db import get_db, write
+
+bp = Blueprint("preferences", __name__)
+
+CHOICES = tuple(notify.PREFERENCES.items())
+
+
+def _email_link(token: str) -> dict[str, Any]:
+    link = notify.resolve_email_link(get_db(), token)
+    if link is None:
+        abort(404, "This link does not open any email settings. Check that you copied all of it.")
+    return link
+
+
+def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
+    """The seats a link's settings cover: its seat, or the address's seats in active games."""
+    db = get_db()
+    if link["purpose"] == "seat":
+        rows = [{"game_id": link["game_id"], "seat": link["seat"]}]
+    else:
+        rows = list(db.query(
+            "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
+            "WHERE s.email = ? COLLATE NOCASE AND g.status = 'active' "
+            "ORDER BY g.created_at, s.seat", [link["email"]]))
+    entries = []
+    for row in rows:
+        match = matches.load(db, row["game_id"])
+        if match is None:
+            continue
+        entries.append({"match": match, "seat": row["seat"],
+                        "field": f"notify-{match.id}-{row['seat']}",
+                        "choice": notify.preference(db, match.id, row["seat"]),
+                        "players": " vs ".join(s.name for s in match.seats)})
+    return entries
+
+
+def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None):
+    entries = _entries(link)
+    address = link["email"] if link["purpose"] != "seat" else None
+    if request.method == "POST":
+        db = get_db()
+        with write(db):
+            for entry in entries:
+                choice = request.form.get(entry["field"])
+                if choice in notify.PREFERENCES:
+                    notify.set_preference(db, entry["match"].id, entry["seat"], choice)
+            if address is not None and request.form.get("home") in ("on", "off"):
+                notify.set_home_opt_out(db, address, request.form["home"] == "off")
+        flash("Your email settings are saved.")
+        return redirect(here, 303)
+    email = address or (entries[0]["match"].seats[entries[0]["seat"]].email if entries else "")
+    return render_template(
+        "email_settings.html", entries=entries, choices=CHOICES, address=address, email=email,
+        here=here, game_page=game_page,
+        home_on=address is not None and not notify.home_opted_out(get_db(), address))
+
+
+@bp.route("/email/<token>", methods=["GET", "POST"])
+def settings(token: str):
+    return _settings_page(_email_link(token), url_for(".settings", token=token))
+
+
+@bp.route("/play/<token>/email", methods=["GET", "POST"])
+def play_settings(token: str):
+    """The same settings for the seat a play link opens, linked from the play page."""
+    access = links.resolve(get_db(), token)
+    if access is None or access.seat is None:
+        abort(404, "This link does not open any game. Check that you copied all of it.")
+    link = {"purpose": "seat", "game_id": access.game_id, "seat": access.seat, "email": None}
+    return _settings_page(link, url_for(".play_settings", token=token),
+                          game_page=url_for("play.page", role="play", token=token))
+
+
+@bp.route("/email/<token>/unsubscribe", methods=["GET", "POST"])
+def unsubscribe(token: str):
+    """GET: what unsubscribing stops, and a button; POST (the button, or a mail provider's
+    one-click ``List-Unsubscribe=One-Click``): unsubscribe at once."""
+    link = _email_link(token)
+    entries = _entries(link) if link["purpose"] == "seat" else []
+    done = request.method == "POST"
+    if done:
+        db = get_db()
+        with write(db):
+            notify.unsubscribe(db, link)
+    return render_template("unsubscribe.html", link=link, done=done,
+                           match=entries[0]["match"] if entries else None,
+                           settings=url_for(".settings", token=token))

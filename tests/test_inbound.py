@@ -1,0 +1,531 @@
+"""Moves by email, end to end through real SMTP: game emails are delivered to a real SMTP
+server on loopback (aiosmtpd, the ``smtp`` fixture); the test writes a real reply to one
+(quoted, with an attribution line, Re: subject, In-Reply-To) and sends it with smtplib to
+the app's own mail listener, or pipes it into ``flask receive-mail``; the answer is
+delivered to the same SMTP server."""
+from __future__ import annotations
+
+import email
+import json
+import logging
+import os
+import re
+import smtplib
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+import pytest
+
+from pbem import create_app, inbound, mail, matches, notify
+from pbem.db import connect
+from pbem.inbound import receive
+from pbem.listener import MailListener
+
+from conftest import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLY_TO = re.compile(r"move\+(\d+)\.([A-Za-z0-9_-]{32})@pbem\.localhost")
+P1, P2 = "p1@example.org", "p2@example.org"
+
+
+@pytest.fixture
+def db(app):
+    database = connect(app.config["DATABASE"])
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def listener(app):
+    server = MailListener(app, "127.0.0.1", free_port())
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def post(app, db, smtp):
+    """``post()``: deliver every due email to the SMTP server; returns the new ones."""
+
+    def deliver() -> list[EmailMessage]:
+        before = len(smtp.messages)
+        transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
+        sent, failed = mail.deliver_due(db, transport, app.config["MAIL_FROM"])
+        assert failed == 0
+        return smtp.messages[before:]
+
+    return deliver
+
+
+def only(messages, recipient: str) -> EmailMessage:
+    found = [m for m in messages if m["To"] == recipient]
+    assert len(found) == 1, [(m["To"], m["Subject"]) for m in messages]
+    return found[0]
+
+
+def text_of(message: EmailMessage) -> str:
+    return message.get_content().replace("\r\n", "\n")
+
+
+def write_reply(original: EmailMessage, line: str, *, sender: str | None = None,
+                html: bool = False, to: str | None = None, **headers: str) -> EmailMessage:
+    """A reply as a mail client writes it: the answer on top, the original quoted below."""
+    reply = EmailMessage()
+    reply["From"] = sender or original["To"]
+    reply["To"] = to or original["Reply-To"]
+    reply["Subject"] = "Re: " + original["Subject"]
+    reply["Date"] = format_datetime(email.utils.localtime())
+    reply["Message-ID"] = make_msgid(domain="example.org")
+    reply["In-Reply-To"] = original["Message-ID"]
+    reply["References"] = f"{original['References']} {original['Message-ID']}"
+    for name, value in headers.items():
+        reply[name.replace("_", "-")] = value
+    attribution = f"On {original['Date']}, {original['From']} wrote:"
+    quoted = text_of(original).splitlines()
+    if html:
+        reply.set_content(
+            f'<div dir="ltr">{line}</div><br><div class="gmail_quote"><div dir="ltr" '
+            f'class="gmail_attr">{attribution}<br></div><blockquote class="gmail_quote">'
+            + "<br>".join(quoted) + "</blockquote></div>", subtype="html")
+    else:
+        reply.set_content(f"{line}\n\n{attribution}\n" + "\n".join(f"> {q}" for q in quoted))
+    return reply
+
+
+def send(port: int, message: EmailMessage, lmtp: bool = False) -> None:
+    client = smtplib.LMTP("127.0.0.1", port, timeout=10) if lmtp \
+        else smtplib.SMTP("127.0.0.1", port, timeout=10)
+    with client:
+        client.send_message(message)
+
+
+def events(db) -> list[tuple]:
+    return [(r["seat"], r["kind"], r["move"]) for r in
+            db.query("SELECT seat, kind, move FROM events ORDER BY seq")]
+
+
+def answer_to(messages, reply: EmailMessage, recipient: str) -> EmailMessage:
+    """The one answer to ``reply``: to the seat's ``recipient``, under the reply."""
+    answers = [m for m in messages if m["In-Reply-To"] == reply["Message-ID"]]
+    assert [m["To"] for m in answers] == [recipient], [(m["To"], m["Subject"]) for m in messages]
+    answer = answers[0]
+    assert reply["Message-ID"] in answer["References"]
+    assert answer["Auto-Submitted"] == "auto-replied"
+    return answer
+
+
+def legal(client, api: str) -> list[str]:
+    return client.get(api).json["legal_moves"]
+
+
+# -- the whole loop ------------------------------------------------------------------------
+
+def test_a_reply_plays_the_move_and_is_answered_in_the_thread(client, new_game, db, post,
+                                                               listener):
+    game = new_game()
+    started = post()
+    to_p1 = only(started, P1)
+    ply, token = REPLY_TO.fullmatch(to_p1["Reply-To"]).groups()
+    assert ply == "0" and token not in str(to_p1["References"])
+    thread = to_p1["References"]
+
+    move = legal(client, game.apis[0])[3]
+    reply = write_reply(to_p1, move)
+    send(listener.port, reply)
+    assert events(db) == [(0, "move", move)]
+
+    delivered = post()
+    assert sorted(m["To"] for m in delivered) == [P1, P2]
+    answer = answer_to(delivered, reply, P1)
+    assert answer["Subject"] == to_p1["Subject"] and thread in answer["References"]
+    body = text_of(answer)
+    assert f"Your move {move} was recorded." in body
+    assert "Light (Player 2) is to move (ply 1)." in body
+    assert "/play/" in body
+    # The answer can be replied to as well: a new secret, at the new ply.
+    assert REPLY_TO.fullmatch(answer["Reply-To"]).group(1) == "1"
+    assert REPLY_TO.fullmatch(answer["Reply-To"]).group(2) != token
+
+    # The opponent replies to their "your turn" email in the same way.
+    your_turn = only(delivered, P2)
+    assert REPLY_TO.fullmatch(your_turn["Reply-To"]).group(1) == "1"
+    second = legal(client, game.apis[1])[0]
+    reply2 = write_reply(your_turn, second)
+    send(listener.port, reply2)
+    assert events(db) == [(0, "move", move), (1, "move", second)]
+    answer2 = answer_to(post(), reply2, P2)
+    assert f"Your move {second} was recorded." in text_of(answer2)
+
+
+def test_an_illegal_move_is_answered_with_the_error_and_the_legal_moves(client, new_game, db,
+                                                                         post, listener):
+    game = new_game()
+    reply = write_reply(only(post(), P1), "z9xz8")
+    send(listener.port, reply)
+    assert events(db) == []
+    body = text_of(answer_to(post(), reply, P1))
+    assert 'Your reply "z9xz8" could not be played:' in body
+    moves = legal(client, game.apis[0])
+    listed = body.split("Your legal moves: ")[1].split("\n\n")[0]
+    assert " ".join(listed.split()) == ", ".join(moves)
+    assert "It is your turn (ply 0)." in body
+
+
+def test_a_reply_without_a_move_is_answered(new_game, db, post, listener):
+    new_game()
+    reply = write_reply(only(post(), P1), "")
+    send(listener.port, reply)
+    assert events(db) == []
+    assert "Your reply has no move" in text_of(answer_to(post(), reply, P1))
+
+
+def test_a_move_in_the_subject_of_an_empty_reply_is_played(client, new_game, db, post,
+                                                           listener):
+    game = new_game()
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(only(post(), P1), "")
+    reply.replace_header("Subject", f"Re: {move}")
+    send(listener.port, reply)
+    assert events(db) == [(0, "move", move)]
+
+
+def test_a_reply_to_an_old_email_is_not_played_and_tells_what_happened(client, new_game, db,
+                                                                       post, listener):
+    game = new_game()
+    old = only(post(), P1)  # written at ply 0
+    first = legal(client, game.apis[0])[0]
+    client.post(f"{game.apis[0]}/moves", json={"move": first, "ply": 0})
+    second = legal(client, game.apis[1])[0]
+    client.post(f"{game.apis[1]}/moves", json={"move": second, "ply": 1})
+    post()
+    now_legal = legal(client, game.apis[0])[0]  # a move that would be legal now
+
+    reply = write_reply(old, now_legal)
+    send(listener.port, reply)
+    assert events(db) == [(0, "move", first), (1, "move", second)]
+    body = text_of(answer_to(post(), reply, P1))
+    assert "The game has moved on since the email you answered" in body
+    assert f"1. Dark: {first}" in body and f"2. Light: {second}" in body
+    assert "It is your turn (ply 2)." in body and "Your legal moves:" in body
+
+    # The same move delivered twice (or already made on the page) is no error.
+    reply = write_reply(old, first)
+    send(listener.port, reply)
+    assert len(events(db)) == 2
+    assert "had already been recorded" in text_of(answer_to(post(), reply, P1))
+
+
+# -- who may play -----------------------------------------------------------------------
+
+def test_an_address_without_a_valid_secret_is_refused_at_rcpt(new_game, db, post, listener):
+    new_game()
+    genuine = only(post(), P1)
+    ply, token = REPLY_TO.fullmatch(genuine["Reply-To"]).groups()
+    forged = "A" * 32 if token != "A" * 32 else "B" * 32
+    for address in (f"move+0.{forged}@pbem.localhost", "move@pbem.localhost",
+                    f"move+0.{token[:-1]}@pbem.localhost", "games@localhost"):
+        reply = write_reply(genuine, "d4xc5", to=address, sender=P1)
+        with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+            send(listener.port, reply)
+        assert refused.value.recipients[address][0] == 550
+    assert events(db) == [] and post() == []
+
+
+def test_the_secret_not_the_sender_authenticates_and_answers_go_to_the_seat(
+        client, new_game, db, post, listener, smtp):
+    game = new_game()
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(only(post(), P1), move, sender="Mallory <mallory@evil.example>")
+    send(listener.port, reply)
+    assert events(db) == [(0, "move", move)]
+    delivered = post()
+    assert sorted(m["To"] for m in delivered) == [P1, P2]
+    assert all("evil.example" not in " ".join(rcpts) for _, rcpts, _ in smtp.received)
+
+
+def test_the_opponents_secret_acts_for_the_opponent_only(client, new_game, db, post,
+                                                         listener):
+    game = new_game()
+    started = post()
+    to_p2 = only(started, P2)
+    # Player 1 replies to Player 2's email: it is Player 2's seat that tries to move.
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(to_p2, move, sender=P1)
+    send(listener.port, reply)
+    assert events(db) == []
+    body = text_of(answer_to(post(), reply, P2))  # to Player 2, never to the sender
+    assert "It is not your turn." in body and "Dark (Player 1) is to move" in body
+
+    client.post(f"{game.apis[0]}/moves", json={"move": move, "ply": 0})
+    your_turn = only(post(), P2)
+    answer = legal(client, game.apis[1])[0]
+    send(listener.port, write_reply(your_turn, answer, sender=P1))
+    assert events(db) == [(0, "move", move), (1, "move", answer)]
+
+
+@pytest.mark.parametrize("headers, sender", [
+    ({"Auto_Submitted": "auto-replied"}, None),
+    ({"Precedence": "bulk"}, None),
+    ({}, "MAILER-DAEMON@example.org"),
+    ({}, ""),  # the null envelope sender: a delivery report
+])
+def test_automatic_mail_is_ignored(client, new_game, db, post, listener, headers, sender):
+    game = new_game()
+    reply = write_reply(only(post(), P1), legal(client, game.apis[0])[0], **headers,
+                        sender=sender or None)
+    with smtplib.SMTP("127.0.0.1", listener.port, timeout=10) as smtp_client:
+        smtp_client.send_message(reply, from_addr=sender if sender is not None else P1)
+    assert events(db) == [] and post() == []
+
+
+# -- words and formats -----------------------------------------------------------------
+
+def test_resign_and_draw_words(new_game, db, post, listener):
+    new_game()
+    started = post()
+    reply = write_reply(only(started, P1), "Offer draw")
+    send(listener.port, reply)
+    assert events(db) == [(0, "draw_offer", None)]
+    delivered = post()
+    assert "Your draw offer was recorded" in text_of(answer_to(delivered, reply, P1))
+    offer = only(delivered, P2)
+    decline = write_reply(offer, "decline")
+    send(listener.port, decline)
+    assert events(db)[-1] == (1, "draw_decline", None)
+    assert "You declined the draw offer." in text_of(answer_to(post(), decline, P2))
+
+    send(listener.port, write_reply(only(started, P1), "draw"))
+    offer = only(post(), P2)
+    accept = write_reply(offer, "Accept draw.")
+    send(listener.port, accept)
+    assert events(db)[-1] == (1, "draw_accept", None)
+    answer = answer_to(post(), accept, P2)
+    assert "The game is over: Draw (draw agreed)." in text_of(answer)
+
+    after = write_reply(answer, "resign")
+    send(listener.port, after)
+    assert events(db)[-1] == (1, "draw_accept", None)
+    assert "could not be played: The game is over" in text_of(answer_to(post(), after, P2))
+
+
+def test_resign_by_email(new_game, db, post, listener):
+    new_game()
+    reply = write_reply(only(post(), P2), "RESIGN")
+    send(listener.port, reply)
+    assert events(db) == [(1, "resign", None)]
+    body = text_of(answer_to(post(), reply, P2))
+    assert "Your resignation was recorded." in body
+    assert "The game is over: Dark won (Light resigned)." in body
+
+
+def test_an_html_only_reply_is_read_without_its_quote(client, new_game, db, post, listener):
+    game = new_game()
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(only(post(), P1), move, html=True)
+    assert reply.get_content_type() == "text/html"
+    send(listener.port, reply)
+    assert events(db) == [(0, "move", move)]
+
+
+@pytest.mark.parametrize("text, line", [
+    ("d4xc5\n\nOn Mon, 1 Jan 2024, Games <g@localhost> wrote:\n> It is your turn", "d4xc5"),
+    ("On Mon, 1 Jan 2024 at 10:00, Correspondence games <\ngames@localhost> wrote:\n"
+     "> It is your turn\n\n  d4xc5  \n", "d4xc5"),   # bottom-posted, wrapped attribution
+    ("\u200b\xa0\n> quoted\n-- \nAnn\nd4xc5", ""),  # nothing above the signature
+    ("Sent from my phone\n\n> quoted", ""),
+    ("-----Original Message-----\nd4xc5", ""),
+    ("pick   X\r\n", "pick X"),
+])
+def test_the_first_line_the_player_wrote(text, line):
+    assert inbound.first_line(text) == line
+
+
+def test_a_long_list_of_legal_moves_is_cut_with_a_link(app, client, new_game, db, post,
+                                                         listener):
+    game = new_game("magnetic-field")
+    for _ in range(4):  # the draft, then the first placement: thousands of moves
+        state = client.get(game.apis[0]).json
+        seat = state["to_move"][0]
+        move = legal(client, game.apis[seat])[0]
+        client.post(f"{game.apis[seat]}/moves", json={"move": move, "ply": state["ply"]})
+    state = client.get(game.apis[0]).json
+    seat = state["to_move"][0]
+    moves = legal(client, game.apis[seat])
+    assert len(moves) > inbound.MAX_LEGAL_LISTED
+    recipient = (P1, P2)[seat]
+    latest = [m for m in post() if m["To"] == recipient][-1]
+    assert REPLY_TO.fullmatch(latest["Reply-To"]).group(1) == str(state["ply"])
+    reply = write_reply(latest, "nonsense")
+    send(listener.port, reply)
+    body = " ".join(text_of(answer_to(post(), reply, recipient)).split())
+    listed = body.split("Your legal moves: ")[1].split(" … and ")[0]
+    assert listed == ", ".join(moves[:inbound.MAX_LEGAL_LISTED])  # only this seat's moves
+    assert f"and {len(moves) - inbound.MAX_LEGAL_LISTED} more: see them all" in body
+    # Hidden hands: the answer shows the position as this seat may know it, not as the
+    # opponent does.
+    with app.app_context():
+        match = matches.load(db, game.id)
+        mine, theirs = (" ".join(notify.board_text(match, s).split()) for s in (seat, 1 - seat))
+    assert mine and mine != theirs
+    assert mine in body and theirs not in body
+
+
+def test_lmtp_listener(client, app, new_game, db, post):
+    game = new_game()
+    server = MailListener(app, "127.0.0.1", free_port(), lmtp=True)
+    server.start()
+    try:
+        move = legal(client, game.apis[0])[0]
+        send(server.port, write_reply(only(post(), P1), move), lmtp=True)
+        with pytest.raises(smtplib.SMTPRecipientsRefused):
+            send(server.port, write_reply(only(post(), P2), move, to="move@pbem.localhost"),
+                 lmtp=True)
+    finally:
+        server.stop()
+    assert events(db) == [(0, "move", move)]
+
+
+def test_secrets_stay_out_of_logs_and_of_the_stored_outbox(client, new_game, db, post,
+                                                           listener, caplog):
+    caplog.set_level(logging.DEBUG)
+    game = new_game()
+    to_p1 = only(post(), P1)
+    tokens = {REPLY_TO.fullmatch(to_p1["Reply-To"]).group(2)}
+    reply = write_reply(to_p1, legal(client, game.apis[0])[0])
+    send(listener.port, reply)
+    send(listener.port, write_reply(to_p1, "nonsense"))
+    delivered = post()
+    tokens |= {REPLY_TO.fullmatch(m["Reply-To"]).group(2) for m in delivered}
+    assert len(tokens) == 4
+    logged = caplog.text + "".join(r.getMessage() for r in caplog.records)
+    assert "recip: move+0.[secret]@pbem.localhost" in logged  # aiosmtpd's own log line
+    assert "inbound mail for game" in logged
+    assert "DATA readline" not in logged  # message contents (with play links) never
+    assert not any(token in logged for token in tokens)
+    stored = " ".join(str(dict(row)) for row in db.query("SELECT * FROM outbox"))
+    assert not any(token in stored for token in tokens)
+
+
+@pytest.mark.parametrize("setting, expected", [
+    ("play@games.example.org", r"play\+0\.[A-Za-z0-9_-]{32}@games\.example\.org"),
+    ("", None),  # moves by email switched off: no Reply-To
+])
+def test_the_reply_address_setting(tmp_path, setting, expected):
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "db.sqlite"),
+                      "SECRET_KEY": "test", "REPLY_ADDRESS": setting})
+    players = [{"name": "A", "email": P1}, {"name": "B", "email": P2}]
+    assert app.test_client().post("/api/games", json={"game": "mastery", "players": players}
+                                  ).status_code == 201
+    database = connect(app.config["DATABASE"])
+    for row in database.query("SELECT headers FROM outbox"):
+        reply_to = json.loads(row["headers"]).get("Reply-To")
+        assert re.fullmatch(expected, reply_to) if expected else reply_to is None
+    database.close()
+
+
+# -- the commands, as real processes -----------------------------------------------------
+
+def flask_env(app, tmp_path) -> dict[str, str]:
+    return {**os.environ, "PBEM_INSTANCE": str(tmp_path / "instance"),
+            "PBEM_DATABASE": app.config["DATABASE"], "PYTHONUNBUFFERED": "1"}
+
+
+def test_receive_mail_command_reads_standard_input(app, client, new_game, db, post, tmp_path):
+    game = new_game()
+    started = post()
+    env = flask_env(app, tmp_path)
+
+    def pipe(message: EmailMessage, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "flask", "--app", "pbem", "receive-mail",
+                               *args], input=bytes(message), cwd=ROOT, env=env,
+                              capture_output=True, timeout=60)
+
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(only(started, P1), move)
+    done = pipe(reply)
+    assert done.returncode == 0, done.stderr
+    assert b"recorded" in done.stdout
+    assert events(db) == [(0, "move", move)]
+    answered = post()
+    assert f"Your move {move} was recorded." in text_of(answer_to(answered, reply, P1))
+
+    # A refused move is handled (exit 0): its answer says why.
+    wrong = write_reply(only(answered, P2), "nonsense")  # P2's "your turn" email
+    done = pipe(wrong, f"--recipient={wrong['To']}", "--sender=p2@example.org")
+    assert done.returncode == 0, done.stderr
+    assert "could not be played" in text_of(answer_to(post(), wrong, P2))
+
+    # No valid secret: EX_NOUSER, so the MTA bounces it; nothing recorded or answered.
+    forged = write_reply(only(started, P1), "nonsense", to="move+1." + "x" * 32 + "@pbem.localhost")
+    done = pipe(forged)
+    assert done.returncode == 67 and b"No such mailbox" in done.stderr
+    assert len(events(db)) == 1 and post() == []
+    secrets = {REPLY_TO.fullmatch(m["Reply-To"]).group(2) for m in started}
+    assert not any(s.encode() in out for s in secrets
+                   for out in (done.stdout, done.stderr))
+
+
+def test_mail_listener_command_runs_a_real_smtp_server(app, client, new_game, db, post,
+                                                        tmp_path):
+    game = new_game()
+    to_p1 = only(post(), P1)
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "pbem", "mail-listener", "--port", str(port)],
+        cwd=ROOT, env=flask_env(app, tmp_path), stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, process.communicate()[0]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the listener did not start"
+                time.sleep(0.1)
+        move = legal(client, game.apis[0])[0]
+        reply = write_reply(to_p1, move)
+        send(port, reply)
+        assert events(db) == [(0, "move", move)]
+        with pytest.raises(smtplib.SMTPRecipientsRefused):
+            send(port, write_reply(to_p1, move, to="move+0." + "y" * 32 + "@pbem.localhost"))
+    finally:
+        process.terminate()
+        output = process.communicate(timeout=20)[0]
+    assert "SMTP listener on 127.0.0.1" in output and "Mail listener stopped." in output
+    assert process.returncode == 0
+    assert f"Your move {move} was recorded." in text_of(answer_to(post(), reply, P1))
+
+
+def test_an_emailed_move_and_its_answer_are_one_transaction(app, client, new_game, db, post):
+    """If the answer cannot be queued, the move is not recorded either (and the sender's MTA
+    is told to try again), so no move is ever left unanswered."""
+    game = new_game()
+    to_p1 = only(post(), P1)
+    reply = write_reply(to_p1, legal(client, game.apis[0])[0])
+    db.execute("CREATE TRIGGER no_answers BEFORE INSERT ON outbox WHEN NEW.kind = 'answer' "
+               "BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END")
+    with app.app_context(), pytest.raises(sqlite3.DatabaseError, match="outbox unavailable"):
+        receive(db, bytes(reply))
+    assert events(db) == []
+    db.execute("DROP TRIGGER no_answers")
+    with app.app_context():
+        assert receive(db, bytes(reply)).status == "recorded"
+    assert len(events(db)) == 1
+
+
+def test_answers_carry_the_unsubscribe_link_like_every_email(client, new_game, post, listener):
+    game = new_game()
+    reply = write_reply(only(post(), P1), legal(client, game.apis[0])[0])
+    send(listener.port, reply)
+    answer = answer_to(post(), reply, P1)
+    assert str(answer["List-Unsubscribe"]).strip().startswith("<http")
+    assert answer["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert "unsubscribe" in text_of(answer).lower()

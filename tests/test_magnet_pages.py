@@ -1,0 +1,613 @@
+"""Magnet on the web: the hexagonal board's SVG (91 vertices, pieces by owner, rank and
+value, hidden values marked as unknown), the secret setup builder (piece type then vertex,
+random arrangements, the waiting page), the turn builder (magnet, affected pieces and their
+paths, order, promotions), typed notation, history pages that reveal everything once the game
+is over, hidden information over every channel a player or spectator receives, and both
+setups and a turn in headless Chromium."""
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from flask import url_for
+
+import engine
+from engine import magnet as M
+from pbem import links, matches
+from pbem.boards import BOARDS, board_for
+from pbem.boards import magnet as board
+from pbem.db import get_db
+
+GAME = engine.get("magnet")
+RED, BLUE = 0, 1
+CANON = {RED: GAME.setup_text(RED, M.SET), BLUE: GAME.setup_text(BLUE, M.SET)}
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def position(pieces: dict[str, str], to_move: int = RED, turn: int = 1) -> M.MagnetState:
+    """A position in play; ``pieces``: vertex -> owner letter, code, optional rank ("R3/2")."""
+    cells = [0] * 91
+    for name, spec in pieces.items():
+        code, _, rank = spec[1:].partition("/")
+        cells[M.INDEX[name]] = M._piece("RB".index(spec[0]), M._CODE_KIND[code.lower()],
+                                        int(rank or 1))
+    cells = tuple(cells)
+    return M.MagnetState(players=2, options={"random_setup": False}, board=cells,
+                         arrangements=(M.SET, M.SET), turn=turn, to_move=(to_move,),
+                         seen={(cells, to_move): 1})
+
+
+def svg_of(app, state, seat=RED, **kwargs) -> str:
+    with app.test_request_context():
+        return str(board.render(GAME.view(state, seat), seat=seat, **kwargs))
+
+
+def builds(app, state, seat, *clicks):
+    with app.test_request_context():
+        return board.build(GAME, state, seat, tuple(clicks))
+
+
+def vertex_markup(svg: str, name: str) -> str:
+    match = re.search(rf'<(?:a|g) [^>]*class="cell" data-cell="{name}".*?(?=<(?:a|g) [^>]*'
+                      rf'class="cell"|<line class="path preview|<text class="coord")', svg, re.S)
+    assert match, name
+    return match.group(0)
+
+
+def pieces_in(svg: str) -> dict[str, tuple[str, str, str]]:
+    """vertex -> (owner, rank, value shown) of every piece drawn on the board."""
+    found = {}
+    for name in M.NAMES:
+        match = re.search(r'<g class="piece [^"]*"[^>]* data-owner="(\d)" data-rank="(\d)" '
+                          r'data-value="([^"]+)"', vertex_markup(svg, name))
+        if match:
+            found[name] = match.groups()
+    return found
+
+
+def links_in(html: str) -> dict[str, str]:
+    """Every builder link of a page, by the last token of its click path."""
+    found = {}
+    for href in re.findall(r'href="([^"]*\?path=[^"]*)"', html):
+        href = unescape(href)
+        token = parse_qs(urlsplit(href).query)["path"][0].split(".")[-1]
+        found[token] = href
+    return found
+
+
+def confirm_move(html: str) -> str | None:
+    match = re.search(r'<form [^>]*class="confirm">\s*<input type="hidden" name="move" '
+                      r'value="([^"]*)"', html)
+    return unescape(match.group(1)) if match else None
+
+
+def token_of(url: str) -> str:
+    return url.rsplit("/", 1)[1]
+
+
+def api_move(client, api: str, move: str):
+    ply = client.get(api).json["ply"]
+    response = client.post(f"{api}/moves", json={"move": move, "ply": ply})
+    assert response.status_code == 200, (move, response.json)
+    return response.json
+
+
+def post_move(client, url: str, move: str, ply: int, **kwargs):
+    return client.post(f"/play/{token_of(url)}/move", data={"move": move, "ply": str(ply)},
+                       **kwargs)
+
+
+@pytest.fixture
+def seeded(app):
+    """``seeded(seed)`` → a new Magnet game whose secret seed is ``seed``, links as paths."""
+    def create(seed: str = "s", options: dict | None = None):
+        players = [{"name": "Ann", "email": "ann@example.org"},
+                   {"name": "Bob", "email": "bob@example.org"}]
+        with app.test_request_context():
+            created = matches.create(get_db(), "magnet", players, options or {}, seed=seed)
+            return SimpleNamespace(
+                id=created.match.id,
+                urls=[url_for("play.page", role="play", token=t) for t in created.tokens],
+                apis=[url_for("api.game", role="play", token=t) for t in created.tokens],
+                watch=url_for("play.page", role="watch", token=created.spectator_token))
+
+    return create
+
+
+# -- the interface and the drawing -------------------------------------------------------------
+
+def test_board_is_registered_and_speaks_the_notation():
+    assert BOARDS["magnet"] is board_for("magnet") is board
+    assert board.click_path("f6:f3+,d4") == ("f6", "f3", "d4", "f3+")
+    assert board.click_path("setup b1=K c1=T2") == ("K", "b1", "T2", "c1")
+    assert board.is_cell("f6") and board.is_cell("k6") and not board.is_cell("k7")
+    assert not board.is_cell("T2") and not board.is_cell("2") and not board.is_cell("f3+")
+    assert board.choice_label("K") == "King (K)" and board.choice_label("T2") == "Trap T2"
+    assert board.choice_label("3") == "Piece of value 3"
+    assert board.choice_label("random") == "Random arrangement"
+    assert board.choice_label("d4+") == "☐ Promote d4"
+    assert board.choice_label("d4-").startswith("☑ Promote d4")
+    assert board.move_cells("f6:f3+,d4") == {"f6", "f3", "d4"}
+    assert board.move_cells(CANON[RED]) == set()
+
+
+def test_svg_has_91_vertices_on_the_lattice_and_hides_blues_values_from_red(app):
+    state = GAME.start(2, {"random_setup": True}, "drawn")
+    svg = svg_of(app, state, RED)
+    assert svg.startswith("<svg") and 'class="board magnet"' in svg
+    assert len(re.findall(r'class="cell" data-cell="[a-k]\d+"', svg)) == 91
+    assert set(re.findall(r'data-cell="([a-k]\d+)"', svg)) == set(M.NAMES)
+    lattice = re.search(r'<path class="lattice" d="([^"]+)"', svg)[1]
+    assert lattice.count("M") == 33  # 11 lines in each of the 3 directions
+    assert svg.count('class="centre-star"') == 1
+    assert len(re.findall(r'class="start start0"', svg)) == 12
+    assert len(re.findall(r'class="start start1"', svg)) == 12
+    drawn = pieces_in(svg)
+    assert len(drawn) == 24
+    view = GAME.view(state, RED)
+    for name, (owner, rank, value) in drawn.items():
+        assert int(owner) == view["pieces"][name]["owner"] and rank == "1"
+        assert value == (view["pieces"][name]["piece"] if owner == "0" else "?")
+    # Blue's pieces: hexagonal, on a pale dashed face with "?"; Red's: round, by value
+    blue_piece = vertex_markup(svg, "b1")
+    assert 'class="piece blue unknown"' in blue_piece and "<polygon class=\"body\"" in blue_piece
+    assert '<text class="value" dy="0.36em">?</text>' in blue_piece
+    assert "Blue piece, rank 1, value unknown" in blue_piece
+    king = next(n for n, p in view["pieces"].items() if p.get("piece") == "K")
+    assert 'class="piece red king"' in vertex_markup(svg, king)
+    assert "<circle class=\"body\"" in vertex_markup(svg, king)
+    assert len(re.findall(r'class="piece red trap"', svg)) == 2
+    assert re.search(r'<g class="rank">.*?>1</text></g>', blue_piece)  # the rank, public
+    # Blue sees the mirror image; a spectator sees no value at all
+    assert {v for o, _, v in pieces_in(svg_of(app, state, BLUE)).values() if o == "0"} == {"?"}
+    assert {v for _, _, v in pieces_in(svg_of(app, state, None)).values()} == {"?"}
+    assert "Turn 1: Red to move (the opening turn: one piece moves)" in svg
+
+
+def test_last_turn_paths_captures_and_losses_are_drawn(app):
+    state = position({"b7": "RK", "j3": "BK", "f3": "R4/3", "f4": "BT2", "f5": "B3/2",
+                      "e6": "R2"})
+    after = GAME.apply(state, RED, "f6:f3+,e6")
+    red, blue = svg_of(app, after, RED), svg_of(app, after, BLUE)
+    for svg in (red, blue):
+        assert 'class="magnet-ring last"' in vertex_markup(svg, "f6")
+        assert 'class="horseshoe last"' in vertex_markup(svg, "f6")
+        assert re.search(r'<line class="path trail"[^>]*><title>last turn: f3 → f6</title>', svg)
+        assert 'class="destroyed"' in vertex_markup(svg, "f6")
+        assert 'class="took"' in vertex_markup(svg, "f4")
+        assert "Last turn, Red: magnet on f6; f3 → f6 took f4, f5 and was" in svg
+        assert "destroyed by a trap; e6 → f6" in svg  # f6 was free again for e6
+        # captured values are public: Blue's T2 and 3 for both players
+        lost = re.search(r'Blue lost:.*?(?=Red lost:|</g>\s*</svg>)', svg, re.S)[0]
+        assert re.findall(r'data-value="([^"]+)"', lost) == ["T2", "3"]
+    # the piece the trap destroyed: its value only for its owner
+    red_lost = re.search(r"Red lost:.*", red, re.S)[0]
+    blue_sees = re.search(r"Red lost:.*", blue, re.S)[0]
+    assert 'data-rank="3" data-value="4"' in red_lost and 'data-value="?"' in blue_sees
+    assert 'class="lost destroyed"' in red_lost
+
+
+def test_email_text_shows_the_board_as_the_reader_may_know_it():
+    state = GAME.start(2, {"random_setup": True}, "mail")
+    red = board.text(GAME.view(state, RED), RED)
+    diagram = red.split("\n\n")[0]
+    assert diagram.count("B?¹") == 12 and "RK¹" in diagram and diagram.count("*") == 1
+    assert "B?²" in red  # the legend
+    spectator = board.text(GAME.view(state, None), None)
+    assert spectator.count("R?¹") == 12 and spectator.count("B?¹") == 12
+    lines = red.splitlines()
+    assert lines[0].split() == list("abcdefghijk") and max(map(len, lines)) <= 76
+
+
+# -- setup -------------------------------------------------------------------------------------
+
+def test_setup_by_clicks_random_and_the_waiting_page(client, seeded):
+    game = seeded("setup")
+    page = client.get(game.urls[RED]).get_data(as_text=True)
+    assert "<strong>Your turn.</strong>" in page and "Arrange your 12 pieces" in page
+    assert re.search(r'<a href="[^"]*" class="choice tray-piece" data-choice="K"', page)
+    assert "K ×1" in page and "2 ×3" in page and confirm_move(page) is None
+    # Red: a piece type, then a start vertex, twelve times (the table's order, so the
+    # result is the canonical setup)
+    for vertex, code in zip(M.START_NAMES[RED].split(), (M.CODES[k] for k in M.SET)):
+        page = client.get(links_in(page)[code]).get_data(as_text=True)
+        assert "holding your" in page
+        targets = set(re.findall(r'<a href="[^"]*" class="cell" data-cell="(\w+)"', page))
+        assert targets == set(M.START_NAMES[RED].split())  # only Red's start vertices
+        page = client.get(links_in(page)[vertex]).get_data(as_text=True)
+        assert 'data-value="%s"' % code in vertex_markup(page, vertex)
+        assert "class=\"piece red" in vertex_markup(page, vertex)
+    assert "K ×0" in page and "4 ×0" in page and "all 12 pieces placed" in page
+    assert confirm_move(page) == CANON[RED]
+    # a placed piece can be picked up and put elsewhere (the other piece goes to the tray)
+    moved = client.get(links_in(page)["a2"]).get_data(as_text=True)  # pick up the king
+    assert confirm_move(moved) is None and "K ×1" in moved and "holding your king" in moved
+    assert re.search(r'data-choice="K"[^>]*><title>[^<]*</title>\s*<circle class="hit"[^>]*/>'
+                     r'<circle class="selected"', moved)  # the tray shows it in hand
+    moved = client.get(links_in(moved)["j7"]).get_data(as_text=True)  # onto the 4 of j7
+    assert "4 ×1" in moved and 'data-value="K"' in vertex_markup(moved, "j7")
+    moved = client.get(links_in(moved)["4"]).get_data(as_text=True)
+    moved = client.get(links_in(moved)["a2"]).get_data(as_text=True)
+    assert confirm_move(moved) == CANON[RED].replace("a2=K", "a2=4").replace("j7=4", "j7=K")
+    # confirm the canonical one
+    response = post_move(client, game.urls[RED], CANON[RED], 0, follow_redirects=True)
+    page = response.get_data(as_text=True)
+    assert f"You played {CANON[RED]}." in page
+    assert 'class="builder"' not in page and "Waiting for the opponent&#39;s setup." in page
+    assert "Waiting for Bob (Blue)." in page
+    assert pieces_in(page)["a2"] == ("0", "1", "K")
+    # Blue sees that Red has set up, but nothing of it; then takes a random arrangement
+    page = client.get(game.urls[BLUE]).get_data(as_text=True)
+    assert "Red has set up; now arrange your pieces." in page
+    assert {v for o, _, v in pieces_in(page).values() if o == "0"} == {"?"}
+    assert "<li><a href" in page and "</span> setup</a></li>" in page  # Red's move, hidden
+    assert "a2=K" not in page
+    page = client.get(links_in(page)["random"]).get_data(as_text=True)
+    move = confirm_move(page)
+    assert move and move.startswith("setup b1=") and len(move.split()) == 13
+    assert GAME.parse_setup(BLUE, move)  # a valid arrangement
+    # a partial arrangement can be completed at random
+    partial = client.get(game.urls[BLUE] + "?path=K.k5.T2.b1").get_data(as_text=True)
+    filled = confirm_move(client.get(links_in(partial)["fill"]).get_data(as_text=True))
+    assert "k5=K" in filled and "b1=T2" in filled
+    response = post_move(client, game.urls[BLUE], move, 1)
+    assert response.status_code == 303
+    state = client.get(game.apis[RED]).json
+    assert state["view"]["phase"] == "play" and state["to_move"] == [RED]
+    assert all("piece" not in p for p in state["view"]["pieces"].values() if p["owner"] == BLUE)
+
+
+def test_either_side_may_set_up_first_and_a_stale_path_starts_over(client, seeded):
+    game = seeded("either")
+    api_move(client, game.apis[BLUE], CANON[BLUE])
+    page = client.get(game.urls[BLUE]).get_data(as_text=True)
+    assert "Waiting for the opponent&#39;s setup." in page and 'class="builder"' not in page
+    page = client.get(game.urls[RED] + "?path=K.b1.nonsense").get_data(as_text=True)
+    assert "Arrange your 12 pieces" in page and 'data-pending' not in page
+    assert "Blue has set up; now arrange your pieces." in page
+    watch = client.get(game.watch).get_data(as_text=True)
+    assert "Setup (secret) — Red: arranging · Blue: set up" in watch
+    assert {v for _, _, v in pieces_in(watch).values()} == {"?"}
+
+
+def test_the_setup_typed_as_text_works_too(client, seeded):
+    game = seeded("typed-setup")
+    response = post_move(client, game.urls[RED], "setup j7=4 i8=4 h9=4 g10=3 e10=3 d9=3 "
+                         "c8=2 b7=2 a5=2 a4=t3 a3=t2 a2=k", 0, follow_redirects=True)
+    assert f"You played {CANON[RED]}." in response.get_data(as_text=True)
+    response = post_move(client, game.urls[BLUE], "setup b1=K", 1)
+    text = response.get_data(as_text=True)
+    assert response.status_code == 422 and "Every start vertex needs a piece" in text
+    assert 'value="setup b1=K"' in text  # the typed text is kept
+
+
+# -- the turn builder -----------------------------------------------------------------------------
+
+# f4 and c3 both reach f6 (the first there takes it, the other stops short); h4 and f9 do not.
+ORDERED = {"b7": "RK", "j3": "BK", "f4": "R3/2", "c3": "R4/3", "h4": "R2", "f9": "R2",
+           "e5": "B2", "g5": "B3"}
+
+
+def test_turn_builder_magnet_then_order_then_promotions(app):
+    state = position(ORDERED)
+    first = builds(app, state, RED)
+    assert first.path == () and "f6" in first.cells and first.complete is None
+    assert set(first.cells) == {m.split(":")[0] for m in GAME.legal_moves(state, RED)}
+    after_magnet = builds(app, state, RED, "f6")
+    assert after_magnet.complete is None
+    assert "The order of c3, f4 matters here (the first to reach f6" in after_magnet.hint
+    assert after_magnet.cells == ("c3", "f4")  # h4 and f9 never meet them
+    assert M.order_pieces(state, RED, "f6") == ["c3", "f4"]
+    preview = after_magnet.overlay["mg_turn"]["preview"]
+    assert preview == M.path_preview(state, RED, "f6")
+    assert preview["c3"]["captures"] == ["e5"] and preview["f4"]["reaches"]
+    note = str(after_magnet.note)
+    assert "<strong>c3</strong> (your piece of value 4, rank 3): c3 → d4 → e5 → f6" in note
+    assert "capturing e5 (Blue&#39;s piece of rank 1, value unknown)" in note
+    assert "may be a trap" in note
+    # c3 first: f4 follows by itself, h4 and f9 go where the legal list puts them
+    step = builds(app, state, RED, "f6", "c3")
+    assert step.complete == "f6:c3,f4,f9,h4" and step.complete in GAME.legal_moves(state, RED)
+    assert step.overlay["mg_turn"]["order"] == ["c3", "f4", "f9", "h4"]
+    assert builds(app, state, RED, "f6", "f4").complete == "f6:f4,c3,f9,h4"
+    assert "stops one vertex short of f6" in str(step.note)
+    # promotions: those the rules allow in this order (as in the legal list's move for it)
+    allowed = {c[:-1] for c in step.choices}
+    assert allowed == {p.rstrip("+") for m in GAME.legal_moves(state, RED)
+                       if m.replace("+", "").startswith("f6:c3,f4,")
+                       for p in m.split(":")[1].split(",") if p.endswith("+")}
+    assert "c3+" in step.choices
+    ticked = builds(app, state, RED, "f6", "c3", "c3+")
+    assert ticked.complete == "f6:c3+,f4,f9,h4" and "c3-" in ticked.choices
+    assert ticked.path == ("f6", "c3", "c3+")
+    unticked = builds(app, state, RED, *ticked.path, "c3-")
+    assert unticked.complete == "f6:c3,f4,f9,h4"
+    assert GAME.apply(state, RED, ticked.complete)  # legal
+    # another vertex moves the magnet; nonsense starts over at the magnet
+    assert builds(app, state, RED, "f6", "c3", "e6").path[0] == "e6"
+    assert builds(app, state, RED, "f6", "zz").path == ("f6",)
+    assert builds(app, state, RED, "q9").path == ()
+
+
+def test_turn_builder_when_the_order_does_not_matter_and_on_the_opening(app):
+    state = position({"b7": "RK", "j3": "BK", "f3": "R4/2", "d4": "R2"})
+    one = builds(app, state, RED, "f6")
+    moves = [m for m in GAME.legal_moves(state, RED) if m.startswith("f6:")]
+    assert len({m.replace("+", "") for m in moves}) == 1
+    assert one.complete == moves[0] and one.cells and "f6" not in one.cells
+    assert set(one.choices) == {"f3+", "d4+"}
+    both = builds(app, state, RED, "f6", "f3+", "d4+")
+    assert both.complete.count("+") == 2 and both.complete in moves
+    opening = GAME.apply(GAME.apply(GAME.start(2, {}, "o"), RED, CANON[RED]), BLUE, CANON[BLUE])
+    choose = builds(app, opening, RED, "b3")
+    assert "exactly one piece moves" in choose.hint
+    assert set(choose.cells) == {"a2", "a3", "b7", "j7"}
+    picked = builds(app, opening, RED, "b3", "a3")
+    assert picked.complete == "b3:a3" and picked.choices == ("a3+",)
+    assert builds(app, opening, RED, "b3", "a2").choices == ()  # the king never promotes
+
+
+def test_a_whole_turn_through_the_pages(client, seeded):
+    game = seeded("turns")
+    api_move(client, game.apis[RED], CANON[RED])
+    api_move(client, game.apis[BLUE], CANON[BLUE])
+    # the opening: the magnet on b3, then the piece, then its promotion
+    page = client.get(game.urls[RED]).get_data(as_text=True)
+    assert "Click a vertex to place the magnet" in page
+    page = client.get(links_in(page)["b3"]).get_data(as_text=True)
+    assert 'class="magnet-ring pending"' in vertex_markup(page, "b3")
+    assert all('class="affected"' in vertex_markup(page, v) for v in ("a2", "a3", "b7", "j7"))
+    assert len(re.findall(r'<line class="path preview"', page)) == 4
+    assert "A magnet on b3 pulls 4 of your pieces" in page
+    page = client.get(links_in(page)["a3"]).get_data(as_text=True)
+    assert confirm_move(page) == "b3:a3" and "☐ Promote a3" in page
+    page = client.get(links_in(page)["a3+"]).get_data(as_text=True)
+    assert confirm_move(page) == "b3:a3+" and 'id="confirm-move">Play b3:a3+</button>' in page
+    assert post_move(client, game.urls[RED], "b3:a3+", 2).status_code == 303
+    assert client.get(game.apis[BLUE]).json["view"]["pieces"]["b3"] == {"owner": 0, "rank": 2}
+    api_move(client, game.apis[BLUE], "a1:b1")
+    # Red's second turn: a5 and b7 both reach a6; b7 first, promoted
+    page = client.get(game.urls[RED] + "?path=a6").get_data(as_text=True)
+    assert "The order of a5, b7 matters here" in page and confirm_move(page) is None
+    assert set(re.findall(r'<a href="[^"]*" class="cell" data-cell="(\w+)"', page)) == {
+        "a5", "b7"}
+    page = client.get(links_in(page)["b7"]).get_data(as_text=True)
+    assert confirm_move(page) == "a6:b7,a5"
+    assert re.search(r'<g class="order">.*?>1</text>', vertex_markup(page, "b7"))
+    page = client.get(links_in(page)["b7+"]).get_data(as_text=True)
+    assert confirm_move(page) == "a6:b7+,a5" and "a5+" not in links_in(page)
+    response = post_move(client, game.urls[RED], "a6:b7+,a5", 4, follow_redirects=True)
+    assert "You played a6:b7+,a5." in response.get_data(as_text=True)
+    view = client.get(game.apis[RED]).json["view"]
+    assert view["pieces"]["a6"] == {"owner": 0, "rank": 2, "piece": "2"}
+    assert view["last_turn"]["moves"][1] == {"from": "a5", "to": "a5", "destroyed": False,
+                                             "promoted": False, "captured": []}
+
+
+def test_typed_notation_works_alongside_the_builder(client, seeded):
+    game = seeded("typed")
+    api_move(client, game.apis[RED], CANON[RED])
+    api_move(client, game.apis[BLUE], CANON[BLUE])
+    response = post_move(client, game.urls[RED], "B3 : A3+", 2, follow_redirects=True)
+    assert "You played b3:a3+." in response.get_data(as_text=True)
+    response = post_move(client, game.urls[BLUE], "f6:f5", 3)
+    text = response.get_data(as_text=True)
+    assert response.status_code == 422 and "none of your pieces lies on a line" in text
+    assert 'value="f6:f5"' in text and 'class="builder"' in text
+
+
+def test_history_shows_every_value_once_the_game_is_over(client, seeded):
+    game = seeded("history")
+    api_move(client, game.apis[RED], CANON[RED])
+    api_move(client, game.apis[BLUE], CANON[BLUE])
+    api_move(client, game.apis[RED], "b3:a3")
+    during = client.get(game.urls[RED] + "/history/3").get_data(as_text=True)
+    assert {v for o, _, v in pieces_in(during).values() if o == "1"} == {"?"}
+    watch = client.get(game.watch + "/history/2").get_data(as_text=True)
+    assert {v for _, _, v in pieces_in(watch).values()} == {"?"}
+    assert client.get(game.watch).get_data(as_text=True).count("</span> setup</a>") == 2
+    client.post(f"/play/{token_of(game.urls[BLUE])}/resign", data={"confirm": "yes", "ply": "3"})
+    for url in (game.urls[RED], game.watch):
+        for ply in (2, 3):
+            shown = pieces_in(client.get(f"{url}/history/{ply}").get_data(as_text=True))
+            assert "?" not in {v for _, _, v in shown.values()}, (url, ply)
+            assert shown["b1"][2] == "K" and shown["a2"][2] == "K"
+        page = client.get(url).get_data(as_text=True)
+        assert CANON[BLUE] in page and "every value is shown" in page
+
+
+# -- hidden information ------------------------------------------------------------------------
+
+TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
+
+
+def _normalised(text: str, game) -> str:
+    """``text`` with the game's own id, every secret token and every timestamp replaced."""
+    text = links.redact(text)
+    assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
+    return TIME.sub("<time>", text.replace(game.id, "<game>"))
+
+
+def _seen_by(client, game, seat: int | None, paths=("",)) -> dict[str, str]:
+    """Everything a viewer receives now: the page (with builder paths), the API answer, every
+    history page and both record downloads, normalised."""
+    base = game.urls[seat] if seat is not None else game.watch
+    api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
+    seen = {}
+    for path in paths:
+        response = client.get(base + (f"?path={path}" if path else ""))
+        seen[f"page {path}"] = f"{response.status_code} " + response.get_data(as_text=True)
+    seen["api"] = client.get(api).get_data(as_text=True)
+    for p in range(client.get(api).json["ply"] + 1):
+        seen[f"history {p}"] = client.get(f"{base}/history/{p}").get_data(as_text=True)
+    for kind in ("json", "txt"):
+        response = client.get(f"{base}/record.{kind}")
+        seen[f"record.{kind}"] = response.get_data(as_text=True) + \
+            response.headers["Content-Disposition"]
+    return {key: _normalised(value, game) for key, value in seen.items()}
+
+
+def _emails(app, game, address: str) -> list[str]:
+    from pbem.db import connect
+    db = connect(app.config["DATABASE"])
+    rows = db.query("SELECT body, subject FROM outbox WHERE game_id = ? AND recipient = ? "
+                    "ORDER BY id", [game.id, address])
+    return [_normalised(r["subject"] + "\n" + r["body"], game) for r in rows]
+
+
+def _illegal(client, game, seat: int, move: str) -> str:
+    ply = client.get(game.apis[seat]).json["ply"]
+    response = post_move(client, game.urls[seat], move, ply)
+    api = client.post(f"{game.apis[seat]}/moves", json={"move": move, "ply": ply})
+    return _normalised(f"{response.status_code} {response.get_data(as_text=True)}\n"
+                       f"{api.status_code} {api.get_data(as_text=True)}", game)
+
+
+RED_SETUP = "setup a2=4 a3=4 a4=3 a5=2 b7=2 c8=2 d9=3 e10=3 g10=T2 h9=T3 i8=4 j7=K"
+# The two games differ only in where Blue's king and traps stand (h1, j1, k4); b1 c1 d1 e1,
+# which Red captures, hold the same pieces in both.
+BLUE_A = "setup b1=2 c1=3 d1=4 e1=2 g1=2 h1=K i1=3 j1=T3 k2=3 k3=4 k4=T2 k5=4"
+BLUE_B = "setup b1=2 c1=3 d1=4 e1=2 g1=2 h1=T2 i1=3 j1=K k2=3 k3=4 k4=T3 k5=4"
+# Red: a2 to a1 (promoted), captures b1, then c1 and d1, then e1; Blue shuffles on the right.
+# Blue's turns: a magnet on k1, k6, b6, with a move legal in both games.
+SCRIPT = [(BLUE, "<setup>"), (RED, RED_SETUP), (RED, "a1:a2+"), (BLUE, "k1 …"),
+          (RED, "b1:a1+ …"), (BLUE, "k6 …"), (RED, "d1:b1+ …"), (BLUE, "b6 …"),
+          (RED, "f1:d1 …")]
+RED_BAD = ("setup a2=K", "f6:f5", "a1:a2,a3", "zz", "b1:a1+,a1", "k1:k2", "d1:b1,c1", "")
+
+
+def _red_turn(client, game, pattern: str) -> str:
+    """Red's legal move with this magnet whose first piece carries the mark given (``+`` or
+    not) and no other promotion: the same in both games, as Red's knowledge is."""
+    magnet, first = pattern.split(" ")[0].split(":")
+    for move in client.get(game.apis[RED]).json["legal_moves"]:
+        head, pieces = move.split(":")
+        listed = pieces.split(",")
+        if head == magnet and listed[0] == first and "+" not in ",".join(listed[1:]):
+            return move
+    raise AssertionError(pattern)
+
+
+def _blue_turn(client, a, b, magnet: str) -> str:
+    """A move of Blue's with this magnet, without promotions, legal in both games (Blue's
+    own lists differ: its values, hence its promotions, are not the same)."""
+    in_b = set(client.get(b.apis[BLUE]).json["legal_moves"])
+    return next(m for m in client.get(a.apis[BLUE]).json["legal_moves"]
+                if m.split(":")[0] == magnet and "+" not in m and m in in_b)
+
+
+def test_red_and_spectators_cannot_tell_games_that_differ_only_in_blues_arrangement(
+        app, client, seeded):
+    a, b = seeded("same"), seeded("same")
+    blue_setups = {a.id: BLUE_A, b.id: BLUE_B}
+    captured = 0
+    for ply, (seat, move) in enumerate(SCRIPT):
+        if seat == RED and "…" in move:
+            move = _red_turn(client, a, move)
+            assert move == _red_turn(client, b, SCRIPT[ply][1])
+        elif "…" in move:
+            move = _blue_turn(client, a, b, move.split()[0])
+        red_paths = ("",)
+        if seat == RED and ply > 1:
+            magnet, pieces = move.split(":")
+            red_paths = ("", magnet, f"{magnet}.{pieces.split(',')[0].rstrip('+')}",
+                         f"{magnet}.{pieces.split(',')[0]}", "nonsense.e4", "K.a2")
+        elif seat == RED:
+            red_paths = ("", "K.a2", "K.a2.T2", "random.K", "a2")
+        for bad in RED_BAD:
+            assert _illegal(client, a, RED, bad) == _illegal(client, b, RED, bad), (ply, bad)
+        red_a, red_b = _seen_by(client, a, RED, red_paths), _seen_by(client, b, RED, red_paths)
+        assert red_a.keys() == red_b.keys()
+        for key in red_a:
+            assert red_a[key] == red_b[key], f"ply {ply}, Red's {key} differs"
+        assert _seen_by(client, a, None) == _seen_by(client, b, None), f"ply {ply}: spectator"
+        for game in (a, b):
+            text = blue_setups[game.id] if move == "<setup>" else move
+            after = api_move(client, game.apis[seat], text)
+        captured_now = len(after["view"]["captured"])
+        assert captured_now >= captured
+        captured = captured_now
+    assert captured == 4 and after["outcome"] is None  # b1, c1, d1, e1: "elsewhere"
+    assert _seen_by(client, a, RED) == _seen_by(client, b, RED)
+    assert _seen_by(client, a, None) == _seen_by(client, b, None)
+    for bad in RED_BAD:  # not Red's turn now
+        assert _illegal(client, a, RED, bad) == _illegal(client, b, RED, bad)
+    emails_a, emails_b = _emails(app, a, "ann@example.org"), _emails(app, b, "ann@example.org")
+    assert len(emails_a) >= 4 and emails_a == emails_b  # started, then each of Red's turns
+    # The games really differ, and Blue (who may know) sees it.
+    blue_a, blue_b = client.get(a.apis[BLUE]).json["view"], client.get(b.apis[BLUE]).json["view"]
+    assert blue_a["pieces"]["h1"]["piece"] == "K" and blue_b["pieces"]["h1"]["piece"] == "T2"
+    assert _seen_by(client, a, BLUE)["page "] != _seen_by(client, b, BLUE)["page "]
+    # Red knows the captured values, and nothing else of Blue's
+    red_view = client.get(a.apis[RED]).json["view"]
+    assert [c["piece"] for c in red_view["captured"]] == ["2", "3", "4", "2"]
+    assert all("piece" not in p for p in red_view["pieces"].values() if p["owner"] == BLUE)
+    assert "arrangements" in red_view and list(red_view["arrangements"]) == ["0"]
+
+
+# -- in a real browser ------------------------------------------------------------------------
+
+@pytest.mark.browser
+def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server):
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.fail("/usr/bin/chromium is missing", pytrace=False)
+    game = seeded("browser")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            pages = []
+            for url in game.urls:
+                page = browser.new_context(viewport={"width": 1100, "height": 1000}).new_page()
+                page.set_default_timeout(10_000)
+                page.goto(live_server + url)
+                pages.append(page)
+            red, blue = pages
+            # Red: a piece type in the tray, then a start vertex, twelve times
+            for vertex, code in zip(M.START_NAMES[RED].split(), (M.CODES[k] for k in M.SET)):
+                red.locator(f'.board-area a.tray-piece[data-choice="{code}"]').click()
+                expect(red.locator(".builder")).to_contain_text("holding your")
+                red.locator(f'.board-area a.cell[data-cell="{vertex}"]').click()
+                expect(red.locator(f'.board-area [data-cell="{vertex}"] .piece.red')).to_have_count(1)
+            expect(red.locator("#confirm-move")).to_have_text(f"Play {CANON[RED]}")
+            red.screenshot(path="/tmp/magnet-setup.png", full_page=True)
+            red.locator("#confirm-move").click()
+            expect(red.locator("#game")).to_contain_text("Waiting for the opponent's setup.")
+            # Blue: drags its king onto k5, then fills the rest at random
+            blue.reload()
+            king = blue.locator('.board-area a.tray-piece[data-choice="K"]')
+            target = blue.locator('.board-area [data-cell="k5"]')
+            king.hover()
+            blue.mouse.down()
+            box = target.bounding_box()
+            blue.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=8)
+            blue.mouse.up()
+            expect(blue.locator('.board-area [data-cell="k5"] .piece.blue.king')).to_have_count(1)
+            blue.locator(".builder a.choice", has_text="Fill the rest at random").click()
+            expect(blue.locator("#confirm-move")).to_contain_text("k5=K")
+            blue.locator("#confirm-move").click()
+            expect(blue.locator(".notice")).to_contain_text("You played setup")
+            # Red's opening: the magnet on b3, the pulled pieces shown, a3 chosen, confirmed
+            red.reload()
+            expect(red.locator("#status")).to_contain_text("Your turn")
+            red.locator('.board-area a.cell[data-cell="b3"]').click()
+            expect(red.locator(".mg-preview")).to_contain_text("A magnet on b3 pulls 4 of your")
+            expect(red.locator(".board-area .affected")).to_have_count(4)
+            expect(red.locator(".board-area line.path.preview")).to_have_count(4)
+            red.locator('.board-area a.cell[data-cell="a3"]').click()
+            expect(red.locator("#confirm-move")).to_have_text("Play b3:a3")
+            red.screenshot(path="/tmp/magnet-turn.png", full_page=True)
+            red.locator("#confirm-move").click()
+            expect(red.locator(".notice")).to_contain_text("You played b3:a3.")
+            expect(red.locator('.board-area [data-cell="b3"] .piece.red')).to_have_count(1)
+            assert client.get(game.apis[BLUE]).json["view"]["last_turn"]["magnet"] == "b3"
+        finally:
+            browser.close()
