@@ -127,13 +127,14 @@ def event_recorded(db: sqlite_utils.Database, before: Match, after: Match,
         for seat in range(after.players):
             _send(db, after, seat, "finished")
     elif event.kind == "move":
+        clock = clocks.of_match(after)
         for seat in after.current.to_move:
             # Tell a player when their turn begins, not again while it goes on (Magnet's
             # setup lets both move; the second setter was already told).
             if seat not in before.current.to_move or seat == event.seat:
                 shown = after.game.public_move(event.seat, event.move, seat, after.current)
                 _send(db, after, seat, "your_turn", mover=after.seat_name(event.seat),
-                      last_move=shown)
+                      last_move=shown, clock=clock[seat] if clock else None)
     elif event.kind == "draw_offer":
         for seat in range(after.players):
             if after.draw_offer_open_to(seat):

@@ -546,3 +546,14 @@ def test_one_scheduler_runs_the_clock_job(tmp_path, monkeypatch):
         jobs.shutdown(wait=True)
         jobs.lock_handle.close()
     CACHE.clear()
+
+
+def test_the_your_turn_email_says_how_long_the_player_has(client, app):
+    game = apis(create(client, per_move(days=3)))
+    assert client.post(f"{game[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code == 200
+    turn = outbox(app, "WHERE kind = 'turn'")
+    assert len(turn) == 1
+    assert re.search(r"You have (2 days 23 hours|3 days) to move: until ", turn[0]["body"])
+    untimed = apis(create(client))
+    client.post(f"{untimed[0]}/moves", json={"move": "d4xc5", "ply": 0})
+    assert "to move: until" not in outbox(app, "WHERE kind = 'turn'")[-1]["body"]
