@@ -100,6 +100,9 @@ class Game:
     options: ClassVar[tuple[Option, ...]] = ()
     # Seat names by player count, e.g. {2: ("Dark", "Light")}.
     seat_names: ClassVar[Mapping[int, tuple[str, ...]]] = {}
+    # Whether legal_moves lists every legal move (Magnetic Field leaves out the turns that
+    # place several tiles: too many to list, yet legal).
+    lists_every_move: ClassVar[bool] = True
 
     # -- description -------------------------------------------------------------------
 

@@ -393,6 +393,7 @@ def _tile_list(codes: str) -> str:
 class MagneticField(Game):
     id = "magnetic-field"
     title = "Magnetic Field"
+    lists_every_move = False  # turns placing two or more tiles are legal but not listed
     player_counts = (2,)
     options = (
         Option("colours", "random", ("random", "seat0-blue", "seat0-red"), "Colours",

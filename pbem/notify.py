@@ -95,11 +95,7 @@ def legal_hint(match: Match, seat: int) -> str:
     if len(moves) <= HINT_MOVES:
         return f"Your legal moves: {', '.join(moves)}."
     sample = [moves[i * len(moves) // HINT_MOVES] for i in range(HINT_MOVES)]
-    try:  # a board with its own move builder lists only some of the legal moves
-        partial = hasattr(board_for(match.game.id), "build")
-    except KeyError:
-        partial = False
-    count = f"{len(moves)}{' or more' if partial else ''}"
+    count = f"{len(moves)}{'' if match.game.lists_every_move else ' or more'}"
     return f"You have {count} legal moves, for example: {', '.join(sample)}."
 
 

@@ -543,3 +543,24 @@ def test_an_older_database_gains_the_notification_columns_and_tables(app, client
     assert [r["notify"] for r in db.query("SELECT notify FROM seats")] == ["each", "each"]
     assert [r["kind"] for r in outbox(db)] == ["other", "other"]
     assert {"email_links", "home_optouts", "digest_days"} <= set(db.table_names())
+
+
+@pytest.mark.parametrize("game, complete", [("mastery", True), ("magnet", True),
+                                             ("the-right-moves", True),
+                                             ("magnetic-field", False)])
+def test_the_legal_move_hint_says_or_more_only_where_the_list_is_partial(app, game, complete):
+    assert engine.get(game).lists_every_move is complete
+    players = [{"name": "A", "email": "a@example.org"}, {"name": "B", "email": "b@example.org"}]
+    options = {"random_setup": True} if game == "magnet" else {}
+    with app.test_request_context():
+        match = matches.create(get_db(), game, players, options).match
+        seat = match.current.to_move[0]
+        if game == "magnetic-field":  # past the draft, where the many turns are
+            for _ in range(4):
+                seat = match.current.to_move[0]
+                match = matches.act(get_db(), match.id, seat, "move",
+                                    match.game.legal_moves(match.current, seat)[0])
+            seat = match.current.to_move[0]
+        hint = notify.legal_hint(match, seat)
+    assert re.fullmatch(r"You have \d+ legal moves, for example: .*\.", hint) if complete \
+        else re.fullmatch(r"You have \d+ or more legal moves, for example: .*\.", hint)
