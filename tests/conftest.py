@@ -6,15 +6,21 @@ from __future__ import annotations
 import email
 import email.policy
 import socket
+import re
 import threading
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from pathlib import Path
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from aiosmtpd.controller import Controller
 from werkzeug.serving import make_server
 
-from pbem import create_app
+from flask import url_for
+
+from pbem import create_app, links, matches
+from pbem.db import connect, get_db
 from pbem.matches import CACHE
 
 
@@ -71,6 +77,117 @@ def new_game(client):
                        [path_of(s["api"]) for s in seats], path_of(response.json["spectator"]))
 
     return create
+
+
+@pytest.fixture
+def seeded_game(app):
+    """``seeded_game(game, seed, options)``: a new two-player game whose secret seed is
+    ``seed``, so a test can make two games that differ only in a hidden chance event."""
+
+    def create(game: str, seed: str, options: dict | None = None) -> NewGame:
+        players = [{"name": "Ann", "email": "ann@example.org"},
+                   {"name": "Bob", "email": "bob@example.org"}]
+        with app.test_request_context():
+            created = matches.create(get_db(), game, players, options or {}, seed=seed)
+            return NewGame(
+                created.match.id,
+                [url_for("play.page", role="play", token=t) for t in created.tokens],
+                [url_for("api.game", role="play", token=t) for t in created.tokens],
+                url_for("play.page", role="watch", token=created.spectator_token))
+
+    return create
+
+
+@pytest.fixture
+def db(app):
+    """The app's database, as a test reads it."""
+    database = connect(app.config["DATABASE"])
+    yield database
+    database.close()
+
+
+# -- pages: what a test reads off them ------------------------------------------------------
+
+def links_in(html: str) -> dict[str, str]:
+    """Every move-builder link of a page, by the last token of its click path."""
+    found = {}
+    for href in re.findall(r'href="([^"]*\?path=[^"]*)"', html):
+        href = unescape(href)
+        found[parse_qs(urlsplit(href).query)["path"][0].split(".")[-1]] = href
+    return found
+
+
+def confirm_move(html: str) -> str | None:
+    """The move the page's confirm button would play, if it has one."""
+    match = re.search(r'<form [^>]*class="confirm">\s*<input type="hidden" name="move" '
+                      r'value="([^"]*)"', html)
+    return unescape(match.group(1)) if match else None
+
+
+def api_move(client, api: str, move: str) -> dict:
+    """Play ``move`` through the JSON API at the current ply; it must be accepted."""
+    ply = client.get(api).json["ply"]
+    response = client.post(f"{api}/moves", json={"move": move, "ply": ply})
+    assert response.status_code == 200, (move, response.json)
+    return response.json
+
+
+# -- hidden information: everything a viewer receives, comparable across two games ---------
+
+TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
+
+
+def normalised(text: str, game: NewGame) -> str:
+    """``text`` with the game's own id, every secret token and every timestamp replaced."""
+    text = links.redact(text)
+    assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
+    return TIME.sub("<time>", text.replace(game.id, "<game>"))
+
+
+def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
+    """Everything a viewer receives now: the page (with builder paths), the API answer, every
+    history page and both record downloads, normalised."""
+    base = game.urls[seat] if seat is not None else game.watch
+    api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
+    seen = {}
+    for path in paths:
+        response = client.get(base + (f"?path={path}" if path else ""))
+        seen[f"page {path}"] = f"{response.status_code} " + response.get_data(as_text=True)
+    seen["api"] = client.get(api).get_data(as_text=True)
+    for ply in range(client.get(api).json["ply"] + 1):
+        seen[f"history {ply}"] = client.get(f"{base}/history/{ply}").get_data(as_text=True)
+    for kind in ("json", "txt"):
+        response = client.get(f"{base}/record.{kind}")
+        seen[f"record.{kind}"] = response.get_data(as_text=True) + \
+            response.headers["Content-Disposition"]
+    return {key: normalised(value, game) for key, value in seen.items()}
+
+
+def emails_to(app, game: NewGame, address: str) -> list[str]:
+    """The subjects and bodies of the emails queued for ``address`` in ``game``, normalised."""
+    db = connect(app.config["DATABASE"])
+    rows = db.query("SELECT body, subject FROM outbox WHERE game_id = ? AND recipient = ? "
+                    "ORDER BY id", [game.id, address])
+    return [normalised(r["subject"] + "\n" + r["body"], game) for r in rows]
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, driven by Playwright (which never downloads a browser)."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's chromium "
+                    "(run ./dev test, which installs it, or apt-get install chromium).",
+                    pytrace=False)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture

@@ -12,34 +12,19 @@ missing browser cannot pass unnoticed.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import BrowserContext, Page, expect
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TIMEOUT_MS = 10_000  # generous: the machine's two cores are shared with other work
 
 expect.set_options(timeout=TIMEOUT_MS)
 
 
 # -- fixtures ------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser() -> Browser:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's chromium "
-                    "(run ./dev test, which installs it, or apt-get install chromium).",
-                    pytrace=False)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
-
 
 @pytest.fixture
 def open_context(browser):

@@ -13,18 +13,11 @@ from pathlib import Path
 import pytest
 
 from pbem import scheduler
-from pbem.db import connect
+
 
 HOME_LINK = re.compile(r"http://localhost(/home/([A-Za-z0-9_-]{32}))")
 OPEN_FORM = re.compile(r'action="(/home/[A-Za-z0-9_-]{32}/open/([A-Za-z0-9_-]+)/(\d+))"')
 PLAY_PATH = re.compile(r"^(?:http://localhost)?(/play/([A-Za-z0-9_-]{32}))$")
-
-
-@pytest.fixture
-def db(app):
-    database = connect(app.config["DATABASE"])
-    yield database
-    database.close()
 
 
 def create(client, *emails: str) -> tuple[str, list[str]]:

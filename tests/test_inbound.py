@@ -35,13 +35,6 @@ P1, P2 = "p1@example.org", "p2@example.org"
 
 
 @pytest.fixture
-def db(app):
-    database = connect(app.config["DATABASE"])
-    yield database
-    database.close()
-
-
-@pytest.fixture
 def listener(app):
     server = MailListener(app, "127.0.0.1", free_port())
     server.start()

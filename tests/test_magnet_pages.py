@@ -7,20 +7,16 @@ setups and a turn in headless Chromium."""
 from __future__ import annotations
 
 import re
-from html import unescape
-from pathlib import Path
-from types import SimpleNamespace
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from flask import url_for
 
 import engine
 from engine import magnet as M
-from pbem import links, matches
 from pbem.boards import BOARDS, board_for
 from pbem.boards import magnet as board
-from pbem.db import get_db
+
+from conftest import (api_move, confirm_move, emails_to, links_in, normalised,
+                      seen_by)
 
 GAME = engine.get("magnet")
 RED, BLUE = 0, 1
@@ -70,31 +66,14 @@ def pieces_in(svg: str) -> dict[str, tuple[str, str, str]]:
     return found
 
 
-def links_in(html: str) -> dict[str, str]:
-    """Every builder link of a page, by the last token of its click path."""
-    found = {}
-    for href in re.findall(r'href="([^"]*\?path=[^"]*)"', html):
-        href = unescape(href)
-        token = parse_qs(urlsplit(href).query)["path"][0].split(".")[-1]
-        found[token] = href
-    return found
 
 
-def confirm_move(html: str) -> str | None:
-    match = re.search(r'<form [^>]*class="confirm">\s*<input type="hidden" name="move" '
-                      r'value="([^"]*)"', html)
-    return unescape(match.group(1)) if match else None
 
 
 def token_of(url: str) -> str:
     return url.rsplit("/", 1)[1]
 
 
-def api_move(client, api: str, move: str):
-    ply = client.get(api).json["ply"]
-    response = client.post(f"{api}/moves", json={"move": move, "ply": ply})
-    assert response.status_code == 200, (move, response.json)
-    return response.json
 
 
 def post_move(client, url: str, move: str, ply: int, **kwargs):
@@ -103,20 +82,9 @@ def post_move(client, url: str, move: str, ply: int, **kwargs):
 
 
 @pytest.fixture
-def seeded(app):
-    """``seeded(seed)`` → a new Magnet game whose secret seed is ``seed``, links as paths."""
-    def create(seed: str = "s", options: dict | None = None):
-        players = [{"name": "Ann", "email": "ann@example.org"},
-                   {"name": "Bob", "email": "bob@example.org"}]
-        with app.test_request_context():
-            created = matches.create(get_db(), "magnet", players, options or {}, seed=seed)
-            return SimpleNamespace(
-                id=created.match.id,
-                urls=[url_for("play.page", role="play", token=t) for t in created.tokens],
-                apis=[url_for("api.game", role="play", token=t) for t in created.tokens],
-                watch=url_for("play.page", role="watch", token=created.spectator_token))
-
-    return create
+def seeded(seeded_game):
+    """``seeded(seed, options)`` → a new Magnet game whose secret seed is ``seed``."""
+    return lambda seed="s", options=None: seeded_game("magnet", seed, options)
 
 
 # -- the interface and the drawing -------------------------------------------------------------
@@ -423,48 +391,11 @@ def test_history_shows_every_value_once_the_game_is_over(client, seeded):
 
 # -- hidden information ------------------------------------------------------------------------
 
-TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
-
-
-def _normalised(text: str, game) -> str:
-    """``text`` with the game's own id, every secret token and every timestamp replaced."""
-    text = links.redact(text)
-    assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
-    return TIME.sub("<time>", text.replace(game.id, "<game>"))
-
-
-def _seen_by(client, game, seat: int | None, paths=("",)) -> dict[str, str]:
-    """Everything a viewer receives now: the page (with builder paths), the API answer, every
-    history page and both record downloads, normalised."""
-    base = game.urls[seat] if seat is not None else game.watch
-    api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
-    seen = {}
-    for path in paths:
-        response = client.get(base + (f"?path={path}" if path else ""))
-        seen[f"page {path}"] = f"{response.status_code} " + response.get_data(as_text=True)
-    seen["api"] = client.get(api).get_data(as_text=True)
-    for p in range(client.get(api).json["ply"] + 1):
-        seen[f"history {p}"] = client.get(f"{base}/history/{p}").get_data(as_text=True)
-    for kind in ("json", "txt"):
-        response = client.get(f"{base}/record.{kind}")
-        seen[f"record.{kind}"] = response.get_data(as_text=True) + \
-            response.headers["Content-Disposition"]
-    return {key: _normalised(value, game) for key, value in seen.items()}
-
-
-def _emails(app, game, address: str) -> list[str]:
-    from pbem.db import connect
-    db = connect(app.config["DATABASE"])
-    rows = db.query("SELECT body, subject FROM outbox WHERE game_id = ? AND recipient = ? "
-                    "ORDER BY id", [game.id, address])
-    return [_normalised(r["subject"] + "\n" + r["body"], game) for r in rows]
-
-
 def _illegal(client, game, seat: int, move: str) -> str:
     ply = client.get(game.apis[seat]).json["ply"]
     response = post_move(client, game.urls[seat], move, ply)
     api = client.post(f"{game.apis[seat]}/moves", json={"move": move, "ply": ply})
-    return _normalised(f"{response.status_code} {response.get_data(as_text=True)}\n"
+    return normalised(f"{response.status_code} {response.get_data(as_text=True)}\n"
                        f"{api.status_code} {api.get_data(as_text=True)}", game)
 
 
@@ -521,11 +452,11 @@ def test_red_and_spectators_cannot_tell_games_that_differ_only_in_blues_arrangem
             red_paths = ("", "K.a2", "K.a2.T2", "random.K", "a2")
         for bad in RED_BAD:
             assert _illegal(client, a, RED, bad) == _illegal(client, b, RED, bad), (ply, bad)
-        red_a, red_b = _seen_by(client, a, RED, red_paths), _seen_by(client, b, RED, red_paths)
+        red_a, red_b = seen_by(client, a, RED, red_paths), seen_by(client, b, RED, red_paths)
         assert red_a.keys() == red_b.keys()
         for key in red_a:
             assert red_a[key] == red_b[key], f"ply {ply}, Red's {key} differs"
-        assert _seen_by(client, a, None) == _seen_by(client, b, None), f"ply {ply}: spectator"
+        assert seen_by(client, a, None) == seen_by(client, b, None), f"ply {ply}: spectator"
         for game in (a, b):
             text = blue_setups[game.id] if move == "<setup>" else move
             after = api_move(client, game.apis[seat], text)
@@ -533,16 +464,16 @@ def test_red_and_spectators_cannot_tell_games_that_differ_only_in_blues_arrangem
         assert captured_now >= captured
         captured = captured_now
     assert captured == 4 and after["outcome"] is None  # b1, c1, d1, e1: "elsewhere"
-    assert _seen_by(client, a, RED) == _seen_by(client, b, RED)
-    assert _seen_by(client, a, None) == _seen_by(client, b, None)
+    assert seen_by(client, a, RED) == seen_by(client, b, RED)
+    assert seen_by(client, a, None) == seen_by(client, b, None)
     for bad in RED_BAD:  # not Red's turn now
         assert _illegal(client, a, RED, bad) == _illegal(client, b, RED, bad)
-    emails_a, emails_b = _emails(app, a, "ann@example.org"), _emails(app, b, "ann@example.org")
+    emails_a, emails_b = emails_to(app, a, "ann@example.org"), emails_to(app, b, "ann@example.org")
     assert len(emails_a) >= 4 and emails_a == emails_b  # started, then each of Red's turns
     # The games really differ, and Blue (who may know) sees it.
     blue_a, blue_b = client.get(a.apis[BLUE]).json["view"], client.get(b.apis[BLUE]).json["view"]
     assert blue_a["pieces"]["h1"]["piece"] == "K" and blue_b["pieces"]["h1"]["piece"] == "T2"
-    assert _seen_by(client, a, BLUE)["page "] != _seen_by(client, b, BLUE)["page "]
+    assert seen_by(client, a, BLUE)["page "] != seen_by(client, b, BLUE)["page "]
     # Red knows the captured values, and nothing else of Blue's
     red_view = client.get(a.apis[RED]).json["view"]
     assert [c["piece"] for c in red_view["captured"]] == ["2", "3", "4", "2"]
@@ -553,62 +484,53 @@ def test_red_and_spectators_cannot_tell_games_that_differ_only_in_blues_arrangem
 # -- in a real browser ------------------------------------------------------------------------
 
 @pytest.mark.browser
-def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server):
-    from playwright.sync_api import expect, sync_playwright
+def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server, browser):
+    from playwright.sync_api import expect
 
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.fail("/usr/bin/chromium is missing", pytrace=False)
     game = seeded("browser")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(chromium), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        try:
-            pages = []
-            for url in game.urls:
-                page = browser.new_context(viewport={"width": 1100, "height": 1000}).new_page()
-                page.set_default_timeout(10_000)
-                page.goto(live_server + url)
-                pages.append(page)
-            red, blue = pages
-            # Red: a piece type in the tray, then a start vertex, twelve times
-            for vertex, code in zip(M.START_NAMES[RED].split(), (M.CODES[k] for k in M.SET)):
-                red.locator(f'.board-area a.tray-piece[data-choice="{code}"]').click()
-                expect(red.locator(".builder")).to_contain_text("holding your")
-                red.locator(f'.board-area a.cell[data-cell="{vertex}"]').click()
-                placed = red.locator(f'.board-area [data-cell="{vertex}"] .piece.red')
-                expect(placed).to_have_count(1)
-            expect(red.locator("#confirm-move")).to_have_text(f"Play {CANON[RED]}")
-            red.screenshot(path="/tmp/magnet-setup.png", full_page=True)
-            red.locator("#confirm-move").click()
-            expect(red.locator("#game")).to_contain_text("Waiting for the opponent's setup.")
-            # Blue: drags its king onto k5, then fills the rest at random
-            blue.reload()
-            king = blue.locator('.board-area a.tray-piece[data-choice="K"]')
-            target = blue.locator('.board-area [data-cell="k5"]')
-            king.hover()
-            blue.mouse.down()
-            box = target.bounding_box()
-            blue.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=8)
-            blue.mouse.up()
-            expect(blue.locator('.board-area [data-cell="k5"] .piece.blue.king')).to_have_count(1)
-            blue.locator(".builder a.choice", has_text="Fill the rest at random").click()
-            expect(blue.locator("#confirm-move")).to_contain_text("k5=K")
-            blue.locator("#confirm-move").click()
-            expect(blue.locator(".notice")).to_contain_text("You played setup")
-            # Red's opening: the magnet on b3, the pulled pieces shown, a3 chosen, confirmed
-            red.reload()
-            expect(red.locator("#status")).to_contain_text("Your turn")
-            red.locator('.board-area a.cell[data-cell="b3"]').click()
-            expect(red.locator(".mg-preview")).to_contain_text("A magnet on b3 pulls 4 of your")
-            expect(red.locator(".board-area .affected")).to_have_count(4)
-            expect(red.locator(".board-area line.path.preview")).to_have_count(4)
-            red.locator('.board-area a.cell[data-cell="a3"]').click()
-            expect(red.locator("#confirm-move")).to_have_text("Play b3:a3")
-            red.screenshot(path="/tmp/magnet-turn.png", full_page=True)
-            red.locator("#confirm-move").click()
-            expect(red.locator(".notice")).to_contain_text("You played b3:a3.")
-            expect(red.locator('.board-area [data-cell="b3"] .piece.red')).to_have_count(1)
-            assert client.get(game.apis[BLUE]).json["view"]["last_turn"]["magnet"] == "b3"
-        finally:
-            browser.close()
+    pages = []
+    for url in game.urls:
+        page = browser.new_context(viewport={"width": 1100, "height": 1000}).new_page()
+        page.set_default_timeout(10_000)
+        page.goto(live_server + url)
+        pages.append(page)
+    red, blue = pages
+    # Red: a piece type in the tray, then a start vertex, twelve times
+    for vertex, code in zip(M.START_NAMES[RED].split(), (M.CODES[k] for k in M.SET)):
+        red.locator(f'.board-area a.tray-piece[data-choice="{code}"]').click()
+        expect(red.locator(".builder")).to_contain_text("holding your")
+        red.locator(f'.board-area a.cell[data-cell="{vertex}"]').click()
+        placed = red.locator(f'.board-area [data-cell="{vertex}"] .piece.red')
+        expect(placed).to_have_count(1)
+    expect(red.locator("#confirm-move")).to_have_text(f"Play {CANON[RED]}")
+    red.screenshot(path="/tmp/magnet-setup.png", full_page=True)
+    red.locator("#confirm-move").click()
+    expect(red.locator("#game")).to_contain_text("Waiting for the opponent's setup.")
+    # Blue: drags its king onto k5, then fills the rest at random
+    blue.reload()
+    king = blue.locator('.board-area a.tray-piece[data-choice="K"]')
+    target = blue.locator('.board-area [data-cell="k5"]')
+    king.hover()
+    blue.mouse.down()
+    box = target.bounding_box()
+    blue.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=8)
+    blue.mouse.up()
+    expect(blue.locator('.board-area [data-cell="k5"] .piece.blue.king')).to_have_count(1)
+    blue.locator(".builder a.choice", has_text="Fill the rest at random").click()
+    expect(blue.locator("#confirm-move")).to_contain_text("k5=K")
+    blue.locator("#confirm-move").click()
+    expect(blue.locator(".notice")).to_contain_text("You played setup")
+    # Red's opening: the magnet on b3, the pulled pieces shown, a3 chosen, confirmed
+    red.reload()
+    expect(red.locator("#status")).to_contain_text("Your turn")
+    red.locator('.board-area a.cell[data-cell="b3"]').click()
+    expect(red.locator(".mg-preview")).to_contain_text("A magnet on b3 pulls 4 of your")
+    expect(red.locator(".board-area .affected")).to_have_count(4)
+    expect(red.locator(".board-area line.path.preview")).to_have_count(4)
+    red.locator('.board-area a.cell[data-cell="a3"]').click()
+    expect(red.locator("#confirm-move")).to_have_text("Play b3:a3")
+    red.screenshot(path="/tmp/magnet-turn.png", full_page=True)
+    red.locator("#confirm-move").click()
+    expect(red.locator(".notice")).to_contain_text("You played b3:a3.")
+    expect(red.locator('.board-area [data-cell="b3"] .piece.red')).to_have_count(1)
+    assert client.get(game.apis[BLUE]).json["view"]["last_turn"]["magnet"] == "b3"

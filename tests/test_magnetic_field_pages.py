@@ -7,20 +7,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from html import unescape
-from pathlib import Path
-from types import SimpleNamespace
-from urllib.parse import urlsplit
 
 import pytest
-from flask import url_for
 
 import engine
 from engine.magnetic_field import CELL_INDEX, CELLS, EMPTY
-from pbem import builder, links, matches
+from pbem import builder
 from pbem.boards import BOARDS, board_for
 from pbem.boards import magnetic_field as board
-from pbem.db import get_db
+
+from conftest import (api_move, confirm_move, emails_to, links_in, normalised,
+                      seen_by)
 
 GAME = engine.get("magnetic-field")
 BLUE_FIRST = {"colours": "seat0-blue"}
@@ -69,49 +66,18 @@ def cell_markup(svg: str, name: str) -> str:
     return match.group(0)
 
 
-def links_in(html: str) -> dict[str, str]:
-    """Every builder link of a page: cell links by cell, choice links by token."""
-    found = {}
-    for href in re.findall(r'href="([^"]*\?path=[^"]*)"', html):
-        href = unescape(href)
-        token = href.rsplit("path=", 1)[1].split(".")[-1].replace("%2B", "+")
-        found[token] = href
-    return found
 
 
-def confirm_move(html: str) -> str | None:
-    match = re.search(r'<form [^>]*class="confirm">\s*<input type="hidden" name="move" '
-                      r'value="([^"]*)"', html)
-    return unescape(match.group(1)) if match else None
 
 
-def path_of(url: str) -> str:
-    return urlsplit(url).path
 
-
-def api_move(client, api: str, move: str):
-    ply = client.get(api).json["ply"]
-    response = client.post(f"{api}/moves", json={"move": move, "ply": ply})
-    assert response.status_code == 200, (move, response.json)
-    return response.json
 
 
 @pytest.fixture
-def seeded(app):
+def seeded(seeded_game):
     """``seeded(seed)`` → a new Magnetic Field game (Blue = seat 0) whose secret seed is
-    ``seed``, with its links as paths."""
-    def create(seed: str):
-        players = [{"name": "Ann", "email": "ann@example.org"},
-                   {"name": "Bob", "email": "bob@example.org"}]
-        with app.test_request_context():
-            created = matches.create(get_db(), "magnetic-field", players, BLUE_FIRST, seed=seed)
-            return SimpleNamespace(
-                id=created.match.id,
-                urls=[url_for("play.page", role="play", token=t) for t in created.tokens],
-                apis=[url_for("api.game", role="play", token=t) for t in created.tokens],
-                watch=url_for("play.page", role="watch", token=created.spectator_token))
-
-    return create
+    ``seed``."""
+    return lambda seed: seeded_game("magnetic-field", seed, BLUE_FIRST)
 
 
 # -- the drawing -----------------------------------------------------------------------------
@@ -380,50 +346,12 @@ def _seed_pair() -> tuple[str, str]:
     raise AssertionError("no seed pair found")
 
 
-TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
-
-
-def _normalised(text: str, game) -> str:
-    """``text`` with the game's own id, every secret token and every timestamp replaced."""
-    text = links.redact(text)
-    assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
-    return TIME.sub("<time>", text.replace(game.id, "<game>"))
-
-
-def _seen_by(client, game, seat: int | None, paths=("",)) -> dict[str, str]:
-    """Everything a viewer receives now: the page (with builder paths), the API answer, every
-    history page and both record downloads, normalised."""
-    base = game.urls[seat] if seat is not None else game.watch
-    api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
-    seen = {}
-    for path in paths:
-        response = client.get(base + (f"?path={path}" if path else ""))
-        seen[f"page {path}"] = f"{response.status_code} " + response.get_data(as_text=True)
-    seen["api"] = client.get(api).get_data(as_text=True)
-    ply = client.get(api).json["ply"]
-    for p in range(ply + 1):
-        seen[f"history {p}"] = client.get(f"{base}/history/{p}").get_data(as_text=True)
-    for kind in ("json", "txt"):
-        response = client.get(f"{base}/record.{kind}")
-        seen[f"record.{kind}"] = response.get_data(as_text=True) + \
-            response.headers["Content-Disposition"]
-    return {key: _normalised(value, game) for key, value in seen.items()}
-
-
-def _emails(app, game, address: str) -> list[str]:
-    from pbem.db import connect
-    db = connect(app.config["DATABASE"])
-    rows = db.query("SELECT body, subject FROM outbox WHERE game_id = ? AND recipient = ? "
-                    "ORDER BY id", [game.id, address])
-    return [_normalised(r["subject"] + "\n" + r["body"], game) for r in rows]
-
-
 def _illegal(client, game, seat: int, move: str) -> str:
     token = game.urls[seat].rsplit("/", 1)[1]
     ply = client.get(game.apis[seat]).json["ply"]
     response = client.post(f"/play/{token}/move", data={"move": move, "ply": str(ply)})
     api = client.post(f"{game.apis[seat]}/moves", json={"move": move, "ply": ply})
-    return _normalised(f"{response.status_code} {response.get_data(as_text=True)}\n"
+    return normalised(f"{response.status_code} {response.get_data(as_text=True)}\n"
                        f"{api.status_code} {api.get_data(as_text=True)}", game)
 
 
@@ -444,26 +372,26 @@ def test_blue_and_spectators_cannot_tell_games_that_differ_only_in_reds_draws(ap
         if seat == 0:  # Blue's own errors are the same too
             for bad in ("X@e5", "C@a1", "+e4:n +e5:n") + (("pick K",) if ply > 3 else ()):
                 assert _illegal(client, a, 0, bad) == _illegal(client, b, 0, bad)
-        blue_a = _seen_by(client, a, 0, blue_paths if seat == 0 else ("",))
-        blue_b = _seen_by(client, b, 0, blue_paths if seat == 0 else ("",))
+        blue_a = seen_by(client, a, 0, blue_paths if seat == 0 else ("",))
+        blue_b = seen_by(client, b, 0, blue_paths if seat == 0 else ("",))
         assert blue_a.keys() == blue_b.keys()
         for key in blue_a:
             assert blue_a[key] == blue_b[key], f"ply {ply}, Blue's {key} differs"
-        assert _seen_by(client, a, None) == _seen_by(client, b, None), f"ply {ply}: spectator"
+        assert seen_by(client, a, None) == seen_by(client, b, None), f"ply {ply}: spectator"
         api_move(client, a.apis[seat], move)
         api_move(client, b.apis[seat], move)
-    assert _seen_by(client, a, 0) == _seen_by(client, b, 0)
-    assert _seen_by(client, a, None) == _seen_by(client, b, None)
-    emails_a, emails_b = _emails(app, a, "ann@example.org"), _emails(app, b, "ann@example.org")
+    assert seen_by(client, a, 0) == seen_by(client, b, 0)
+    assert seen_by(client, a, None) == seen_by(client, b, None)
+    emails_a, emails_b = emails_to(app, a, "ann@example.org"), emails_to(app, b, "ann@example.org")
     assert len(emails_a) == 7 and emails_a == emails_b  # started, then each of Blue's turns
     # The games really differ, and Red (who may know) sees it.
     red_a, red_b = client.get(a.apis[1]).json["view"], client.get(b.apis[1]).json["view"]
     assert red_a["hands"][1]["tiles"] != red_b["hands"][1]["tiles"]
-    assert _seen_by(client, a, 1)["page "] != _seen_by(client, b, 1)["page "]
+    assert seen_by(client, a, 1)["page "] != seen_by(client, b, 1)["page "]
     # Nothing Blue or a spectator received names a hidden tile's code, the deck or the seed.
     final = client.get(a.apis[0]).json
     assert final["view"]["hands"][1]["hidden"] == 4 and final["view"]["hands"][1]["public"] == []
-    for text in list(_seen_by(client, a, 0).values()) + emails_a:
+    for text in list(seen_by(client, a, 0).values()) + emails_a:
         assert seed_a not in text and '"seed"' not in text
 
 
@@ -511,55 +439,46 @@ def test_rules_in_english_and_russian_with_a_switch(client):
 # -- in a real browser ------------------------------------------------------------------------
 
 @pytest.mark.browser
-def test_draft_tile_and_figure_by_clicking_in_chromium(client, seeded, live_server):
-    from playwright.sync_api import expect, sync_playwright
+def test_draft_tile_and_figure_by_clicking_in_chromium(client, seeded, live_server, browser):
+    from playwright.sync_api import expect
 
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.fail("/usr/bin/chromium is missing", pytrace=False)
     game = seeded("browser")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(chromium), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        try:
-            pages = []
-            for url in game.urls:
-                page = browser.new_context().new_page()
-                page.set_default_timeout(10_000)
-                page.goto(live_server + url)
-                pages.append(page)
-            # the draft: Blue clicks face-up tiles under the field, Red uses the buttons
-            for seat, pick in enumerate(PICKS):
-                page = pages[seat % 2]
-                page.reload()
-                if seat % 2:
-                    page.locator(".builder a.choice",
-                                 has_text=board.choice_label(f"pick-{pick}")).click()
-                else:
-                    page.locator(f'.board-area a.choice[data-choice="pick-{pick}"]').click()
-                expect(page.locator("#confirm-move")).to_have_text(f"Play pick {pick}")
-                page.locator("#confirm-move").click()
-                expect(page.locator("section.moves")).to_contain_text(f"pick {pick}")
-            blue = pages[0]
-            blue.reload()
-            expect(blue.locator("#status")).to_contain_text("Your turn")
-            # a tile from the hand, then its cell
-            blue.locator('.board-area a.choice[data-choice="K"]').click()
-            expect(blue.locator(".builder")).to_contain_text("K: choose its cell")
-            blue.locator('.board-area a.cell[data-cell="e5"]').click()
-            expect(blue.locator('[data-cell="e5"] .tile-on-field.pending')).to_have_count(1)
-            # a figure: its direction, then its cell
-            blue.locator(".builder a.choice", has_text="Enter a figure, N pole ↑ north").click()
-            expect(blue.locator(".builder")).to_contain_text("enter facing north")
-            blue.locator('.board-area a.cell[data-cell="e4"]').click()
-            expect(blue.locator(".mf-preview")).to_contain_text("After this turn")
-            expect(blue.locator(".mf-preview")).to_contain_text("Score: Blue 0 – Red 0")
-            expect(blue.locator('.mf-preview [data-cell="e4"] .magnet.blue')).to_have_count(1)
-            blue.screenshot(path="/tmp/magnetic-field-preview.png", full_page=True)
-            blue.locator("#confirm-move").click()
-            expect(blue.locator(".notice")).to_contain_text("You played K@e5 +e4:n.")
-            expect(blue.locator('.board-area [data-cell="e4"] .magnet.blue')).to_have_count(1)
-            expect(blue.locator('.board-area [data-cell="e5"] .tile-K')).to_have_count(1)
-            assert client.get(game.apis[1]).json["view"]["last_move"]["move"] == "K@e5 +e4:n"
-        finally:
-            browser.close()
+    pages = []
+    for url in game.urls:
+        page = browser.new_context().new_page()
+        page.set_default_timeout(10_000)
+        page.goto(live_server + url)
+        pages.append(page)
+    # the draft: Blue clicks face-up tiles under the field, Red uses the buttons
+    for seat, pick in enumerate(PICKS):
+        page = pages[seat % 2]
+        page.reload()
+        if seat % 2:
+            page.locator(".builder a.choice",
+                         has_text=board.choice_label(f"pick-{pick}")).click()
+        else:
+            page.locator(f'.board-area a.choice[data-choice="pick-{pick}"]').click()
+        expect(page.locator("#confirm-move")).to_have_text(f"Play pick {pick}")
+        page.locator("#confirm-move").click()
+        expect(page.locator("section.moves")).to_contain_text(f"pick {pick}")
+    blue = pages[0]
+    blue.reload()
+    expect(blue.locator("#status")).to_contain_text("Your turn")
+    # a tile from the hand, then its cell
+    blue.locator('.board-area a.choice[data-choice="K"]').click()
+    expect(blue.locator(".builder")).to_contain_text("K: choose its cell")
+    blue.locator('.board-area a.cell[data-cell="e5"]').click()
+    expect(blue.locator('[data-cell="e5"] .tile-on-field.pending')).to_have_count(1)
+    # a figure: its direction, then its cell
+    blue.locator(".builder a.choice", has_text="Enter a figure, N pole ↑ north").click()
+    expect(blue.locator(".builder")).to_contain_text("enter facing north")
+    blue.locator('.board-area a.cell[data-cell="e4"]').click()
+    expect(blue.locator(".mf-preview")).to_contain_text("After this turn")
+    expect(blue.locator(".mf-preview")).to_contain_text("Score: Blue 0 – Red 0")
+    expect(blue.locator('.mf-preview [data-cell="e4"] .magnet.blue')).to_have_count(1)
+    blue.screenshot(path="/tmp/magnetic-field-preview.png", full_page=True)
+    blue.locator("#confirm-move").click()
+    expect(blue.locator(".notice")).to_contain_text("You played K@e5 +e4:n.")
+    expect(blue.locator('.board-area [data-cell="e4"] .magnet.blue')).to_have_count(1)
+    expect(blue.locator('.board-area [data-cell="e5"] .tile-K')).to_have_count(1)
+    assert client.get(game.apis[1]).json["view"]["last_move"]["move"] == "K@e5 +e4:n"

@@ -32,13 +32,6 @@ SECRET = re.compile(r"/[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 
 
 
-@pytest.fixture
-def db(app):
-    database = connect(app.config["DATABASE"])
-    yield database
-    database.close()
-
-
 def outbox(db, where: str = "", params=()) -> list[dict]:
     return [dict(row) for row in db.query(f"SELECT * FROM outbox {where} ORDER BY id", params)]
 

@@ -25,7 +25,7 @@ from pbem.boards import board_for
 from pbem.boards import magnetic_field as mf_board
 from pbem.boards import mastery as mastery_board
 from pbem.boards import the_right_moves as trm_board
-from pbem.db import connect, get_db
+from pbem.db import get_db
 from pbem.matches import CACHE
 
 PLAY_LINK = re.compile(r"http://localhost(/play/[A-Za-z0-9_-]{32})(?![/A-Za-z0-9_-])")
@@ -33,13 +33,6 @@ SETTINGS_LINK = re.compile(r"http://localhost(/email/[A-Za-z0-9_-]{32})\n")
 UNSUBSCRIBE_LINK = re.compile(r"http://localhost(/email/[A-Za-z0-9_-]{32}/unsubscribe)")
 SECRET = re.compile(r"/[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 NOW = datetime.now(timezone.utc)
-
-
-@pytest.fixture
-def db(app):
-    database = connect(app.config["DATABASE"])
-    yield database
-    database.close()
 
 
 def outbox(db, where: str = "", params=()) -> list[dict]:

@@ -303,17 +303,6 @@ def test_mastery_page_is_unchanged_by_teams(client, new_game):
 
 # -- a real browser ------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield browser
-        browser.close()
-
-
 def click_move(page, move: str) -> None:
     """Click a step on the board, then the Play button."""
     from playwright.sync_api import expect
@@ -327,7 +316,7 @@ def click_move(page, move: str) -> None:
 
 
 @pytest.mark.browser
-def test_four_players_in_chromium(chromium, live_server, new_game, client):
+def test_four_players_in_chromium(browser, live_server, new_game, client):
     """Four players, each on their own secret link in their own browser context, take a turn
     each by clicking the board. JavaScript is off: board clicks are plain links (see the
     next test for why)."""
@@ -336,7 +325,7 @@ def test_four_players_in_chromium(chromium, live_server, new_game, client):
     game = new_game("the-right-moves", players=4)
     sides = ["Red (1) — team Red", "Blue (1) — team Blue", "Red (2) — team Red",
              "Blue (2) — team Blue"]
-    contexts = [chromium.new_context(java_script_enabled=False) for _ in range(4)]
+    contexts = [browser.new_context(java_script_enabled=False) for _ in range(4)]
     try:
         pages = [context.new_page() for context in contexts]
         for page, url in zip(pages, game.urls):
@@ -371,11 +360,11 @@ def test_four_players_in_chromium(chromium, live_server, new_game, client):
 
 
 @pytest.mark.browser
-def test_board_clicks_with_javascript(chromium, live_server, new_game):
+def test_board_clicks_with_javascript(browser, live_server, new_game):
     from playwright.sync_api import expect
 
     game = new_game("the-right-moves", players=4)
-    context = chromium.new_context()
+    context = browser.new_context()
     try:
         page = context.new_page()
         page.set_default_timeout(3_000)
