@@ -131,3 +131,46 @@ def test_resignation_makes_the_other_team_win(game):
     assert game.legal_moves(ended, 1) == []
     with pytest.raises(engine.IllegalMove, match="over"):
         game.apply(ended, 1, "anything")
+
+
+def mutations(move: str, rng: random.Random) -> list[str]:
+    """Near misses of a legal move: characters dropped, doubled, swapped or replaced."""
+    alphabet = "abcdefghijkmnopqrsxz0123456789-:+=@,~ .KTPOMDXCnesw"
+    out = []
+    for _ in range(6):
+        chars = list(move)
+        i = rng.randrange(len(chars))
+        operation = rng.randrange(4)
+        if operation == 0:
+            del chars[i]
+        elif operation == 1:
+            chars.insert(i, chars[i])
+        elif operation == 2 and len(chars) > 1:
+            j = rng.randrange(len(chars))
+            chars[i], chars[j] = chars[j], chars[i]
+        else:
+            chars[i] = rng.choice(alphabet)
+        out.append("".join(chars))
+    return out
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_near_miss_moves_are_either_legal_or_illegal_move_errors(game):
+    """A seeded fuzz: text close to legal moves never raises anything but IllegalMove, and
+    whatever apply accepts, canonical spells as a listed move (for complete move lists)."""
+    rng = random.Random(f"fuzz-{game.id}")
+    state = game.start(players=game.player_counts[-1], options={}, seed="fuzz")
+    for _ in range(25):
+        if state.outcome is not None:
+            break
+        seat = rng.choice(state.to_move)
+        legal = game.legal_moves(state, seat)
+        for text in mutations(rng.choice(legal), rng):
+            try:
+                game.apply(state, seat, text)
+            except engine.IllegalMove as error:
+                assert str(error)
+                continue
+            if game.lists_every_move:
+                assert game.canonical(state, seat, text) in legal, text
+        state = game.apply(state, seat, rng.choice(legal))
