@@ -340,7 +340,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         except matches.StalePosition as stale:
             match = matches.load(db, game_id)
             status, error = (("duplicate", None)
-                             if _already_played(match, seat, addressed.ply, text)
+                             if match.already_played(seat, addressed.ply, text)
                              else ("stale", stale.message))
         except matches.ActionError as refused:
             match = matches.load(db, game_id)
@@ -358,17 +358,6 @@ def _request_context():
     else:
         with current_app.test_request_context("/", base_url="http://localhost"):
             yield
-
-
-def _already_played(match: matches.Match, seat: int, seen: int, text: str) -> bool:
-    """Whether a stale move is the one this seat did play at that ply (the same reply
-    delivered twice, or the move already made on the web page)."""
-    if not 0 <= seen < match.ply or match.moves[seen].seat != seat:
-        return False
-    try:
-        return match.game.canonical(match.states[seen], seat, text) == match.moves[seen].move
-    except ValueError:
-        return False
 
 
 # -- answering -----------------------------------------------------------------------------

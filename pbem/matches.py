@@ -121,6 +121,17 @@ class Match:
     def seat_name(self, seat: int | None) -> str:
         return "Spectator" if seat is None else self.game.side_name(self.states[0], seat)
 
+    def already_played(self, seat: int, seen: int, move: str | None) -> bool:
+        """Whether a stale move is the one ``seat`` did play at ply ``seen``: a double
+        submit, the back button, an email delivered twice, or a move made on the page and
+        then sent by email. Such a resubmission is answered as a success."""
+        if not 0 <= seen < self.ply or self.moves[seen].seat != seat:
+            return False
+        try:
+            return self.game.canonical(self.states[seen], seat, move) == self.moves[seen].move
+        except ValueError:
+            return False
+
     def draw_offer_open_to(self, seat: int) -> bool:
         """Whether ``seat`` may answer a standing draw offer (one made by another team)."""
         return (self.draw_offer is not None and not self.finished

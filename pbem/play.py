@@ -116,7 +116,7 @@ def _act(token: str, kind: str, move: str | None = None):
     except matches.ActionError as error:
         current = matches.load(get_db(), match.id)
         if kind == "move" and isinstance(error, matches.StalePosition) \
-                and _already_played(current, seat, seen, move):
+                and current.already_played(seat, seen, move):
             flash("Your move was already recorded.")
             return redirect(url_for(".page", role="play", token=token), 303)
         return _game_page(current, seat, token, "play", error=error.message,
@@ -124,17 +124,6 @@ def _act(token: str, kind: str, move: str | None = None):
     if kind == "move":
         flash(f"You played {after.moves[-1].move}.")
     return redirect(url_for(".page", role="play", token=token), 303)
-
-
-def _already_played(match: Match, seat: int, seen: int, move: str | None) -> bool:
-    """Whether a stale move is a resubmission of the move ``seat`` made at ply ``seen``
-    (a double click, or the back button): then it is answered as a success."""
-    if not 0 <= seen < match.ply or match.moves[seen].seat != seat:
-        return False
-    try:
-        return match.game.canonical(match.states[seen], seat, move) == match.moves[seen].move
-    except ValueError:
-        return False
 
 
 @bp.post("/play/<token>/move")
