@@ -13,7 +13,6 @@ from typing import Any
 
 from flask import (Blueprint, Response, abort, flash, redirect, render_template, request,
                    url_for)
-
 from markupsafe import Markup, escape
 
 from . import builder, clocks, links, matches
