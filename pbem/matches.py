@@ -307,8 +307,9 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
 
     ``seen_ply`` is the ply the player was looking at; if the game has moved on since, the
     request is stale and refused. A refused request writes nothing. Inside a caller's write
-    transaction, the event commits with it (an emailed move and its answer). ``server`` is for the
-    server's own events (a timeout, for ``seat``); ``now`` (default: now) is the event's time.
+    transaction, the event commits with it (an emailed move and its answer). ``server`` is
+    for the server's own events (a timeout, for ``seat``); ``now`` (default: now) is the
+    event's time.
     """
     now = now or clocks.utc_now()
     outermost = not db.conn.in_transaction

@@ -7,12 +7,14 @@ file in the instance folder; the others skip it.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO
+from typing import IO, Iterator
 
+import sqlite_utils
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
@@ -23,13 +25,22 @@ from .db import connect
 log = logging.getLogger(__name__)
 
 
-def deliver_mail(app: Flask) -> tuple[int, int]:
+@contextlib.contextmanager
+def _job_database(app: Flask) -> Iterator[sqlite_utils.Database]:
+    """A job's own connection, inside a made-up request: its emails render templates and
+    build links (from PUBLIC_URL)."""
     db = connect(app.config["DATABASE"])
     try:
-        sent, failed = mail.deliver_due(db, mail.transport_from_config(app.config),
-                                        app.config["MAIL_FROM"])
+        with app.test_request_context():
+            yield db
     finally:
         db.close()
+
+
+def deliver_mail(app: Flask) -> tuple[int, int]:
+    with _job_database(app) as db:
+        sent, failed = mail.deliver_due(db, mail.transport_from_config(app.config),
+                                        app.config["MAIL_FROM"])
     if sent or failed:
         log.info("mail: %d sent, %d failed", sent, failed)
     return sent, failed
@@ -39,12 +50,8 @@ def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
     """End the games whose to-move player ran out of time and warn those whose deadline is
     near (``clocks.enforce``); ``now`` lets tests run it at a later time. Returns
     (timeouts, warnings)."""
-    db = connect(app.config["DATABASE"])
-    try:
-        with app.test_request_context():  # emails render templates and build links
-            timeouts, warnings = clocks.enforce(db, now or datetime.now(timezone.utc))
-    finally:
-        db.close()
+    with _job_database(app) as db:
+        timeouts, warnings = clocks.enforce(db, now or datetime.now(timezone.utc))
     if timeouts or warnings:
         log.info("clocks: %d timeouts, %d warnings", timeouts, warnings)
     return timeouts, warnings
@@ -56,25 +63,21 @@ NOTIFY_INTERVAL_SECONDS = 300  # how often reminders and the day's digests are l
 def send_reminders(app: Flask, now: datetime | None = None) -> int:
     """Remind the players whose turn began more than REMINDER_HOURS ago, once per turn
     (``notify.send_reminders``); ``now`` lets tests run it at a later time."""
-    return _notify_job(app, "reminders", notify.send_reminders, now,
-                       app.config.get("REMINDER_HOURS", 48))
+    with _job_database(app) as db:
+        queued = notify.send_reminders(db, now or datetime.now(timezone.utc),
+                                       app.config["REMINDER_HOURS"])
+    if queued:
+        log.info("reminders: %d queued", queued)
+    return queued
 
 
 def send_digests(app: Flask, now: datetime | None = None) -> int:
     """From DIGEST_HOUR (UTC) on, once a day, the digests (``notify.send_digests``)."""
-    return _notify_job(app, "digests", notify.send_digests, now,
-                       app.config.get("DIGEST_HOUR", 7))
-
-
-def _notify_job(app: Flask, name: str, job, now: datetime | None, setting) -> int:
-    db = connect(app.config["DATABASE"])
-    try:
-        with app.test_request_context():  # emails render templates and build links
-            queued = job(db, now or datetime.now(timezone.utc), setting)
-    finally:
-        db.close()
+    with _job_database(app) as db:
+        queued = notify.send_digests(db, now or datetime.now(timezone.utc),
+                                     app.config["DIGEST_HOUR"])
     if queued:
-        log.info("%s: %d queued", name, queued)
+        log.info("digests: %d queued", queued)
     return queued
 
 
@@ -96,16 +99,13 @@ def _scheduler(kind, app: Flask):
         return None
     scheduler = kind(timezone="UTC")
     scheduler.lock_handle = lock  # held for the life of the scheduler
-    scheduler.add_job(deliver_mail, "interval", args=[app], id="deliver-mail",
-                      seconds=app.config["MAIL_INTERVAL_SECONDS"], max_instances=1,
-                      coalesce=True, next_run_time=datetime.now(timezone.utc))
-    for job in (send_reminders, send_digests):
+    intervals = {deliver_mail: app.config["MAIL_INTERVAL_SECONDS"],
+                 check_clocks: app.config["CLOCK_INTERVAL_SECONDS"],
+                 send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS}
+    for job, seconds in intervals.items():
         scheduler.add_job(job, "interval", args=[app], id=job.__name__.replace("_", "-"),
-                          seconds=NOTIFY_INTERVAL_SECONDS, max_instances=1, coalesce=True,
+                          seconds=seconds, max_instances=1, coalesce=True,
                           next_run_time=datetime.now(timezone.utc))
-    scheduler.add_job(check_clocks, "interval", args=[app], id="check-clocks",
-                      seconds=app.config["CLOCK_INTERVAL_SECONDS"], max_instances=1,
-                      coalesce=True, next_run_time=datetime.now(timezone.utc))
     return scheduler
 
 
