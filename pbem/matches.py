@@ -269,7 +269,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
         spectator = links.mint(db, new_id, None)
         match = load(db, new_id)
         from . import notify  # notify builds on matches; import here to avoid a cycle
-        notify.game_started(db, match, tokens, spectator)
+        notify.game_started(db, match, spectator)
     return Created(match, tokens, spectator)
 
 

@@ -77,13 +77,8 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
 # -- what an email shows ---------------------------------------------------------------------
 
 def board_text(match: Match, seat: int | None) -> str:
-    """The current position as plain text, from what ``seat`` may know ("" for a game
-    whose board has no text drawing yet)."""
-    try:
-        text = getattr(board_for(match.game.id), "text", None)
-    except KeyError:
-        return ""
-    return text(match.game.view(match.current, seat), seat) if text else ""
+    """The current position as plain text, from what ``seat`` may know."""
+    return board_for(match.game.id).text(match.game.view(match.current, seat), seat)
 
 
 def legal_hint(match: Match, seat: int) -> str:
@@ -110,8 +105,7 @@ def turn_began(match: Match, seat: int) -> Event | None:
     return None
 
 
-def game_started(db: sqlite_utils.Database, match: Match, tokens: tuple[str, ...],
-                 spectator_token: str) -> None:
+def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str) -> None:
     watch = links.external_url("play.page", role="watch", token=spectator_token)
     for seat in range(match.players):
         _send(db, match, seat, "started", watch=watch)

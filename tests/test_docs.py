@@ -37,3 +37,11 @@ def test_the_readme_starts_with_the_two_commands():
     commands = [line for line in README.splitlines()[:6] if line.startswith("./dev ")]
     assert [c.split()[1] for c in commands] == ["serve", "test"]
     assert "./dev test" in (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+
+
+@pytest.mark.parametrize("game", engine.GAMES.values(), ids=list(engine.GAMES))
+def test_every_game_has_a_board_with_the_whole_interface(game):
+    from pbem.boards import board_for
+    board = board_for(game.id)
+    for name in ("render", "click_path", "is_cell", "choice_label", "move_cells", "text"):
+        assert callable(getattr(board, name, None)), f"{game.id} board lacks {name}"
