@@ -228,11 +228,6 @@ def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
 
 # -- the scheduler's jobs --------------------------------------------------------------------
 
-def _parse(text: str) -> datetime:
-    at = datetime.fromisoformat(text)
-    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
-
-
 def _active_game_ids(db: sqlite_utils.Database) -> list[str]:
     return [row["id"] for row in db.query(
         "SELECT id FROM games WHERE status = 'active' ORDER BY created_at")]
@@ -279,7 +274,7 @@ def _reminders_due(db: sqlite_utils.Database, match: Match | None, now: datetime
         if seat_clocks and seat_clocks[seat].vacation_until is not None:
             continue
         began = turn_began(match, seat)
-        since = _parse(began.created_at if began else match.created_at)
+        since = clocks.parse(began.created_at if began else match.created_at)
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
         if since <= due and not list(db.query("SELECT 1 FROM outbox WHERE unique_key = ?",
                                                [key])):
