@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from flask import Flask, request
 
 from . import api, cli, db, play, preferences, site
-from .links import redact
+from .links import redact_logger
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,14 +83,7 @@ def _security_headers(response):
     return response
 
 
-class _RedactSecrets(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = redact(record.getMessage()), ()
-        return True
-
-
 def _keep_secrets_out_of_logs(app: Flask) -> None:
     """Request lines and error reports name the URL, which may hold a secret link."""
     for logger in (logging.getLogger("werkzeug"), app.logger):
-        if not any(isinstance(f, _RedactSecrets) for f in logger.filters):
-            logger.addFilter(_RedactSecrets())
+        redact_logger(logger)

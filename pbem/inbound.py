@@ -451,13 +451,4 @@ def _legal_text(legal: list[str], link: str) -> str:
                          break_on_hyphens=False)
 
 
-class RedactSecrets(logging.Filter):
-    """Keep tokens (in addresses and URLs) out of log lines."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = links.redact(record.getMessage()), ()
-        return True
-
-
-if not any(isinstance(f, RedactSecrets) for f in log.filters):
-    log.addFilter(RedactSecrets())
+links.redact_logger(log)

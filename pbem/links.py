@@ -6,6 +6,7 @@ does not let anyone play; the secret exists only in the URL handed to its owner.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import secrets
 from dataclasses import dataclass
@@ -66,3 +67,17 @@ def external_url(endpoint: str, **values: object) -> str:
     public = current_app.config.get("PUBLIC_URL")
     base = public or request.host_url  # jobs outside requests run in a made-up request
     return base.rstrip("/") + url_for(endpoint, **values)
+
+
+class RedactSecrets(logging.Filter):
+    """Keeps tokens (in URLs and reply addresses) out of log lines."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = redact(record.getMessage()), ()
+        return True
+
+
+def redact_logger(logger: logging.Logger, kind: type[RedactSecrets] = RedactSecrets) -> None:
+    """Give ``logger`` a ``kind`` filter, once however often it is asked."""
+    if not any(isinstance(f, kind) for f in logger.filters):
+        logger.addFilter(kind())

@@ -23,7 +23,7 @@ from aiosmtpd.smtp import SMTP
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
-from . import inbound
+from . import inbound, links
 from .db import connect, get_db
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ class Handler:
         return next((s for s in statuses if s.startswith("4")), statuses[0])
 
 
-class _SMTPLogFilter(inbound.RedactSecrets):
+class _SMTPLogFilter(links.RedactSecrets):
     """aiosmtpd's debug log has every line of every message, play links in quotes
     included (maybe split by line wrapping, so not redacted): drop those lines."""
 
@@ -111,9 +111,7 @@ class MailListener(Controller):
                          server_hostname=app.config["MAIL_DOMAIN"],
                          data_size_limit=inbound.MAX_MESSAGE, ident="pbem mail listener")
         # aiosmtpd logs every command line, RCPT TO:<...token...> included.
-        smtp_log = logging.getLogger("mail.log")
-        if not any(isinstance(f, _SMTPLogFilter) for f in smtp_log.filters):
-            smtp_log.addFilter(_SMTPLogFilter())
+        links.redact_logger(logging.getLogger("mail.log"), _SMTPLogFilter)
 
     def factory(self) -> SMTP:
         return (LMTP if self.lmtp else SMTP)(self.handler, **self.SMTP_kwargs)
