@@ -65,6 +65,18 @@ def utcnow() -> str:
 APPEND_ONLY = "SELECT RAISE(ABORT, 'the event log is append-only')"
 
 
+# Columns added after their table's first version: (table, column, type, default).
+ADDED_COLUMNS = (
+    ("games", "clock", str, None),      # JSON time control (pbem/clocks.py); null: none
+    ("seats", "notify", str, "each"),   # emails: each, digest or none (pbem/notify.py)
+    # kind: start, turn, reminder, digest, end, draw_offer, home, ... (other: unclassified)
+    ("outbox", "kind", str, "other"),
+    ("outbox", "seat", int, None),      # the seat an email is about
+    # what must never be sent twice: the reminder of one turn, one address's daily digest
+    ("outbox", "unique_key", str, None),
+)
+
+
 def init_db(db: sqlite_utils.Database) -> None:
     """Create whatever of the schema is missing. Safe to run on every start."""
     db["games"].create({
@@ -83,8 +95,6 @@ def init_db(db: sqlite_utils.Database) -> None:
         "updated_at": str,
     }, pk="id", not_null={"game", "players", "options", "seed", "created_at"},
         if_not_exists=True)
-    if "clock" not in db["games"].columns_dict:  # added later: upgrade older databases
-        db["games"].add_column("clock", str)  # JSON time control (pbem/clocks.py); null: none
     db["seats"].create({
         "game_id": str, "seat": int, "name": str, "email": str,
     }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
@@ -135,16 +145,9 @@ def init_db(db: sqlite_utils.Database) -> None:
     db["seats"].create_index(["email"], if_not_exists=True)
     db["links"].create_index(["game_id", "seat"], if_not_exists=True)
     db["outbox"].create_index(["status", "next_attempt_at"], if_not_exists=True)
-    # Notifications (pbem/notify.py), added later: upgrade older databases in place.
-    if "notify" not in db["seats"].columns_dict:  # each, digest or none
-        db["seats"].add_column("notify", str, not_null_default="each")
-    # kind: start, turn, reminder, digest, end, draw_offer, home, ... (other: unclassified);
-    # seat: the seat an email is about; unique_key: what must never be sent twice (the
-    # reminder of one turn, one address's digest of one day)
-    for column, type_, default in (("kind", str, "other"), ("seat", int, None),
-                                   ("unique_key", str, None)):
-        if column not in db["outbox"].columns_dict:
-            db["outbox"].add_column(column, type_, not_null_default=default)
+    for table, column, type_, default in ADDED_COLUMNS:  # upgrade older databases in place
+        if column not in db[table].columns_dict:
+            db[table].add_column(column, type_, not_null_default=default)
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) "
                "WHERE unique_key IS NOT NULL")
     db["outbox"].create_index(["game_id", "seat", "kind"], if_not_exists=True)
