@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask, request
+from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import api, cli, db, play, preferences, site
+from . import api, cli, db, limits, links, play, preferences, site
 from .links import redact_logger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         DATABASE=os.path.join(app.instance_path, "pbem.sqlite"),
         PUBLIC_URL=None,              # e.g. https://games.example.org, for links in emails
+        TRUSTED_HOSTS=None,           # Host headers accepted; None: PUBLIC_URL's and loopback
+        PROXIES=0,                    # reverse proxies in front, whose X-Forwarded-* to trust
+        LOCAL_MAILBOX=False,          # /mail lists the .eml files (set by `serve` alone)
         MAIL_FROM="Correspondence games <games@localhost>",
         MAIL_DOMAIN="pbem.localhost",  # the right-hand side of Message-IDs
         REPLY_ADDRESS=None,  # replies with moves: None = move@MAIL_DOMAIN, "" = off
@@ -38,13 +42,22 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
+        RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
+        RATELIMIT_STORAGE_URI="memory://", **limits.DEFAULTS,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
         app.config.from_prefixed_env("PBEM")
     else:
-        app.config.update(test_config)
-    os.makedirs(app.instance_path, exist_ok=True)
+        # Tests flood the server on purpose; a test that checks the limits turns them on.
+        app.config.update({"RATELIMIT_ENABLED": False, **test_config})
+    app.config["PUBLIC_URL"] = links.public_url(app.config["PUBLIC_URL"])
+    if app.config["TRUSTED_HOSTS"] is None:
+        app.config["TRUSTED_HOSTS"] = links.trusted_hosts(app.config["PUBLIC_URL"])
+    if int(app.config["PROXIES"]):
+        proxies = int(app.config["PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
+    os.makedirs(app.instance_path, mode=0o700, exist_ok=True)
     Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path) / "secret_key")
@@ -56,6 +69,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(play.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(preferences.bp)
+    limits.init_app(app)
     cli.register(app)
     app.after_request(_security_headers)
     _keep_secrets_out_of_logs(app)
@@ -63,10 +77,20 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _instance_secret(path: Path) -> str:
-    """The key that signs session cookies, made once per installation."""
+    """The key that signs session cookies, made once per installation, readable by its
+    owner alone. Worker processes starting together all end up with the first one made:
+    each writes its own candidate, and only one can be linked into place."""
     if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
+        candidate = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))
+        try:
+            os.link(candidate, path)
+        except FileExistsError:
+            pass
+        finally:
+            candidate.unlink()
     return path.read_text().strip()
 
 

@@ -1,12 +1,13 @@
 """The JSON API (shared/CONTRACT.md part 2), plus the same answers for spectators."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from . import clocks, links, matches
+from . import clocks, limits, links, matches
 from .db import get_db
 from .matches import Match
 from .play import open_link
@@ -27,6 +28,11 @@ def _body() -> dict[str, Any]:
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise matches.InvalidRequest("The request body must be a JSON object.")
+    try:  # JSON may escape lone surrogates, which no text column or page can hold
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError):
+        raise matches.InvalidRequest("The request body holds text that is not valid "
+                                     "Unicode.") from None
     return body
 
 
@@ -50,6 +56,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
 
 
 @bp.post("/games")
+@limits.creating
 def create_game():
     try:
         body = _body()
@@ -95,26 +102,30 @@ def _act(token: str, kind: str, move: str | None = None, ply_required: bool = Tr
 
 
 @bp.post("/play/<token>/moves")
+@limits.acting
 def moves(token: str):
     return _act(token, "move")
 
 
 @bp.post("/play/<token>/resign")
+@limits.acting
 def resign(token: str):
     return _act(token, "resign", ply_required=False)
 
 
 @bp.post("/play/<token>/draw")
+@limits.acting
 def draw(token: str):
     kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
-    if answer not in kinds:
+    if not isinstance(answer, str) or answer not in kinds:
         return _error(400, "'answer' must be offer, accept or decline.")
     return _act(token, kinds[answer], ply_required=False)
 
 
 @bp.post("/play/<token>/vacation")
+@limits.acting
 def vacation(token: str):
     """Pause the player's clock for ``{"days": N}`` days, from now (or from the end of a
     vacation already running); 422 beyond the year's allowance."""

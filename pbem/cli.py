@@ -8,7 +8,7 @@ from flask import Flask, current_app
 from flask.cli import with_appcontext
 from werkzeug.serving import run_simple
 
-from . import scheduler
+from . import links, mail, scheduler
 from .db import get_db, init_db_command
 from .listener import mail_listener_command, receive_mail_command
 
@@ -20,21 +20,35 @@ from .listener import mail_listener_command, receive_mail_command
 def serve_command(host: str, port: int) -> None:
     """Run the web server and the scheduler in one process (the embedded default)."""
     app = current_app._get_current_object()
-    # Emails written by scheduled jobs have no request to take the address from.
-    app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"] or f"http://{host}:{port}"
+    if not app.config["PUBLIC_URL"]:
+        # The embedded default: links in emails point at this server on this machine.
+        local = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+        app.config["PUBLIC_URL"] = links.public_url(f"http://{local}:{port}")
+        app.config["TRUSTED_HOSTS"] = sorted({*app.config["TRUSTED_HOSTS"], local})
+        if local != host:
+            click.echo(f"Links in emails point at {app.config['PUBLIC_URL']}: set PUBLIC_URL "
+                       f"to the address other machines reach this one at.")
     jobs = scheduler.start_background(app)
     click.echo(f"Scheduler: {'running' if jobs else 'already running in another process'}.")
     if not app.config.get("SMTP_HOST"):
+        app.config["LOCAL_MAILBOX"] = True
         click.echo(f"No SMTP configured: emails are written to {app.config['MAIL_FOLDER']} "
-                   f"and listed at http://{host}:{port}/mail")
+                   f"and listed at {app.config['PUBLIC_URL']}/mail")
     # app.run() would do nothing under the flask command; serve the app directly
     run_simple(host, port, app, use_reloader=False, threaded=True)
+
+
+def _require_public_url() -> None:
+    """Refuse to go on, in one line, where mail would go out without PUBLIC_URL."""
+    if not current_app.config["PUBLIC_URL"]:
+        raise click.ClickException(f"Not starting: {mail.PUBLIC_URL_MISSING}")
 
 
 @click.command("send-mail")
 @with_appcontext
 def send_mail_command() -> None:
     """Deliver the queued emails that are due, once."""
+    _require_public_url()
     sent, failed = scheduler.deliver_mail(current_app)
     click.echo(f"{sent} sent, {failed} failed")
 
@@ -43,9 +57,7 @@ def send_mail_command() -> None:
 @with_appcontext
 def run_scheduler_command() -> None:
     """Run the background jobs in this process, until stopped (for multi-process servers)."""
-    if not current_app.config["PUBLIC_URL"]:
-        click.echo("Warning: PUBLIC_URL is not set, so links in scheduled emails will point "
-                   "to http://localhost.", err=True)
+    _require_public_url()
     click.echo("Scheduler running; stop it with Ctrl-C.")
     scheduler.run_forever(current_app._get_current_object())
 

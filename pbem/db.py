@@ -7,8 +7,10 @@ either fixed at creation (``games``, ``seats``) or a summary rebuilt from the lo
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Iterator
 
 import click
@@ -18,12 +20,24 @@ from flask.cli import with_appcontext
 
 
 def connect(path: str) -> sqlite_utils.Database:
+    private_file(Path(path))  # the database holds every game: nobody else may read it
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA journal_mode = WAL")  # readers never wait for the writer
-    conn.execute("PRAGMA synchronous = NORMAL")
+    # Every commit reaches the disk before it is acknowledged (WAL with NORMAL could lose
+    # the last acknowledged moves on a power cut).
+    conn.execute("PRAGMA synchronous = FULL")
     return sqlite_utils.Database(conn)
+
+
+def private_file(path: Path) -> None:
+    """Create ``path``, if it is missing, readable and writable by its owner alone (SQLite
+    gives its -wal and -shm files the database file's permissions)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
 
 
 def get_db() -> sqlite_utils.Database:
@@ -78,7 +92,14 @@ ADDED_COLUMNS = (
 
 
 def init_db(db: sqlite_utils.Database) -> None:
-    """Create whatever of the schema is missing. Safe to run on every start."""
+    """Create whatever of the schema is missing. Safe to run on every start, in several
+    processes at once: one write transaction from the first statement, so each process
+    waits for the one before it instead of failing to upgrade a read to a write."""
+    with write(db):
+        _create_schema(db)
+
+
+def _create_schema(db: sqlite_utils.Database) -> None:
     db["games"].create({
         "id": str,            # public game id (not a secret: it grants nothing)
         "game": str,          # engine game id

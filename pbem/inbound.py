@@ -31,7 +31,7 @@ from datetime import datetime, timedelta, timezone
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
-from email.utils import getaddresses, parseaddr
+from email.utils import parseaddr
 from html.parser import HTMLParser
 from typing import Iterable, Sequence
 
@@ -49,9 +49,17 @@ MAX_ANSWERS_PER_HOUR = 30        # per recipient: a loop guard against badly beh
 MAX_LINE = 200                   # characters: a longer first line is no move
 MAX_ECHO = 80                    # characters of the player's reply quoted in an answer
 
-# The local part of a reply address: <prefix>+<ply>.<token>. The prefix is not checked, so
-# a changed REPLY_ADDRESS keeps the addresses of emails already sent working.
-LOCAL_PART = re.compile(r"[^@\s]*\+(\d{1,9})\.([A-Za-z0-9_-]{32})")
+# What a reply address holds after its prefix: <prefix>+<ply>.<token>@domain. The prefix
+# is not checked, so a changed REPLY_ADDRESS keeps the addresses of emails already sent
+# working. The search starts at the fixed "+", so it takes linear time on any input.
+REPLY_SECRET = re.compile(r"\+(\d{1,9})\.([A-Za-z0-9_-]{32})@")
+
+# Bounds on hostile mail, checked before a message is parsed (and the secret before them).
+MAX_ADDRESS = 1000        # characters of an envelope address searched for a secret
+MAX_CANDIDATES = 10       # secrets looked up per message
+MAX_HEADERS = 128 * 1024  # bytes of a message's header section
+MAX_PARTS = 64            # multipart and message/* parts, which nest (and parse by recursion)
+MESSAGE_ID = re.compile(r"<[^<>\s\"]{1,200}@[^<>\s\"]{1,200}>")
 
 WORDS = {
     "resign": "resign",
@@ -97,9 +105,7 @@ def reply_to_header(token: str, ply: int) -> dict[str, str]:
 
 def parse_address(address: str) -> tuple[int, str] | None:
     """(ply, token) from a reply address (bare or with a display name), or None."""
-    _, spec = parseaddr(address)
-    local, at, _ = (spec or address).strip().strip("<>").rpartition("@")
-    found = LOCAL_PART.fullmatch(local) if at else None
+    found = REPLY_SECRET.search(address[:MAX_ADDRESS])
     return (int(found.group(1)), found.group(2)) if found else None
 
 
@@ -111,22 +117,38 @@ class Addressed:
 
 
 def addressed_seat(db: sqlite_utils.Database, addresses: Iterable[str]) -> Addressed | None:
-    """The seat the first address holding a valid player token opens."""
+    """The seat the first address holding a valid player token opens. At most
+    ``MAX_CANDIDATES`` secrets are looked up, however many addresses a message names."""
+    tried: set[str] = set()
     for address in addresses:
         parsed = parse_address(address)
-        if parsed is None:
+        if parsed is None or parsed[1] in tried:
             continue
+        if len(tried) == MAX_CANDIDATES:
+            break
+        tried.add(parsed[1])
         access = links.resolve(db, parsed[1])
         if access is not None and access.seat is not None:
             return Addressed(access.game_id, access.seat, parsed[0])
     return None
 
 
-def _header_addresses(message: EmailMessage) -> list[str]:
-    values: list[str] = []
-    for name in ("Delivered-To", "X-Original-To", "Envelope-To", "To", "Cc"):
-        values += [str(v) for v in message.get_all(name, [])]
-    return [spec for _, spec in getaddresses(values) if spec]
+ADDRESS_FIELDS = ("delivered-to", "x-original-to", "envelope-to", "to", "cc")
+
+
+def header_recipients(raw: bytes) -> list[str]:
+    """The reply addresses named in a message's Delivered-To, X-Original-To, Envelope-To,
+    To and Cc fields, found by a search of the raw header text that takes time in
+    proportion to its size: no address parsing, which hostile headers can make slow."""
+    head = raw[:MAX_HEADERS].split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    fields = re.split(rb"\r?\n(?![ \t])", head)
+    found = []
+    for field in fields:
+        name, colon, value = field.partition(b":")
+        if colon and name.strip().lower().decode("latin-1") in ADDRESS_FIELDS:
+            found += [match.group(0) for match in
+                      REPLY_SECRET.finditer(value.decode("latin-1"))]
+    return found
 
 
 # -- reading a reply -----------------------------------------------------------------------
@@ -232,17 +254,12 @@ SUBJECT_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|fw|fwd|wg|tr)(\[\d+\])?\s*:\s*
                             re.IGNORECASE)
 
 
-def command(message: EmailMessage, match: matches.Match) -> str:
+def command(reply: Reply, game_id: str) -> str:
     """What the player asks for: the first line they wrote, else an edited Subject."""
-    try:
-        line = first_line(reply_text(message))
-    except Exception:  # noqa: BLE001 - a malformed message is answered, not retried forever
-        log.warning("inbound mail for game %s: unreadable body", match.id)
-        line = ""
-    if line:
-        return line
-    subject = SUBJECT_PREFIX.sub("", str(message.get("Subject", ""))).strip()
-    if subject and f"[{match.id}]" not in subject:
+    if reply.line:
+        return reply.line
+    subject = SUBJECT_PREFIX.sub("", reply.subject).strip()
+    if subject and f"[{game_id}]" not in subject:
         return " ".join(subject.split())
     return ""
 
@@ -288,8 +305,9 @@ def automatic(message: EmailMessage, sender: str | None = None) -> bool:
 @dataclass(frozen=True)
 class Result:
     """What became of a message. ``status``: recorded, duplicate, stale, refused (the
-    answer says why), ignored (automatic mail, no answer) or unknown (no valid token:
-    the message should bounce)."""
+    answer says why), ignored (automatic mail, no answer), unknown (no valid token: the
+    message should bounce) or unreadable (too big, too deep or malformed: it should
+    bounce too, never be retried)."""
 
     status: str
     game_id: str | None = None
@@ -302,28 +320,74 @@ class Result:
         return f"{self.status}{where}" + (f": {self.error}" if self.error else "")
 
 
-def parse(raw: bytes) -> EmailMessage:
-    return BytesParser(policy=policy.default).parsebytes(raw)
+class Unreadable(ValueError):
+    """A message too large, too deep or too malformed to read: refused for good."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server reads of a message, all of it taken before anything is played."""
+
+    automatic: bool          # no person wrote it (see ``automatic``)
+    line: str                # the first line the player wrote ("" if none)
+    subject: str
+    message_id: str | None   # to thread the answer under the player's reply
+
+
+MIME_CONTAINER = re.compile(rb"(?im)^content-type:[ \t]*(?:multipart|message)/")
+
+
+def read(raw: bytes, sender: str | None = None) -> Reply:
+    """Read a reply, within bounds checked before parsing (its size, the size of its
+    header section, how many parts it nests). Raises ``Unreadable`` for what breaks them
+    or cannot be parsed at all: such a message will never be readable, so it is refused
+    at once rather than retried."""
+    if len(raw) > MAX_MESSAGE:
+        raise Unreadable("the message is too big")
+    head_end = min((i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0),
+                   default=len(raw))
+    if head_end > MAX_HEADERS:
+        raise Unreadable("the message's header section is too big")
+    if len(MIME_CONTAINER.findall(raw)) > MAX_PARTS:
+        raise Unreadable("the message nests too many parts")
+    try:
+        message = BytesParser(policy=policy.default).parsebytes(raw)
+        replied = str(message.get("Message-ID", "")).strip()
+        try:
+            line = first_line(reply_text(message))
+        except Exception:  # noqa: BLE001 - an unreadable body still has a subject to read
+            line = ""
+        return Reply(automatic=automatic(message, sender), line=line,
+                     subject=str(message.get("Subject", "")),
+                     message_id=replied if MESSAGE_ID.fullmatch(replied) else None)
+    except Exception as error:  # noqa: BLE001 - RecursionError, header and charset errors
+        raise Unreadable(f"the message cannot be read ({type(error).__name__})") from None
 
 
 def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | None = None,
             sender: str | None = None) -> Result:
     """Play one reply and queue its answer. ``recipients``: the envelope recipients, when
     known (else the To, Delivered-To, ... headers are searched); ``sender``: the envelope
-    sender, when known ("" for a delivery report). Needs an app context."""
-    message = parse(raw)
-    addressed = addressed_seat(db, list(recipients or []) or _header_addresses(message))
+    sender, when known ("" for a delivery report). Needs an app context.
+
+    The secret is checked first, before any work that hostile mail could make expensive;
+    then the message is read within bounds (``read``); only then is anything played."""
+    addressed = addressed_seat(db, list(recipients or []) or header_recipients(raw))
     if addressed is None:
         log.info("inbound mail: no valid reply address; not accepted")
         return Result("unknown")
     game_id, seat = addressed.game_id, addressed.seat
-    if automatic(message, sender):
+    try:
+        reply = read(raw, sender)
+    except Unreadable as error:
+        log.info("inbound mail for game %s seat %s: refused, %s", game_id, seat, error)
+        return Result("unreadable", game_id, seat, str(error))
+    if reply.automatic:
         log.info("inbound mail for game %s seat %s: automatic mail ignored", game_id, seat)
         return Result("ignored", game_id, seat)
     # The event and its answer are one transaction, like every event and its emails.
     with _request_context(), write(db):
-        match = matches.load(db, game_id)
-        text = command(message, match)
+        text = command(reply, game_id)
         kind, move = action(text)
         status, error = "recorded", None
         try:
@@ -345,14 +409,16 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         except matches.ActionError as refused:
             match = matches.load(db, game_id)
             status, error = "refused", refused.message
-        answer = _answer(db, match, seat, status, kind, text, error, addressed.ply, message)
+        answer = _answer(db, match, seat, status, kind, text, error, addressed.ply,
+                         reply.message_id)
     log.info("inbound mail for game %s seat %s: %s", game_id, seat, status)
     return Result(status, game_id, seat, error, answer)
 
 
 @contextlib.contextmanager
 def _request_context():
-    """Links in emails are built from a request (or PUBLIC_URL): make one up if needed."""
+    """Templates build the paths of links with ``url_for``, which needs a request: make
+    one up if needed (links in emails begin with PUBLIC_URL, never with this address)."""
     if has_request_context():
         yield
     else:
@@ -362,12 +428,9 @@ def _request_context():
 
 # -- answering -----------------------------------------------------------------------------
 
-MESSAGE_ID = re.compile(r"<[^<>\s\"]{1,200}@[^<>\s\"]{1,200}>")
-
-
 def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: str,
             kind: str, text: str, error: str | None, seen: int,
-            message: EmailMessage) -> str | None:
+            replied: str | None) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
     player's reply). Returns its Message-ID, or None if the loop guard held it back."""
     from . import notify  # notify builds on matches; import here as matches does
@@ -384,7 +447,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
                         "this player in the last hour)", match.id, seat, recent)
             return None
         token = links.mint(db, match.id, seat)
-        link = links.external_url("play.page", role="play", token=token)
+        link = links.email_url("play.page", role="play", token=token)
         legal = match.game.legal_moves(match.current, seat)
         body = render_template(
             "inbound/answer.txt", match=match, seat=seat, name=match.seats[seat].name,
@@ -396,8 +459,6 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             situation=_situation(match, seat), legal=_legal_text(legal, link),
             link=link, help=HELP)
         root = notify.thread_root(match)
-        replied = str(message.get("Message-ID", "")).strip()
-        replied = replied if MESSAGE_ID.fullmatch(replied) else None
         footer, footer_headers = notify.seat_footer(db, match, seat)
         headers = {"References": f"{root} {replied}" if replied else root,
                    "In-Reply-To": replied or root,

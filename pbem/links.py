@@ -10,6 +10,7 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import sqlite_utils
 from flask import current_app, request, url_for
@@ -62,11 +63,54 @@ def redact(text: str) -> str:
 
 
 def external_url(endpoint: str, **values: object) -> str:
-    """An absolute URL for emails and API answers: PUBLIC_URL when configured (the address
-    players reach the server at), else the address of the current request."""
-    public = current_app.config.get("PUBLIC_URL")
-    base = public or request.host_url  # jobs outside requests run in a made-up request
-    return base.rstrip("/") + url_for(endpoint, **values)
+    """An absolute URL for the answer to a request (API answers, the page that shows a new
+    game's links): PUBLIC_URL when configured, else the request's own address, whose host
+    Flask has checked against TRUSTED_HOSTS. Never for emails: see ``email_url``."""
+    base = current_app.config.get("PUBLIC_URL") or request.host_url
+    return base.rstrip("/") + _path(endpoint, **values)
+
+
+# Where an email's links begin while PUBLIC_URL is not set. Such emails are queued with
+# this mark, which ``mail.build`` replaces with PUBLIC_URL once it is set, and not sent
+# before: no link in an email ever comes from a request's Host header.
+PUBLIC_URL_MARK = "@PUBLIC_URL@"
+
+
+def email_url(endpoint: str, **values: object) -> str:
+    """An absolute URL for an email: PUBLIC_URL's, or the mark that stands for it."""
+    base = current_app.config.get("PUBLIC_URL") or PUBLIC_URL_MARK
+    return base + _path(endpoint, **values)
+
+
+def _path(endpoint: str, **values: object) -> str:
+    """The URL path of ``endpoint``, without the script root of the current request: the
+    configured PUBLIC_URL already says where the application lives."""
+    path = url_for(endpoint, **values)
+    root = request.script_root if request else ""
+    return path[len(root):] if root and path.startswith(root) else path
+
+
+def public_url(value: object) -> str | None:
+    """The checked PUBLIC_URL setting: an absolute http(s) URL without a trailing slash,
+    or None when unset. Raises ValueError, naming the setting, for anything else."""
+    if value in (None, ""):
+        return None
+    parts = urlsplit(str(value).strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
+            or parts.fragment:
+        raise ValueError(f"PUBLIC_URL must be the absolute http(s) address players reach "
+                         f"the server at, such as https://games.example.org (not {value!r}).")
+    return str(value).strip().rstrip("/")
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1")
+
+
+def trusted_hosts(public: str | None) -> list[str]:
+    """The Host headers a request may carry (Flask's TRUSTED_HOSTS): PUBLIC_URL's host and
+    the loopback names (for a person on the machine and for health checks)."""
+    hosts = [urlsplit(public).hostname] if public else []
+    return hosts + [host for host in LOOPBACK_HOSTS if host not in hosts]
 
 
 class RedactSecrets(logging.Filter):

@@ -28,7 +28,7 @@ from .db import connect, get_db
 
 log = logging.getLogger(__name__)
 
-EX_DATAERR, EX_NOUSER, EX_TEMPFAIL = 65, 67, 75  # sysexits.h, which MTAs understand
+EX_NOUSER, EX_TEMPFAIL = 67, 75  # sysexits.h: MTAs bounce the first, retry the second
 
 
 class Handler:
@@ -70,6 +70,8 @@ class Handler:
                 db.close()
         if result.status == "unknown":  # the link vanished between RCPT and DATA
             return "550 5.1.1 No such mailbox"
+        if result.status == "unreadable":  # it never will be: no retries
+            return f"554 5.6.0 Message refused: {result.error}"
         return "250 2.0.0 OK"
 
     async def handle_DATA(self, server: SMTP, session: Any, envelope: Any) -> str:
@@ -125,10 +127,7 @@ class MailListener(Controller):
               help="The envelope sender (Postfix: ${sender}); empty for a bounce.")
 def receive_mail_command(recipient: tuple[str, ...], sender: str | None) -> None:
     """Play a reply read from standard input (for an MTA's pipe transport)."""
-    raw = sys.stdin.buffer.read(inbound.MAX_MESSAGE + 1)
-    if len(raw) > inbound.MAX_MESSAGE:
-        click.echo("5.3.4 Message too big", err=True)
-        sys.exit(EX_DATAERR)
+    raw = sys.stdin.buffer.read(inbound.MAX_MESSAGE + 1)  # more is refused, unread
     try:
         result = inbound.receive(get_db(), raw, list(recipient), sender)
     except Exception:  # noqa: BLE001 - a passing failure: the MTA keeps the mail and retries
@@ -137,6 +136,9 @@ def receive_mail_command(recipient: tuple[str, ...], sender: str | None) -> None
         sys.exit(EX_TEMPFAIL)
     if result.status == "unknown":
         click.echo("5.1.1 No such mailbox: reply to a game email to play", err=True)
+        sys.exit(EX_NOUSER)
+    if result.status == "unreadable":  # refused for good, so the MTA bounces it at once
+        click.echo(f"5.6.0 Message refused: {result.error}", err=True)
         sys.exit(EX_NOUSER)
     click.echo(str(result))
 

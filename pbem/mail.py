@@ -9,6 +9,7 @@ folder (the embedded default, readable on the local mail page).
 from __future__ import annotations
 
 import json
+import os
 import smtplib
 import ssl
 from dataclasses import dataclass
@@ -21,7 +22,8 @@ from typing import Any, Mapping, Protocol
 import sqlite_utils
 
 from .db import utcnow, write
-from .links import redact
+from .links import PUBLIC_URL_MARK, redact
+from .mailmessage import HeaderInjection, compose
 
 MAX_ATTEMPTS = 8
 LEASE = timedelta(minutes=5)  # a claimed message is retried after this if its sender died
@@ -45,17 +47,27 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
     return message_id
 
 
-def build(row: Mapping[str, Any], sender: str) -> EmailMessage:
-    message = EmailMessage()
-    message["From"] = sender
-    message["To"] = row["recipient"]
-    message["Subject"] = row["subject"]
-    message["Message-ID"] = row["message_id"]
-    message["Date"] = format_datetime(datetime.fromisoformat(row["created_at"]))
+class PublicURLMissing(RuntimeError):
+    """Mail with links cannot go out before PUBLIC_URL says where the server is."""
+
+    def __init__(self) -> None:
+        super().__init__(f"No mail is sent: {PUBLIC_URL_MISSING}")
+
+
+PUBLIC_URL_MISSING = ("PUBLIC_URL is not set: set it to the address players reach this "
+                      "server at (e.g. PBEM_PUBLIC_URL=https://games.example.org), which "
+                      "every link in an email begins with.")
+
+
+def build(row: Mapping[str, Any], sender: str, public_url: str) -> EmailMessage:
+    """The message of an outbox row, its links beginning with the configured
+    ``public_url``. Raises ``HeaderInjection`` for headers that would not stay as written."""
+    headers = {"From": sender, "To": row["recipient"], "Subject": row["subject"],
+               "Message-ID": row["message_id"],
+               "Date": format_datetime(datetime.fromisoformat(row["created_at"]))}
     for name, value in json.loads(row["headers"]).items():
-        message[name] = value
-    message.set_content(row["body"])
-    return message
+        headers[name] = value.replace(PUBLIC_URL_MARK, public_url)
+    return compose(headers, row["body"].replace(PUBLIC_URL_MARK, public_url))
 
 
 class Transport(Protocol):
@@ -92,10 +104,13 @@ class FileTransport:
     folder: Path
 
     def send(self, message: EmailMessage) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         name = message["Message-ID"].strip("<>").replace("/", "_")
         partial = self.folder / f".{name}.tmp"
-        partial.write_bytes(bytes(message))
+        # the messages hold secret links: readable by the server's user alone
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(bytes(message))
         partial.replace(self.folder / f"{name}.eml")  # atomic: never half a message
 
 
@@ -115,8 +130,11 @@ def _later(seconds: float) -> str:
 
 
 def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
-                limit: int = 100) -> tuple[int, int]:
-    """Send the messages that are due; returns (sent, failed this round)."""
+                public_url: str | None, limit: int = 100) -> tuple[int, int]:
+    """Send the messages that are due, their links given ``public_url``; returns (sent,
+    failed this round). Raises ``PublicURLMissing`` without a ``public_url``."""
+    if not public_url:
+        raise PublicURLMissing()
     with write(db):
         # Claim the due messages by pushing their next attempt past a lease, so a second
         # deliverer running at the same time leaves them alone.
@@ -130,11 +148,12 @@ def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
         with write(db):  # renew the lease: a slow round must not let another deliverer in
             db["outbox"].update(row["id"], {"next_attempt_at": _later(LEASE.total_seconds())})
         try:
-            transport.send(build(row, sender))
+            transport.send(build(row, sender, public_url))
         except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
             failed += 1
             attempts = row["attempts"] + 1
-            gave_up = attempts >= MAX_ATTEMPTS
+            # a message that cannot be built safely never will be: no retries
+            gave_up = attempts >= MAX_ATTEMPTS or isinstance(error, HeaderInjection)
             with write(db):
                 db["outbox"].update(row["id"], {
                     "attempts": attempts, "status": "failed" if gave_up else "pending",

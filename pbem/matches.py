@@ -14,6 +14,7 @@ from email.errors import HeaderParseError
 from email.headerregistry import Address
 import secrets
 import threading
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -30,12 +31,25 @@ MAX_NAME = 60
 
 def valid_email(text: str) -> bool:
     """Whether ``text`` is a plain address (local@domain) that an email header can carry."""
-    if not isinstance(text, str) or len(text) > 254 or not re.fullmatch(r"[^@\s]+@[^@\s]+", text):
+    if not isinstance(text, str) or len(text) > 254 or not text.isascii() \
+            or not re.fullmatch(r"[!-~]+@[!-~]+", text) or text.count("@") != 1:
         return False
     try:
         return Address(addr_spec=text).addr_spec == text
     except (HeaderParseError, ValueError, IndexError, TypeError, AttributeError):
         return False
+
+
+def checked_name(name: Any, who: str) -> str:
+    """A player's name as typed, white space folded; refused unless it is 1 to MAX_NAME
+    characters of printable text (no control characters: names go into email subjects)."""
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
+        raise InvalidRequest(f"{who} needs a name of 1 to {MAX_NAME} characters.")
+    spaced = "".join(" " if unicodedata.category(c) == "Zs" else c for c in name.strip())
+    if not spaced.isprintable():
+        raise InvalidRequest(f"{who}'s name may hold only printable characters (no line "
+                             f"breaks or control characters).")
+    return " ".join(spaced.split())
 
 
 class ActionError(Exception):
@@ -281,11 +295,10 @@ def _checked_players(players: Any) -> list[Seat]:
         if not isinstance(entry, dict):
             raise InvalidRequest(f"Player {number + 1} must have a name and an email address.")
         name, email = entry.get("name"), entry.get("email")
-        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
-            raise InvalidRequest(f"Player {number + 1} needs a name of 1 to {MAX_NAME} characters.")
+        name = checked_name(name, f"Player {number + 1}")
         if not isinstance(email, str) or not valid_email(email.strip()):
             raise InvalidRequest(f"Player {number + 1} needs a valid email address.")
-        seats.append(Seat(number, " ".join(name.split()), email.strip()))
+        seats.append(Seat(number, name, email.strip()))
     return seats
 
 

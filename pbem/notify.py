@@ -60,11 +60,11 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
     if kind in HELD_BACK[preference(db, match.id, seat)]:
         return None
     token = links.mint(db, match.id, seat)
-    link = links.external_url("play.page", role="play", token=token)
+    link = links.email_url("play.page", role="play", token=token)
     footer, footer_headers = _footer(db, "seat", game_id=match.id, seat=seat)
     body = render_template(
         f"email/{template}.txt", match=match, seat=seat, name=match.seats[seat].name,
-        link=link, rules=links.external_url("site.rules", game_id=match.game.id),
+        link=link, rules=links.email_url("site.rules", game_id=match.game.id),
         board=board_text(match, seat), hint=legal_hint(match, seat), **context)
     return mail.queue(
         db, recipient=match.seats[seat].email, subject=subject(match), body=body + footer,
@@ -106,7 +106,7 @@ def turn_began(match: Match, seat: int) -> Event | None:
 
 
 def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str) -> None:
-    watch = links.external_url("play.page", role="watch", token=spectator_token)
+    watch = links.email_url("play.page", role="watch", token=spectator_token)
     for seat in range(match.players):
         _send(db, match, seat, "started", watch=watch)
 
@@ -145,7 +145,7 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
     if home_opted_out(db, email):
         return
     footer, headers = _footer(db, "home", email=email)
-    body = render_template("email/home.txt", link=links.external_url("site.home", token=token))
+    body = render_template("email/home.txt", link=links.email_url("site.home", token=token))
     mail.queue(db, recipient=email, subject="Your games", body=body + footer,
                domain=current_app.config["MAIL_DOMAIN"], kind="home", headers=headers)
 
@@ -199,9 +199,9 @@ def resolve_email_link(db: sqlite_utils.Database, token: str) -> dict[str, Any] 
 def _footer(db: sqlite_utils.Database, purpose: str, **target: Any) -> tuple[str, dict]:
     """The settings and unsubscribe footer of an email, and its List-Unsubscribe headers."""
     token = mint_email_link(db, purpose, **target)
-    unsubscribe = links.external_url("preferences.unsubscribe", token=token)
+    unsubscribe = links.email_url("preferences.unsubscribe", token=token)
     text = render_template("email/footer.txt", purpose=purpose, unsubscribe=unsubscribe,
-                           settings=links.external_url("preferences.settings", token=token))
+                           settings=links.email_url("preferences.settings", token=token))
     return "\n" + text.rstrip("\n") + "\n", {
         "List-Unsubscribe": f"<{unsubscribe}>",
         "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
@@ -341,6 +341,6 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
         "last_move": None if last is None else (
             match.seat_name(last.seat) + " played "
             + match.game.public_move(last.seat, last.move, seat, match.current)),
-        "link": links.external_url("play.page", role="play",
+        "link": links.email_url("play.page", role="play",
                                    token=links.mint(db, match.id, seat)),
     }

@@ -9,13 +9,14 @@ viewer may know.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask import (Blueprint, Response, abort, flash, redirect, render_template, request,
                    url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, links, matches
+from . import builder, clocks, limits, links, matches
 from .boards import board_for
 from .db import get_db
 from .matches import Match
@@ -126,11 +127,13 @@ def _act(token: str, kind: str, move: str | None = None):
 
 
 @bp.post("/play/<token>/move")
+@limits.acting
 def move(token: str):
     return _act(token, "move", request.form.get("move", ""))
 
 
 @bp.post("/play/<token>/resign")
+@limits.acting
 def resign(token: str):
     if request.form.get("confirm") != "yes":
         abort(400, "To resign, tick the box that confirms it.")
@@ -138,6 +141,7 @@ def resign(token: str):
 
 
 @bp.post("/play/<token>/draw")
+@limits.acting
 def draw(token: str):
     kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
     answer = request.form.get("answer")
@@ -147,12 +151,13 @@ def draw(token: str):
 
 
 @bp.post("/play/<token>/vacation")
+@limits.acting
 def vacation(token: str):
     """Pause the player's clock for the form's ``days`` (the year's allowance permitting)."""
     match, seat = open_link(token, "play")
     days = request.form.get("days", "").strip()
     try:
-        if not days.isdigit():
+        if not re.fullmatch(r"[0-9]{1,3}", days):
             raise matches.InvalidRequest("Enter a whole number of days.")
         after = matches.act(get_db(), match.id, seat, "vacation", str(int(days)))
     except matches.ActionError as error:

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 @contextlib.contextmanager
 def _job_database(app: Flask) -> Iterator[sqlite_utils.Database]:
     """A job's own connection, inside a made-up request: its emails render templates and
-    build links (from PUBLIC_URL)."""
+    build the paths of their links (which begin with PUBLIC_URL once sent)."""
     db = connect(app.config["DATABASE"])
     try:
         with app.test_request_context():
@@ -38,9 +38,12 @@ def _job_database(app: Flask) -> Iterator[sqlite_utils.Database]:
 
 
 def deliver_mail(app: Flask) -> tuple[int, int]:
+    if not app.config["PUBLIC_URL"]:
+        log.error("No mail is sent: %s", mail.PUBLIC_URL_MISSING)
+        return 0, 0
     with _job_database(app) as db:
         sent, failed = mail.deliver_due(db, mail.transport_from_config(app.config),
-                                        app.config["MAIL_FROM"])
+                                        app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
     if sent or failed:
         log.info("mail: %d sent, %d failed", sent, failed)
     return sent, failed

@@ -9,12 +9,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import engine
-from flask import (Blueprint, abort, current_app, jsonify, redirect, render_template, request,
-                   url_for)
+from flask import (Blueprint, Response, abort, current_app, jsonify, redirect, render_template,
+                   request, url_for)
 from jinja2 import TemplateNotFound
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
-from . import clocks, links, matches, notify
+from . import clocks, limits, links, matches, notify
 from .db import get_db, utcnow, write
 
 bp = Blueprint("site", __name__)
@@ -40,6 +40,7 @@ def _game_or_404(game_id: str) -> engine.Game:
 
 
 @bp.route("/new/<game_id>", methods=["GET", "POST"])
+@limits.creating
 def new_game(game_id: str):
     game = _game_or_404(game_id)
     form = request.form if request.method == "POST" else request.args
@@ -93,6 +94,7 @@ def rules(game_id: str):
 # -- a player's games, by email ---------------------------------------------------------
 
 @bp.route("/home", methods=["GET", "POST"])
+@limits.asking_home
 def home_request():
     if request.method == "GET":
         return render_template("home_request.html", sent=None, error=None)
@@ -154,11 +156,12 @@ def home_open(token: str, game_id: str, seat: int):
 # -- the local mail page ----------------------------------------------------------------
 
 def _local_mail_folder() -> Path:
-    """Only the embedded default (no SMTP) has a mail folder, and only a person on this
-    machine may read it: the messages hold secret links."""
+    """Only the embedded default (``serve`` without SMTP) has a mail page, and only a person
+    on this machine may read it: the messages hold secret links. Never behind a proxy."""
     forwarded = any(h in request.headers for h in ("Forwarded", "X-Forwarded-For", "X-Real-IP"))
     local = request.remote_addr in ("127.0.0.1", "::1") and not forwarded
-    if current_app.config.get("SMTP_HOST") or not local:
+    if not current_app.config["LOCAL_MAILBOX"] or current_app.config.get("SMTP_HOST") \
+            or current_app.config["PROXIES"] or not local:
         abort(404)
     return Path(current_app.config["MAIL_FOLDER"])
 
@@ -188,6 +191,9 @@ def _read_message(path: Path) -> email.message.EmailMessage:
 
 @bp.app_errorhandler(HTTPException)
 def http_error(error: HTTPException):
+    if isinstance(error, SecurityError):  # an untrusted Host: no page can build its links
+        return Response(f"{error.code} {error.name}: this server does not answer to that "
+                        "host name.\n", error.code, mimetype="text/plain")
     if request.path.startswith("/api/"):
         return jsonify(error=error.description), error.code
     return render_template("error.html", error=error), error.code

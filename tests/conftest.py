@@ -33,6 +33,7 @@ def app(tmp_path, monkeypatch):
         "DATABASE": str(tmp_path / "pbem.sqlite"),
         "MAIL_FOLDER": str(tmp_path / "mail"),
         "SECRET_KEY": "test",
+        "PUBLIC_URL": "http://localhost",  # the test client's own address
     })
     yield app
     CACHE.clear()
@@ -192,11 +193,13 @@ def browser():
 
 @pytest.fixture
 def live_server(app):
-    """The app on a real HTTP server on loopback; yields its base URL."""
+    """The app on a real HTTP server on loopback, whose address is its PUBLIC_URL (as
+    ``serve`` does); yields its base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
+    app.config["PUBLIC_URL"] = f"http://127.0.0.1:{server.server_port}"
+    yield app.config["PUBLIC_URL"]
     server.shutdown()
     thread.join()
 

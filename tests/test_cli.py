@@ -34,7 +34,8 @@ def make_app(tmp_path, monkeypatch, **config):
     CACHE.clear()
     return create_app({"TESTING": True, "DATABASE": str(tmp_path / "pbem.sqlite"),
                        "MAIL_FOLDER": str(tmp_path / "mail"), "SECRET_KEY": "test",
-                       "MAIL_FROM": "Games <games@test.example>", **config})
+                       "MAIL_FROM": "Games <games@test.example>",
+                       "PUBLIC_URL": "http://localhost", **config})
 
 
 @pytest.fixture
@@ -196,11 +197,14 @@ def test_background_scheduler_delivers_and_only_one_runs(smtp_app, smtp):
     assert len(smtp.messages) == 2
 
 
-def flask_command(tmp_path, smtp_port: int, *args: str) -> subprocess.Popen:
+def flask_command(tmp_path, smtp_port: int, *args: str,
+                  public_url: str | None = "http://games.test") -> subprocess.Popen:
     env = {**os.environ, "PBEM_INSTANCE": str(tmp_path / "instance"),
            "PBEM_DATABASE": str(tmp_path / "pbem.sqlite"),
            "PBEM_SMTP_HOST": "127.0.0.1", "PBEM_SMTP_PORT": str(smtp_port),
            "PBEM_MAIL_INTERVAL_SECONDS": "1", "PYTHONUNBUFFERED": "1"}
+    if public_url:
+        env["PBEM_PUBLIC_URL"] = public_url
     return subprocess.Popen([sys.executable, "-m", "flask", "--app", "pbem", *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -233,7 +237,7 @@ def test_run_scheduler_process_delivers_queued_mail(tmp_path, monkeypatch, smtp)
 
 def test_serve_runs_the_site_and_delivers_mail_with_working_links(tmp_path, smtp):
     port = free_port()
-    process = flask_command(tmp_path, smtp.port, "serve", "--port", str(port))
+    process = flask_command(tmp_path, smtp.port, "serve", "--port", str(port), public_url=None)
     base = f"http://127.0.0.1:{port}"
     try:
         def up() -> bool:

@@ -49,7 +49,7 @@ def post(app, db, smtp):
     def deliver() -> list[EmailMessage]:
         before = len(smtp.messages)
         transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-        sent, failed = mail.deliver_due(db, transport, app.config["MAIL_FROM"])
+        sent, failed = mail.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
         assert failed == 0
         return smtp.messages[before:]
 
@@ -522,3 +522,64 @@ def test_answers_carry_the_unsubscribe_link_like_every_email(client, new_game, p
     assert str(answer["List-Unsubscribe"]).strip().startswith("<http")
     assert answer["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert "unsubscribe" in text_of(answer).lower()
+
+
+# -- hostile mail --------------------------------------------------------------------------
+
+def nested_mime(depth: int) -> bytes:
+    """A message whose multipart parts nest ``depth`` deep (Python's parser recurses)."""
+    head, tail = [], []
+    for level in range(depth):
+        head.append(f'Content-Type: multipart/mixed; boundary="b{level}"\n\n--b{level}\n')
+        tail.insert(0, f"\n--b{level}--\n")
+    return ("".join(head) + "Content-Type: text/plain\n\nd2-d4\n" + "".join(tail)).encode()
+
+
+def hostile(to: str, headers: str = "", body: bytes = b"Content-Type: text/plain\n\nx\n",
+            sender: str = "p1@example.org") -> bytes:
+    return (f"From: {sender}\nTo: {to}\nSubject: Re: game\n{headers}"
+            "MIME-Version: 1.0\n").encode() + body
+
+
+def test_hostile_mail_is_refused_for_good_at_once(app, client, new_game, db, post, tmp_path,
+                                                  listener):
+    game = new_game()
+    address = only(post(), P1)["Reply-To"]
+    forged = "move+0." + "z" * 32 + "@pbem.localhost"
+    cases = {
+        "nested 1,200 deep": (hostile(address, body=nested_mime(1200)), 67),
+        "a From with 5,000 (": (hostile(address, sender="(" * 5000 + "x@example.org"), 67),
+        "a Cc of 2 MB, valid secret": (hostile(address, "Cc: " + "a@b.c, " * 300_000 + "\n"), 67),
+        "a Cc of 2 MB, no secret": (hostile(forged, "Cc: " + "a@b.c, " * 300_000 + "\n"), 67),
+        "a To with 5,000 ( around the address": (hostile("(" * 5000 + address), 0),
+    }
+    env = flask_env(app, tmp_path)
+    for what, (raw, code) in cases.items():
+        start = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "flask", "--app", "pbem", "receive-mail"],
+                              input=raw, cwd=ROOT, env=env, capture_output=True, timeout=60)
+        assert done.returncode == code, (what, done.stderr[-500:])
+        assert time.monotonic() - start < 10, what  # the same as for any message
+        assert b"Traceback" not in done.stderr, what
+    assert [kind for _, kind, _ in events(db)] == []  # "x" is no move: refused and answered
+
+    # The listener: the same messages get a permanent 5xx, never 451 (retry for days).
+    for raw in (hostile(address, body=nested_mime(1200)),
+                hostile(address, sender="(" * 5000 + "x@example.org")):
+        with smtplib.SMTP("127.0.0.1", listener.port, timeout=10) as smtp:
+            smtp.ehlo()
+            smtp.mail("p1@example.org")
+            assert smtp.rcpt(address)[0] == 250
+            code, text = smtp.data(raw)
+            assert code // 100 == 5, (code, text)
+    assert events(db) == []
+
+
+def test_the_secret_is_checked_before_a_message_is_read(app, db):
+    """An unknown address is refused without parsing the message at all."""
+    raw = hostile("move+0." + "q" * 32 + "@pbem.localhost", body=nested_mime(5000))
+    with app.app_context():
+        start = time.monotonic()
+        assert inbound.receive(db, raw).status == "unknown"
+        assert inbound.receive(db, raw, ["move+0." + "q" * 32 + "@x"]).status == "unknown"
+        assert time.monotonic() - start < 1

@@ -43,7 +43,7 @@ def make_due(db) -> None:
 
 def deliver(app, db, transport=None) -> tuple[int, int]:
     return mail.deliver_due(db, transport or mail.transport_from_config(app.config),
-                            app.config["MAIL_FROM"])
+                            app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
 
 
 def smtp_transport(port: int) -> mail.SMTPTransport:
@@ -475,7 +475,16 @@ def test_scheduler_job_delivers_with_the_configured_transport(app, client, new_g
     assert len(files) == 2
 
 
-def test_local_mail_page_lists_and_shows_messages_to_a_loopback_client(app, client, new_game):
+@pytest.fixture
+def local_mailbox(app):
+    """The app as ``serve`` runs it without SMTP: with the local mail page."""
+    app.config["LOCAL_MAILBOX"] = True
+    return app
+
+
+def test_local_mail_page_lists_and_shows_messages_to_a_loopback_client(local_mailbox, client,
+                                                                       new_game):
+    app = local_mailbox
     assert client.get("/mail").status_code == 200
     assert b"No mail yet." in client.get("/mail").data
     game = new_game()
@@ -508,7 +517,9 @@ def test_local_mail_page_lists_and_shows_messages_to_a_loopback_client(app, clie
     {"headers": {"X-Forwarded-For": "127.0.0.1"}},
     {"headers": {"Forwarded": "for=203.0.113.7;proto=https"}},
 ], ids=["lan", "private", "proxied", "proxied-loopback", "proxied-rfc7239"])
-def test_local_mail_page_is_hidden_from_other_machines(app, client, new_game, request_kwargs):
+def test_local_mail_page_is_hidden_from_other_machines(local_mailbox, client, new_game,
+                                                       request_kwargs):
+    app = local_mailbox
     new_game()
     scheduler.deliver_mail(app)
     (name, *_) = [f.stem for f in eml_files(Path(app.config["MAIL_FOLDER"]))]

@@ -257,7 +257,7 @@ def test_every_email_of_a_game_over_smtp_has_settings_unsubscribe_and_one_thread
     queued = outbox(db)
     assert [row["kind"] for row in queued] == ["start", "start", "turn", "draw_offer", "end", "end"]
     transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-    assert mail.deliver_due(db, transport, app.config["MAIL_FROM"]) == (6, 0)
+    assert mail.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]) == (6, 0)
     thread = f"<game-{game.id}@pbem.localhost>"
     urls = set()
     for message in smtp.messages:
@@ -327,7 +327,7 @@ def test_one_click_unsubscribe_by_post_to_the_list_unsubscribe_url(app, client, 
     game = create(client, "p1@example.org", "p2@example.org")
     play(client, game.apis[0])
     transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-    mail.deliver_due(db, transport, app.config["MAIL_FROM"])
+    mail.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
     turn = smtp.messages[-1]
     assert turn["To"] == "p2@example.org"
     url = re.fullmatch(r"<http://localhost(/email/[A-Za-z0-9_-]{32}/unsubscribe)>",
@@ -418,7 +418,7 @@ def test_digest_once_a_day_across_runs_and_a_restart_listing_only_waiting_games(
 
     # Delivered: no game thread, and its own one-click unsubscribe, which stops the digests.
     transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-    mail.deliver_due(db, transport, app.config["MAIL_FROM"])
+    mail.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
     (message, *_) = [m for m in smtp.messages if m["Subject"].startswith("Your games") and
                      m["To"] == me]
     assert message["References"] is None and message["In-Reply-To"] is None

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
+import stat
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
-from pbem import links
+import pytest
+
+from pbem import create_app, links, mail
 from pbem.db import connect
 from pbem.mail import FileTransport, deliver_due
 
@@ -26,7 +32,8 @@ def test_only_hashes_of_links_are_stored(app, client, new_game):
     game = new_game()
     client.post("/home", data={"email": "p1@example.org"})
     db = connect(app.config["DATABASE"])
-    deliver_due(db, FileTransport(Path(app.config["MAIL_FOLDER"])), "games@localhost")
+    deliver_due(db, FileTransport(Path(app.config["MAIL_FOLDER"])), "games@localhost",
+                app.config["PUBLIC_URL"])
     secrets = {u.rsplit("/", 1)[1] for u in game.urls + [game.watch]}
     for path in Path(app.config["MAIL_FOLDER"]).glob("*.eml"):
         secrets |= tokens_in(path.read_text())
@@ -72,3 +79,174 @@ def test_what_players_type_is_escaped(client):
     error = client.post(url.replace("http://localhost", "") + "/move",
                         data={"move": "<img src=x onerror=alert(1)>", "ply": 0})
     assert "<img src=x" not in error.get_data(as_text=True)
+
+
+# -- links in emails come only from configured addresses ----------------------------------
+
+def queued(db, recipient: str | None = None) -> list[str]:
+    rows = db.query("SELECT subject, body, headers FROM outbox ORDER BY id")
+    return [f"{r['subject']}\n{r['headers']}\n{r['body']}" for r in rows]
+
+
+def test_a_forged_host_header_is_refused(client, db):
+    for path, data in (("/home", {"email": "victim@example.org"}),
+                       ("/new/mastery", {"name0": "Ann", "email0": "victim@example.org",
+                                         "name1": "Bob", "email1": "bob@example.org"})):
+        response = client.post(path, data=data, headers={"Host": "evil.example"})
+        assert response.status_code == 400
+    response = client.post("/api/games", headers={"Host": "evil.example"}, json={
+        "game": "mastery", "players": [{"name": "A", "email": "a@example.org"},
+                                       {"name": "B", "email": "b@example.org"}]})
+    assert response.status_code == 400
+    assert queued(db) == []
+
+
+def test_email_links_ignore_the_host_even_where_it_is_trusted(app, client, new_game, db):
+    # An operator who trusts another name (a second domain, a mistake): the request is
+    # served, but what it emails links to PUBLIC_URL alone.
+    app.config["PUBLIC_URL"] = "https://games.example.org"
+    app.config["TRUSTED_HOSTS"] = ["localhost", "evil.example"]
+    forged = {"Host": "evil.example"}
+    assert client.post("/home", data={"email": "victim@example.org"},
+                       headers=forged).status_code == 200
+    game = new_game()
+    ply = client.get(game.apis[0]).json["ply"]
+    move = client.get(game.apis[0]).json["legal_moves"][0]
+    assert client.post(f"{game.apis[0]}/moves", json={"move": move, "ply": ply},
+                       headers=forged).status_code == 200
+    assert client.post(f"{game.urls[1]}/draw", data={"answer": "offer", "ply": 1},
+                       headers=forged).status_code == 303
+    mails = queued(db)
+    assert len(mails) >= 5 and not any("evil.example" in m for m in mails)
+    assert all("https://games.example.org/" in m for m in mails)
+
+
+def test_without_public_url_mail_waits_and_names_the_setting(app, client, new_game, db,
+                                                             caplog):
+    app.config["PUBLIC_URL"] = None
+    new_game()
+    client.post("/home", data={"email": "p1@example.org"})
+    mails = queued(db)
+    assert mails and not any("http://localhost" in m for m in mails)
+    assert all(links.PUBLIC_URL_MARK + "/" in m for m in mails)
+    caplog.set_level(logging.ERROR)
+    from pbem import scheduler
+    assert scheduler.deliver_mail(app) == (0, 0)
+    assert [r.getMessage() for r in caplog.records] == [
+        "No mail is sent: " + mail.PUBLIC_URL_MISSING]
+    assert not Path(app.config["MAIL_FOLDER"]).exists()
+    result = app.test_cli_runner().invoke(args=["send-mail"])
+    assert result.exit_code != 0
+    assert result.output.strip().splitlines() == ["Error: Not starting: " + mail.PUBLIC_URL_MISSING]
+
+    app.config["PUBLIC_URL"] = "https://games.example.org"
+    assert scheduler.deliver_mail(app) == (len(mails), 0)
+    sent = [p.read_text() for p in Path(app.config["MAIL_FOLDER"]).glob("*.eml")]
+    assert len(sent) == len(mails)
+    assert all("https://games.example.org/" in m and links.PUBLIC_URL_MARK not in m
+               for m in sent)
+
+
+def test_public_url_must_be_an_absolute_address(tmp_path):
+    for wrong in ("games.example.org", "ftp://games.example.org", "https://"):
+        with pytest.raises(ValueError, match="PUBLIC_URL must be"):
+            create_app({"DATABASE": str(tmp_path / "db.sqlite"), "PUBLIC_URL": wrong})
+    app = create_app({"DATABASE": str(tmp_path / "db.sqlite"),
+                      "PUBLIC_URL": "https://games.example.org/"})
+    assert app.config["PUBLIC_URL"] == "https://games.example.org"
+    assert app.config["TRUSTED_HOSTS"] == ["games.example.org", "localhost", "127.0.0.1"]
+
+
+# -- nothing a player types reaches an email header ---------------------------------------
+
+HOSTILE_NAMES = [
+    "=?utf-8?q?Eve=0d=0aReply-To:_eve@evil.example?=",
+    "=?utf-8?b?RXZlDQpCY2M6IGV2ZUBldmlsLmV4YW1wbGU=?=",
+    "=?us-ascii?Q?Eve?=\u00a0=?us-ascii?Q?=0ABcc:_x@evil.example?=",
+    "Eve = ?utf-8?q?=0a?=",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_names_cannot_add_or_change_a_header(app, client, smtp, name):
+    app.config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp.port)
+    response = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": name, "email": "eve@example.org"}, {"name": "Bob", "email": "bob@example.org"}]})
+    assert response.status_code == 201
+    from pbem import scheduler
+    assert scheduler.deliver_mail(app) == (2, 0)
+    for message in smtp.messages:
+        assert sorted(message.keys()) == sorted([
+            "From", "To", "Subject", "Message-ID", "Date", "References", "In-Reply-To",
+            "Reply-To", "List-Unsubscribe", "List-Unsubscribe-Post", "Content-Type",
+            "Content-Transfer-Encoding", "MIME-Version"])
+        assert message["Reply-To"].startswith("move+0.") or message["Reply-To"].startswith("move+")
+        assert "evil" not in message["Reply-To"] and "\n" not in message["Subject"]
+        assert "\r" not in message["Subject"] and "=?" not in message["Subject"]
+
+
+@pytest.mark.parametrize("name", ["Eve\r\nBcc: x@evil.example", "Eve\u2028Bcc: x", "\ud800",
+                                  "Eve\x00", "Eve\u200e"])
+def test_names_with_control_characters_are_refused(client, db, name):
+    response = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": name, "email": "eve@example.org"}, {"name": "Bob", "email": "bob@example.org"}]})
+    assert response.status_code == 400
+    assert "printable" in response.json["error"] or "Unicode" in response.json["error"]
+    assert queued(db) == []
+
+
+def pythons() -> list[str]:
+    """This interpreter and every other CPython 3.11+ on the machine (the project supports
+    3.11 and later): on PATH, or installed by pyenv."""
+    found = {sys.executable}
+    for version in ("3.11", "3.12", "3.13", "3.14"):
+        candidates = [shutil.which(f"python{version}"),
+                      *Path("~/.pyenv/versions").expanduser().glob(f"{version}.*/bin/python3")]
+        for path in filter(None, candidates):
+            if subprocess.run([str(path), "-c", ""], capture_output=True).returncode == 0:
+                found.add(str(Path(path).resolve()))
+    return sorted(found)
+
+
+COMPOSE_CHECK = """
+import runpy, sys
+from email import message_from_bytes, policy
+module = runpy.run_path(sys.argv[1])
+compose, header_text = module["compose"], module["header_text"]
+for name in sys.argv[2:]:
+    headers = {"From": "Games <games@example.org>", "To": "bob@example.org",
+               "Subject": "Your move: Mastery: " + name + " vs Bob [x]"}
+    message = message_from_bytes(bytes(compose(headers, "hello")), policy=policy.default)
+    names = [h for h in message.keys() if h not in ("Content-Type", "MIME-Version",
+                                                     "Content-Transfer-Encoding")]
+    assert names == ["From", "To", "Subject"], (sys.version, names)
+    assert "\\n" not in message["Subject"] and "\\r" not in message["Subject"], sys.version
+    assert header_text(name) in message["Subject"], message["Subject"]
+print(sys.version.split()[0], "ok")
+"""
+
+
+@pytest.mark.parametrize("python", pythons())
+def test_headers_stay_as_written_on_every_python(python):
+    module = Path(__file__).resolve().parent.parent / "pbem" / "mailmessage.py"
+    done = subprocess.run([python, "-c", COMPOSE_CHECK, str(module), *HOSTILE_NAMES[:3]],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("ok")
+
+
+# -- files that hold secrets --------------------------------------------------------------
+
+def test_the_database_key_and_emails_are_private_files(app, new_game, tmp_path):
+    from pbem import scheduler
+    create_app({"DATABASE": app.config["DATABASE"]})  # makes the instance's secret_key
+    new_game()
+    scheduler.deliver_mail(app)
+    private = [Path(app.config["DATABASE"]), Path(app.instance_path) / "secret_key",
+               *Path(app.config["MAIL_FOLDER"]).glob("*.eml")]
+    private += [p for p in (Path(app.config["DATABASE"] + "-wal"),
+                            Path(app.config["DATABASE"] + "-shm")) if p.exists()]
+    assert len(private) >= 4
+    for path in private:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    assert stat.S_IMODE(Path(app.config["MAIL_FOLDER"]).stat().st_mode) == 0o700

@@ -1,0 +1,19 @@
+"""gunicorn settings for running the server in production: from the project folder,
+``.venv/bin/gunicorn`` (gunicorn reads this file from the working folder), or
+``gunicorn -c /path/to/gunicorn.conf.py``. Settings of the app itself (PUBLIC_URL, SMTP,
+the database) come from ``instance/config.py`` or ``PBEM_*`` variables, as for every
+command; the README's "Running in production" has the whole setup."""
+import os
+
+wsgi_app = "pbem:create_app()"
+bind = os.environ.get("PBEM_BIND", "127.0.0.1:8000")  # behind a reverse proxy doing TLS
+workers = int(os.environ.get("PBEM_WORKERS", "4"))
+accesslog = "-"
+logger_class = "pbem.production.RedactingLogger"  # no secret link in any log line
+forwarded_allow_ips = os.environ.get("PBEM_FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def on_starting(server):
+    from pbem.production import prepare
+
+    prepare()

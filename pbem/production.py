@@ -1,0 +1,30 @@
+"""What the project's gunicorn settings (``gunicorn.conf.py``) run: the checks and the
+one-time set-up before the workers fork, and a logger that keeps secrets out of gunicorn's
+access and error logs."""
+from __future__ import annotations
+
+import sys
+
+from gunicorn.glogging import Logger
+
+from . import create_app, mail
+from .links import redact_logger
+
+
+def prepare() -> None:
+    """In gunicorn's master process, before any worker starts: refuse to serve without
+    PUBLIC_URL (emails need it; one clear line), and create the database schema once, so
+    that workers starting together never race to create it."""
+    app = create_app()
+    if not app.config["PUBLIC_URL"]:
+        sys.exit(f"Not starting: {mail.PUBLIC_URL_MISSING}")
+
+
+class RedactingLogger(Logger):
+    """gunicorn's logger, with secret links in request lines (and anywhere else in a log
+    line) replaced by ``[secret]``."""
+
+    def setup(self, cfg) -> None:
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            redact_logger(log)

@@ -1,0 +1,81 @@
+"""Rate limits per client address on what sends mail or creates games (Flask-Limiter):
+off in the rest of the suite, on here, as on a real server."""
+from __future__ import annotations
+
+import pytest
+
+from pbem import create_app
+from pbem.db import connect
+from pbem.matches import CACHE
+
+PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+
+
+@pytest.fixture
+def limited(tmp_path, monkeypatch):
+    """An app with the limits on (small ones, so a test reaches them)."""
+    monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))
+    CACHE.clear()
+    app = create_app({"DATABASE": str(tmp_path / "pbem.sqlite"), "SECRET_KEY": "test",
+                      "PUBLIC_URL": "http://localhost", "RATELIMIT_ENABLED": True,
+                      "RATE_LIMIT_CREATE": "3 per hour", "RATE_LIMIT_HOME": "2 per hour",
+                      "RATE_LIMIT_ACTIONS": "4 per hour"})
+    yield app
+    CACHE.clear()
+
+
+def outbox(app) -> int:
+    db = connect(app.config["DATABASE"])
+    try:
+        return db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_asking_for_your_games_is_limited_per_client(limited):
+    client = limited.test_client()
+    for n in range(2):
+        assert client.post("/home", data={"email": f"v{n}@example.org"}).status_code == 200
+    refused = client.post("/home", data={"email": "victim@example.org"})
+    assert refused.status_code == 429
+    assert "Too many requests for your games from your address" in refused.get_data(as_text=True)
+    assert "Retry-After" in refused.headers
+    assert outbox(limited) == 2
+    # another client address has its own allowance
+    other = client.post("/home", data={"email": "victim@example.org"},
+                        environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    assert other.status_code == 200 and outbox(limited) == 3
+
+
+def test_creating_games_is_limited_across_the_api_and_the_form(limited):
+    client = limited.test_client()
+    assert client.post("/api/games", json={"game": "mastery", "players": PLAYERS}).status_code == 201
+    form = {"name0": "Ann", "email0": "ann@example.org", "name1": "Bob", "email1": "b@example.org"}
+    assert client.post("/new/mastery", data=form).status_code == 201
+    # refused requests send nothing and do not count
+    for _ in range(5):
+        assert client.post("/api/games", json={"game": "chess"}).status_code == 400
+    assert client.post("/api/games", json={"game": "mastery", "players": PLAYERS}).status_code == 201
+    refused = client.post("/api/games", json={"game": "mastery", "players": PLAYERS})
+    assert refused.status_code == 429
+    assert refused.json == {"error": "Too many new games from your address. Please wait a "
+                                     "while and try again."}
+    assert client.post("/new/mastery", data=form).status_code == 429
+    assert outbox(limited) == 6
+    assert client.get("/new/mastery").status_code == 200  # reading the form is not limited
+
+
+def test_actions_that_email_opponents_are_limited(limited):
+    client = limited.test_client()
+    game = client.post("/api/games", json={"game": "mastery", "players": PLAYERS}).json
+    api = [seat["api"].replace("http://localhost", "") for seat in game["seats"]]
+    answers = []
+    for n in range(3):  # an offer, a decline, an offer, then the limit
+        answers.append(client.post(f"{api[n % 2]}/draw", json={
+            "answer": "decline" if n % 2 else "offer"}).status_code)
+    ply = client.get(api[0]).json["ply"]
+    move = client.get(api[0]).json["legal_moves"][0]
+    answers.append(client.post(f"{api[0]}/moves", json={"move": move, "ply": ply}).status_code)
+    refused = client.post(f"{api[1]}/draw", json={"answer": "offer"})
+    assert answers == [200, 200, 200, 200] and refused.status_code == 429
+    assert "Too many actions" in refused.json["error"]
