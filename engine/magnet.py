@@ -505,6 +505,7 @@ class MagnetState(State):
 class Magnet(Game):
     id = "magnet"
     title = "Magnet"
+    state_type = MagnetState
     player_counts = (2,)
     seat_names = {2: ("Red", "Blue")}
     options = (
@@ -712,8 +713,8 @@ class Magnet(Game):
 
     # -- what each seat may see ------------------------------------------------------------
 
-    def view(self, state: MagnetState, seat: int | None, *,
-             reveal: bool = False) -> dict[str, Any]:
+    def observe(self, state: MagnetState, seat: int | None, *,
+                reveal: bool = False) -> dict[str, Any]:
         """``pieces``: vertex -> owner and rank, and ``piece`` (its code: K, T2, T3, 2, 3, 4)
         only for the viewer's own pieces, or for all once the game is over; ``captured``
         (public, with values), ``destroyed`` (pieces a trap removed: the value only for their
@@ -763,7 +764,8 @@ class Magnet(Game):
     def review_view(self, state: MagnetState, seat: int | None,
                     final: State) -> dict[str, Any]:
         # Everything is public once the game is over, in its history too.
-        return self.view(state, seat, reveal=final.outcome is not None)
+        self.check_seat(state, seat, spectator=True)
+        return self.observe(state, seat, reveal=final.outcome is not None)
 
     def public_move(self, seat: int, move: str, viewer: int | None, state_after: State) -> str:
         # A setup is secret until the game ends; a turn names only vertices, which are public.
@@ -778,8 +780,7 @@ GAME = Magnet()
 # -- helpers for a turn builder (the mover's knowledge only) --------------------------------
 
 def _mover_knowledge(state: MagnetState, seat: int) -> Knowledge:
-    if seat not in (0, 1):
-        raise ValueError("seat must be 0 or 1")
+    GAME.check_seat(state, seat)
     return knowledge(state, seat)
 
 
