@@ -121,6 +121,11 @@ def _is_trap(kind: int) -> bool:
     return kind == T2 or kind == T3
 
 
+def public_board(board: tuple[int, ...]) -> tuple[int, ...]:
+    """The board as both players see it: every piece's owner and rank, its kind erased."""
+    return tuple(x & ~(7 << 3) for x in board)
+
+
 # -- what a seat knows ---------------------------------------------------------------------
 
 MAY_KING, MAY_TRAP, MAY_PLAIN = 1, 2, 4
@@ -493,8 +498,8 @@ class MagnetState(State):
     captured: tuple[tuple[int, int, int, int], ...] = ()  # (owner, kind, vertex, turn): public
     destroyed: tuple[tuple[int, int, int, int, int], ...] = ()  # (owner, kind, rank, vertex, turn)
     last: tuple[int, int, tuple[Step, ...]] | None = None  # (seat, magnet, steps) of the last turn
-    # (board, seat to move) -> occurrences since the last capture or promotion (nothing
-    # earlier can recur: pieces never come back and ranks never fall)
+    # (public_board, seat to move) -> occurrences since the last capture, promotion or loss
+    # to a trap (nothing earlier can recur: pieces never come back and ranks never fall)
     seen: Mapping[tuple[tuple[int, ...], int], int] = field(default_factory=dict)
 
     @property
@@ -536,7 +541,7 @@ class Magnet(Game):
         state = dataclasses.replace(state, board=board_t, arrangements=arrangements,
                                     ply=state.ply + count, to_move=waiting or (0,))
         if not waiting:
-            state = dataclasses.replace(state, seen={(board_t, 0): 1})
+            state = dataclasses.replace(state, seen={(public_board(board_t), 0): 1})
         return state
 
     def setup_text(self, seat: int, kinds: Iterable[int]) -> str:
@@ -684,7 +689,7 @@ class Magnet(Game):
         destroyed = state.destroyed + tuple(
             (seat, (s.piece >> 3) & 7, s.piece & 7, s.end, number) for s in steps if s.destroyed)
         following = 1 - seat
-        key = (after, following)
+        key = (public_board(after), following)  # Ruling: the position both players see
         if len(captured) > len(state.captured) or any(s.promoted or s.destroyed for s in steps):
             seen: dict = {key: 1}
         else:

@@ -31,7 +31,7 @@ def position(pieces: dict[str, str], to_move: int = RED, turn: int = 1,
     return M.MagnetState(players=2, options={"random_setup": False}, board=board,
                          arrangements=(M.SET, M.SET), turn=turn, to_move=(to_move,),
                          captured=tuple((o, M._CODE_KIND[c.lower()], 0, 0) for o, c in captured),
-                         seen={(board, to_move): 1})
+                         seen={(M.public_board(board), to_move): 1})
 
 
 def at(state: M.MagnetState, name: str) -> str | None:
@@ -435,6 +435,29 @@ def test_threefold_repetition_is_a_draw():
             assert state.outcome is None
     assert state.outcome.draw and state.outcome.winners == ()
     assert "three times" in state.outcome.reason
+
+
+def test_ruling_repetition_compares_the_position_both_players_see():
+    # Red's c3 and c4 trade places every three turns (the magnet on the free corner of their
+    # triangle pulls one of them in, the other is blocked); Blue walks h5 round a triangle.
+    # Every six plies the public position comes back, with c3 and c4 swapped: a draw at ply
+    # 12, whether or not Red's two pieces have the same value (Blue must not learn which).
+    red = ["d4:c3,c4", "c3:c4,d4", "c4:d4,c3"]
+    blue = ["i4:h5", "i5:i4", "h5:i5"]
+    games = [position({"b7": "RK", "k1": "BK", "c3": "R2", "c4": c4, "h5": "B2"})
+             for c4 in ("R2", "R3")]
+    starts = [M.public_board(game.board) for game in games]
+    for ply, (seat, move) in enumerate(zip(itertools.cycle((RED, BLUE)),
+                                           itertools.chain(*zip(red * 2, blue * 2))), 1):
+        games = [GAME.apply(game, seat, move) for game in games]
+        assert all((game.outcome is None) == (ply < 12) for game in games)
+        if ply < 12:  # (once the game is over, every value is public)
+            assert GAME.view(games[0], BLUE) == GAME.view(games[1], BLUE)
+            assert GAME.view(games[0], None) == GAME.view(games[1], None)
+        if ply == 6:  # the same public position, yet c3 and c4 have traded places
+            assert [M.public_board(game.board) for game in games] == starts
+            assert at(games[1], "c3") == "R3/1" and at(games[1], "c4") == "R2/1"
+    assert all(game.outcome.draw and "three times" in game.outcome.reason for game in games)
 
 
 def test_promotion_or_capture_makes_earlier_positions_unrepeatable():

@@ -35,7 +35,7 @@ def position(pieces: dict[str, str], to_move: int = RED, turn: int = 1) -> M.Mag
     cells = tuple(cells)
     return M.MagnetState(players=2, options={"random_setup": False}, board=cells,
                          arrangements=(M.SET, M.SET), turn=turn, to_move=(to_move,),
-                         seen={(cells, to_move): 1})
+                         seen={(M.public_board(cells), to_move): 1})
 
 
 def svg_of(app, state, seat=RED, **kwargs) -> str:
