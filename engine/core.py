@@ -237,8 +237,8 @@ class Game:
     def canonical(self, state: State, seat: int, move: str) -> str:
         """``move`` spelled as the game writes it, which is what logs store. Raises
         ``IllegalMove`` as ``apply`` would."""
-        self.apply(state, seat, move)
-        return str(self.parse(state, seat, " ".join(move.split())))
+        after = self.apply(state, seat, move)
+        return self.notation(state, seat, " ".join(move.split()), after)
 
     def conclude(self, state: State, outcome: Outcome) -> State:
         """End the game by a server action (resignation, agreed draw, timeout)."""
@@ -265,6 +265,12 @@ class Game:
     def observe(self, state: State, seat: int | None) -> dict[str, Any]:
         """``view`` of a valid seat (None: a spectator)."""
         raise NotImplementedError
+
+    def notation(self, state: State, seat: int, text: str, after: State) -> str:
+        """The canonical text of the legal move ``text`` of ``seat``, which took ``state`` to
+        ``after``. By default the move ``parse`` finds; a game whose record leaves out what
+        did not happen (Magnet's promotions of pieces a trap destroyed) overrides this."""
+        return str(self.parse(state, seat, text))
 
     def parse(self, state: State, seat: int, text: str) -> Any:
         """The game's own object for the legal move ``text`` names; its ``str()`` is the move

@@ -590,6 +590,17 @@ class Magnet(Game):
             return self._set_up(state, seat, move.kinds)
         return self._carry_out(state, seat, knowledge(state, seat), move)
 
+    def notation(self, state: MagnetState, seat: int, text: str, after: State) -> str:
+        """Ruling: the record marks only the promotions that happened. A ``+`` asked for a
+        piece that a trap destroyed (or that the turn left where it stood) would tell the
+        opponent that the piece's value is above its rank."""
+        move = self.parse(state, seat, text)
+        if isinstance(move, Turn):
+            promoted = {step.origin for step in after.last[2] if step.promoted}
+            move = move._replace(pieces=tuple((origin, plus and origin in promoted)
+                                              for origin, plus in move.pieces))
+        return str(move)
+
     def parse(self, state: MagnetState, seat: int, text: str) -> Setup | Turn:
         """The legal setup or turn that ``text`` names, checked against what ``seat`` knows."""
         is_setup = bool(re.match(r"\s*setup\b", text, re.IGNORECASE)) or "=" in text

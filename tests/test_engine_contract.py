@@ -114,8 +114,13 @@ def test_every_listed_move_is_accepted_and_already_canonical(game):
     state, _ = engine.random_playout(game, game.start(players=game.player_counts[0], options={},
                                                       seed="c"), random.Random(5), max_plies=12)
     for seat in state.to_move:
-        for move in game.legal_moves(state, seat)[:300]:
-            assert game.canonical(state, seat, move) == move
+        legal = game.legal_moves(state, seat)
+        for move in legal[:300]:
+            record = game.canonical(state, seat, move)
+            # A record may leave out what did not happen (Magnet: the promotion of a piece a
+            # trap destroyed): then it is another listed move with the same result.
+            assert record == move or record in legal and \
+                game.apply(state, seat, record) == game.apply(state, seat, move)
 
 
 ODD = [None, True, False, 0.0, 1.0, -1, 99, "0", "", b"0", [0], (0,), {0: 0}, object()]

@@ -341,6 +341,40 @@ def test_promotion_of_a_piece_destroyed_by_a_trap_does_nothing():
     assert at(after, "f5") is None and len(after.destroyed) == 1
 
 
+def test_ruling_a_promotion_that_did_not_happen_is_dropped_from_the_record():
+    # f4 (rank 2) dies on the trap f5. With value 3 Red may ask for its promotion, with
+    # value 2 not: the record must be the same, or it would tell Blue which one it was.
+    records, afters = [], []
+    for f4 in ("R3/2", "R2/2"):
+        state = position({**KINGS, "f4": f4, "f5": "BT3"})
+        asked = "f5:f4+" if f4 == "R3/2" else "f5:f4"
+        after = GAME.apply(state, RED, asked)
+        record = GAME.canonical(state, RED, asked)
+        assert record == "f5:f4" and GAME.apply(state, RED, record) == after
+        assert GAME.public_move(RED, record, BLUE, after) == "f5:f4"
+        records.append(record)
+        afters.append(after)
+    assert GAME.view(afters[0], BLUE) == GAME.view(afters[1], BLUE)
+    assert GAME.view(afters[0], None) == GAME.view(afters[1], None)
+    # The same for a piece the turn leaves where it stood: e6's promotion could happen only
+    # if f4 died on f5 and freed the magnet's vertex, but f5 is a plain piece.
+    state = position({**KINGS, "f4": "R3/2", "f5": "B2", "e6": "R2"})
+    assert "f6:f4,e6+" in GAME.legal_moves(state, RED)
+    after = GAME.apply(state, RED, "f6:f4+,e6+")
+    assert at(after, "f6") == "R3/3" and at(after, "e6") == "R2/1"
+    assert GAME.canonical(state, RED, "f6:f4+,e6+") == "f6:f4+,e6"
+    # A log of recorded moves replays to the same game.
+    moves = [(RED, CANON[RED]), (BLUE, CANON[BLUE])]
+    game = GAME.replay(2, {}, "log", moves)
+    rng = random.Random(3)
+    while game.outcome is None:
+        seat = game.to_move[0]
+        typed = rng.choice(GAME.legal_moves(game, seat))
+        moves.append((seat, GAME.canonical(game, seat, typed)))
+        game = GAME.apply(game, seat, typed)
+    assert GAME.replay(2, {}, "log", moves) == game
+
+
 def test_promotion_impossible_when_every_possible_outcome_destroys_the_piece():
     # All of Blue's plain pieces have been captured: a rank-2 Blue piece can only be a trap
     # (kings have rank 1), so a Red piece capturing it never survives and cannot promote.
