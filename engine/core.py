@@ -20,7 +20,8 @@ class IllegalMove(ValueError):
 
 
 class InvalidGameSetup(ValueError):
-    """Unknown options, bad option values or an unsupported number of players."""
+    """Arguments that describe no game of this kind: unknown options, bad option values, an
+    unsupported number of players, a seat the game does not have, a state of another game."""
 
 
 class UnknownGame(KeyError):
@@ -96,6 +97,7 @@ class Game:
 
     id: ClassVar[str]
     title: ClassVar[str]
+    state_type: ClassVar[type[State]] = State  # the game's own State subclass
     player_counts: ClassVar[tuple[int, ...]] = (2,)
     options: ClassVar[tuple[Option, ...]] = ()
     # Seat names by player count, e.g. {2: ("Dark", "Light")}.
@@ -132,6 +134,10 @@ class Game:
         return None
 
     # -- the contract ------------------------------------------------------------------
+    #
+    # Every public method checks the types of its arguments first, so that whatever a caller
+    # passes, the answer is a result or a ValueError subclass with a message (CONTRACT.md),
+    # never a TypeError from deep inside a game.
 
     def start(self, players: int = 2, options: Mapping[str, Any] | None = None,
               seed: str = "") -> State:
@@ -148,26 +154,24 @@ class Game:
         if not isinstance(options, Mapping):
             raise InvalidGameSetup("Options must be a mapping of option names to values.")
         known = {option.name: option for option in self.options}
-        unknown = sorted(set(options) - set(known))
+        unknown = [name for name in options if name not in known]  # names of any type
         if unknown:
             names = ", ".join(known) or "none"
             raise InvalidGameSetup(
-                f"Unknown option '{unknown[0]}' for {self.title} (its options: {names}).")
+                f"Unknown option {unknown[0]!r} for {self.title} (its options: {names}).")
         return {name: option.coerce(options[name]) if name in options else option.default
                 for name, option in known.items()}
 
     def legal_moves(self, state: State, seat: int) -> list[str]:
+        self.check_seat(state, seat)
         if state.outcome is not None or seat not in state.to_move:
             return []
         return self.generate_moves(state, seat)
 
     def apply(self, state: State, seat: int, move: str) -> State:
+        self.check_mover(state, seat)
         if not isinstance(move, str):
             raise IllegalMove("A move must be written as text in the game's notation.")
-        if state.outcome is not None:
-            raise IllegalMove("The game is over.")
-        if seat not in state.to_move:
-            raise IllegalMove("It is not your turn.")
         text = " ".join(move.split())
         if not text:
             raise IllegalMove("The move is empty.")
@@ -175,14 +179,44 @@ class Game:
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """What ``seat`` (a spectator if None) may know of ``state``, as JSON-ready data."""
-        raise NotImplementedError
+        self.check_seat(state, seat, spectator=True)
+        return self.observe(state, seat)
 
     def replay(self, players: int, options: Mapping[str, Any] | None, seed: str,
                moves: Iterable[tuple[int, str]]) -> State:
         state = self.start(players, options, seed)
-        for seat, move in moves:
-            state = self.apply(state, seat, move)
+        if isinstance(moves, (str, bytes)) or not isinstance(moves, Iterable):
+            raise IllegalMove("The moves must be a list of (seat, move) pairs.")
+        for number, entry in enumerate(moves, start=1):
+            if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+                raise IllegalMove(f"Move {number} is not a (seat, move) pair: {entry!r:.80}.")
+            state = self.apply(state, *entry)
         return state
+
+    # -- argument checks, shared by the contract and the games' own helpers ----------------
+
+    def check_seat(self, state: State, seat: int | None, *, spectator: bool = False) -> None:
+        """Raise ``InvalidGameSetup`` unless ``state`` is this game's and ``seat`` one of its
+        seats (or None, if ``spectator`` may be asked for)."""
+        if not isinstance(state, self.state_type):
+            raise InvalidGameSetup(
+                f"That is not a state of {self.title} but {type(state).__name__!r}.")
+        if spectator and seat is None:
+            return
+        if isinstance(seat, bool) or not isinstance(seat, int) \
+                or not 0 <= seat < state.players:
+            also = ", or None for a spectator" if spectator else ""
+            raise InvalidGameSetup(f"{seat!r:.40} is not a seat of this game: its seats are "
+                                   f"numbered 0 to {state.players - 1}{also}.")
+
+    def check_mover(self, state: State, seat: int) -> None:
+        """Raise unless ``seat`` may move now: ``IllegalMove`` once the game is over or out
+        of turn, ``InvalidGameSetup`` for what ``check_seat`` refuses."""
+        self.check_seat(state, seat)
+        if state.outcome is not None:
+            raise IllegalMove("The game is over.")
+        if seat not in state.to_move:
+            raise IllegalMove("It is not your turn.")
 
     # -- beyond the contract: what a server needs ------------------------------------------
 
@@ -203,8 +237,8 @@ class Game:
     def canonical(self, state: State, seat: int, move: str) -> str:
         """``move`` spelled as the game writes it, which is what logs store. Raises
         ``IllegalMove`` as ``apply`` would."""
-        self.apply(state, seat, move)
-        return str(self.parse(state, seat, " ".join(move.split())))
+        after = self.apply(state, seat, move)
+        return self.notation(state, seat, " ".join(move.split()), after)
 
     def conclude(self, state: State, outcome: Outcome) -> State:
         """End the game by a server action (resignation, agreed draw, timeout)."""
@@ -227,6 +261,16 @@ class Game:
     def play(self, state: State, seat: int, move: str) -> State:
         """Apply ``move`` (whitespace already normalised) for ``seat``, who may move now."""
         raise NotImplementedError
+
+    def observe(self, state: State, seat: int | None) -> dict[str, Any]:
+        """``view`` of a valid seat (None: a spectator)."""
+        raise NotImplementedError
+
+    def notation(self, state: State, seat: int, text: str, after: State) -> str:
+        """The canonical text of the legal move ``text`` of ``seat``, which took ``state`` to
+        ``after``. By default the move ``parse`` finds; a game whose record leaves out what
+        did not happen (Magnet's promotions of pieces a trap destroyed) overrides this."""
+        return str(self.parse(state, seat, text))
 
     def parse(self, state: State, seat: int, text: str) -> Any:
         """The game's own object for the legal move ``text`` names; its ``str()`` is the move

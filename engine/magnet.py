@@ -121,6 +121,11 @@ def _is_trap(kind: int) -> bool:
     return kind == T2 or kind == T3
 
 
+def public_board(board: tuple[int, ...]) -> tuple[int, ...]:
+    """The board as both players see it: every piece's owner and rank, its kind erased."""
+    return tuple(x & ~(7 << 3) for x in board)
+
+
 # -- what a seat knows ---------------------------------------------------------------------
 
 MAY_KING, MAY_TRAP, MAY_PLAIN = 1, 2, 4
@@ -493,8 +498,8 @@ class MagnetState(State):
     captured: tuple[tuple[int, int, int, int], ...] = ()  # (owner, kind, vertex, turn): public
     destroyed: tuple[tuple[int, int, int, int, int], ...] = ()  # (owner, kind, rank, vertex, turn)
     last: tuple[int, int, tuple[Step, ...]] | None = None  # (seat, magnet, steps) of the last turn
-    # (board, seat to move) -> occurrences since the last capture or promotion (nothing
-    # earlier can recur: pieces never come back and ranks never fall)
+    # (public_board, seat to move) -> occurrences since the last capture, promotion or loss
+    # to a trap (nothing earlier can recur: pieces never come back and ranks never fall)
     seen: Mapping[tuple[tuple[int, ...], int], int] = field(default_factory=dict)
 
     @property
@@ -505,6 +510,7 @@ class MagnetState(State):
 class Magnet(Game):
     id = "magnet"
     title = "Magnet"
+    state_type = MagnetState
     player_counts = (2,)
     seat_names = {2: ("Red", "Blue")}
     options = (
@@ -535,7 +541,7 @@ class Magnet(Game):
         state = dataclasses.replace(state, board=board_t, arrangements=arrangements,
                                     ply=state.ply + count, to_move=waiting or (0,))
         if not waiting:
-            state = dataclasses.replace(state, seen={(board_t, 0): 1})
+            state = dataclasses.replace(state, seen={(public_board(board_t), 0): 1})
         return state
 
     def setup_text(self, seat: int, kinds: Iterable[int]) -> str:
@@ -583,6 +589,17 @@ class Magnet(Game):
         if isinstance(move, Setup):
             return self._set_up(state, seat, move.kinds)
         return self._carry_out(state, seat, knowledge(state, seat), move)
+
+    def notation(self, state: MagnetState, seat: int, text: str, after: State) -> str:
+        """Ruling: the record marks only the promotions that happened. A ``+`` asked for a
+        piece that a trap destroyed (or that the turn left where it stood) would tell the
+        opponent that the piece's value is above its rank."""
+        move = self.parse(state, seat, text)
+        if isinstance(move, Turn):
+            promoted = {step.origin for step in after.last[2] if step.promoted}
+            move = move._replace(pieces=tuple((origin, plus and origin in promoted)
+                                              for origin, plus in move.pieces))
+        return str(move)
 
     def parse(self, state: MagnetState, seat: int, text: str) -> Setup | Turn:
         """The legal setup or turn that ``text`` names, checked against what ``seat`` knows."""
@@ -683,7 +700,7 @@ class Magnet(Game):
         destroyed = state.destroyed + tuple(
             (seat, (s.piece >> 3) & 7, s.piece & 7, s.end, number) for s in steps if s.destroyed)
         following = 1 - seat
-        key = (after, following)
+        key = (public_board(after), following)  # Ruling: the position both players see
         if len(captured) > len(state.captured) or any(s.promoted or s.destroyed for s in steps):
             seen: dict = {key: 1}
         else:
@@ -712,8 +729,8 @@ class Magnet(Game):
 
     # -- what each seat may see ------------------------------------------------------------
 
-    def view(self, state: MagnetState, seat: int | None, *,
-             reveal: bool = False) -> dict[str, Any]:
+    def observe(self, state: MagnetState, seat: int | None, *,
+                reveal: bool = False) -> dict[str, Any]:
         """``pieces``: vertex -> owner and rank, and ``piece`` (its code: K, T2, T3, 2, 3, 4)
         only for the viewer's own pieces, or for all once the game is over; ``captured``
         (public, with values), ``destroyed`` (pieces a trap removed: the value only for their
@@ -763,7 +780,8 @@ class Magnet(Game):
     def review_view(self, state: MagnetState, seat: int | None,
                     final: State) -> dict[str, Any]:
         # Everything is public once the game is over, in its history too.
-        return self.view(state, seat, reveal=final.outcome is not None)
+        self.check_seat(state, seat, spectator=True)
+        return self.observe(state, seat, reveal=final.outcome is not None)
 
     def public_move(self, seat: int, move: str, viewer: int | None, state_after: State) -> str:
         # A setup is secret until the game ends; a turn names only vertices, which are public.
@@ -778,8 +796,7 @@ GAME = Magnet()
 # -- helpers for a turn builder (the mover's knowledge only) --------------------------------
 
 def _mover_knowledge(state: MagnetState, seat: int) -> Knowledge:
-    if seat not in (0, 1):
-        raise ValueError("seat must be 0 or 1")
+    GAME.check_seat(state, seat)
     return knowledge(state, seat)
 
 

@@ -393,6 +393,7 @@ def _tile_list(codes: str) -> str:
 class MagneticField(Game):
     id = "magnetic-field"
     title = "Magnetic Field"
+    state_type = MagneticFieldState
     lists_every_move = False  # turns placing two or more tiles are legal but not listed
     player_counts = (2,)
     options = (
@@ -668,7 +669,7 @@ class MagneticField(Game):
 
     # -- what players see --------------------------------------------------------------------
 
-    def view(self, state: MagneticFieldState, seat: int | None) -> dict[str, Any]:
+    def observe(self, state: MagneticFieldState, seat: int | None) -> dict[str, Any]:
         """The field, scores and counts (public), each hand's public tiles and hidden count,
         and ``seat``'s own tiles. Never the deck's order or any other hidden tile."""
         hands = []
@@ -706,7 +707,7 @@ class MagneticField(Game):
         """What ``seat`` may still do in this turn after writing the tile placements
         ``placed`` (e.g. "K@e5"): tiles left in hand, cells for the next tile, and each figure
         action. The figure actions do not depend on the tiles."""
-        self._check_mover(state, seat)
+        self.check_mover(state, seat)
         if state.drafting:
             raise IllegalMove("The draft comes first: pick a tile, like pick K.")
         turn = self.parse(state, seat, placed) if placed.strip() else Turn()
@@ -737,7 +738,7 @@ class MagneticField(Game):
         """The result of ``move`` for the seat to move, up to the draw (which depends on the
         hidden deck): the field after it, the reaction, the points and, if the turn ends the
         game, how. Raises IllegalMove as ``apply`` would."""
-        self._check_mover(state, seat)
+        self.check_mover(state, seat)
         if state.drafting:
             raise IllegalMove("There is nothing to preview in the draft.")
         effects = self.effects(state, seat, self.parse(state, seat, " ".join(move.split())))
@@ -754,13 +755,6 @@ class MagneticField(Game):
             "figures_in_hand": list(effects.in_hand),
             "outcome": outcome.to_json() if outcome else None,
         }
-
-    @staticmethod
-    def _check_mover(state: MagneticFieldState, seat: int) -> None:
-        if state.outcome is not None:
-            raise IllegalMove("The game is over.")
-        if seat not in state.to_move:
-            raise IllegalMove("It is not your turn.")
 
 
 def _figure_json(state: MagneticFieldState, figure: str) -> dict[str, Any]:

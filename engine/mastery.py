@@ -188,6 +188,7 @@ _MOVE_TEXT = re.compile(
 class Mastery(Game):
     id = "mastery"
     title = "Mastery"
+    state_type = MasteryState
     player_counts = (2,)
     seat_names = {2: ("Dark", "Light")}
     options = (
@@ -292,7 +293,7 @@ class Mastery(Game):
                            f"{self.seat_names[2][following]} has no legal move")
         return None
 
-    def view(self, state: MasteryState, seat: int | None) -> dict[str, Any]:
+    def observe(self, state: MasteryState, seat: int | None) -> dict[str, Any]:
         # Mastery has no hidden information: every seat and spectator sees the same.
         board = state.board
         return {

@@ -373,6 +373,7 @@ def read_move(text: str) -> tuple[list[int], bool | None]:
 class TheRightMoves(Game):
     id = "the-right-moves"
     title = "The Right Moves"
+    state_type = TheRightMovesState
     player_counts = (2, 4)
     seat_names = {2: ("Red", "Blue"), 4: ("Red (1)", "Blue (1)", "Red (2)", "Blue (2)")}
     options = (
@@ -516,7 +517,7 @@ class TheRightMoves(Game):
                            f"{self.seat_name(players, following)} has no legal move")
         return None
 
-    def view(self, state: TheRightMovesState, seat: int | None) -> dict[str, Any]:
+    def observe(self, state: TheRightMovesState, seat: int | None) -> dict[str, Any]:
         # No hidden information: every seat and spectator sees the same, plus its own colour.
         board, players = state.board, state.players
         turn = state.to_move[0] if state.to_move else None

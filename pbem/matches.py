@@ -135,14 +135,52 @@ class Match:
     def seat_name(self, seat: int | None) -> str:
         return "Spectator" if seat is None else self.game.side_name(self.states[0], seat)
 
+    def moved_on(self, seat: int, seen: int, ply: int | None = None) -> bool:
+        """Whether a move that ``seat`` makes from the position at ply ``seen`` is stale at
+        ``ply`` (default: now): whether something that seat can see has changed since.
+
+        The rule, the same for every game: the move still stands only if every ply played
+        since ``seen`` was another seat's move that
+        - was made while ``seat`` was to move, both before and after it (so ``seat``'s turn
+          went on: the two moved at the same time);
+        - left ``seat``'s legal moves as they were; and
+        - ``seat`` cannot tell from any other listed move its player might have made there:
+          ``seat``'s view after it is the same whichever was played.
+        Such a move tells ``seat`` nothing but that it was made, so there was nothing to
+        react to: in Magnet's secret setup the second setter sees only "Red has set up" and
+        may answer from the ply it saw. Anything else makes the position seen out of date: a
+        move ``seat`` can see, a turn that passed to another seat and back, ``seat``'s own
+        move (sent again from an old page), and any ply outside 0 to ``ply``.
+        """
+        ply = self.ply if ply is None else ply
+        if not 0 <= seen <= ply <= self.ply:
+            return True
+        game = self.game
+        for before, after, event in zip(self.states[seen:ply], self.states[seen + 1:ply + 1],
+                                        self.moves[seen:ply]):
+            mover = event.seat
+            if mover == seat or seat not in before.to_move or seat not in after.to_move:
+                return True
+            if game.legal_moves(after, seat) != game.legal_moves(before, seat):
+                return True
+            seen_after = game.view(after, seat)
+            if any(game.view(game.apply(before, mover, other), seat) != seen_after
+                   for other in game.legal_moves(before, mover)):
+                return True
+        return False
+
     def already_played(self, seat: int, seen: int, move: str | None) -> bool:
-        """Whether a stale move is the one ``seat`` did play at ply ``seen``: a double
+        """Whether a stale move is the one ``seat`` did play from the position it saw at ply
+        ``seen`` (its first move since, made before anything it could see changed): a double
         submit, the back button, an email delivered twice, or a move made on the page and
         then sent by email. Such a resubmission is answered as a success."""
-        if not 0 <= seen < self.ply or self.moves[seen].seat != seat:
+        played = next((ply for ply in range(max(seen, 0), self.ply)
+                       if self.moves[ply].seat == seat), None)
+        if played is None or self.moved_on(seat, seen, played):
             return False
         try:
-            return self.game.canonical(self.states[seen], seat, move) == self.moves[seen].move
+            return self.game.canonical(self.states[played], seat, move) == \
+                self.moves[played].move
         except ValueError:
             return False
 
@@ -318,17 +356,17 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
         now: datetime | None = None) -> Match:
     """Record one event by ``seat`` after checking it against the current position.
 
-    ``seen_ply`` is the ply the player was looking at; if the game has moved on since, the
-    request is stale and refused. A refused request writes nothing. Inside a caller's write
-    transaction, the event commits with it (an emailed move and its answer). ``server`` is
-    for the server's own events (a timeout, for ``seat``); ``now`` (default: now) is the
-    event's time.
+    ``seen_ply`` is the ply the player was looking at; if the game has moved on since for
+    that player (``Match.moved_on``), the request is stale and refused. A refused request
+    writes nothing. Inside a caller's write transaction, the event commits with it (an
+    emailed move and its answer). ``server`` is for the server's own events (a timeout, for
+    ``seat``); ``now`` (default: now) is the event's time.
     """
     now = now or clocks.utc_now()
     outermost = not db.conn.in_transaction
     with write(db):
         before = load(db, game_id)
-        if seen_ply is not None and seen_ply != before.ply:
+        if seen_ply is not None and before.moved_on(seat, seen_ply):
             raise StalePosition(
                 f"The game has moved on since you loaded it (you saw ply {seen_ply}, it is now "
                 f"at ply {before.ply}). Look at the current position and try again.")

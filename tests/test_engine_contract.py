@@ -114,8 +114,84 @@ def test_every_listed_move_is_accepted_and_already_canonical(game):
     state, _ = engine.random_playout(game, game.start(players=game.player_counts[0], options={},
                                                       seed="c"), random.Random(5), max_plies=12)
     for seat in state.to_move:
-        for move in game.legal_moves(state, seat)[:300]:
-            assert game.canonical(state, seat, move) == move
+        legal = game.legal_moves(state, seat)
+        for move in legal[:300]:
+            record = game.canonical(state, seat, move)
+            # A record may leave out what did not happen (Magnet: the promotion of a piece a
+            # trap destroyed): then it is another listed move with the same result.
+            assert record == move or record in legal and \
+                game.apply(state, seat, record) == game.apply(state, seat, move)
+
+
+ODD = [None, True, False, 0.0, 1.0, -1, 99, "0", "", b"0", [0], (0,), {0: 0}, object()]
+
+
+def refused(call, *args) -> str:
+    """The message of the ValueError subclass that ``call(*args)`` must raise."""
+    with pytest.raises((engine.IllegalMove, engine.InvalidGameSetup)) as caught:
+        call(*args)
+    assert str(caught.value) and "Traceback" not in str(caught.value)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_arguments_of_the_wrong_type_raise_value_errors_with_messages(game):
+    players = game.player_counts[0]
+    state = game.start(players, {}, "odd")
+    seat = state.to_move[0]
+    move = game.legal_moves(state, seat)[0]
+    other_game = next(g for g in GAMES if g is not game)
+    for odd in [None, True, 2.0, "2", [2], object()]:
+        assert repr(odd)[:20] in refused(game.start, odd, {}, "s")
+    assert "1" in refused(game.start, players, {1: 2, "x": 3}, "s")
+    for odd in [[], "options", 1, [("x", 1)], {None: 1}, {(1,): 1}, {b"x": 1}]:
+        refused(game.start, players, odd, "s")
+    for option in game.options:
+        for odd in [None, [], {}, 1.5, object()]:
+            assert option.name in refused(game.start, players, {option.name: odd}, "s")
+    for odd in [None, True, False, 1.0, float(seat), -1, players, "0", [0], object()]:
+        assert "seat" in refused(game.legal_moves, state, odd)
+        refused(game.apply, state, odd, move)
+        refused(game.canonical, state, odd, move)
+        refused(game.replay, players, {}, "s", [(odd, move)])
+        if odd is not None:  # None is the spectator
+            refused(game.view, state, odd)
+    for odd in [None, "state", {}, other_game.start(other_game.player_counts[0], {}, "s")]:
+        refused(game.legal_moves, odd, seat)
+        refused(game.apply, odd, seat, move)
+        refused(game.canonical, odd, seat, move)
+        refused(game.view, odd, seat)
+        refused(game.view, odd, None)
+    for odd in [None, 1, 1.0, b"move", [move], (move,), object()]:
+        refused(game.apply, state, seat, odd)
+        refused(game.canonical, state, seat, odd)
+        refused(game.replay, players, {}, "s", [(seat, odd)])
+    for odd in [None, 1, move, (seat, move), [(seat,)], [(seat, move, 1)], [seat, move]]:
+        refused(game.replay, players, {}, "s", odd)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_entry_points_fuzzed_with_odd_arguments_answer_or_raise_value_errors(game):
+    """Any mix of good and odd arguments gives a result or an IllegalMove/InvalidGameSetup
+    with a message: never a TypeError, AttributeError, IndexError or KeyError."""
+    rng = random.Random(f"odd-{game.id}")
+    players = game.player_counts[-1]
+    state, _ = engine.random_playout(game, game.start(players, {}, "fuzz"), rng, max_plies=6)
+    seat = state.to_move[0]
+    good = {"players": players, "options": {}, "seed": "s", "state": state, "seat": seat,
+            "move": game.legal_moves(state, seat)[0]}
+    good["moves"] = [(seat, good["move"])]
+    calls = {game.start: ("players", "options", "seed"),
+             game.legal_moves: ("state", "seat"), game.apply: ("state", "seat", "move"),
+             game.view: ("state", "seat"), game.canonical: ("state", "seat", "move"),
+             game.replay: ("players", "options", "seed", "moves")}
+    for _ in range(400):
+        call, names = rng.choice(list(calls.items()))
+        args = [good[name] if rng.random() < 0.6 else rng.choice(ODD) for name in names]
+        try:
+            call(*args)
+        except (engine.IllegalMove, engine.InvalidGameSetup) as error:
+            assert str(error)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=ids)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from pbem import create_app, inbound, mail, matches, notify
 from pbem.db import connect
 from pbem.inbound import receive
@@ -212,6 +213,35 @@ def test_a_reply_to_an_old_email_is_not_played_and_tells_what_happened(client, n
     send(listener.port, reply)
     assert len(events(db)) == 2
     assert "had already been recorded" in text_of(answer_to(post(), reply, P1))
+
+
+def test_the_second_magnet_setup_may_answer_the_start_email(client, new_game, db, post,
+                                                            listener):
+    # Red sets up on the page; Blue answers the start email (its Reply-To says ply 0): Red's
+    # setup changed nothing Blue can see but that Red has set up, so it is not stale.
+    setup = {seat: engine.get("magnet").setup_text(seat, engine.magnet.SET) for seat in (0, 1)}
+    game = new_game("magnet")
+    started = only(post(), P2)
+    assert REPLY_TO.fullmatch(started["Reply-To"]).group(1) == "0"
+    client.post(f"{game.apis[0]}/moves", json={"move": setup[0], "ply": 0})
+    post()
+    reply = write_reply(started, setup[1])
+    send(listener.port, reply)
+    assert events(db) == [(0, "move", setup[0]), (1, "move", setup[1])]
+    delivered = post()
+    assert f"Your move {setup[1]} was recorded." in text_of(answer_to(delivered, reply, P2))
+    red = text_of(only(delivered, P1))  # Red's turn has come; Blue's setup stays secret
+    assert "Blue played: setup\n" in red and setup[1] not in red
+    # The same reply again is a duplicate; a turn answered from that old email is stale.
+    again = write_reply(started, setup[1])
+    send(listener.port, again)
+    assert "had already been recorded" in text_of(answer_to(post(), again, P2))
+    client.post(f"{game.apis[0]}/moves", json={"move": "b3:a3", "ply": 2})
+    post()
+    late = write_reply(started, "k1:k2")
+    send(listener.port, late)
+    assert len(events(db)) == 3
+    assert "The game has moved on" in text_of(answer_to(post(), late, P2))
 
 
 # -- who may play -----------------------------------------------------------------------

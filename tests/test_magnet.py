@@ -31,7 +31,7 @@ def position(pieces: dict[str, str], to_move: int = RED, turn: int = 1,
     return M.MagnetState(players=2, options={"random_setup": False}, board=board,
                          arrangements=(M.SET, M.SET), turn=turn, to_move=(to_move,),
                          captured=tuple((o, M._CODE_KIND[c.lower()], 0, 0) for o, c in captured),
-                         seen={(board, to_move): 1})
+                         seen={(M.public_board(board), to_move): 1})
 
 
 def at(state: M.MagnetState, name: str) -> str | None:
@@ -341,6 +341,40 @@ def test_promotion_of_a_piece_destroyed_by_a_trap_does_nothing():
     assert at(after, "f5") is None and len(after.destroyed) == 1
 
 
+def test_ruling_a_promotion_that_did_not_happen_is_dropped_from_the_record():
+    # f4 (rank 2) dies on the trap f5. With value 3 Red may ask for its promotion, with
+    # value 2 not: the record must be the same, or it would tell Blue which one it was.
+    records, afters = [], []
+    for f4 in ("R3/2", "R2/2"):
+        state = position({**KINGS, "f4": f4, "f5": "BT3"})
+        asked = "f5:f4+" if f4 == "R3/2" else "f5:f4"
+        after = GAME.apply(state, RED, asked)
+        record = GAME.canonical(state, RED, asked)
+        assert record == "f5:f4" and GAME.apply(state, RED, record) == after
+        assert GAME.public_move(RED, record, BLUE, after) == "f5:f4"
+        records.append(record)
+        afters.append(after)
+    assert GAME.view(afters[0], BLUE) == GAME.view(afters[1], BLUE)
+    assert GAME.view(afters[0], None) == GAME.view(afters[1], None)
+    # The same for a piece the turn leaves where it stood: e6's promotion could happen only
+    # if f4 died on f5 and freed the magnet's vertex, but f5 is a plain piece.
+    state = position({**KINGS, "f4": "R3/2", "f5": "B2", "e6": "R2"})
+    assert "f6:f4,e6+" in GAME.legal_moves(state, RED)
+    after = GAME.apply(state, RED, "f6:f4+,e6+")
+    assert at(after, "f6") == "R3/3" and at(after, "e6") == "R2/1"
+    assert GAME.canonical(state, RED, "f6:f4+,e6+") == "f6:f4+,e6"
+    # A log of recorded moves replays to the same game.
+    moves = [(RED, CANON[RED]), (BLUE, CANON[BLUE])]
+    game = GAME.replay(2, {}, "log", moves)
+    rng = random.Random(3)
+    while game.outcome is None:
+        seat = game.to_move[0]
+        typed = rng.choice(GAME.legal_moves(game, seat))
+        moves.append((seat, GAME.canonical(game, seat, typed)))
+        game = GAME.apply(game, seat, typed)
+    assert GAME.replay(2, {}, "log", moves) == game
+
+
 def test_promotion_impossible_when_every_possible_outcome_destroys_the_piece():
     # All of Blue's plain pieces have been captured: a rank-2 Blue piece can only be a trap
     # (kings have rank 1), so a Red piece capturing it never survives and cannot promote.
@@ -435,6 +469,29 @@ def test_threefold_repetition_is_a_draw():
             assert state.outcome is None
     assert state.outcome.draw and state.outcome.winners == ()
     assert "three times" in state.outcome.reason
+
+
+def test_ruling_repetition_compares_the_position_both_players_see():
+    # Red's c3 and c4 trade places every three turns (the magnet on the free corner of their
+    # triangle pulls one of them in, the other is blocked); Blue walks h5 round a triangle.
+    # Every six plies the public position comes back, with c3 and c4 swapped: a draw at ply
+    # 12, whether or not Red's two pieces have the same value (Blue must not learn which).
+    red = ["d4:c3,c4", "c3:c4,d4", "c4:d4,c3"]
+    blue = ["i4:h5", "i5:i4", "h5:i5"]
+    games = [position({"b7": "RK", "k1": "BK", "c3": "R2", "c4": c4, "h5": "B2"})
+             for c4 in ("R2", "R3")]
+    starts = [M.public_board(game.board) for game in games]
+    for ply, (seat, move) in enumerate(zip(itertools.cycle((RED, BLUE)),
+                                           itertools.chain(*zip(red * 2, blue * 2))), 1):
+        games = [GAME.apply(game, seat, move) for game in games]
+        assert all((game.outcome is None) == (ply < 12) for game in games)
+        if ply < 12:  # (once the game is over, every value is public)
+            assert GAME.view(games[0], BLUE) == GAME.view(games[1], BLUE)
+            assert GAME.view(games[0], None) == GAME.view(games[1], None)
+        if ply == 6:  # the same public position, yet c3 and c4 have traded places
+            assert [M.public_board(game.board) for game in games] == starts
+            assert at(games[1], "c3") == "R3/1" and at(games[1], "c4") == "R2/1"
+    assert all(game.outcome.draw and "three times" in game.outcome.reason for game in games)
 
 
 def test_promotion_or_capture_makes_earlier_positions_unrepeatable():

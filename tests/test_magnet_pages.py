@@ -35,7 +35,7 @@ def position(pieces: dict[str, str], to_move: int = RED, turn: int = 1) -> M.Mag
     cells = tuple(cells)
     return M.MagnetState(players=2, options={"random_setup": False}, board=cells,
                          arrangements=(M.SET, M.SET), turn=turn, to_move=(to_move,),
-                         seen={(cells, to_move): 1})
+                         seen={(M.public_board(cells), to_move): 1})
 
 
 def svg_of(app, state, seat=RED, **kwargs) -> str:
@@ -479,6 +479,54 @@ def test_red_and_spectators_cannot_tell_games_that_differ_only_in_blues_arrangem
     assert [c["piece"] for c in red_view["captured"]] == ["2", "3", "4", "2"]
     assert all("piece" not in p for p in red_view["pieces"].values() if p["owner"] == BLUE)
     assert "arrangements" in red_view and list(red_view["arrangements"]) == ["0"]
+
+
+# Two games that differ only in Red's values: a2 is a 3 in one and a 2 in the other, d9 the
+# other way round. Red promotes a2 onto a1, then sends it onto Blue's trap on b1 asking for
+# one more promotion where its value allows it (the trap destroys it: the + must leave no
+# trace). Then Red's c8 and d9 trade places every three turns while Blue walks round, so
+# the position both players see comes back every six plies: a draw by repetition at ply 17
+# in both games, though only in the first are c8 and d9 of equal value.
+RED_VALUES = ("setup a2=3 a3=4 a4=4 a5=2 b7=3 c8=2 d9=2 e10=3 g10=T2 h9=T3 i8=4 j7=K",
+              "setup a2=2 a3=4 a4=4 a5=2 b7=3 c8=2 d9=3 e10=3 g10=T2 h9=T3 i8=4 j7=K")
+BLUE_TRAP = "setup b1=T2 c1=2 d1=2 e1=2 g1=3 h1=3 i1=3 j1=4 k2=4 k3=4 k4=K k5=T3"
+ROUND = [(BLUE, ("a4:i1",) * 2), (RED, ("d1:d9",) * 2), (BLUE, ("j1:h1",) * 2),
+         (RED, ("e10:c8",) * 2), (BLUE, ("h1:h2,g1,i1",) * 2), (RED, ("c8:d8,d9",) * 2)]
+VALUES_SCRIPT = [(BLUE, (BLUE_TRAP,) * 2), (RED, RED_VALUES), (RED, ("a1:a2+",) * 2),
+                 (BLUE, ("k6:k5",) * 2), (RED, ("b1:a1+,b7", "b1:a1,b7")), *ROUND, *ROUND]
+BLUE_BAD = ("b1:a1+", "d8:d9", "a4:i1,h1")  # their errors name Red's pieces
+BOB = "bob@example.org"
+
+
+def test_blue_and_spectators_cannot_tell_reds_values_by_a_dropped_promotion_or_a_repetition(
+        app, client, seeded):
+    games = seeded("values"), seeded("values")
+    for ply, (seat, moves) in enumerate(VALUES_SCRIPT):
+        for bad in BLUE_BAD:
+            assert _illegal(client, games[0], BLUE, bad) == _illegal(client, games[1], BLUE, bad)
+        for viewer, paths in ((BLUE, ("", "a1", "d8")), (None, ("",))):
+            seen = [seen_by(client, game, viewer, paths) for game in games]
+            assert seen[0].keys() == seen[1].keys()
+            for key in seen[0]:
+                assert seen[0][key] == seen[1][key], f"ply {ply}: {viewer}'s {key} differs"
+        assert emails_to(app, games[0], BOB) == emails_to(app, games[1], BOB), f"ply {ply}"
+        answers = [api_move(client, game.apis[seat], move) for game, move in zip(games, moves)]
+    # Both games ended on the same ply, by repetition; the destroyed piece was not promoted.
+    assert answers[0]["ply"] == answers[1]["ply"] == len(VALUES_SCRIPT)
+    assert answers[0]["outcome"] == answers[1]["outcome"] == {
+        "winners": [], "draw": True, "reason": "the same position occurred three times"}
+    # Now every value is public, the setups too; the turns are recorded alike in both games.
+    records = [client.get(f"{game.watch}/record.json").json for game in games]
+    turns = [[e["move"] for e in record["events"] if e["ply"] > 2] for record in records]
+    assert turns[0] == turns[1] and "b1:a1,b7" in turns[0] and "+" not in turns[0][2]
+    finals = [emails_to(app, game, BOB) for game in games]
+    assert finals[0][:-1] == finals[1][:-1] and "three times" in finals[0][-1]
+    # Replaying the record gives the game itself.
+    for game, record in zip(games, records):
+        replayed = GAME.replay(2, {}, "values", [(e["seat"], e["move"])
+                                                 for e in record["events"]])
+        assert GAME.view(replayed, None) == client.get(game.watch.replace(
+            "/watch/", "/api/watch/")).json["view"]
 
 
 # -- in a real browser ------------------------------------------------------------------------
