@@ -43,7 +43,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
-        RATELIMIT_STORAGE_URI="memory://", **limits.DEFAULTS,
+        RATELIMIT_STORAGE_URI=None,   # None: limits.SQLiteCounts in the instance folder
+        **limits.DEFAULTS,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -58,6 +59,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         proxies = int(app.config["PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
     os.makedirs(app.instance_path, mode=0o700, exist_ok=True)
+    if not app.config["RATELIMIT_STORAGE_URI"]:
+        app.config["RATELIMIT_STORAGE_URI"] = limits.storage_uri(app.instance_path)
     Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path) / "secret_key")

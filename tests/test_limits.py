@@ -2,6 +2,11 @@
 off in the rest of the suite, on here, as on a real server."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from pbem import create_app
@@ -79,3 +84,20 @@ def test_actions_that_email_opponents_are_limited(limited):
     refused = client.post(f"{api[1]}/draw", json={"answer": "offer"})
     assert answers == [200, 200, 200, 200] and refused.status_code == 429
     assert "Too many actions" in refused.json["error"]
+
+
+def test_worker_processes_share_one_allowance(limited, tmp_path):
+    """gunicorn's workers are separate processes: a client that spreads its requests over
+    them still gets one allowance, since the counts live in the instance folder."""
+    client = limited.test_client()
+    for n in range(2):
+        assert client.post("/home", data={"email": f"v{n}@example.org"}).status_code == 200
+    other_worker = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        from pbem import create_app
+        app = create_app({{"DATABASE": {limited.config["DATABASE"]!r}, "SECRET_KEY": "test",
+                          "PUBLIC_URL": "http://localhost", "RATELIMIT_ENABLED": True,
+                          "RATE_LIMIT_HOME": "2 per hour"}})
+        print(app.test_client().post("/home", data={{"email": "w@example.org"}}).status_code)
+        """)], capture_output=True, text=True, env={**os.environ}, check=True)
+    assert other_worker.stdout.split() == ["429"], other_worker.stderr
+    assert outbox(limited) == 2
