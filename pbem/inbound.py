@@ -1,7 +1,7 @@
 """Moves by email: a player replies to a game email with the move as its first line.
 
 Every game email to a seat says ``Reply-To: <prefix>+<ply>.<token>@<domain>`` (see
-``reply_address``). The token is the secret link token that email mints anyway, so the
+``links.reply_address``). The token is the secret link token that email mints anyway, so the
 address is a per-seat capability of which the database keeps only the hash, exactly like
 the play link in the same email; the sender header authenticates nothing. ``<ply>`` is the
 ply the email was written at: a move in a reply to an older email is refused as stale (as
@@ -38,7 +38,7 @@ from typing import Iterable, Sequence
 import sqlite_utils
 from flask import current_app, has_request_context, render_template
 
-from . import links, mail, matches
+from . import links, mail, matches, notify
 from .db import write
 
 log = logging.getLogger(__name__)
@@ -78,30 +78,6 @@ HELP = ("Reply to this email with your move in the game's notation as the first 
 
 
 # -- reply addresses -----------------------------------------------------------------------
-
-def _reply_base() -> tuple[str, str] | None:
-    """The configured reply address as (local part, domain); None when moves by email are
-    switched off (REPLY_ADDRESS set to an empty string)."""
-    configured = current_app.config.get("REPLY_ADDRESS")
-    if configured is None:
-        configured = f"move@{current_app.config['MAIL_DOMAIN']}"
-    local, _, domain = str(configured).strip().rpartition("@")
-    if not local or not domain:
-        return None
-    return local, domain
-
-
-def reply_address(token: str, ply: int) -> str | None:
-    """The address a reply to a seat's email written at ``ply`` goes to."""
-    base = _reply_base()
-    return None if base is None else f"{base[0]}+{ply}.{token}@{base[1]}"
-
-
-def reply_to_header(token: str, ply: int) -> dict[str, str]:
-    """``{"Reply-To": address}`` for an email to the seat ``token`` opens, or ``{}``."""
-    address = reply_address(token, ply)
-    return {"Reply-To": address} if address else {}
-
 
 def parse_address(address: str) -> tuple[int, str] | None:
     """(ply, token) from a reply address (bare or with a display name), or None."""
@@ -433,8 +409,6 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             replied: str | None) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
     player's reply). Returns its Message-ID, or None if the loop guard held it back."""
-    from . import notify  # notify builds on matches; import here as matches does
-
     recipient = match.seats[seat].email
     since = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
     with write(db):
@@ -463,7 +437,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
         headers = {"References": f"{root} {replied}" if replied else root,
                    "In-Reply-To": replied or root,
                    "Auto-Submitted": "auto-replied",
-                   **reply_to_header(token, match.ply), **footer_headers}
+                   **links.reply_to_header(token, match.ply), **footer_headers}
         return mail.queue(db, recipient=recipient, subject=notify.subject(match),
                           body=body + footer,
                           game_id=match.id, domain=current_app.config["MAIL_DOMAIN"],

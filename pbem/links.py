@@ -125,3 +125,29 @@ def redact_logger(logger: logging.Logger, kind: type[RedactSecrets] = RedactSecr
     """Give ``logger`` a ``kind`` filter, once however often it is asked."""
     if not any(isinstance(f, kind) for f in logger.filters):
         logger.addFilter(kind())
+
+
+# -- reply addresses: a reply to a seat's email plays for that seat (pbem/inbound.py) --------
+
+def _reply_base() -> tuple[str, str] | None:
+    """The configured reply address as (local part, domain); None when moves by email are
+    switched off (REPLY_ADDRESS set to an empty string)."""
+    configured = current_app.config.get("REPLY_ADDRESS")
+    if configured is None:
+        configured = f"move@{current_app.config['MAIL_DOMAIN']}"
+    local, _, domain = str(configured).strip().rpartition("@")
+    if not local or not domain:
+        return None
+    return local, domain
+
+
+def reply_address(token: str, ply: int) -> str | None:
+    """The address a reply to a seat's email written at ``ply`` goes to."""
+    base = _reply_base()
+    return None if base is None else f"{base[0]}+{ply}.{token}@{base[1]}"
+
+
+def reply_to_header(token: str, ply: int) -> dict[str, str]:
+    """``{"Reply-To": address}`` for an email to the seat ``token`` opens, or ``{}``."""
+    address = reply_address(token, ply)
+    return {"Reply-To": address} if address else {}

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import engine
 import sqlite_utils
 
-from . import clocks, links
+from . import clocks, links, signals
 from .db import utcnow, write
 
 MAX_NAME = 60
@@ -208,7 +208,7 @@ class Match:
                 offer = None
             elif event.kind == "draw_decline":
                 offer = None
-            elif event.kind == "timeout":  # recorded by the server (clocks.enforce)
+            elif event.kind == "timeout":  # recorded by the server (record_timeouts)
                 current = game.conclude(current, clocks.timeout_outcome(
                     game, current, event.seat, self.clock))
             # a "vacation" pauses its player's clock (clocks.py) and changes no state
@@ -320,8 +320,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
         tokens = tuple(links.mint(db, new_id, s.seat) for s in seats)
         spectator = links.mint(db, new_id, None)
         match = load(db, new_id)
-        from . import notify  # notify builds on matches; import here to avoid a cycle
-        notify.game_started(db, match, spectator)
+        signals.game_created.send(db, match=match, spectator_token=spectator)
     return Created(match, tokens, spectator)
 
 
@@ -381,8 +380,7 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
         db["events"].insert({"game_id": game_id, "seq": event.seq, "seat": seat,
                              "kind": kind, "move": event.move, "created_at": event.created_at})
         db["games"].update(game_id, {**_summary(after.current), "updated_at": event.created_at})
-        from . import notify
-        notify.event_recorded(db, before, after, event)
+        signals.event_recorded.send(db, before=before, after=after, event=event)
     if outermost:  # an enclosing transaction may still roll back: let load() catch up then
         CACHE.put(after)
     return after
@@ -422,3 +420,22 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
     elif kind != "resign":
         raise InvalidRequest(f"Unknown action '{kind}'.")
 
+
+
+def record_timeouts(db: sqlite_utils.Database, now: datetime) -> int:
+    """Record a timeout for every running game whose to-move seat's deadline has passed
+    (the clock job). Everything is read from the database, so the job may run anywhere,
+    any number of times. Returns how many games ended."""
+    timeouts = 0
+    rows = list(db.query("SELECT id FROM games WHERE status = 'active' AND clock IS NOT NULL "
+                         "AND json_extract(clock, '$.mode') <> 'none' ORDER BY created_at"))
+    for row in rows:
+        late = clocks.ran_out(load(db, row["id"]), now)
+        if late is None:
+            continue
+        try:
+            act(db, row["id"], late.seat, "timeout", server=True, now=now)
+        except ActionError:
+            continue  # a move got in first: the next run looks again
+        timeouts += 1
+    return timeouts

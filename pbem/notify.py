@@ -24,7 +24,7 @@ from typing import Any
 import sqlite_utils
 from flask import current_app, render_template
 
-from . import clocks, inbound, links, mail, matches
+from . import clocks, links, mail, matches, signals
 from .boards import board_for
 from .db import utcnow, write
 from .matches import Event, Match
@@ -71,7 +71,7 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
         unique_key=unique_key,
         headers={"References": thread_root(match), "In-Reply-To": thread_root(match),
-                 **inbound.reply_to_header(token, match.ply), **footer_headers})
+                 **links.reply_to_header(token, match.ply), **footer_headers})
 
 
 # -- what an email shows ---------------------------------------------------------------------
@@ -105,13 +105,15 @@ def turn_began(match: Match, seat: int) -> Event | None:
     return None
 
 
-def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str) -> None:
+@signals.game_created.connect
+def game_started(db: sqlite_utils.Database, *, match: Match, spectator_token: str) -> None:
     watch = links.email_url("play.page", role="watch", token=spectator_token)
     for seat in range(match.players):
         _send(db, match, seat, "started", watch=watch)
 
 
-def event_recorded(db: sqlite_utils.Database, before: Match, after: Match,
+@signals.event_recorded.connect
+def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                    event: Event) -> None:
     if after.finished:
         for seat in range(after.players):
@@ -138,6 +140,32 @@ def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock) 
     _send(db, match, seat, "deadline", deadline=clock.deadline_text, left=clock.left_text,
           on_timeout=match.clock["on_timeout"], team=team,
           vacation_left=clock.vacation_days_left)
+
+
+def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
+    """Warn each seat to move whose deadline is near, once per turn (the clock job's
+    second half: ``clock_warnings`` remembers what was sent). Returns how many."""
+    warnings = 0
+    rows = list(db.query("SELECT id FROM games WHERE status = 'active' AND clock IS NOT NULL "
+                         "AND json_extract(clock, '$.mode') <> 'none' ORDER BY created_at"))
+    for row in rows:
+        for clock in clocks.of_match(matches.load(db, row["id"]), now) or ():
+            if not clocks.warning_due(clock, now):
+                continue
+            with write(db):
+                fresh = matches.load(db, row["id"])
+                current = (clocks.of_match(fresh, now) or ())[clock.seat]
+                if not clocks.warning_due(current, now) or current.turn_seq != clock.turn_seq:
+                    continue
+                inserted = db.execute(
+                    "INSERT OR IGNORE INTO clock_warnings (game_id, seat, turn_seq, deadline, "
+                    "created_at) VALUES (?, ?, ?, ?, ?)",
+                    [fresh.id, clock.seat, clock.turn_seq, clocks.iso(current.deadline),
+                     utcnow()]).rowcount
+                if inserted:
+                    deadline_warning(db, fresh, clock.seat, current)
+                    warnings += 1
+    return warnings
 
 
 def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:

@@ -19,7 +19,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from . import clocks, mail, notify
+from . import mail, matches, notify
 from .db import connect
 
 log = logging.getLogger(__name__)
@@ -50,11 +50,13 @@ def deliver_mail(app: Flask) -> tuple[int, int]:
 
 
 def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
-    """End the games whose to-move player ran out of time and warn those whose deadline is
-    near (``clocks.enforce``); ``now`` lets tests run it at a later time. Returns
-    (timeouts, warnings)."""
+    """End the games whose to-move player ran out of time (``matches.record_timeouts``) and
+    warn those whose deadline is near (``notify.send_deadline_warnings``); ``now`` lets
+    tests run it at a later time. Returns (timeouts, warnings)."""
+    now = now or datetime.now(timezone.utc)
     with _job_database(app) as db:
-        timeouts, warnings = clocks.enforce(db, now or datetime.now(timezone.utc))
+        timeouts = matches.record_timeouts(db, now)
+        warnings = notify.send_deadline_warnings(db, now)
     if timeouts or warnings:
         log.info("clocks: %d timeouts, %d warnings", timeouts, warnings)
     return timeouts, warnings
