@@ -398,7 +398,9 @@ class MagneticField(Game):
     player_counts = (2,)
     options = (
         Option("colours", "random", ("random", "seat0-blue", "seat0-red"), "Colours",
-               "Who plays Blue (and moves first): drawn at random, or fixed."),
+               "Who plays Blue (and moves first): drawn at random, or fixed.",
+               {"random": "drawn at random", "seat0-blue": "Player 1 plays Blue",
+                "seat0-red": "Player 2 plays Blue"}),
     )
 
     # -- start -----------------------------------------------------------------------------
