@@ -1,5 +1,5 @@
-"""Magnetic Field's 10×10 field as SVG, with the hands, the deck and the scores under it, and
-the game's own turn builder.
+"""Magnetic Field's 10×10 field as SVG, with the hands, the deck and the scores under it, the
+game's own turn builder, and the examples of its emails' move hint.
 
 Everything drawn comes from ``view`` (what the viewer may know): the field, each player's
 score and figure counts, the viewer's own tiles by code, the opponent's drafted (public) tiles
@@ -289,6 +289,53 @@ def _action_words(action: str) -> str:
         return f"turn {cell} to face {DIRECTION_WORDS[d]}"
     origin, target = action.split("-")
     return f"move {origin} to {target}"
+
+
+# -- a hint for emails --------------------------------------------------------------------------
+
+def move_hint(game: Any, state: Any, seat: int, moves: list[str]) -> str:
+    """Past the draft a player has thousands of turns: name one of each kind (a tile, each
+    figure action, a tile with an action, a pass), near the centre where there is a choice,
+    and say how to write the rest. Reads only ``turn_options``, the mover's own knowledge."""
+    options = game.turn_options(state, seat)
+    examples = []
+    tile = ""
+    if options["tile_cells"]:
+        code = next(c for c in TILE_ORDER if c in options["tiles_in_hand"])
+        tile = f"{code}@{_near_centre(options['tile_cells'])}"
+        examples.append((tile, f"place a {TILE_NAMES[code]} tile, nothing else"))
+    actions = []
+    if options["enter_cells"]:
+        actions.append(f"+{_near_centre(options['enter_cells'])}:n")
+    if options["rotate"]:
+        figure = _near_centre(options["rotate"])
+        actions.append(f"{figure}:{options['rotate'][figure][0]}")
+    if options["move"]:
+        figure = _near_centre(options["move"])
+        actions.append(f"{figure}-{_near_centre(options['move'][figure])}")
+    examples += [(action, _action_words(action)) for action in actions]
+    if tile and actions:
+        examples.append((f"{tile} {actions[0]}", "a tile, then a figure action"))
+    examples.append((PASS, "no tile, no figure action"))
+    width = max(len(move) for move, _ in examples)
+    return "\n".join([
+        f"You have {len(moves)} or more legal moves. A turn places tiles from your hand",
+        "(any number, each as CODE@cell, next to a tile on the field), then makes at most",
+        "one figure action, d being n, e, s or w (north is rank 10):",
+        "  +cell:d    enter a figure with its N pole pointing d",
+        "  cell:d     turn one of your figures to point d",
+        "  cell-cell  slide one of your figures 1 to 3 cells in a line",
+        "or it is: pass. For example:",
+        *(f"  {move:<{width}}  {words}" for move, words in examples
+          if move == PASS or move in moves)])
+
+
+def _near_centre(cells) -> str:
+    """The cell nearest the field's centre (the first in index order among equals)."""
+    def distance(name: str) -> tuple[float, int]:
+        index = CELL_INDEX[name]
+        return abs(index % SIZE - 4.5) + abs(index // SIZE - 4.5), index
+    return min(cells, key=distance)
 
 
 # -- words for what a turn did -------------------------------------------------------------------
