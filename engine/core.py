@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
 
 
@@ -65,6 +65,14 @@ class Option:
     choices: tuple[Any, ...]
     label: str
     help: str = ""
+    # Words for choices whose value is a code ("seat0-blue"); the others read as themselves.
+    choice_words: Mapping[Any, str] = field(default_factory=dict, hash=False)
+
+    def choice_label(self, choice: Any) -> str:
+        """``choice`` as a person reads it on a form."""
+        if isinstance(choice, bool):
+            return "yes" if choice else "no"
+        return self.choice_words.get(choice, str(choice))
 
     def coerce(self, value: Any) -> Any:
         """The option value meant by ``value``, which may also be its text form (from a form)."""

@@ -95,6 +95,11 @@ def owner(figure: str) -> int:
     return 0 if figure.isupper() else 1
 
 
+def figures_of(figures: str, seat: int) -> int:
+    """How many of ``seat``'s figures stand on ``figures`` (a field)."""
+    return sum(1 for f in figures if f != EMPTY and owner(f) == seat)
+
+
 def _sorted_codes(codes: str) -> str:
     return "".join(sorted(codes, key=TILE_ORDER.index))
 
@@ -336,7 +341,7 @@ class MagneticFieldState(State):
         return COLOURS[0] if seat == self.blue else COLOURS[1]
 
     def on_field(self, seat: int) -> int:
-        return sum(1 for f in self.figures if f != EMPTY and owner(f) == seat)
+        return figures_of(self.figures, seat)
 
 
 # -- parsing ---------------------------------------------------------------------------------
@@ -398,7 +403,9 @@ class MagneticField(Game):
     player_counts = (2,)
     options = (
         Option("colours", "random", ("random", "seat0-blue", "seat0-red"), "Colours",
-               "Who plays Blue (and moves first): drawn at random, or fixed."),
+               "Who plays Blue (and moves first): drawn at random, or fixed.",
+               {"random": "drawn at random", "seat0-blue": "Player 1 plays Blue",
+                "seat0-red": "Player 2 plays Blue"}),
     )
 
     # -- start -----------------------------------------------------------------------------
@@ -753,6 +760,8 @@ class MagneticField(Game):
             "gained": effects.scores[seat] - state.scores[seat],
             "scores": list(effects.scores),
             "figures_in_hand": list(effects.in_hand),
+            "figures_on_field": [figures_of(effects.figures, s) for s in (0, 1)],
+            "knocked_out": list(effects.knocked_out),
             "outcome": outcome.to_json() if outcome else None,
         }
 

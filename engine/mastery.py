@@ -193,7 +193,8 @@ class Mastery(Game):
     seat_names = {2: ("Dark", "Light")}
     options = (
         Option("setup", "imperial", ("imperial", "crown"), "Starting position",
-               "Imperial or Crown, the two setups of the original rules."),
+               "Imperial or Crown, the two setups of the original rules.",
+               {"imperial": "Imperial", "crown": "Crown"}),
         Option("repetition_draw", True, (True, False), "Draw by threefold repetition",
                "The same position with the same player to move a third time is a draw."),
     )

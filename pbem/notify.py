@@ -82,13 +82,17 @@ def board_text(match: Match, seat: int | None) -> str:
 
 
 def legal_hint(match: Match, seat: int) -> str:
-    """A line naming some of ``seat``'s legal moves ("" when it has none): all of them when
-    few, else their number and a sample spread over the list."""
+    """Words naming some of ``seat``'s legal moves ("" when it has none): all of them when
+    few, else the board's own ``move_hint`` if it has one (examples chosen by kind), else
+    their number and a sample spread over the list."""
     moves = match.game.legal_moves(match.current, seat)
     if not moves:
         return ""
     if len(moves) <= HINT_MOVES:
         return f"Your legal moves: {', '.join(moves)}."
+    own = getattr(board_for(match.game.id), "move_hint", None)
+    if own is not None:
+        return own(match.game, match.current, seat, moves)
     sample = [moves[i * len(moves) // HINT_MOVES] for i in range(HINT_MOVES)]
     count = f"{len(moves)}{'' if match.game.lists_every_move else ' or more'}"
     return f"You have {count} legal moves, for example: {', '.join(sample)}."

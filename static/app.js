@@ -10,7 +10,10 @@ async function swapGame(url, push) {
   const fresh = page.getElementById("game");
   const current = document.getElementById("game");
   if (!fresh || !current) { window.location.href = url; return; }
+  // a board wider than a phone pans in its frame: keep it where the player left it
+  const panned = [...current.querySelectorAll(".board-frame")].map((frame) => frame.scrollLeft);
   current.replaceWith(fresh);
+  fresh.querySelectorAll(".board-frame").forEach((frame, i) => { frame.scrollLeft = panned[i] || 0; });
   document.title = page.title;
   if (push) { history.pushState({ game: true }, "", url); } else { history.replaceState({ game: true }, "", url); }
 }

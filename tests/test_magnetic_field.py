@@ -670,6 +670,8 @@ def test_preview_matches_the_turn_and_stops_before_the_draw():
     assert preview["scores"] == list(after.scores) == [6, 0] and preview["gained"] == 6
     assert preview["figures"] == GAME.view(after, 0)["figures"]
     assert preview["tiles"] == GAME.view(after, 0)["tiles"]
+    for count in ("figures_in_hand", "figures_on_field", "knocked_out"):
+        assert preview[count] == GAME.view(after, 0)[count], count
     assert [e["kind"] for e in preview["events"]] == ["knockout"]
     assert preview["outcome"] == {"winners": [0], "draw": False,
                                   "reason": "Red has no figure on the field"}

@@ -91,7 +91,8 @@ def test_field_has_100_cells_with_tiles_and_magnets(app):
                      tiles={"e5": "K", "e6": "D", "f5": "C", "f6": "X", "e4": "K"},
                      hands=("KD", "C"))
     svg = svg_of(app, state)
-    assert svg.startswith("<svg") and 'class="board magnetic-field"' in svg
+    assert svg.startswith('<div class="board-frame mf-frame">\n<svg')
+    assert 'class="board magnetic-field field"' in svg and 'class="board magnetic-field panel"' in svg
     assert len(re.findall(r'class="cell" data-cell="[a-j]\d+"', svg)) == 100
     assert {n for n in re.findall(r'data-cell="([a-j]\d+)"', svg)} == set(CELL_INDEX)
     for name, code in {"e5": "K", "e6": "D", "f5": "C", "f6": "X"}.items():
@@ -115,7 +116,7 @@ def test_field_has_100_cells_with_tiles_and_magnets(app):
     assert n_y < s_y
     assert "<title>e4: Knockout tile, Blue figure, N pole north</title>" in e4
     # Blue is square-ended, Red round-ended: a difference of shape, not only colour
-    assert 'rx="1.5"' in cell_markup(svg, "e4") and 'rx="8.0"' in cell_markup(svg, "e7")
+    assert 'rx="1.5"' in cell_markup(svg, "e4") and 'rx="10.0"' in cell_markup(svg, "e7")
     # north is up for both players
     assert svg_of(app, state, seat=1).count('data-cell="') == 100
     assert _cell_y(svg, "a10") < _cell_y(svg, "a1") and _cell_y(svg_of(app, state, 1), "a10") \
@@ -137,7 +138,9 @@ def test_hands_deck_and_scores_come_from_the_view(app):
     theirs = re.search(r'<g class="player red[^"]*" data-seat="1">.*?</g>\s*</g>', blue, re.S)[0]
     assert re.findall(r'data-tile="([CXKD])"', theirs) == ["D"]  # only the public tile
     assert theirs.count('class="hand-tile hidden"') == 2
-    assert "3 tiles (1 known, 2 face down)" in theirs
+    assert '<text class="hand-count" x="40" y="191">3 tiles in hand: 1 known, 2 face down</text>' \
+        in theirs
+    assert '>3 tiles in hand</text>' in own
     # the same from Red's side, and a spectator sees both hands as Red sees Blue's
     blue_for_red = re.search(r'<g class="player blue[^"]*" data-seat="0">.*?</g>\s*</g>', red,
                              re.S)[0]
@@ -152,6 +155,31 @@ def test_hands_deck_and_scores_come_from_the_view(app):
     assert "Blue — you" in blue and "Red — you" in red and "— you" not in spectator
 
 
+def _hidden_tiles(svg: str, seat: int) -> list[tuple[float, float]]:
+    block = re.search(rf'<g class="player [^"]*" data-seat="{seat}">.*?</g>\s*</g>', svg, re.S)[0]
+    return [(float(x), float(y)) for x, y in re.findall(
+        r'<g class="hand-tile hidden"><rect x="([\d.]+)" y="([\d.]+)"', block)]
+
+
+def test_each_face_down_tile_is_drawn_and_the_count_said_plainly(app):
+    # Red holds three tiles nobody else knows: Blue and spectators see three backs side by
+    # side and the count in words, never the codes.
+    state = position(hands=("", "CKD"), public=("", ""))
+    for svg in (svg_of(app, state, 0), svg_of(app, state, None)):
+        backs = _hidden_tiles(svg, 1)
+        assert len(backs) == 3 and len(set(backs)) == 3
+        xs = sorted(x for x, _ in backs)
+        assert all(b - a >= board.HAND_TILE for a, b in zip(xs, xs[1:]))  # none overlaps
+        assert re.search(r'<text class="hand-count"[^>]*>3 tiles in hand, face down</text>', svg)
+        assert not re.search(r'data-tile="[CKD]"', svg)
+    many = position(hands=("", "CKDCKDCKDC"), public=("", ""))  # a second row
+    backs = _hidden_tiles(svg_of(app, many, None), 1)
+    assert len(set(backs)) == 10 and len({y for _, y in backs}) == 2
+    assert max(x for x, _ in backs) + board.HAND_TILE <= board.PANEL_WIDTH
+    assert "no tiles in hand" in svg_of(app, position(), 0)
+    assert "1 tile in hand<" in svg_of(app, position(hands=("C", ""), public=("C", "")), 0)
+
+
 def test_last_move_and_its_reaction_are_marked(app):
     state = position(figures={"e10": "s"}, tiles={"e10": "K", "c3": "C"}, hands=("D", ""))
     after = GAME.apply(state, 0, "D@c4 +e9:n")  # e10 is knocked off the field
@@ -161,7 +189,7 @@ def test_last_move_and_its_reaction_are_marked(app):
     assert 'class="mark last"' in cell_markup(svg, "c4") and 'class="mark last"' in cell_markup(svg, "e9")
     assert re.search(r'<line class="reaction knockout"[^>]*><title>Red figure on e10 knocked '
                      r'off the field</title>', svg)
-    assert "Last turn, Blue: D@c4 +e9:n · 1 reaction · +5 points" in svg
+    assert ">Last turn, Blue: D@c4 +e9:n</text>" in svg and ">1 reaction · +5 points</text>" in svg
 
 
 def test_draft_pool_is_drawn_and_clickable(app):
@@ -194,7 +222,10 @@ def test_every_listed_move_can_be_clicked(app):
     moves = GAME.legal_moves(state, 0)
     sample = moves[::max(1, len(moves) // 120)] + ["pass", "e4:w", "e4-e3", "K@e6 e4-e1"]
     for move in sample:
-        assert builds(app, state, 0, *board.click_path(move)).complete == move, move
+        step = builds(app, state, 0, *board.click_path(move))
+        assert step.complete == move, move
+        with app.test_request_context():  # and the field can draw its result
+            assert "</svg>" in board.render({**GAME.view(state, 0), **step.overlay}, seat=0)
 
 
 def test_multi_tile_turns_are_built_tile_by_tile(app):
@@ -250,17 +281,63 @@ def test_preview_shows_the_reaction_and_the_points_before_confirming(app):
     step = builds(app, state, 0, "D", "c4", "e9", "n")
     assert step.complete == "D@c4 +e9:n"
     note = str(step.note)
-    assert "After this turn" in note and 'class="board magnetic-field preview"' in note
+    assert "After this turn" in note and "<svg" not in note  # the main field shows it
     assert "Red figure on e10 knocked off the field" in note
     assert "+2 knockout (e10)" in note and "+3 knocked out from a Knockout tile (e10)" in note
     assert "+1 Control tile held (c3)" in note
     assert "You score <strong>+6</strong>" in note and "Score: Blue 6 – Red 0" in note
     assert "This turn ends the game:</strong> Red has no figure on the field" in note
-    assert 'id="mfp-K"' in note and 'id="mf-K"' not in note  # its own pattern ids
     # an attraction: both figures go back to hand
     pull = position(figures={"e7": "n"}, tiles={"e5": "X"}, hands=("", ""), deck="K")
     note = str(builds(app, pull, 0, "e5", "n").note)
     assert "Red figure on e7 pulled to e6 (N attracts S)" in note and "+2 capture (e5)" in note
+
+
+def test_the_turn_being_built_is_drawn_on_the_main_field(app):
+    state = position(figures={"e10": "s", "c3": "N"}, tiles={"e10": "K", "c3": "C"},
+                     hands=("D", ""), scores=(2, 1), deck="XK")
+
+    def drawn(*clicks) -> str:
+        step = builds(app, state, 0, *clicks)
+        with app.test_request_context():
+            return str(board.render({**GAME.view(state, 0), **step.overlay}, seat=0,
+                                    selected=tuple(c for c in clicks if board.is_cell(c))))
+
+    # entering on e9 knocks Red's e10 off the field: the field shows the turn's result
+    svg = drawn("D", "c4", "e9", "n")
+    assert 'class="board magnetic-field field after"' in svg
+    assert "the result of your turn, not played yet" in svg
+    e9 = cell_markup(svg, "e9")
+    assert 'class="magnet blue pending"' in e9 and "Blue figure, N pole north (this turn)" in e9
+    e10 = cell_markup(svg, "e10")
+    assert 'class="magnet red gone"' in e10 and "Red figure, N pole south before this turn" in e10
+    assert re.search(r'<line class="reaction knockout pending"[^>]*marker-end="url\(#mf-arrow-'
+                     r'pending\)"><title>Red figure on e10 knocked off the field</title>', svg)
+    assert 'class="tile-on-field pending" data-tile="D"' in cell_markup(svg, "c4")
+    # the counts under the field are those after the turn
+    assert re.search(r'class="score-value">8</tspan> / 15', svg)  # 2 + 6
+    assert "figures: 4 in hand · 2 on the field" in svg  # Blue entered one
+    assert "figures: 5 in hand · 0 on the field · 1 out" in svg  # Red lost e10
+    # a slide: the figure on its new cell, its old cell outlined, an arrow between
+    svg = drawn("c3", "c6")
+    assert 'class="magnet blue pending"' in cell_markup(svg, "c6")
+    assert 'class="magnet blue gone"' in cell_markup(svg, "c3")
+    assert re.search(r'<line class="reaction slide pending"[^>]*><title>Your figure slides '
+                     r'from c3 to c6</title>', svg)
+    # a figure pulled without moving, onto the one that pulls it: both leave the field
+    pull = position(figures={"e7": "n"}, tiles={"e5": "X"}, hands=("", ""), deck="K")
+    step = builds(app, pull, 0, "e6", "n")
+    with app.test_request_context():
+        svg = str(board.render({**GAME.view(pull, 0), **step.overlay}, seat=0))
+    assert 'class="magnet red gone"' in cell_markup(svg, "e7")
+    assert 'class="magnet blue' not in cell_markup(svg, "e6")
+    line = re.search(r'<line class="reaction stick pending" x1="([\d.]+)" y1="([\d.]+)" '
+                     r'x2="([\d.]+)" y2="([\d.]+)"', svg)
+    assert float(line[1]) == float(line[3]) and float(line[2]) < float(line[4])  # e7 to e6
+    # before the figure action is chosen, the field is the position as it is
+    svg = drawn("c3")
+    assert "after" not in svg.split(">", 2)[1] and "pending" not in cell_markup(svg, "c3")
+    assert 'class="magnet red"' in cell_markup(svg, "e10")
 
 
 # -- the pages -----------------------------------------------------------------------------------
@@ -363,7 +440,7 @@ def test_blue_and_spectators_cannot_tell_games_that_differ_only_in_reds_draws(ap
     script = [(0, "pick K"), (1, "pick K"), (0, "pick D"), (1, "pick D"),
               (0, "K@e5 +e4:n"), (1, "K@e6 +e7:s"), (0, "D@f5 +f3:w"), (1, "D@f6 +h3:e"),
               (0, "<first draw>@g5"), (1, "e7:e"), (0, "pass"), (1, "h3-h6")]
-    blue_paths = ("", "K", "e4", "e4.w", "%2Bn.a1", "pass", "nonsense.e4")
+    blue_paths = ("", "K", "e4", "e4.w", "e4.e2", "%2Bn.a1", "pass", "nonsense.e4")
     for ply, (seat, move) in enumerate(script):
         if move.startswith("<first draw>"):
             tiles = client.get(a.apis[0]).json["view"]["hands"][0]["tiles"]
@@ -475,10 +552,114 @@ def test_draft_tile_and_figure_by_clicking_in_chromium(client, seeded, live_serv
     blue.locator('.board-area a.cell[data-cell="e4"]').click()
     expect(blue.locator(".mf-preview")).to_contain_text("After this turn")
     expect(blue.locator(".mf-preview")).to_contain_text("Score: Blue 0 – Red 0")
-    expect(blue.locator('.mf-preview [data-cell="e4"] .magnet.blue')).to_have_count(1)
+    expect(blue.locator('.board-area [data-cell="e4"] .magnet.blue.pending')).to_have_count(1)
     blue.screenshot(path="/tmp/magnetic-field-preview.png", full_page=True)
     blue.locator("#confirm-move").click()
     expect(blue.locator(".notice")).to_contain_text("You played K@e5 +e4:n.")
     expect(blue.locator('.board-area [data-cell="e4"] .magnet.blue')).to_have_count(1)
     expect(blue.locator('.board-area [data-cell="e5"] .tile-K')).to_have_count(1)
     assert client.get(game.apis[1]).json["view"]["last_move"]["move"] == "K@e5 +e4:n"
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.mark.browser
+def test_on_a_phone_every_target_is_big_and_the_next_controls_are_on_screen(
+        client, seeded, live_server, browser):
+    """At 390×844: no sideways scroll, every link of the drawings at least 40 px square (the
+    field pans in its frame instead), and the buttons the player needs next (picks,
+    directions, confirm) on screen together with the field, with and without JavaScript."""
+    from playwright.sync_api import expect
+
+    game = seeded("phone")
+
+    def open_page(url: str, javascript: bool = True):
+        context = browser.new_context(viewport=PHONE, java_script_enabled=javascript)
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        page.goto(live_server + url)
+        return page
+
+    def check(page, controls: str) -> None:
+        buttons = page.locator(controls)
+        expect(buttons.first).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        small = page.locator("#game svg a").evaluate_all("""links => links.map(a => {
+            const box = a.getBoundingClientRect();
+            return [a.dataset.cell || a.dataset.choice, box.width, box.height];
+        }).filter(([, width, height]) => width < 40 || height < 40)""")
+        assert small == []
+        for box in (button.bounding_box() for button in buttons.all()):
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+            assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
+
+    # the draft, without JavaScript: every click loads a page
+    blue = open_page(game.urls[0], javascript=False)
+    check(blue, ".builder a.choice")
+    blue.locator(".builder a.choice", has_text="Pick Knockout (K)").click()
+    check(blue, "#confirm-move")
+    blue.locator("#confirm-move").click()
+    expect(blue.locator("section.moves")).to_contain_text("pick K")
+    for seat, pick in ((1, "K"), (0, "D"), (1, "D")):
+        api_move(client, game.apis[seat], f"pick {pick}")
+
+    # a turn, with JavaScript: a tile, then a figure entered by choosing its direction
+    blue = open_page(game.urls[0])
+    check(blue, '.builder a.choice:has-text("Place a")')  # the hand's tiles, as buttons
+    blue.locator(".builder a.choice", has_text="Place a Knockout tile (K)").click()
+    expect(blue.locator(".builder")).to_contain_text("K: choose its cell")
+    check(blue, ".builder a.cancel")
+    frame = blue.locator(".mf-frame")
+    assert frame.evaluate("frame => frame.scrollWidth - frame.clientWidth") > 0  # it pans
+    frame.evaluate("frame => { frame.scrollLeft = 30; }")
+    blue.locator('.board-area a.cell[data-cell="e5"]').click()
+    expect(blue.locator(".builder")).to_contain_text("Selected: K on e5")
+    assert frame.evaluate("frame => frame.scrollLeft") == 30  # where the player left it
+    blue.locator('.board-area a.cell[data-cell="e4"]').click()
+    expect(blue.locator(".builder")).to_contain_text("enter on e4: choose its direction")
+    check(blue, ".builder a.choice")  # the four directions
+    blue.locator(".builder a.choice", has_text="N pole ↑ north").click()
+    expect(blue.locator("#confirm-move")).to_have_text("Play K@e5 +e4:n")
+    expect(blue.locator('.board-area svg.field [data-cell="e4"] .magnet.blue.pending')) \
+        .to_have_count(1)
+    check(blue, "#confirm-move")
+    blue.locator("#confirm-move").click()
+    expect(blue.locator(".notice")).to_contain_text("You played K@e5 +e4:n.")
+    api_move(client, game.apis[1], "K@e6 +e7:s")
+
+    # the next turn: a tile, then one of Blue's figures turned
+    blue.reload()
+    blue.locator(".builder a.choice", has_text="Place a Domination tile (D)").click()
+    expect(blue.locator(".builder")).to_contain_text("D: choose its cell")
+    blue.locator('.board-area a.cell[data-cell="f5"]').click()
+    expect(blue.locator(".builder")).to_contain_text("Selected: D on f5")
+    blue.locator('.board-area a.cell[data-cell="e4"]').click()
+    expect(blue.locator(".builder")).to_contain_text("your figure on e4")
+    check(blue, ".builder a.choice")  # the directions it may turn to
+    blue.locator(".builder a.choice", has_text="N pole ← west").click()
+    expect(blue.locator("#confirm-move")).to_have_text("Play D@f5 e4:w")
+    check(blue, "#confirm-move")
+    blue.locator("#confirm-move").click()
+    expect(blue.locator(".notice")).to_contain_text("You played D@f5 e4:w.")
+    api_move(client, game.apis[1], "e7:e")
+    api_move(client, game.apis[0], "e4:n")
+
+    # Red, and a spectator, see Blue's three face-down tiles side by side, and their number
+    for url in (game.urls[1], game.watch):
+        page = open_page(url)
+        hand = page.locator('svg.panel g.player[data-seat="0"]')
+        expect(hand.locator(".hand-count")).to_have_text("3 tiles in hand, face down")
+        backs = [tile.bounding_box() for tile in hand.locator(".hand-tile.hidden").all()]
+        assert len(backs) == 3
+        assert all(a["x"] + a["width"] <= b["x"] for a, b in zip(backs, backs[1:]))
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        # the move list: no entry (with its number, left of it) overlaps another
+        items = page.locator("section.moves li").evaluate_all(
+            "items => items.map(li => { const b = li.getBoundingClientRect();"
+            " return [b.left - 32, b.right, b.top, b.bottom]; })")
+        assert len(items) == 9
+        for i, (left, right, top, bottom) in enumerate(items):
+            for other_left, other_right, other_top, other_bottom in items[i + 1:]:
+                assert not (left < other_right and other_left < right
+                            and top < other_bottom and other_top < bottom), items

@@ -556,4 +556,34 @@ def test_the_legal_move_hint_says_or_more_only_where_the_list_is_partial(app, ga
             seat = match.current.to_move[0]
         hint = notify.legal_hint(match, seat)
     assert re.fullmatch(r"You have \d+ legal moves, for example: .*\.", hint) if complete \
-        else re.fullmatch(r"You have \d+ or more legal moves, for example: .*\.", hint)
+        else re.match(r"You have \d+ or more legal moves\. ", hint)
+
+
+def test_the_magnetic_field_hint_shows_a_turn_of_each_kind_and_how_to_write_one(app):
+    """Not a random sample of thousands of turns: one of each kind, each legal, with words,
+    and the notation of the rest."""
+    players = [{"name": "A", "email": "a@example.org"}, {"name": "B", "email": "b@example.org"}]
+    with app.test_request_context():
+        match = matches.create(get_db(), "magnetic-field", players,
+                               {"colours": "seat0-blue"}, seed="hint").match
+        for move in ("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n", "K@e6 +e7:s"):
+            match = matches.act(get_db(), match.id, match.current.to_move[0], "move", move)
+        hint = notify.legal_hint(match, 0)
+        assert hint == notify.legal_hint(match, 0)  # the same every time
+    lines = hint.splitlines()
+    count = len(match.game.legal_moves(match.current, 0))
+    assert lines[0].startswith(f"You have {count} or more legal moves.")
+    assert all(len(line) <= 80 for line in lines)  # fits an email's width
+    for notation in ("CODE@cell", "+cell:d", "cell:d ", "cell-cell", "pass"):
+        assert notation in hint, notation
+    examples = dict(re.fullmatch(r"  (\S+(?: \S+)?) +(.+)", line).groups()
+                    for line in lines[lines.index("or it is: pass. For example:") + 1:])
+    assert list(examples.values()) == [
+        "place a Domination tile, nothing else", "enter on e5 facing north",
+        "turn e4 to face east", "move e4 to e5", "a tile, then a figure action",
+        "no tile, no figure action"]
+    tile, enter, turn, slide, both, _ = examples
+    assert re.fullmatch(r"D@[a-j]\d+", tile) and both == f"{tile} {enter}"
+    for move in examples:
+        match.game.apply(match.current, 0, move)  # each is legal
+    assert (enter, turn, slide) == ("+e5:n", "e4:e", "e4-e5")  # near the centre

@@ -249,6 +249,20 @@ def test_the_new_game_form_creates_a_game_and_shows_the_links(client):
     assert client.get(api).json["players"][1]["name"] == "Bob"
 
 
+@pytest.mark.parametrize("game", engine.GAMES)
+def test_the_new_game_form_names_option_values_in_words(client, game):
+    form = client.get(f"/new/{game}").get_data(as_text=True)
+    for option in engine.get(game).options:
+        select = re.search(rf'<select name="option-{option.name}">(.*?)</select>', form, re.S)[1]
+        shown = dict(re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', select))
+        assert list(shown) == [str(c).lower() for c in option.choices]  # what the form posts
+        for text in shown.values():  # words, not codes such as "seat0-blue"
+            assert re.fullmatch(r"[A-Za-z][a-z]*(?: [A-Za-z0-9][a-z]*)*", text), text
+    if game == "magnetic-field":
+        assert list(shown.values()) == ["drawn at random", "Player 1 plays Blue",
+                                        "Player 2 plays Blue"]
+
+
 def test_the_new_game_form_explains_what_is_wrong(client):
     response = client.post("/new/mastery", data={"players": "2", "name0": "Ann",
                                                  "email0": "nope", "name1": "Bob",

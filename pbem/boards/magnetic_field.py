@@ -1,5 +1,5 @@
-"""Magnetic Field's 10×10 field as SVG, with the hands, the deck and the scores under it, and
-the game's own turn builder.
+"""Magnetic Field's 10×10 field as SVG, with the hands, the deck and the scores under it, the
+game's own turn builder, and the examples of its emails' move hint.
 
 Everything drawn comes from ``view`` (what the viewer may know): the field, each player's
 score and figure counts, the viewer's own tiles by code, the opponent's drafted (public) tiles
@@ -19,9 +19,9 @@ reads only the mover's own hand and the public field). A click path is: any numb
 - an empty cell then a direction (enter facing that way), or ``+n``/``+e``/... then a cell;
 - one of the mover's figures then a direction (rotate) or a cell in line (move);
 
-or ``pass`` alone; in the draft, ``pick-K`` and the like. Before the confirm button, the
-turn's result up to the draw (``GAME.preview``: the reaction, the points, the new scores) is
-shown on a small second board.
+or ``pass`` alone; in the draft, ``pick-K`` and the like. Once a figure action is chosen,
+the field itself shows the turn's result up to the draw (``GAME.preview``: the reaction, the
+new counts and scores), and the words before the confirm button say what happened.
 """
 from __future__ import annotations
 
@@ -41,11 +41,17 @@ CELL = 48
 MARGIN = 26
 FIELD = SIZE * CELL
 WIDTH = 2 * MARGIN + FIELD
-MAGNET_HALF_LENGTH = 19
-MAGNET_HALF_WIDTH = 8
-HAND_TILE = 24
-HAND_STEP = 30
-ROW = 66  # height of one player's block under the field
+MAGNET_HALF_LENGTH = 21
+MAGNET_HALF_WIDTH = 10
+POLE_FONT = 14
+# The drawing under the field is narrower than the field, so that on a phone (where the
+# field pans) it still fits the screen with tiles big enough to tap.
+PANEL_WIDTH = 400
+HAND_X = 16
+HAND_TILE = 36
+HAND_HIT = 48  # the clickable square around a tile
+HAND_STEP = 52
+POOL_STEP = 96
 
 _CELL = re.compile(r"[a-j](?:10|[1-9])")
 VECTORS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0)}
@@ -218,9 +224,12 @@ def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk:
             return _build_from(game, state, seat, view, _walk(game, state, seat, ()))
         words = "pass" if walk.action == PASS else "; ".join(
             so_far + ([_action_words(walk.action)] if walk.action else []))
+        if walk.action and walk.action != PASS:  # the field shows the turn's result
+            overlay.update(after=preview, action=walk.action)
         return Build(path=walk.path, complete=move, summary=words, overlay=overlay,
                      note=preview_note(view, seat, preview),
-                     hint="Check the result of your turn below, then confirm it.")
+                     hint="The field shows the result of your turn (not played yet): check "
+                          "it, then confirm it.")
     if walk.stage == "tile":
         return Build(path=walk.path, cells=_by_index(options["tile_cells"]), overlay=overlay,
                      summary="; ".join(so_far + [f"{walk.code}: choose its cell"]),
@@ -291,6 +300,53 @@ def _action_words(action: str) -> str:
     return f"move {origin} to {target}"
 
 
+# -- a hint for emails --------------------------------------------------------------------------
+
+def move_hint(game: Any, state: Any, seat: int, moves: list[str]) -> str:
+    """Past the draft a player has thousands of turns: name one of each kind (a tile, each
+    figure action, a tile with an action, a pass), near the centre where there is a choice,
+    and say how to write the rest. Reads only ``turn_options``, the mover's own knowledge."""
+    options = game.turn_options(state, seat)
+    examples = []
+    tile = ""
+    if options["tile_cells"]:
+        code = next(c for c in TILE_ORDER if c in options["tiles_in_hand"])
+        tile = f"{code}@{_near_centre(options['tile_cells'])}"
+        examples.append((tile, f"place a {TILE_NAMES[code]} tile, nothing else"))
+    actions = []
+    if options["enter_cells"]:
+        actions.append(f"+{_near_centre(options['enter_cells'])}:n")
+    if options["rotate"]:
+        figure = _near_centre(options["rotate"])
+        actions.append(f"{figure}:{options['rotate'][figure][0]}")
+    if options["move"]:
+        figure = _near_centre(options["move"])
+        actions.append(f"{figure}-{_near_centre(options['move'][figure])}")
+    examples += [(action, _action_words(action)) for action in actions]
+    if tile and actions:
+        examples.append((f"{tile} {actions[0]}", "a tile, then a figure action"))
+    examples.append((PASS, "no tile, no figure action"))
+    width = max(len(move) for move, _ in examples)
+    return "\n".join([
+        f"You have {len(moves)} or more legal moves. A turn places tiles from your hand",
+        "(any number, each as CODE@cell, next to a tile on the field), then makes at most",
+        "one figure action, d being n, e, s or w (north is rank 10):",
+        "  +cell:d    enter a figure with its N pole pointing d",
+        "  cell:d     turn one of your figures to point d",
+        "  cell-cell  slide one of your figures 1 to 3 cells in a line",
+        "or it is: pass. For example:",
+        *(f"  {move:<{width}}  {words}" for move, words in examples
+          if move == PASS or move in moves)])
+
+
+def _near_centre(cells) -> str:
+    """The cell nearest the field's centre (the first in index order among equals)."""
+    def distance(name: str) -> tuple[float, int]:
+        index = CELL_INDEX[name]
+        return abs(index % SIZE - 4.5) + abs(index // SIZE - 4.5), index
+    return min(cells, key=distance)
+
+
 # -- words for what a turn did -------------------------------------------------------------------
 
 POINT_WORDS = {"knockout": "knockout", "knockout tile": "knocked out from a Knockout tile",
@@ -317,14 +373,9 @@ def points_words(points: Mapping[str, Any]) -> str:
 
 
 def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
-    """The result of the turn being built, up to the draw: a small board and the words."""
+    """The result of the turn being built, up to the draw, in words (the main field draws
+    it: see ``_render``)."""
     colours = view["colours"]
-    after = {**view, "tiles": preview["tiles"], "figures": preview["figures"],
-             "scores": preview["scores"], "figures_in_hand": preview["figures_in_hand"],
-             "last_move": {"seat": seat, "move": preview["move"], "events": preview["events"],
-                           "points": preview["points"], "gained": preview["gained"]}}
-    board = _render(after, seat=seat, prefix="mfp", panel=False,
-                    last=move_cells(preview["move"]), label="The field after this turn")
     items = [event_words(e, colours) for e in preview["events"]] or (
         ["No magnetic reaction."] if preview["move"] != PASS and any(
             c in preview["move"] for c in "+:-") else [])
@@ -332,7 +383,7 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
     mine, theirs = preview["scores"][seat], preview["scores"][1 - seat]
     gained = preview["gained"]
     lines = [Markup('<section class="mf-preview" aria-label="Result of this turn">'),
-             Markup("<h3>After this turn</h3>"), board]
+             Markup("<h3>After this turn</h3>")]
     if items:
         lines.append(Markup("<ul class=\"mf-events\">")
                      + Markup("").join(Markup("<li>%s</li>") % i for i in items)
@@ -354,10 +405,87 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
            targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
-    """The field (rank 10 at the top for everyone) and, under it, both players' scores,
-    figures and tiles, the deck and the draft pool; ``targets`` maps the cells and the
-    choices (tile codes of the hand, draft picks) that may be clicked to their links."""
-    return _render(view, seat=seat, selected=selected, targets=targets or {}, last=last)
+    """Two drawings: the field (rank 10 at the top for everyone), in a frame a phone pans
+    so that every cell stays big enough for a finger, and under it both players' scores,
+    figures and tiles, the deck and the draft pool. ``targets`` maps the cells and the
+    choices (tile codes of the hand, draft picks) that may be clicked to their links.
+
+    While a turn is being built, the view may carry the builder's overlay: ``pending``
+    (tiles placed so far), ``choosing`` (the hand tile picked up) and, once a figure action
+    is chosen, ``after`` (``GAME.preview``: the field and counts after the turn) and
+    ``action``; then the field shows the turn's result, marking the figure that acts,
+    outlining the figures that leave and drawing the reaction's arrows, and the counts
+    under it are those after the turn."""
+    targets = targets or {}
+    colours = view["colours"]
+    pending: Mapping[str, str] = view.get("pending") or {}
+    after: Mapping[str, Any] | None = view.get("after")
+    figures = after["figures"] if after else view["figures"]
+    acting, slide = _action_cells(view.get("action") or "") if after else ("", None)
+    faint = frozenset(view.get("faint") or ())
+    cells = []
+    for rank in range(SIZE, 0, -1):
+        for file in FILES:
+            name = f"{file}{rank}"
+            x, y = _cell_xy(name)
+            tile = view["tiles"].get(name) or pending.get(name)
+            figure = figures.get(name)
+            gone = view["figures"].get(name) if after and name not in figures else None
+            words = []
+            if tile:
+                words.append(f"{TILE_NAMES[tile]} tile" + (" (placed this turn)"
+                                                           if name in pending else ""))
+            if figure:
+                words.append(_figure_words(figure) + (" (this turn)" if name == acting else ""))
+            if gone:
+                words.append(_figure_words(gone) + " before this turn")
+            centre = (x + CELL / 2, y + CELL / 2)
+            cells.append({
+                "name": name, "x": x, "y": y, "tile": tile, "pending": name in pending,
+                "centre": name in CENTRE_NAMES, "href": targets.get(name), "faint": name in faint,
+                "selected": name in selected and name not in pending, "last": name in last,
+                "magnet": _magnet(*centre, figure) if figure else None,
+                "acting": name == acting and figure is not None,
+                "gone": _magnet(*centre, gone) if gone else None,
+                "title": name + (": " + ", ".join(words) if words else "")})
+    events = after["events"] if after else (view.get("last_move") or {}).get("events", ())
+    arrows = [_arrow(e["from"], e.get("to"), e["actor"], e["kind"], event_words(e, colours))
+              for e in events]
+    if slide:
+        arrows.insert(0, _arrow(*slide, slide[0], "slide",
+                                f"Your figure slides from {slide[0]} to {slide[1]}"))
+    counts = {**view, **{key: after[key] for key in AFTER_COUNTS}} if after else view
+    players, top = [], 0
+    order = [seat, 1 - seat] if seat is not None else [colours.index("blue"),
+                                                        colours.index("red")]
+    for s in order:
+        block = _player_block(counts, s, seat, top, targets)
+        players.append(block)
+        top = block["bottom"]
+    footer = _footer(view, top, targets)
+    return Markup(render_template(
+        "boards/magnetic-field.svg", cells=cells, arrows=arrows, players=players,
+        footer=footer, size=CELL, margin=MARGIN, width=WIDTH, field=FIELD, hand=HAND_TILE,
+        hand_hit=HAND_HIT, panel_width=PANEL_WIDTH, panel_height=footer["bottom"],
+        after=after is not None, tile_names=TILE_NAMES,
+        files=[(MARGIN + i * CELL + CELL / 2, f) for i, f in enumerate(FILES)],
+        ranks=[(MARGIN + (SIZE - r) * CELL + CELL / 2, r) for r in range(1, SIZE + 1)]))
+
+
+AFTER_COUNTS = ("scores", "figures_in_hand", "figures_on_field", "knocked_out")
+
+
+def _figure_words(figure: Mapping[str, Any]) -> str:
+    return f"{figure['colour'].capitalize()} figure, N pole {DIRECTION_WORDS[figure['facing']]}"
+
+
+def _action_cells(action: str) -> tuple[str, tuple[str, str] | None]:
+    """The cell of the figure a figure action moves, enters or turns, and for a slide its
+    origin and target."""
+    if action.startswith(ENTER) or ":" in action:
+        return action.lstrip(ENTER).split(":")[0], None
+    origin, target = action.split("-")
+    return target, (origin, target)
 
 
 def _cell_xy(name: str) -> tuple[int, int]:
@@ -369,85 +497,37 @@ def _magnet(cx: float, cy: float, figure: Mapping[str, Any], scale: float = 1.0)
     length, width = MAGNET_HALF_LENGTH * scale, MAGNET_HALF_WIDTH * scale
     dx, dy = VECTORS[figure["facing"]]
     return {"cx": cx, "cy": cy, "angle": ANGLES[figure["facing"]], "length": length,
-            "width": width, "colour": figure["colour"], "owner": figure["owner"],
+            "width": width, "colour": figure["colour"],
             "round": width if figure["colour"] == "red" else 1.5 * scale,
             "nx": cx + dx * length / 2, "ny": cy + dy * length / 2,
             "sx": cx - dx * length / 2, "sy": cy - dy * length / 2,
-            "font": round(11 * scale, 1)}
+            "font": round(POLE_FONT * scale, 1)}
 
 
-def _render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
-            targets: Mapping[str, str] | None = None, last: set[str] = frozenset(),
-            prefix: str = "mf", panel: bool = True, label: str = "") -> Markup:
-    targets = targets or {}
-    colours = view["colours"]
-    pending: Mapping[str, str] = view.get("pending") or {}
-    faint = frozenset(view.get("faint") or ())
-    cells = []
-    for rank in range(SIZE, 0, -1):
-        for file in FILES:
-            name = f"{file}{rank}"
-            x, y = _cell_xy(name)
-            tile = view["tiles"].get(name) or pending.get(name)
-            figure = view["figures"].get(name)
-            words = []
-            if tile:
-                words.append(f"{TILE_NAMES[tile]} tile" + (" (placed this turn)"
-                                                           if name in pending else ""))
-            if figure:
-                words.append(f"{figure['colour'].capitalize()} figure, N pole "
-                             f"{DIRECTION_WORDS[figure['facing']]}")
-            cells.append({
-                "name": name, "x": x, "y": y, "tile": tile, "pending": name in pending,
-                "centre": name in CENTRE_NAMES, "href": targets.get(name), "faint": name in faint,
-                "selected": name in selected and name not in pending, "last": name in last,
-                "magnet": _magnet(x + CELL / 2, y + CELL / 2, figure) if figure else None,
-                "title": name + (": " + ", ".join(words) if words else "")})
-    arrows = _event_marks(view.get("last_move"), colours)
-    height = 2 * MARGIN + FIELD
-    players, footer = [], {}
-    if panel:
-        top = height + 4
-        order = [seat, 1 - seat] if seat is not None else [colours.index("blue"),
-                                                            colours.index("red")]
-        for s in order:
-            block = _player_block(view, s, seat, top, targets, prefix)
-            players.append(block)
-            top = block["bottom"]
-        footer = _footer(view, top, targets)
-        height = footer["bottom"]
-    return Markup(render_template(
-        "boards/magnetic-field.svg", cells=cells, arrows=arrows, players=players,
-        footer=footer, size=CELL, margin=MARGIN, width=WIDTH, height=height, field=FIELD,
-        hand=HAND_TILE,
-        p=prefix, tile_names=TILE_NAMES, panel=panel, label=label or "Magnetic Field board",
-        files=[(MARGIN + i * CELL + CELL / 2, f) for i, f in enumerate(FILES)],
-        ranks=[(MARGIN + (SIZE - r) * CELL + CELL / 2, r) for r in range(1, SIZE + 1)]))
+def _arrow(origin: str, target: str | None, actor: str, kind: str, title: str) -> dict:
+    """An arrow from ``origin`` towards ``target``, stopping short of the figure there; with
+    no target (knocked off the field), one cell on, away from ``actor``; a figure pulled
+    without moving (it already touched the actor) points at the actor."""
+    if target == origin:
+        target = actor
+    x1, y1 = (c + CELL / 2 for c in _cell_xy(origin))
+    if target:
+        x2, y2 = (c + CELL / 2 for c in _cell_xy(target))
+    else:
+        ax, ay = (c + CELL / 2 for c in _cell_xy(actor))
+        x2, y2 = x1 + ((x1 > ax) - (x1 < ax)) * CELL * 1.2, y1 + ((y1 > ay) - (y1 < ay)) * CELL * 1.2
+    length = max(abs(x2 - x1), abs(y2 - y1))
+    keep = (length - CELL * 0.4) / length
+    return {"kind": kind, "x1": x1, "y1": y1, "x2": x1 + (x2 - x1) * keep,
+            "y2": y1 + (y2 - y1) * keep, "title": title}
 
 
-def _event_marks(last_move: Mapping[str, Any] | None, colours: list[str]) -> list[dict]:
-    """Arrows for what the last move's reaction did: pushes, pulls, knockouts."""
-    marks = []
-    for event in (last_move or {}).get("events", ()):
-        x1, y1 = _cell_xy(event["from"])
-        x1, y1 = x1 + CELL / 2, y1 + CELL / 2
-        if "to" in event:
-            x2, y2 = _cell_xy(event["to"])
-            # stop short of the figure now standing there
-            x2, y2 = x1 + (x2 + CELL / 2 - x1) * 0.6, y1 + (y2 + CELL / 2 - y1) * 0.6
-        else:  # knocked off the field: point away from the acting figure
-            ax, ay = _cell_xy(event["actor"])
-            ax, ay = ax + CELL / 2, ay + CELL / 2
-            step_x = (x1 > ax) - (x1 < ax)
-            step_y = (y1 > ay) - (y1 < ay)
-            x2, y2 = x1 + step_x * CELL * 0.8, y1 + step_y * CELL * 0.8
-        marks.append({"kind": event["kind"], "x1": x1, "y1": y1, "x2": x2, "y2": y2,
-                      "title": event_words(event, colours)})
-    return marks
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}" if n else f"no {what}s"
 
 
 def _player_block(view: Mapping[str, Any], s: int, seat: int | None, top: float,
-                  targets: Mapping[str, str], prefix: str) -> dict:
+                  targets: Mapping[str, str]) -> dict:
     hand = view["hands"][s]
     colour = view["colours"][s]
     choosing = view.get("choosing") or ""
@@ -457,24 +537,24 @@ def _player_block(view: Mapping[str, Any], s: int, seat: int | None, top: float,
         for code in (view.get("pending") or {}).values():  # placed this turn already
             if code in shown:
                 shown.remove(code)
-        for code in shown:
-            tiles.append({"code": code, "href": targets.get(code), "selected": code == choosing})
-    else:
+        tiles += [{"code": code, "href": targets.get(code), "selected": code == choosing}
+                  for code in shown]
+        tile_words = _count(len(shown), "tile") + " in hand"
+    else:  # the opponent's: the drafted tiles by code, the others face down, each drawn
         tiles += [{"code": code} for code in hand["public"]]
-        tiles += [{"code": None}] * hand["hidden"]
-    x0 = MARGIN + 34
-    per_row = max(1, (WIDTH - MARGIN - x0) // HAND_STEP)
+        tiles += [{"code": None} for _ in range(hand["hidden"])]
+        tile_words = _count(hand["size"], "tile") + " in hand"
+        if hand["public"] and hand["hidden"]:
+            tile_words += f": {len(hand['public'])} known, {hand['hidden']} face down"
+        elif hand["hidden"]:
+            tile_words += ", face down"
+    per_row = (PANEL_WIDTH - 2 * HAND_X) // HAND_STEP
     for k, tile in enumerate(tiles):
-        tile["x"] = x0 + (k % per_row) * HAND_STEP
-        tile["y"] = top + 32 + (k // per_row) * HAND_STEP
-    rows = max(1, -(-len(tiles) // per_row))
+        tile["x"] = HAND_X + (k % per_row) * HAND_STEP
+        tile["y"] = top + 74 + (k // per_row) * HAND_STEP
+    rows = -(-len(tiles) // per_row)
     in_hand, on_field = view["figures_in_hand"][s], view["figures_on_field"][s]
     knocked = view["knocked_out"][s]
-    if hand.get("tiles") is not None:
-        tile_words = f"{len(hand['tiles'])} tiles" if hand["tiles"] else "no tiles"
-    else:
-        tile_words = (f"{hand['size']} tiles ({len(hand['public'])} known, "
-                      f"{hand['hidden']} face down)") if hand["size"] else "no tiles"
     return {
         "seat": s, "colour": colour,
         "name": colour.capitalize() + (" — you" if s == seat else ""),
@@ -482,34 +562,41 @@ def _player_block(view: Mapping[str, Any], s: int, seat: int | None, top: float,
         "figures": f"figures: {in_hand} in hand · {on_field} on the field"
                    + (f" · {knocked} out" if knocked else ""),
         "tile_words": tile_words, "tiles": tiles, "top": top,
-        "icon": _magnet(MARGIN + 15, top + 16, {"facing": "e", "colour": colour, "owner": s},
-                        scale=0.78),
-        "bottom": top + 32 + rows * HAND_STEP + 6}
+        "icon": _magnet(22, top + 20, {"facing": "e", "colour": colour}, scale=0.7),
+        "bottom": top + 76 + rows * HAND_STEP}
 
 
 def _footer(view: Mapping[str, Any], top: float, targets: Mapping[str, str]) -> dict:
     pool = []
     if view["phase"] == "draft":
-        x = MARGIN + 150
-        for code, count in view["draft_pool"].items():
-            pool.append({"code": code, "count": count, "x": x, "href": targets.get(PICK + code)})
-            x += 64
+        for k, (code, count) in enumerate(view["draft_pool"].items()):
+            pool.append({"code": code, "count": count, "x": HAND_X + k * POOL_STEP,
+                         "href": targets.get(PICK + code)})
     words = [f"Deck: {view['deck_size']} tiles face down"]
     if view["passes_in_a_row"]:
         words.append(f"passes in a row: {view['passes_in_a_row']} of {PASS_LIMIT}")
     last = view.get("last_move")
-    last_words = ""
+    last_words, last_effects = "", []
     if last and view["phase"] != "draft" and not last["move"].startswith("pick"):
         colour = view["colours"][last["seat"]].capitalize()
         last_words = f"Last turn, {colour}: {last['move']}"
         if last["events"]:
-            last_words += f" · {len(last['events'])} reaction" + ("s" if len(last["events"]) > 1
-                                                                  else "")
+            last_effects.append(_count(len(last["events"]), "reaction"))
         if last["gained"]:
-            last_words += f" · +{last['gained']} point" + ("s" if last["gained"] > 1 else "")
-    bottom = top + 26 + (34 if pool else 0) + (22 if last_words else 0)
+            last_effects.append(f"+{_count(last['gained'], 'point')}")
+    y = top + 20
+    lines = {"deck": y}
+    if pool:
+        lines["pool_words"], lines["pool"] = y + 26, y + 36
+        y += 90
+    if last_words:
+        lines["last"] = y + 20
+        y += 20
+        if last_effects:
+            lines["effects"] = y + 18
+            y += 18
     return {"top": top, "pool": pool, "words": " · ".join(words), "last": last_words,
-            "bottom": bottom}
+            "effects": " · ".join(last_effects), "lines": lines, "bottom": y + 12}
 
 
 # -- the position as plain text (emails) --------------------------------------------------------
