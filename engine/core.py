@@ -253,9 +253,11 @@ class Game:
         return dataclasses.replace(state, to_move=(), outcome=outcome)
 
     def resignation(self, state: State, seat: int) -> Outcome:
+        """``seat``'s side gives up; in a team game the whole team does ("Red resigned")."""
         team = self.team_of(state.players, seat)
         winners = tuple(s for s in range(state.players) if s not in team)
-        return Outcome(winners, False, f"{self.side_name(state, seat)} resigned")
+        side = self.team_name(state.players, seat) or self.side_name(state, seat)
+        return Outcome(winners, False, f"{side} resigned")
 
     # -- game-specific -------------------------------------------------------------------
 

@@ -38,7 +38,6 @@ def _body() -> dict[str, Any]:
 
 def game_json(match: Match, seat: int | None) -> dict[str, Any]:
     state = match.current
-    outcome = state.outcome
     return {
         "game": match.game.id,
         "seat": seat,
@@ -46,10 +45,11 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "to_move": list(state.to_move),
         "legal_moves": match.game.legal_moves(state, seat) if seat is not None else [],
         "view": match.game.view(state, seat),
-        "outcome": outcome.to_json() if outcome else None,
+        "outcome": match.outcome_json(),    # its reason names the players
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
                     for s in match.seats],
         "draw_offer": match.draw_offer,
+        "resign_offers": list(match.resign_offers),  # team games: proposals to resign
         "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
         "clocks": clocks.to_json(match),    # each seat's remaining time; null: no clock
     }
@@ -110,7 +110,14 @@ def moves(token: str):
 @bp.post("/play/<token>/resign")
 @limits.acting
 def resign(token: str):
-    return _act(token, "resign", ply_required=False)
+    """Resign; in a team game, propose that the team resign, or confirm a partner's
+    proposal. ``{"answer": "decline"}`` declines a partner's proposal."""
+    body = request.get_json(silent=True)
+    answer = body.get("answer") if isinstance(body, dict) else None
+    if answer is not None and answer != "decline":
+        return _error(400, "'answer' may only be decline (to decline a partner's proposal "
+                           "to resign); leave it out to resign.")
+    return _act(token, "resign" if answer is None else "resign_decline", ply_required=False)
 
 
 @bp.post("/play/<token>/draw")

@@ -16,9 +16,11 @@ relay), in the game's email thread. Automatic mail (bounces, vacation replies, l
 ignored without an answer, so two robots cannot keep mailing each other.
 
 Reply words besides moves (case-insensitive, a trailing ``.`` or ``!`` ignored):
-``resign``; ``draw`` or ``offer draw``; ``accept`` or ``accept draw``; ``decline`` or
-``decline draw``. If the reply's text has no such line, a Subject edited to hold the move
-("Re: d4xc5") is read instead; the game's own subject is not.
+``resign`` (in a team game: propose it, or confirm a partner's proposal); ``draw`` or
+``offer draw``; ``accept draw``, ``decline draw``; ``play on`` (decline a partner's proposal
+to resign); ``accept`` and ``decline`` answer the offer open to the player (a draw offer,
+else a partner's proposal to resign). If the reply's text has no such line, a Subject edited
+to hold the move ("Re: d4xc5") is read instead; the game's own subject is not.
 """
 from __future__ import annotations
 
@@ -64,17 +66,26 @@ MESSAGE_ID = re.compile(r"<[^<>\s\"]{1,200}@[^<>\s\"]{1,200}>")
 WORDS = {
     "resign": "resign",
     "draw": "draw_offer", "offer draw": "draw_offer", "offer a draw": "draw_offer",
-    "accept": "draw_accept", "accept draw": "draw_accept", "accept the draw": "draw_accept",
-    "decline": "draw_decline", "decline draw": "draw_decline",
-    "decline the draw": "draw_decline",
+    "accept": "accept", "decline": "decline",  # whichever offer is open: see ``answering``
+    "accept draw": "draw_accept", "accept the draw": "draw_accept",
+    "decline draw": "draw_decline", "decline the draw": "draw_decline",
+    "play on": "resign_decline",
 }
+# What an answer says was recorded, by the event's kind; its subject's first words, by status.
 DONE = {"move": "Your move {move} was recorded.",
         "resign": "Your resignation was recorded.",
-        "draw_offer": "Your draw offer was recorded; your opponents have been told.",
+        "resign_offer": "Your proposal to resign was recorded; {partners} will be asked to "
+                        "confirm it.",
+        "resign_accept": "You confirmed {partners}'s proposal: your team resigned.",
+        "resign_decline": "You declined {partners}'s proposal to resign: your team plays on.",
+        "draw_offer": "Your draw offer was recorded; {opponents} will be told.",
         "draw_accept": "You accepted the draw.",
         "draw_decline": "You declined the draw offer."}
+ANSWERED = {"recorded": "Recorded", "duplicate": "Already recorded",
+            "stale": "Not played: the game moved on", "refused": "Not played"}
 HELP = ("Reply to this email with your move in the game's notation as the first line,\n"
-        "or with one word: resign, draw (to offer one), accept or decline (a draw offer).")
+        "or with one word: resign, draw (to offer one), accept or decline (a draw offer,\n"
+        "or in a team game a partner's proposal to resign).")
 
 
 # -- reply addresses -----------------------------------------------------------------------
@@ -241,11 +252,23 @@ def command(reply: Reply, game_id: str) -> str:
 
 
 def action(text: str) -> tuple[str, str | None]:
-    """(kind, move) for ``matches.act``."""
+    """(kind, move) for ``matches.act``; a bare "accept" or "decline" still needs
+    ``answering``."""
     word = " ".join(text.lower().rstrip(".!").split())
     if word in WORDS:
         return WORDS[word], None
     return "move", text
+
+
+def answering(match: matches.Match, seat: int, kind: str) -> str:
+    """The kind a bare "accept" or "decline" of ``seat`` records: the answer to the draw
+    offer open to it, else to a partner's proposal to resign (else to a draw offer, which
+    is refused as there is none)."""
+    if kind not in ("accept", "decline"):
+        return kind
+    offer = ("resign" if match.resign_offer_open_to(seat)
+             and not match.draw_offer_open_to(seat) else "draw")
+    return f"{offer}_{kind}"
 
 
 # -- mail that no person wrote -------------------------------------------------------------
@@ -365,6 +388,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
     with _request_context(), write(db):
         text = command(reply, game_id)
         kind, move = action(text)
+        kind = answering(matches.load(db, game_id), seat, kind)
         status, error = "recorded", None
         try:
             if not text:
@@ -426,8 +450,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
         body = render_template(
             "inbound/answer.txt", match=match, seat=seat, name=match.seats[seat].name,
             status=status, text=_echo(text), error=error,
-            done=DONE[kind].format(move=match.moves[-1].move if match.moves else "")
-            if status == "recorded" else None,
+            done=_done(match, seat) if status == "recorded" else None,
             since=_moves_since(match, seat, seen) if status == "stale" else [],
             board=notify.board_text(match, seat) if status != "recorded" else "",
             situation=_situation(match, seat), legal=_legal_text(legal, link),
@@ -438,10 +461,19 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
                    "In-Reply-To": replied or root,
                    "Auto-Submitted": "auto-replied",
                    **links.reply_to_header(token, match.ply), **footer_headers}
-        return mail.queue(db, recipient=recipient, subject=notify.subject(match),
+        return mail.queue(db, recipient=recipient,
+                          subject=notify.subject(match, ANSWERED[status]),
                           body=body + footer,
                           game_id=match.id, domain=current_app.config["MAIL_DOMAIN"],
                           headers=headers, kind="answer", seat=seat)
+
+
+def _done(match: matches.Match, seat: int) -> str:
+    """What the answer says ``seat`` just did: the last event of the game is theirs."""
+    event = match.events[-1]
+    return DONE[event.kind].format(move=event.move,
+                                   partners=match.people(match.partners(seat)),
+                                   opponents=match.people(match.opponents(seat)))
 
 
 def _echo(text: str) -> str:
@@ -454,7 +486,7 @@ def _who(match: matches.Match, seat: int) -> str:
 
 def _situation(match: matches.Match, seat: int) -> str:
     if match.finished:
-        return f"The game is over: {match.result}."
+        return f"Game over — {match.result}."
     movers = match.current.to_move
     others = [s for s in movers if s != seat]
     turn = "It is your turn" if seat in movers else ""
@@ -462,10 +494,7 @@ def _situation(match: matches.Match, seat: int) -> str:
         names = " and ".join(_who(match, s) for s in others)
         turn = (f"{turn}; {names} also to move" if turn
                 else f"{names} {'is' if len(others) == 1 else 'are'} to move")
-    offer = ""
-    if match.draw_offer_open_to(seat):
-        offer = f" {match.seat_name(match.draw_offer)} offers a draw: reply accept or decline."
-    return f"{turn} (ply {match.ply}).{offer}"
+    return " ".join([f"{turn} (ply {match.ply}).", *match.notices(seat)])
 
 
 def _moves_since(match: matches.Match, seat: int, seen: int) -> list[str]:

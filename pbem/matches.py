@@ -80,7 +80,9 @@ class Refused(ActionError):
 class Event:
     seq: int
     seat: int | None
-    kind: str  # move, resign, draw_offer, draw_accept, draw_decline
+    # move, resign, draw_offer, draw_accept, draw_decline, resign_offer, resign_accept,
+    # resign_decline (a team resigns only when a partner confirms), vacation, timeout
+    kind: str
     move: str | None
     created_at: str
 
@@ -90,6 +92,15 @@ class Seat:
     seat: int
     name: str
     email: str
+
+
+@dataclass(frozen=True)
+class Declined:
+    """An offer (of a draw, or of a team's resignation) that ``by`` declined: shown to the
+    players until the offerer moves or an offer is made again."""
+    offerer: int
+    by: int
+    played_on: bool = False  # declined by moving rather than by answering (draw offers)
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,10 @@ class Match:
     states: tuple[engine.State, ...] = ()  # states[p]: the position after p moves
     current: engine.State | None = None    # after every event (a resignation ends the game)
     draw_offer: int | None = None          # the seat whose draw offer stands
+    resign_offers: tuple[int, ...] = ()    # the seats whose proposals that their team resign
+                                           # stand (a team game's; at most one per team)
+    draw_declined: Declined | None = None
+    resign_declined: tuple[Declined, ...] = ()
     clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
 
     @property
@@ -123,17 +138,107 @@ class Match:
 
     @property
     def result(self) -> str:
-        """The outcome in words: "Dark won (Light resigned)", "Draw (draw agreed)"."""
+        """The outcome in words, naming the players: "Ann won: Bob resigned", "Ann and Cid
+        won (team Red): Dee has no legal move", "Draw: draw agreed"."""
         outcome = self.current.outcome
         if outcome is None:
             return "in progress"
         if outcome.draw:
-            return f"Draw ({outcome.reason})"
-        winners = " and ".join(self.seat_name(seat) for seat in outcome.winners)
-        return f"{winners} won ({outcome.reason})"
+            return f"Draw: {self.reason}"
+        team = self.game.team_name(self.players, outcome.winners[0])
+        return f"{self.people(outcome.winners)} won{f' (team {team})' if team else ''}: " \
+               f"{self.reason}"
+
+    @property
+    def reason(self) -> str:
+        """The outcome's reason with the players named: the engine names sides ("Dark
+        resigned", "Red (2) has no legal move"); each side becomes its player's name, and in
+        a team game each team's colour "team Red"."""
+        names = {self.seat_name(seat): self.seats[seat].name for seat in range(self.players)}
+        for seat in range(self.players):
+            team = self.game.team_name(self.players, seat)
+            if team:
+                names.setdefault(team, f"team {team}")
+        sides = "|".join(re.escape(side) for side in sorted(names, key=len, reverse=True))
+        return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)],
+                      self.current.outcome.reason)
+
+    def outcome_json(self) -> dict[str, Any] | None:
+        """The outcome for the API and the record, its reason naming the players."""
+        outcome = self.current.outcome
+        return None if outcome is None else {**outcome.to_json(), "reason": self.reason}
 
     def seat_name(self, seat: int | None) -> str:
         return "Spectator" if seat is None else self.game.side_name(self.states[0], seat)
+
+    def people(self, seats: Sequence[int]) -> str:
+        """The players of ``seats`` by name: "Ann", "Ann and Cid" ("" for none)."""
+        names = [self.seats[seat].name for seat in seats]
+        return " and ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
+
+    @property
+    def sides(self) -> str:
+        """Who plays whom: "Ann vs Bob"; teams "Ann & Cid vs Bob & Dee"."""
+        return " vs ".join(" & ".join(self.seats[seat].name for seat in team)
+                           for team in self.game.teams(self.players))
+
+    def partners(self, seat: int) -> tuple[int, ...]:
+        """The other seats of ``seat``'s team (none in a two-player game)."""
+        return tuple(s for s in self.game.team_of(self.players, seat) if s != seat)
+
+    def opponents(self, seat: int) -> tuple[int, ...]:
+        team = self.game.team_of(self.players, seat)
+        return tuple(s for s in range(self.players) if s not in team)
+
+    def notices(self, viewer: int | None) -> list[str]:
+        """What stands between the players, for ``viewer`` to read (page, emails, digest):
+        offers waiting for an answer and offers declined since the offerer last moved.
+        A team's proposals to resign are its own business: only its players read them."""
+        if self.finished:
+            return []
+        draw = self.draw_notice(viewer)
+        return ([draw] if draw else []) + self.resign_notices(viewer)
+
+    def _who(self, seat: int, viewer: int | None) -> str:
+        return "You" if seat == viewer else self.seats[seat].name
+
+    def _whose(self, seat: int, viewer: int | None) -> str:
+        return "your" if seat == viewer else f"{self.seats[seat].name}'s"
+
+    def draw_notice(self, viewer: int | None) -> str | None:
+        """The standing draw offer, or the last one declined, for ``viewer``."""
+        offerer, declined = self.draw_offer, self.draw_declined
+        if offerer is not None:
+            if offerer == viewer:
+                return "You offer a draw."
+            if viewer is not None and self.draw_offer_open_to(viewer):
+                return f"{self._who(offerer, viewer)} offers a draw: accept or decline it."
+            return f"{self._who(offerer, viewer)} offers a draw."
+        if declined is None:
+            return None
+        by, whose = self._who(declined.by, viewer), self._whose(declined.offerer, viewer)
+        if declined.played_on:
+            return f"{by} played on instead of accepting {whose} draw offer."
+        return f"{by} declined {whose} draw offer."
+
+    def resign_notices(self, viewer: int | None) -> list[str]:
+        """The standing proposal that ``viewer``'s team resign, or the ones declined."""
+        if viewer is None or not self.partners(viewer):
+            return []
+        team = self.game.team_of(self.players, viewer)
+        found = []
+        for proposer in (seat for seat in self.resign_offers if seat in team):
+            if proposer == viewer:
+                found.append(f"You propose that your team resign; waiting for "
+                             f"{self.people(self.partners(viewer))} to confirm.")
+            else:
+                found.append(f"{self.seats[proposer].name} proposes that your team resign: "
+                             f"resign together, or play on.")
+        for declined in (d for d in self.resign_declined if d.offerer in team):
+            found.append(f"{self._who(declined.by, viewer)} declined "
+                         f"{self._whose(declined.offerer, viewer)} proposal to resign: your "
+                         f"team plays on.")
+        return found
 
     def moved_on(self, seat: int, seen: int, ply: int | None = None) -> bool:
         """Whether a move that ``seat`` makes from the position at ply ``seen`` is stale at
@@ -189,32 +294,71 @@ class Match:
         return (self.draw_offer is not None and not self.finished
                 and seat not in self.game.team_of(self.players, self.draw_offer))
 
+    def resign_offer_of(self, seat: int) -> int | None:
+        """The seat whose proposal that ``seat``'s team resign stands, if one does."""
+        team = self.game.team_of(self.players, seat)
+        return next((proposer for proposer in self.resign_offers if proposer in team), None)
+
+    def resign_offer_open_to(self, seat: int | None) -> bool:
+        """Whether ``seat`` may confirm or decline a partner's proposal to resign."""
+        return seat is not None and not self.finished \
+            and self.resign_offer_of(seat) not in (None, seat)
+
+    def resign_kind(self, seat: int) -> str:
+        """The event a request of ``seat`` to resign records: in a two-player game the
+        resignation; in a team game a proposal that the team resign, or, once a partner has
+        proposed it, the confirmation that ends the game."""
+        if not self.partners(seat):
+            return "resign"
+        return "resign_accept" if self.resign_offer_open_to(seat) else "resign_offer"
+
     def with_events(self, events: Sequence[Event]) -> Match:
         """This match with ``events`` (the next ones in the log) applied."""
         states, current, offer = list(self.states), self.current, self.draw_offer
+        resign_offers = self.resign_offers
+        draw_declined, resign_declined = self.draw_declined, self.resign_declined
         game = self.game
+
+        def team(seat: int) -> tuple[int, ...]:
+            return game.team_of(self.players, seat)
+
         for event in events:
             if event.kind == "move":
                 current = game.apply(current, event.seat, event.move)
                 states.append(current)
-                if offer is not None and event.seat not in game.team_of(self.players, offer):
-                    offer = None  # moving on declines the opponent's offer
-            elif event.kind == "resign":
+                if offer is not None and event.seat not in team(offer):
+                    # moving on declines the opponent's offer
+                    draw_declined, offer = Declined(offer, event.seat, played_on=True), None
+                # the offerer has moved since: the news of the decline is old
+                if draw_declined is not None and event.seat == draw_declined.offerer:
+                    draw_declined = None
+                resign_declined = tuple(d for d in resign_declined if d.offerer != event.seat)
+            elif event.kind in ("resign", "resign_accept"):
                 current = game.conclude(current, game.resignation(current, event.seat))
+                resign_offers = ()
+            elif event.kind == "resign_offer":
+                resign_offers += (event.seat,)
+                resign_declined = tuple(d for d in resign_declined
+                                        if d.offerer not in team(event.seat))
+            elif event.kind == "resign_decline":
+                proposer = next(p for p in resign_offers if p in team(event.seat))
+                resign_offers = tuple(p for p in resign_offers if p != proposer)
+                resign_declined += (Declined(proposer, event.seat),)
             elif event.kind == "draw_offer":
-                offer = event.seat
+                offer, draw_declined = event.seat, None
             elif event.kind == "draw_accept":
                 current = game.conclude(current, engine.Outcome((), True, "draw agreed"))
                 offer = None
             elif event.kind == "draw_decline":
-                offer = None
+                draw_declined, offer = Declined(offer, event.seat), None
             elif event.kind == "timeout":  # recorded by the server (record_timeouts)
                 current = game.conclude(current, clocks.timeout_outcome(
                     game, current, event.seat, self.clock))
             # a "vacation" pauses its player's clock (clocks.py) and changes no state
         return replace(self, events=self.events + tuple(events), states=tuple(states),
                        moves=self.moves + tuple(e for e in events if e.kind == "move"),
-                       current=current, draw_offer=offer)
+                       current=current, draw_offer=offer, resign_offers=resign_offers,
+                       draw_declined=draw_declined, resign_declined=resign_declined)
 
 
 # -- the per-process cache of replayed matches ---------------------------------------------
@@ -354,6 +498,7 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
         seen_ply: int | None = None, *, server: bool = False,
         now: datetime | None = None) -> Match:
     """Record one event by ``seat`` after checking it against the current position.
+    "resign" records what resigning means for the seat (``Match.resign_kind``).
 
     ``seen_ply`` is the ply the player was looking at; if the game has moved on since for
     that player (``Match.moved_on``), the request is stale and refused. A refused request
@@ -369,6 +514,8 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
             raise StalePosition(
                 f"The game has moved on since you loaded it (you saw ply {seen_ply}, it is now "
                 f"at ply {before.ply}). Look at the current position and try again.")
+        if kind == "resign":
+            kind = before.resign_kind(seat)
         _check(before, seat, kind, move, server, now)
         try:
             if kind == "move":
@@ -389,7 +536,7 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
 def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = False,
            now: datetime | None = None) -> None:
     if match.finished:
-        raise Refused(f"The game is over: {match.current.outcome.reason}.")
+        raise Refused(f"The game is over: {match.reason}.")
     late = clocks.ran_out(match, now or clocks.utc_now())
     if kind in SERVER_KINDS or server:
         if not server or kind not in SERVER_KINDS:
@@ -399,7 +546,7 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
         return
     if late is not None:
         # Decided on time: the scheduler's clock job records it at its next run.
-        raise Refused(f"{match.seat_name(late.seat)} has run out of time "
+        raise Refused(f"{match.seats[late.seat].name} has run out of time "
                       f"({late.deadline_text}); the game ends on time.")
     if kind == "move":
         if not isinstance(move, str) or not move.strip():
@@ -412,6 +559,16 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
     elif kind in ("draw_accept", "draw_decline"):
         if not match.draw_offer_open_to(seat):
             raise Refused("There is no draw offer to answer.")
+    elif kind == "resign_offer":
+        if not match.partners(seat):
+            raise InvalidRequest("Only a team proposes to resign; resign instead.")
+        if match.resign_offer_of(seat) is not None:
+            proposer = match.resign_offer_of(seat)
+            raise Refused(f"Your team's proposal to resign already waits for "
+                          f"{match.people(match.partners(proposer))}.")
+    elif kind in ("resign_accept", "resign_decline"):
+        if not match.resign_offer_open_to(seat):
+            raise Refused("There is no proposal to resign to answer.")
     elif kind == "vacation":
         try:
             clocks.check_vacation(match, seat, move, now or clocks.utc_now())

@@ -2,8 +2,10 @@
 
 Only hashes of secret links are stored, so an email cannot repeat a player's first link;
 each email that needs one carries a freshly minted link to the same seat instead.
-All emails of one game share a subject and a thread root (References), so mail clients
-keep them in one thread; digests and "Your games" emails belong to no game's thread.
+All emails of one game share a thread root (References, In-Reply-To), so mail clients keep
+them in one thread; each subject says first what happened ("Your move — Mastery: Ann vs
+Bob [id]"), so an inbox tells a turn from the end of the game. Digests and "Your games"
+emails belong to no game's thread.
 
 Every email ends with a link to its email settings and an unsubscribe link (also in the
 ``List-Unsubscribe`` header, one-click per RFC 8058). Those links carry their own secret
@@ -32,12 +34,18 @@ from .matches import Event, Match
 PREFERENCES = {"each": "an email at every turn",
                "digest": "one email a day listing the games that wait for you",
                "none": "no turn emails (only the start and the result of the game)"}
+OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined"})
 # The kinds of email each choice holds back; every other kind (start, end, answers to a
 # player's own emailed moves, ...) is always sent.
 HELD_BACK = {"each": frozenset(),
-             "digest": frozenset({"turn", "reminder", "draw_offer"}),
-             "none": frozenset({"turn", "reminder", "draw_offer", "deadline", "digest"})}
+             "digest": frozenset({"turn", "reminder"}) | OFFERS,
+             "none": frozenset({"turn", "reminder", "deadline", "digest"}) | OFFERS}
 KINDS = {"started": "start", "your_turn": "turn", "finished": "end"}  # others: the template
+# What each kind of email says first in its subject.
+SUBJECTS = {"start": "Game started", "turn": "Your move", "reminder": "Reminder: your move",
+            "deadline": "Time running out", "end": "Game over",
+            "draw_offer": "Draw offered", "draw_declined": "Draw declined",
+            "resign_offer": "Resignation proposed", "resign_declined": "Resignation declined"}
 HINT_MOVES = 8  # legal moves named in an email
 
 
@@ -45,9 +53,10 @@ def thread_root(match: Match) -> str:
     return f"<game-{match.id}@{current_app.config['MAIL_DOMAIN']}>"
 
 
-def subject(match: Match) -> str:
-    names = " vs ".join(seat.name for seat in match.seats)
-    return f"{match.game.title}: {names} [{match.id}]"
+def subject(match: Match, what: str) -> str:
+    """A game email's subject: ``what`` happened, then the game ("Your move — Mastery: Ann
+    vs Bob [id]"). Names are as players typed them: the outbox makes them header-safe."""
+    return f"{what} — {match.game.title}: {match.sides} [{match.id}]"
 
 
 def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
@@ -67,7 +76,8 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         link=link, rules=links.email_url("site.rules", game_id=match.game.id),
         board=board_text(match, seat), hint=legal_hint(match, seat), **context)
     return mail.queue(
-        db, recipient=match.seats[seat].email, subject=subject(match), body=body + footer,
+        db, recipient=match.seats[seat].email, subject=subject(match, SUBJECTS[kind]),
+        body=body + footer,
         game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
         unique_key=unique_key,
         headers={"References": thread_root(match), "In-Reply-To": thread_root(match),
@@ -129,12 +139,23 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
             # setup lets both move; the second setter was already told).
             if seat not in before.current.to_move or seat == event.seat:
                 shown = after.game.public_move(event.seat, event.move, seat, after.current)
-                _send(db, after, seat, "your_turn", mover=after.seat_name(event.seat),
+                _send(db, after, seat, "your_turn", mover=after.seats[event.seat].name,
                       last_move=shown, clock=clock[seat] if clock else None)
     elif event.kind == "draw_offer":
         for seat in range(after.players):
             if after.draw_offer_open_to(seat):
-                _send(db, after, seat, "draw_offer", offerer=after.seat_name(event.seat))
+                _send(db, after, seat, "draw_offer", offerer=after.seats[event.seat].name)
+    elif event.kind == "draw_decline":
+        offerer = after.draw_declined.offerer
+        _send(db, after, offerer, "declined", kind="draw_declined",
+              news=[after.draw_notice(offerer)])
+    elif event.kind == "resign_offer":
+        for seat in after.partners(event.seat):
+            _send(db, after, seat, "resign_offer", proposer=after.seats[event.seat].name)
+    elif event.kind == "resign_decline":
+        proposer = after.resign_declined[-1].offerer
+        _send(db, after, proposer, "declined", kind="resign_declined",
+              news=after.resign_notices(proposer))
 
 
 def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock) -> None:
@@ -286,7 +307,7 @@ def send_reminders(db: sqlite_utils.Database, now: datetime, hours: float) -> in
                 if _send(db, match, seat, "reminder", unique_key=key,
                          since=since.strftime("%Y-%m-%d %H:%M UTC"),
                          waited=_duration(now - since),
-                         mover=match.seat_name(began.seat) if began else None,
+                         mover=match.seats[began.seat].name if began else None,
                          last_move=shown):
                     queued += 1
     return queued
@@ -322,9 +343,11 @@ def _duration(delta: timedelta) -> str:
 
 
 def waiting_for(match: Match, seat: int) -> bool:
-    """Whether the game waits for ``seat``: its turn, or a draw offer it may answer."""
+    """Whether the game waits for ``seat``: its turn, or a draw offer or a partner's
+    proposal to resign that it may answer."""
     return not match.finished and (seat in match.current.to_move
-                                   or match.draw_offer_open_to(seat))
+                                   or match.draw_offer_open_to(seat)
+                                   or match.resign_offer_open_to(seat))
 
 
 def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
@@ -367,11 +390,11 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
     last = match.moves[-1] if match.moves else None
     return {
         "match": match, "seat": seat, "side": match.seat_name(seat),
-        "players": " vs ".join(s.name for s in match.seats),
+        "players": match.sides,
         "your_turn": seat in match.current.to_move,
-        "offerer": match.seat_name(match.draw_offer) if match.draw_offer_open_to(seat) else None,
+        "notices": match.notices(seat),
         "last_move": None if last is None else (
-            match.seat_name(last.seat) + " played "
+            match.seats[last.seat].name + " played "
             + match.game.public_move(last.seat, last.move, seat, match.current)),
         "link": links.email_url("play.page", role="play",
                                    token=links.mint(db, match.id, seat)),

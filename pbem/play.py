@@ -135,6 +135,10 @@ def move(token: str):
 @bp.post("/play/<token>/resign")
 @limits.acting
 def resign(token: str):
+    """Resign (in a team game: propose it, or confirm a partner's proposal), or with
+    ``answer=decline`` decline a partner's proposal."""
+    if request.form.get("answer") == "decline":
+        return _act(token, "resign_decline")
     if request.form.get("confirm") != "yes":
         abort(400, "To resign, tick the box that confirms it.")
     return _act(token, "resign")
@@ -183,16 +187,15 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
         elif event.kind == "vacation":
             entry["days"] = int(event.move)
         events.append(entry)
-    outcome = match.current.outcome
     return {
         "id": match.id, "game": match.game.id, "title": match.game.title,
         "options": match.options, "created_at": match.created_at,
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
                     for s in match.seats],
         "events": events, "ply": match.ply,
-        "outcome": outcome.to_json() if outcome else None, "result": match.result,
+        "outcome": match.outcome_json(), "result": match.result,
         # the seed decides every chance event: public only once nothing is left to hide
-        **({"seed": match.seed} if outcome else {}),
+        **({"seed": match.seed} if match.finished else {}),
     }
 
 

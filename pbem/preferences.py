@@ -46,7 +46,7 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
         entries.append({"match": match, "seat": row["seat"],
                         "field": f"notify-{match.id}-{row['seat']}",
                         "choice": notify.preference(db, match.id, row["seat"]),
-                        "players": " vs ".join(s.name for s in match.seats)})
+                        "players": match.sides})
     return entries
 
 

@@ -65,12 +65,15 @@ class NewGame:
 
 @pytest.fixture
 def new_game(client):
-    """Create a game through the API: ``new_game("mastery", players=2, options={})``."""
+    """Create a game through the API: ``new_game("mastery", players=2, options={})``; the
+    players are "Player 1", ... unless ``names`` are given; emails p1@example.org, ..."""
 
-    def create(game: str = "mastery", players: int = 2, options: dict | None = None) -> NewGame:
+    def create(game: str = "mastery", players: int = 2, options: dict | None = None,
+               names: list[str] | None = None) -> NewGame:
+        names = names or [f"Player {i + 1}" for i in range(players)]
         body = {"game": game, "options": options or {},
-                "players": [{"name": f"Player {i + 1}", "email": f"p{i + 1}@example.org"}
-                            for i in range(players)]}
+                "players": [{"name": name, "email": f"p{i + 1}@example.org"}
+                            for i, name in enumerate(names[:players])]}
         response = client.post("/api/games", json=body)
         assert response.status_code == 201, response.json
         seats = response.json["seats"]

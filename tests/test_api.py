@@ -132,8 +132,9 @@ def test_resign_and_draw_through_the_api(client, new_game):
     assert client.post(f"{game.apis[0]}/resign", json={}).status_code == 422
 
     other = new_game()
-    resigned = client.post(f"{other.apis[1]}/resign", json={"ply": 0})
-    assert resigned.json["outcome"]["winners"] == [0] and not resigned.json["outcome"]["draw"]
+    resigned = client.post(f"{other.apis[1]}/resign", json={"ply": 0})  # one step for two
+    assert resigned.json["outcome"] == {"winners": [0], "draw": False,
+                                        "reason": "Player 2 resigned"}  # named
     moved = client.post(f"{other.apis[0]}/moves", json={"move": "d4xc5", "ply": 0})
     assert moved.status_code == 422 and "over" in moved.json["error"]
 
@@ -147,3 +148,65 @@ def test_a_move_by_the_opponent_declines_a_standing_draw_offer(client, new_game)
     client.post(f"{game.apis[1]}/draw", json={"answer": "offer"})
     assert client.post(f"{game.apis[1]}/moves",
                        json={"move": "b6xc5", "ply": 1}).json["draw_offer"] == 1
+
+
+TEAMS = ["Ann", "Bob", "Cid", "Dee"]  # The Right Moves for four: Ann and Cid play Red
+
+
+def test_a_team_resigns_only_when_the_partner_confirms(client, new_game):
+    game = new_game("the-right-moves", players=4, names=TEAMS)
+    proposed = client.post(f"{game.apis[0]}/resign", json={})
+    assert proposed.status_code == 200
+    assert proposed.json["resign_offers"] == [0] and proposed.json["outcome"] is None
+    again = client.post(f"{game.apis[0]}/resign", json={})
+    assert again.status_code == 422 and "waits for Cid" in again.json["error"]
+    assert client.post(f"{game.apis[1]}/resign", json={"answer": "decline"}).status_code == 422
+    assert client.post(f"{game.apis[2]}/resign", json={"answer": "yes"}).status_code == 400
+    declined = client.post(f"{game.apis[2]}/resign", json={"answer": "decline"})
+    assert declined.json["resign_offers"] == [] and declined.json["outcome"] is None
+    assert client.post(f"{game.apis[2]}/resign", json={}).json["resign_offers"] == [2]
+    # the other team may deliberate at the same time
+    assert client.post(f"{game.apis[3]}/resign", json={}).json["resign_offers"] == [2, 3]
+    confirmed = client.post(f"{game.apis[0]}/resign", json={})
+    assert confirmed.json["outcome"] == {"winners": [1, 3], "draw": False,
+                                         "reason": "team Red resigned"}
+    assert confirmed.json["resign_offers"] == []
+    assert client.get(game.apis[1]).json["outcome"] == confirmed.json["outcome"]
+    assert client.post(f"{game.apis[1]}/resign", json={}).status_code == 422  # over
+    # the log keeps every step, and the record names the players
+    record = client.get(f"{game.urls[1]}/record.json").get_json(force=True)
+    assert [(e["seat"], e["action"]) for e in record["events"]] == [
+        (0, "resign_offer"), (2, "resign_decline"), (2, "resign_offer"), (3, "resign_offer"),
+        (0, "resign_accept")]
+    assert record["result"] == "Bob and Dee won (team Blue): team Red resigned"
+    text = client.get(f"{game.urls[1]}/record.txt").get_data(as_text=True)
+    assert "Result: Bob and Dee won (team Blue): team Red resigned" in text
+    assert "Cid (Red (2)): resign decline" in text
+
+
+def test_results_and_reasons_name_the_players(app, new_game):
+    """Every reason the engines give names sides; the server names the players instead."""
+    from dataclasses import replace
+
+    import engine
+    from pbem import matches
+    from pbem.db import get_db
+
+    cases = [("mastery", 2, (1,), "Dark has no Masters left",
+              "Bob won: Ann has no Masters left"),
+             ("magnet", 2, (0,), "Red captured Blue's king", "Ann won: Ann captured Bob's king"),
+             ("the-right-moves", 2, (0,), "Red filled the inner circle",
+              "Ann won: Ann filled the inner circle"),
+             ("the-right-moves", 4, (0, 2), "Blue (2) has no legal move",
+              "Ann and Cid won (team Red): Dee has no legal move"),
+             ("the-right-moves", 4, (1, 3), "Red filled the inner circle",
+              "Bob and Dee won (team Blue): team Red filled the inner circle"),
+             ("the-right-moves", 4, (), "the same position occurred three times",
+              "Draw: the same position occurred three times")]
+    for game_id, players, winners, reason, result in cases:
+        game = new_game(game_id, players=players, names=TEAMS)
+        with app.test_request_context():
+            match = matches.load(get_db(), game.id)
+        ended = replace(match, current=match.game.conclude(
+            match.current, engine.Outcome(winners, not winners, reason)))
+        assert ended.result == result, game_id

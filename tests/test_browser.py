@@ -379,12 +379,44 @@ def test_resigning_ends_the_game_for_both_players(person, started):
     resign.get_by_label("I want to resign").check()
     resign.get_by_role("button", name="Resign").click()
 
-    over = "Game over: Light won (Dark resigned)."
-    expect(dark.locator("#status")).to_have_text(over)
+    over = "Game over — Player 2 won: Player 1 resigned."
+    expect(dark.locator("#game .game-over")).to_have_text(over)
     light.reload()
-    expect(light.locator("#status")).to_have_text(over)
+    expect(light.locator("#game .game-over")).to_have_text(over)
     for page in (dark, light):
         expect(page.locator("form.resign")).to_have_count(0)
         expect(page.locator("#move-input")).to_have_count(0)
         expect(page.locator("svg.board a.cell")).to_have_count(0)
         expect(move_list(page)).to_have_text(["Dark e3-e4"])
+
+
+# -- 8. the end of a game, said first ---------------------------------------------------------
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_finished_game_says_so_at_the_top_of_every_page(open_context, started, viewport):
+    links = started("e3-e4")
+    dark = open_context(viewport=viewport).new_page()
+    dark.goto(links["dark"])
+    expect(dark.locator("#game .game-over")).to_have_count(0)
+    resign = dark.locator("form.resign")
+    resign.get_by_label("I want to resign").check()
+    resign.get_by_role("button", name="Resign").click()
+
+    over = "Game over — Player 2 won: Player 1 resigned."
+    for url in (links["dark"], links["light"], links["watch"], links["watch"] + "/history/0",
+                links["light"] + "/history/1"):
+        page = open_context(viewport=viewport).new_page()
+        page.goto(url)
+        banner = page.locator("#game > :first-child")
+        expect(banner).to_have_class("game-over")
+        expect(banner).to_have_text(over)
+        expect(banner).to_be_in_viewport(ratio=1)  # on screen as the page opens, whole
+        box = banner.bounding_box()
+        assert box["y"] < viewport["height"] / 3 and box["width"] <= viewport["width"], url
+        styles = banner.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e)."
+                                 "backgroundColor, getComputedStyle(e).fontSize]")
+        assert styles[0] != styles[1] and float(styles[2].rstrip("px")) >= 16, styles

@@ -79,7 +79,7 @@ def test_send_mail_delivers_through_the_configured_smtp_server(smtp_app, smtp):
     assert sorted(m["To"] for m in smtp.messages) == ["ann@example.org", "bob@example.org"]
     for message in smtp.messages:
         assert message["From"] == "Games <games@test.example>"
-        assert message["Subject"] == f"Mastery: Ann vs Bob [{game['id']}]"
+        assert message["Subject"] == f"Game started — Mastery: Ann vs Bob [{game['id']}]"
         assert message["References"] == f"<game-{game['id']}@pbem.localhost>"
         assert "/play/" in message.get_content()
     assert not Path(smtp_app.config["MAIL_FOLDER"]).exists()  # SMTP, not files

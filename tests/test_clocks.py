@@ -347,7 +347,7 @@ def test_a_vacation_is_an_event_in_the_log_within_the_yearly_allowance(client, a
     assert rows == [{"seat": 0, "kind": "vacation", "move": "2"},
                     {"seat": 1, "kind": "vacation", "move": "5"}]
     record = client.get(path_of(created["seats"][0]["url"]) + "/record.txt").get_data(as_text=True)
-    assert "Dark: vacation" in record
+    assert "Ann (Dark): vacation" in record
     no_vacation = apis(create(client, PER_MOVE))[0]
     answer = client.post(f"{no_vacation}/vacation", json={"days": 1})
     assert answer.status_code == 422 and "no vacation days" in answer.json["error"]
@@ -388,7 +388,7 @@ def test_running_out_of_time_loses_the_game(client, app):
     assert scheduler.check_clocks(app, later(20 * HOUR)) == (0, 0)
     assert scheduler.check_clocks(app, later(2 * DAY + HOUR)) == (1, 0)
     answer = client.get(light).json
-    assert answer["outcome"] == {"winners": [1], "draw": False, "reason": "Dark ran out of time"}
+    assert answer["outcome"] == {"winners": [1], "draw": False, "reason": "Ann ran out of time"}
     assert answer["to_move"] == []
     assert [c["running"] for c in answer["clocks"]] == [False, False]
     assert answer["clocks"][0]["remaining_seconds"] == 0
@@ -398,14 +398,14 @@ def test_running_out_of_time_loses_the_game(client, app):
                                         [created["id"]])]
     db.close()
     assert game["status"] == "finished" and events == [{"seat": 0, "kind": "timeout"}]
-    finished = outbox(app, "WHERE body LIKE '%is over%'")
+    finished = outbox(app, "WHERE kind = 'end'")
     assert [m["recipient"] for m in finished] == ["ann@example.org", "bob@example.org"]
-    assert "Light won (Dark ran out of time)" in finished[0]["body"]
+    assert "Bob won: Ann ran out of time." in finished[0]["body"]
     refused = client.post(f"{dark}/moves", json={"move": "x", "ply": 0})
     assert refused.status_code == 422 and "ran out of time" in refused.json["error"]
     assert scheduler.check_clocks(app, later(9 * DAY)) == (0, 0)
     page = client.get(path_of(created["seats"][0]["url"])).get_data(as_text=True)
-    assert "Game over: Light won (Dark ran out of time)." in page
+    assert "<strong>Game over</strong> — Bob won: Ann ran out of time." in page
 
 
 def test_running_out_of_time_can_draw_the_game(client, app):
@@ -417,7 +417,7 @@ def test_running_out_of_time_can_draw_the_game(client, app):
     # Dark banked 2 days; Light has 1
     assert scheduler.check_clocks(app, later(DAY + HOUR)) == (1, 0)
     outcome = client.get(dark).json["outcome"]
-    assert outcome == {"winners": [], "draw": True, "reason": "Light ran out of time"}
+    assert outcome == {"winners": [], "draw": True, "reason": "Bob ran out of time"}
 
 
 def test_in_a_team_game_the_whole_team_loses_on_time(client, app):
@@ -432,7 +432,7 @@ def test_in_a_team_game_the_whole_team_loses_on_time(client, app):
     assert "If you have not moved by then, your team loses the game on time." in warning["body"]
     assert scheduler.check_clocks(app, later(DAY + HOUR)) == (1, 0)
     outcome = client.get(seat_apis[2]).json["outcome"]
-    assert outcome == {"winners": [0, 2], "draw": False, "reason": "Blue (1) ran out of time"}
+    assert outcome == {"winners": [0, 2], "draw": False, "reason": "P1 ran out of time"}
 
 
 def test_moves_after_the_deadline_are_refused_before_the_job_runs(client, app):
@@ -448,11 +448,11 @@ def test_moves_after_the_deadline_are_refused_before_the_job_runs(client, app):
     assert state["clocks"][0]["remaining_seconds"] == 0 and state["outcome"] is None
     refused = client.post(f"{dark}/moves", json={"move": state["legal_moves"][0], "ply": 0})
     assert refused.status_code == 422
-    assert "Dark has run out of time" in refused.json["error"]
+    assert "Ann has run out of time" in refused.json["error"]
     assert client.post(f"{dark}/resign", json={}).status_code == 422
     assert client.get(dark).json["ply"] == 0
     assert scheduler.check_clocks(app) == (1, 0)
-    assert client.get(dark).json["outcome"]["reason"] == "Dark ran out of time"
+    assert client.get(dark).json["outcome"]["reason"] == "Ann ran out of time"
 
 
 def test_only_the_server_records_timeouts_and_only_when_time_is_up(client, app):

@@ -111,7 +111,7 @@ def test_the_home_page_lists_exactly_that_address_games(app, client):
     assert "<strong>your turn</strong>" in rows[mine_first]  # Dark moves first
     assert 'class="your-turn"' in rows[mine_first]
     assert "waiting, ply 0" in rows[mine_second]
-    assert "Light won (Dark resigned)" in rows[finished]
+    assert "Name 1 won: Name 0 resigned" in rows[finished]
     assert "Name 0, Name 1" in rows[mine_first]
 
     # Once the opponent has moved, it is this address's turn in the second game.

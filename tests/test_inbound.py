@@ -137,7 +137,9 @@ def test_a_reply_plays_the_move_and_is_answered_in_the_thread(client, new_game, 
     delivered = post()
     assert sorted(m["To"] for m in delivered) == [P1, P2]
     answer = answer_to(delivered, reply, P1)
-    assert answer["Subject"] == to_p1["Subject"] and thread in answer["References"]
+    assert thread in answer["References"]
+    assert to_p1["Subject"] == f"Game started — Mastery: Player 1 vs Player 2 [{game.id}]"
+    assert answer["Subject"] == f"Recorded — Mastery: Player 1 vs Player 2 [{game.id}]"
     body = text_of(answer)
     assert f"Your move {move} was recorded." in body
     assert "Light (Player 2) is to move (ply 1)." in body
@@ -231,7 +233,7 @@ def test_the_second_magnet_setup_may_answer_the_start_email(client, new_game, db
     delivered = post()
     assert f"Your move {setup[1]} was recorded." in text_of(answer_to(delivered, reply, P2))
     red = text_of(only(delivered, P1))  # Red's turn has come; Blue's setup stays secret
-    assert "Blue played: setup\n" in red and setup[1] not in red
+    assert "Player 2 played: setup\n" in red and setup[1] not in red
     # The same reply again is a duplicate; a turn answered from that old email is stale.
     again = write_reply(started, setup[1])
     send(listener.port, again)
@@ -316,7 +318,8 @@ def test_resign_and_draw_words(new_game, db, post, listener):
     send(listener.port, reply)
     assert events(db) == [(0, "draw_offer", None)]
     delivered = post()
-    assert "Your draw offer was recorded" in text_of(answer_to(delivered, reply, P1))
+    assert "Your draw offer was recorded; Player 2 will be told." in \
+        text_of(answer_to(delivered, reply, P1))
     offer = only(delivered, P2)
     decline = write_reply(offer, "decline")
     send(listener.port, decline)
@@ -329,7 +332,7 @@ def test_resign_and_draw_words(new_game, db, post, listener):
     send(listener.port, accept)
     assert events(db)[-1] == (1, "draw_accept", None)
     answer = answer_to(post(), accept, P2)
-    assert "The game is over: Draw (draw agreed)." in text_of(answer)
+    assert "Game over — Draw: draw agreed." in text_of(answer)
 
     after = write_reply(answer, "resign")
     send(listener.port, after)
@@ -344,7 +347,39 @@ def test_resign_by_email(new_game, db, post, listener):
     assert events(db) == [(1, "resign", None)]
     body = text_of(answer_to(post(), reply, P2))
     assert "Your resignation was recorded." in body
-    assert "The game is over: Dark won (Light resigned)." in body
+    assert "Game over — Player 1 won: Player 2 resigned." in body
+
+
+def test_a_team_resigns_by_email_only_when_the_partner_answers_resign(new_game, db, post,
+                                                                     listener):
+    game = new_game("the-right-moves", players=4, names=["Ann", "Bob", "Cid", "Dee"])
+    ann, cid = "p1@example.org", "p3@example.org"
+    started = post()
+    proposal = write_reply(only(started, ann), "resign")
+    send(listener.port, proposal)
+    assert events(db) == [(0, "resign_offer", None)]
+    delivered = post()
+    answer = answer_to(delivered, proposal, ann)
+    assert "Your proposal to resign was recorded; Cid will be asked to confirm it." in \
+        text_of(answer)
+    assert answer["Subject"] == \
+        f"Recorded — The Right Moves: Ann & Cid vs Bob & Dee [{game.id}]"
+    asked = only(delivered, cid)
+    decline = write_reply(asked, "decline")  # no draw offer stands: it answers Ann
+    send(listener.port, decline)
+    assert events(db)[-1] == (2, "resign_decline", None)
+    delivered = post()
+    assert "You declined Ann's proposal to resign: your team plays on." in \
+        text_of(answer_to(delivered, decline, cid))
+    assert "Cid declined your proposal to resign" in text_of(only(delivered, ann))
+
+    send(listener.port, write_reply(only(started, ann), "Resign"))
+    agree = write_reply(only(post(), cid), "resign")
+    send(listener.port, agree)
+    assert events(db)[-2:] == [(0, "resign_offer", None), (2, "resign_accept", None)]
+    body = text_of(answer_to(post(), agree, cid))
+    assert "You confirmed Ann's proposal: your team resigned." in body
+    assert "Game over — Bob and Dee won (team Blue): team Red resigned." in body
 
 
 def test_an_html_only_reply_is_read_without_its_quote(client, new_game, db, post, listener):

@@ -98,7 +98,7 @@ def test_creating_a_game_queues_one_pending_start_email_per_player(client, new_g
         assert row["game_id"] == game.id
         assert row["sent_at"] is None and row["last_error"] is None
         assert at(row["next_attempt_at"]) <= now()  # due at once
-        assert row["subject"] == f"Mastery: Player 1 vs Player 2 [{game.id}]"
+        assert row["subject"] == f"Game started — Mastery: Player 1 vs Player 2 [{game.id}]"
         assert f"Hello Player {seat + 1}," in row["body"]
         # The link is freshly minted for the email (only hashes are stored, so it cannot
         # repeat the creator's link) and opens this player's seat.
@@ -148,9 +148,11 @@ def test_a_move_emails_the_next_player_only(client, new_game, db):
     assert [row["recipient"] for row in new] == ["p2@example.org"]
     body = new[0]["body"]
     assert "It is your turn in Mastery (ply 1)." in body
-    assert f"Dark played: {move}" in body
+    assert f"Player 1 played: {move}" in body
     assert seat_opened(client, play_link(body)) == 1
-    assert new[0]["subject"] == outbox(db)[0]["subject"]  # one thread per game
+    assert new[0]["subject"] == f"Your move — Mastery: Player 1 vs Player 2 [{game.id}]"
+    assert json.loads(new[0]["headers"])["References"] == \
+        json.loads(outbox(db)[0]["headers"])["References"]  # one thread per game
 
     seen = new[0]["id"]
     play_a_legal_move(client, game.apis[1])
@@ -175,7 +177,9 @@ def test_the_end_of_a_game_emails_every_player(client, new_game, db):
     new = outbox(db, "WHERE id > ?", [started])
     assert sorted(row["recipient"] for row in new) == ["p1@example.org", "p2@example.org"]
     for row in new:
-        assert "is over: Light won (Dark resigned)." in row["body"]
+        assert "Game over in Mastery (Player 1 vs Player 2). Player 2 won: Player 1 " \
+               "resigned." in row["body"]
+        assert row["subject"] == f"Game over — Mastery: Player 1 vs Player 2 [{game.id}]"
         seat = 0 if row["recipient"] == "p1@example.org" else 1
         assert ("Congratulations!" in row["body"]) == (seat == 1)
         assert seat_opened(client, play_link(row["body"])) == seat
@@ -190,19 +194,24 @@ def test_draw_offers_email_the_opponent_and_an_agreed_draw_everyone(app, client,
     assert client.post(f"{game.apis[0]}/draw", json={"answer": "offer"}).status_code == 200
     new = outbox(db, "WHERE id > ?", [mark])
     assert [row["recipient"] for row in new] == ["p2@example.org"]
-    assert "Dark offers a draw in Mastery." in new[0]["body"]
+    assert "Player 1 offers a draw in Mastery (Player 1 vs Player 2)." in new[0]["body"]
+    assert new[0]["subject"] == f"Draw offered — Mastery: Player 1 vs Player 2 [{game.id}]"
     assert seat_opened(client, play_link(new[0]["body"])) == 1
 
     mark = new[-1]["id"]
     assert client.post(f"{game.apis[1]}/draw", json={"answer": "decline"}).status_code == 200
-    assert outbox(db, "WHERE id > ?", [mark]) == []  # a declined offer tells nobody
+    (declined,) = outbox(db, "WHERE id > ?", [mark])  # the offerer is told
+    assert declined["recipient"] == "p1@example.org"
+    assert declined["subject"] == f"Draw declined — Mastery: Player 1 vs Player 2 [{game.id}]"
+    assert "Player 2 declined your draw offer." in declined["body"]
+    assert seat_opened(client, play_link(declined["body"])) == 0
 
     assert client.post(f"{game.apis[0]}/draw", json={"answer": "offer"}).status_code == 200
     mark = outbox(db)[-1]["id"]
     assert client.post(f"{game.apis[1]}/draw", json={"answer": "accept"}).status_code == 200
     new = outbox(db, "WHERE id > ?", [mark])
     assert sorted(row["recipient"] for row in new) == ["p1@example.org", "p2@example.org"]
-    assert all("Draw (draw agreed)" in row["body"] for row in new)
+    assert all("Draw: draw agreed." in row["body"] for row in new)
 
     # Every kind of email loses its secrets once sent.
     assert scheduler.deliver_mail(app) == (len(outbox(db)), 0)
@@ -210,7 +219,50 @@ def test_draw_offers_email_the_opponent_and_an_agreed_draw_everyone(app, client,
         assert row["status"] == "sent" and not SECRET.search(row["body"]), row["body"]
 
 
+def test_the_start_email_names_the_opponent_or_opponents(client, new_game, db):
+    new_game(names=["Ann", "Bob"])
+    two = outbox(db)
+    assert "You play Dark; your opponent: Bob." in two[0]["body"]
+    assert "You play Light; your opponent: Ann." in two[1]["body"]
+    game = new_game("the-right-moves", players=4, names=["Ann", "Bob", "Cid", "Dee"])
+    four = outbox(db, "WHERE game_id = ?", [game.id])
+    assert "You play Red (1) with Cid (team Red); your opponents: Bob and Dee." in \
+        four[0]["body"]
+    assert "You play Blue (2) with Bob (team Blue); your opponents: Ann and Cid." in \
+        four[3]["body"]
+    assert four[0]["subject"] == \
+        f"Game started — The Right Moves: Ann & Cid vs Bob & Dee [{game.id}]"
+
+
 # -- delivery over real SMTP ---------------------------------------------------------------
+
+def test_a_team_resignation_asks_the_partner_and_answers_the_proposer(app, client, new_game,
+                                                                      db, smtp):
+    game = new_game("the-right-moves", players=4, names=["Ann", "Bob", "Cid", "Dee"])
+    assert deliver(app, db, smtp_transport(smtp.port)) == (4, 0)  # the start emails
+    for seat, step in ((0, {}), (2, {"answer": "decline"}), (2, {}), (0, {})):
+        assert client.post(f"{game.apis[seat]}/resign", json=step).status_code == 200
+    assert deliver(app, db, smtp_transport(smtp.port)) == (7, 0)
+
+    game_line = f"The Right Moves: Ann & Cid vs Bob & Dee [{game.id}]"
+    sent = [(m["To"], m["Subject"]) for m in smtp.messages[4:]]
+    assert sent == [("p3@example.org", f"Resignation proposed — {game_line}"),
+                    ("p1@example.org", f"Resignation declined — {game_line}"),
+                    ("p1@example.org", f"Resignation proposed — {game_line}"),
+                    *[(f"p{i}@example.org", f"Game over — {game_line}") for i in range(1, 5)]]
+    proposed, declined, proposed_back, *over = smtp.messages[4:]
+    assert "Ann, your partner in The Right Moves (Ann & Cid vs Bob & Dee), proposes that " \
+           "your\nteam resign." in text_of(proposed)
+    assert "reply to this email with one word: resign" in text_of(proposed)
+    assert seat_opened(client, play_link(text_of(proposed))) == 2
+    assert "Cid declined your proposal to resign: your team plays on." in text_of(declined)
+    assert "Cid, your partner" in text_of(proposed_back)
+    for message in over:
+        assert "Bob and Dee won (team Blue): team Red resigned." in text_of(message)
+    thread = f"<game-{game.id}@pbem.localhost>"
+    assert all(m["References"] == thread for m in smtp.messages)  # one thread
+
+
 
 def test_smtp_delivery_of_a_whole_game_threads_links_and_redaction(app, client, new_game, db,
                                                                     smtp):
@@ -225,12 +277,14 @@ def test_smtp_delivery_of_a_whole_game_threads_links_and_redaction(app, client, 
     assert len(smtp.received) == 5
     thread = f"<game-{game.id}@pbem.localhost>"
     tokens = []
-    for row, (mail_from, rcpt_tos, message) in zip(queued, smtp.received):
+    said = ["Game started", "Game started", "Your move", "Game over", "Game over"]
+    for row, (mail_from, rcpt_tos, message), what in zip(queued, smtp.received, said):
         assert mail_from == "games@localhost"
         assert rcpt_tos == [row["recipient"]]
         assert message["From"] == app.config["MAIL_FROM"]
         assert message["To"] == row["recipient"]
-        assert message["Subject"] == f"Mastery: Player 1 vs Player 2 [{game.id}]"
+        # what happened first; the thread is kept by References and In-Reply-To
+        assert message["Subject"] == f"{what} — Mastery: Player 1 vs Player 2 [{game.id}]"
         assert message["Message-ID"] == row["message_id"]
         assert message["Message-ID"].endswith("@pbem.localhost>")
         assert message["References"] == thread

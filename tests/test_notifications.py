@@ -204,9 +204,9 @@ def test_your_turn_email_has_the_board_the_last_move_a_hint_and_a_working_link(
     with app.test_request_context():
         match = matches.load(get_db(), game.id)
         shown = match.game.public_move(mover, match.moves[0].move, seat, match.current)
-        side = match.seat_name(mover)
+        mover_name, sides = match.seats[mover].name, match.sides
         legal = match.game.legal_moves(match.current, seat)
-    assert f"{side} played: {shown}" in body and shown == move
+    assert f"{mover_name} played: {shown}" in body and shown == move
     assert current_text(app, game.id, seat) in body
     hint = re.search(r"^(Your legal moves|You have \d+(?: or more)? legal moves)[:,].*$", body,
                      re.M)
@@ -214,7 +214,7 @@ def test_your_turn_email_has_the_board_the_last_move_a_hint_and_a_working_link(
     named = re.split(r", ", hint.group(0).split(": ", 1)[1].rstrip("."))
     assert named and set(named) <= set(legal)
     assert seat_opened(client, one(PLAY_LINK, body)) == seat
-    assert row["subject"] == outbox(db)[0]["subject"]  # one subject per game
+    assert row["subject"] == f"Your move — {title}: {sides} [{game.id}]"
 
 
 def test_magnetic_field_emails_never_show_the_opponents_hidden_tiles(app, client, db):
@@ -369,6 +369,21 @@ def test_none_and_digest_stop_turn_emails_reminders_and_draw_offers(app, client,
 
 # -- the daily digest ------------------------------------------------------------------------
 
+def test_a_partner_who_chose_the_digest_finds_the_proposal_to_resign_there(app, client, db):
+    game = create(client, *(f"p{i}@example.org" for i in range(4)), game="the-right-moves")
+    choose(db, game.id, 2, "digest")
+    mark = last_id(db)
+    assert client.post(f"{game.apis[0]}/resign", json={}).status_code == 200
+    assert after(db, mark) == []  # no email now: the digest will say it
+    assert scheduler.send_digests(app, NOW.replace(hour=23)) == 1
+    (digest,) = after(db, mark)
+    assert digest["recipient"] == "p2@example.org"
+    assert "The Right Moves: Name 0 & Name 2 vs Name 1 & Name 3. You play Red (2)." in \
+        digest["body"]
+    assert "Name 0 proposes that your team resign: resign together, or play on." in \
+        digest["body"]
+
+
 def test_digest_once_a_day_across_runs_and_a_restart_listing_only_waiting_games(
         app, client, db, smtp):
     me = "me@example.org"
@@ -398,7 +413,7 @@ def test_digest_once_a_day_across_runs_and_a_restart_listing_only_waiting_games(
     body = mine["body"]
     assert "2 games wait for you today" in body
     assert "Name 0 vs Name 1" in body
-    assert "Dark offers a draw" in body
+    assert "Name 0 offers a draw: accept or decline it." in body
     links = PLAY_LINK.findall(body)
     assert len(links) == 2
     opened = {(resolve(db, link.rsplit("/", 1)[1]).game_id, seat_opened(client, link))
@@ -442,7 +457,7 @@ def test_reminders_after_the_configured_time_once_per_turn_even_after_a_restart(
     assert scheduler.send_reminders(app, NOW + timedelta(hours=49)) == 1
     (row,) = after(db, mark)
     assert (row["kind"], row["seat"], row["recipient"]) == ("reminder", 0, "p1@example.org")
-    assert row["subject"] == outbox(db)[0]["subject"]
+    assert row["subject"] == f"Reminder: your move — Mastery: Name 0 vs Name 1 [{game.id}]"
     assert json.loads(row["headers"])["References"] == f"<game-{game.id}@pbem.localhost>"
     assert re.search(r"has been waiting for your move for 4[89] hours, since ", row["body"])
     assert current_text(app, game.id, 0) in row["body"]
@@ -461,7 +476,7 @@ def test_reminders_after_the_configured_time_once_per_turn_even_after_a_restart(
     assert scheduler.send_reminders(app, NOW + timedelta(hours=49)) == 1
     (row,) = after(db, mark)
     assert (row["kind"], row["seat"]) == ("reminder", 1)
-    assert f"Dark played: {move}" in row["body"]
+    assert f"Name 0 played: {move}" in row["body"]
     # Light moves: a new turn of Dark's, which may be reminded once more.
     play(client, game.apis[1])
     assert scheduler.send_reminders(app, NOW + timedelta(hours=49)) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from html import unescape
 
 import pytest
 
@@ -148,7 +149,7 @@ def test_resigning_needs_confirmation(client, new_game):
     done = client.post(f"{game.urls[0]}/resign", data={"ply": 0, "confirm": "yes"})
     assert done.status_code == 303
     html = client.get(game.urls[1]).get_data(as_text=True)
-    assert "Game over: Light won (Dark resigned)." in html
+    assert "<strong>Game over</strong> — Player 2 won: Player 1 resigned." in html
     assert 'name="move"' not in html and "Resign" not in html
 
 
@@ -156,10 +157,11 @@ def test_draw_offer_and_acceptance_through_forms(client, new_game):
     game = new_game()
     client.post(f"{game.urls[0]}/draw", data={"ply": 0, "answer": "offer"})
     html = client.get(game.urls[1]).get_data(as_text=True)
-    assert "Dark offers a draw." in html and 'value="accept"' in html
+    assert "Player 1 offers a draw: accept or decline it." in html and 'value="accept"' in html
     assert 'value="offer"' not in client.get(game.urls[0]).get_data(as_text=True)
     client.post(f"{game.urls[1]}/draw", data={"ply": 0, "answer": "accept"})
-    assert "Game over: Draw (draw agreed)." in client.get(game.urls[0]).get_data(as_text=True)
+    assert "<strong>Game over</strong> — Draw: draw agreed." in \
+        client.get(game.urls[0]).get_data(as_text=True)
     bad = client.post(f"{game.urls[0]}/draw", data={"ply": 0, "answer": "perhaps"})
     assert bad.status_code == 400
 
@@ -195,6 +197,71 @@ def test_the_move_list_links_every_ply(client, new_game):
     assert f'<a href="{game.urls[0]}/history/2"><span class="side">Light</span> b6xc5</a>' in html
 
 
+def notices(html: str) -> list[str]:
+    return [unescape(n) for n in re.findall(r'<p class="notice offers">([^<]*)</p>', html)]
+
+
+def test_a_declined_draw_is_told_to_the_offerer_until_they_move(client, new_game):
+    game = new_game(names=["Ann", "Bob"])
+    page = lambda url: client.get(url).get_data(as_text=True)  # noqa: E731
+    client.post(f"{game.urls[0]}/draw", data={"ply": 0, "answer": "offer"})
+    assert notices(page(game.urls[0])) == ["You offer a draw."]
+    assert notices(page(game.watch)) == ["Ann offers a draw."]
+    client.post(f"{game.urls[1]}/draw", data={"ply": 0, "answer": "decline"})
+    assert notices(page(game.urls[0])) == ["Bob declined your draw offer."]
+    assert notices(page(game.urls[1])) == ["You declined Ann's draw offer."]
+    assert notices(page(game.watch)) == ["Bob declined Ann's draw offer."]
+    form_move(client, game.urls[0], "d4xc5", 0)
+    assert notices(page(game.urls[0])) == []  # the offerer has moved on since
+    # Moving instead of answering declines too, and says so.
+    client.post(f"{game.urls[0]}/draw", data={"ply": 1, "answer": "offer"})
+    form_move(client, game.urls[1], "b6xc5", 1)
+    assert notices(page(game.urls[0])) == ["Bob played on instead of accepting your draw offer."]
+
+
+def test_a_finished_game_says_so_first_on_every_page(client, new_game):
+    game = new_game(names=["Ann", "Bob"])
+    form_move(client, game.urls[0], "d4xc5", 0)
+    assert "game-over" not in client.get(game.urls[0]).get_data(as_text=True)
+    client.post(f"{game.urls[1]}/resign", data={"ply": 1, "confirm": "yes"})
+    banner = ('<div id="game" data-ply="1">\n  <p class="game-over" role="status"><strong>'
+              'Game over</strong> — Ann won: Bob resigned.</p>\n  <h1>')
+    for url in (game.urls[0], game.urls[1], game.watch):
+        assert banner in client.get(url).get_data(as_text=True), url
+        history = client.get(f"{url}/history/0").get_data(as_text=True)
+        assert banner.replace('data-ply="1"', 'data-ply="0"') in history, url
+
+
+def test_a_team_resigns_from_the_page_only_when_the_partner_confirms(client, new_game):
+    game = new_game("the-right-moves", players=4, names=["Ann", "Bob", "Cid", "Dee"])
+    page = lambda seat: client.get(game.urls[seat]).get_data(as_text=True)  # noqa: E731
+    assert "Propose resigning" in page(0) and "I want my team to resign" in page(0)
+    refused = client.post(f"{game.urls[0]}/resign", data={"ply": 0})
+    assert refused.status_code == 400  # the box must be ticked
+    assert client.post(f"{game.urls[0]}/resign",
+                       data={"ply": 0, "confirm": "yes"}).status_code == 303
+    assert notices(page(0)) == ["You propose that your team resign; waiting for Cid to "
+                                "confirm."]
+    assert "Propose resigning" not in page(0)
+    assert "You proposed resigning: your team resigns once Cid confirms." in page(0)
+    partner = page(2)
+    assert notices(partner) == ["Ann proposes that your team resign: resign together, or "
+                                "play on."]
+    assert "Resign with Ann" in partner and 'value="decline">Play on</button>' in partner
+    for opponent in (1, 3):  # a team's deliberation is its own
+        assert notices(page(opponent)) == [] and "Propose resigning" in page(opponent)
+    assert client.post(f"{game.urls[2]}/resign",
+                       data={"ply": 0, "answer": "decline"}).status_code == 303
+    assert notices(page(0)) == ["Cid declined your proposal to resign: your team plays on."]
+    assert "game-over" not in page(0) and "Propose resigning" in page(0)
+
+    client.post(f"{game.urls[0]}/resign", data={"ply": 0, "confirm": "yes"})
+    client.post(f"{game.urls[2]}/resign", data={"ply": 0, "confirm": "yes"})
+    for seat in range(4):
+        assert "<strong>Game over</strong> — Bob and Dee won (team Blue): team Red " \
+               "resigned." in page(seat)
+
+
 def test_game_records_download_as_json_and_text(client, new_game):
     game = new_game()
     play_moves(client, game, [(0, "d4xc5"), (1, "b6xc5")])
@@ -208,7 +275,7 @@ def test_game_records_download_as_json_and_text(client, new_game):
     assert "seed" not in record and "email" not in json.dumps(record)
     text = client.get(f"{game.watch}/record.txt").get_data(as_text=True)
     assert "   1. Dark: d4xc5" in text and "   2. Light: b6xc5" in text
-    assert "Light: draw offer" in text and "Result: in progress" in text
+    assert "Player 2 (Light): draw offer" in text and "Result: in progress" in text
     client.post(f"{game.apis[0]}/resign", json={})
     finished = json.loads(client.get(f"{game.urls[1]}/record.json").data)
     assert finished["seed"] and finished["outcome"]["winners"] == [1]

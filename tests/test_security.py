@@ -185,6 +185,38 @@ def test_names_cannot_add_or_change_a_header(app, client, smtp, name):
         assert "\r" not in message["Subject"] and "=?" not in message["Subject"]
 
 
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_names_in_every_kind_of_subject_stay_in_the_subject(app, client, smtp, name):
+    """A four-player game whose players all have hostile names, through every email a game
+    sends: each subject says what happened first, and no name adds or changes a header."""
+    from pbem import scheduler
+    from pbem.mailmessage import header_text
+    app.config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp.port)
+    response = client.post("/api/games", json={"game": "the-right-moves", "players": [
+        {"name": f"{name} {i}", "email": f"p{i}@example.org"} for i in range(4)]})
+    apis = [s["api"].replace("http://localhost", "") for s in response.json["seats"]]
+    move = client.get(apis[0]).json["legal_moves"][0]
+    assert client.post(f"{apis[0]}/moves", json={"move": move, "ply": 0}).status_code == 200
+    for api, path, body in ((apis[1], "draw", {"answer": "offer"}),
+                            (apis[0], "draw", {"answer": "decline"}),
+                            (apis[0], "resign", {}), (apis[2], "resign", {"answer": "decline"}),
+                            (apis[0], "resign", {}), (apis[2], "resign", {})):
+        assert client.post(f"{api}/{path}", json=body).status_code == 200
+    assert scheduler.deliver_mail(app) == (15, 0)
+    said = {message["Subject"].split(" — ")[0] for message in smtp.messages}
+    assert said == {"Game started", "Your move", "Draw offered", "Draw declined",
+                    "Resignation proposed", "Resignation declined", "Game over"}
+    sides = f"{header_text(name)} 0 & {header_text(name)} 2 vs {header_text(name)} 1 & " \
+            f"{header_text(name)} 3"
+    for message in smtp.messages:
+        assert sorted(message.keys()) == sorted([
+            "From", "To", "Subject", "Message-ID", "Date", "References", "In-Reply-To",
+            "Reply-To", "List-Unsubscribe", "List-Unsubscribe-Post", "Content-Type",
+            "Content-Transfer-Encoding", "MIME-Version"])
+        assert sides in message["Subject"] and "evil" not in message["Reply-To"]
+        assert not any(c in message["Subject"] for c in "\r\n") and "=?" not in message["Subject"]
+
+
 @pytest.mark.parametrize("name", ["Eve\r\nBcc: x@evil.example", "Eve\u2028Bcc: x", "\ud800",
                                   "Eve\x00", "Eve\u200e"])
 def test_names_with_control_characters_are_refused(client, db, name):

@@ -373,3 +373,63 @@ def test_board_clicks_with_javascript(browser, live_server, new_game):
         expect(page.locator(".notice[role=status]")).to_contain_text("You played 3g-2g")
     finally:
         context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900},
+                                      {"width": 390, "height": 844}], ids=["desktop", "phone"])
+def test_a_team_resigns_in_chromium_only_when_the_partner_confirms(browser, live_server,
+                                                                   new_game, viewport):
+    """Ann proposes that Red resign, Cid plays on, Ann is told; Ann proposes again, Cid
+    agrees, and every page says who won, by name."""
+    from playwright.sync_api import expect
+
+    game = new_game("the-right-moves", players=4, names=["Ann", "Bob", "Cid", "Dee"])
+    contexts = [browser.new_context(viewport=viewport) for _ in range(3)]
+    try:
+        ann, bob, cid = (context.new_page() for context in contexts)
+        for page, seat in ((ann, 0), (bob, 1), (cid, 2)):
+            page.set_default_timeout(10_000)
+            page.goto(live_server + game.urls[seat])
+
+        def propose() -> None:
+            form = ann.locator("form.resign")
+            expect(form.get_by_role("button")).to_have_text("Propose resigning")
+            expect(form).to_contain_text("Your team resigns once Cid confirms.")
+            form.get_by_label("I want my team to resign").check()
+            form.get_by_role("button", name="Propose resigning").click()
+            expect(ann.locator(".notice.offers")).to_have_text(
+                "You propose that your team resign; waiting for Cid to confirm.")
+            expect(ann.locator("form.resign")).to_have_count(0)
+            cid.reload()
+            expect(cid.locator(".notice.offers")).to_have_text(
+                "Ann proposes that your team resign: resign together, or play on.")
+
+        propose()
+        play_on = cid.get_by_role("button", name="Play on")
+        play_on.scroll_into_view_if_needed()
+        expect(play_on).to_be_in_viewport()
+        play_on.click()
+        expect(cid.locator(".notice.offers")).to_have_text(
+            "You declined Ann's proposal to resign: your team plays on.")
+        ann.reload()
+        expect(ann.locator(".notice.offers")).to_have_text(
+            "Cid declined your proposal to resign: your team plays on.")
+        bob.reload()
+        expect(bob.locator(".notice.offers")).to_have_count(0)  # Red's business
+        expect(bob.locator("#game .game-over")).to_have_count(0)
+
+        propose()
+        agree = cid.locator("form.resign")
+        agree.get_by_label("I agree that we resign").check()
+        agree.get_by_role("button", name="Resign with Ann").click()
+        over = "Game over — Bob and Dee won (team Blue): team Red resigned."
+        for page in (cid, ann, bob):
+            page.reload()
+            banner = page.locator("#game .game-over")
+            expect(banner).to_have_text(over)
+            expect(banner).to_be_in_viewport(ratio=1)
+            expect(page.locator("section.actions")).to_have_count(0)
+    finally:
+        for context in contexts:
+            context.close()
