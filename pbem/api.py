@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify, request, url_for
 from werkzeug.exceptions import HTTPException
 
-from . import clocks, limits, links, matches
-from .db import get_db
+from . import clocks, feeds, limits, links, matches, webhooks
+from .db import get_db, write
 from .matches import Match
 from .play import open_link
 
@@ -138,3 +138,28 @@ def vacation(token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify(game_json(after, seat))
+
+
+@bp.put("/play/<token>/webhook")
+def set_webhook(token: str):
+    """``{"url": "https://..."}`` (or null) → ``{"webhook": url}``: where this seat's news
+    is posted as well as emailed (``pbem/webhooks.py``)."""
+    match, seat = open_link(token, "play")
+    try:
+        body = _body()
+        with write(get_db()):
+            url = webhooks.set_url(get_db(), match.id, seat, body.get("url"))
+    except webhooks.BadWebhook as bad:
+        return _error(400, str(bad))
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify({"webhook": url})
+
+
+@bp.post("/play/<token>/feed")
+def new_feed(token: str):
+    """A new Atom feed link of this seat's game → 201 ``{"feed": url}`` (``pbem/feeds.py``)."""
+    match, seat = open_link(token, "play")
+    with write(get_db()):
+        feed = feeds.mint(get_db(), match.id, seat)
+    return jsonify({"feed": url_for("feeds.feed", token=feed, _external=True)}), 201

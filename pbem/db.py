@@ -88,6 +88,8 @@ ADDED_COLUMNS = (
     ("outbox", "seat", int, None),      # the seat an email is about
     # what must never be sent twice: the reminder of one turn, one address's daily digest
     ("outbox", "unique_key", str, None),
+    ("outbox", "channel", str, "email"),  # email, or webhook (pbem/webhooks.py)
+    ("seats", "webhook", str, None),      # the seat's webhook URL (pbem/webhooks.py)
 )
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import sqlite_utils
 from flask import current_app, render_template
 
-from . import clocks, links, mail, matches, signals
+from . import clocks, links, mail, matches, signals, webhooks
 from .boards import board_for
 from .db import utcnow, write
 from .matches import Event, Match
@@ -54,11 +54,13 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
           kind: str | None = None, unique_key: str | None = None,
           **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
-    may see it, a hint of its legal moves and the settings footer; unless the seat's choice
-    holds this kind of email back (then None). Returns the Message-ID."""
+    may see it, a hint of its legal moves and the settings footer, and its one-line summary
+    to the seat's webhook; unless the seat's choice holds this kind of email back (then
+    None). Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
     if kind in HELD_BACK[preference(db, match.id, seat)]:
         return None
+    _post(db, match, seat, kind, unique_key)
     token = links.mint(db, match.id, seat)
     link = links.email_url("play.page", role="play", token=token)
     footer, footer_headers = _footer(db, "seat", game_id=match.id, seat=seat)
@@ -72,6 +74,18 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         unique_key=unique_key,
         headers={"References": thread_root(match), "In-Reply-To": thread_root(match),
                  **links.reply_to_header(token, match.ply), **footer_headers})
+
+
+def _post(db: sqlite_utils.Database, match: Match, seat: int, kind: str,
+          unique_key: str | None) -> None:
+    """Queue the webhook post of an email to ``seat``, if it has a webhook."""
+    url = webhooks.url_of(db, match.id, seat)
+    if url:
+        summary = subject(match)
+        mail.queue(db, recipient=url, subject=summary,
+                   body=webhooks.payload(match.id, kind, summary), game_id=match.id,
+                   kind=kind, seat=seat, channel="webhook",
+                   unique_key=unique_key and f"{unique_key}:webhook")
 
 
 # -- what an email shows ---------------------------------------------------------------------
