@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, jsonify, request, url_for
 from werkzeug.exceptions import HTTPException
 
-from . import clocks, feeds, limits, links, matches, webhooks
+from . import clocks, conditional, feeds, limits, links, matches, webhooks
 from .db import get_db, write
 from .matches import Match
 from .play import open_link
@@ -52,6 +52,9 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "draw_offer": match.draw_offer,
         "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
         "clocks": clocks.to_json(match),    # each seat's remaining time; null: no clock
+        # the caller's own conditional lines, where the game has them
+        **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
+           if seat is not None and conditional.supported(match.game, match.players) else {}),
     }
 
 
@@ -163,3 +166,27 @@ def new_feed(token: str):
     with write(get_db()):
         feed = feeds.mint(get_db(), match.id, seat)
     return jsonify({"feed": url_for("feeds.feed", token=feed, _external=True)}), 201
+
+
+@bp.put("/play/<token>/conditional")
+@limits.acting
+def set_conditional(token: str):
+    """``{"lines": [[their_move, my_reply, ...], ...]}`` replaces the caller's conditional
+    lines (``pbem/conditional.py``) → the game answer; an illegal line → 422, nothing kept."""
+    match, seat = open_link(token, "play")
+    try:
+        raw = _body().get("lines")
+        if not conditional.supported(match.game, match.players):
+            raise matches.Refused(f"{match.game.title} with {match.players} players has no "
+                                  "conditional moves (they need two players and nothing hidden).")
+        db = get_db()
+        with write(db):
+            current = matches.load(db, match.id)
+            try:
+                lines = conditional.checked(current.game, current.current, seat, raw)
+            except conditional.BadLines as bad:
+                raise matches.Refused(str(bad)) from None
+            conditional.store(db, match.id, seat, lines)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify(game_json(current, seat))

@@ -128,7 +128,7 @@ def game_started(db: sqlite_utils.Database, *, match: Match, spectator_token: st
 
 @signals.event_recorded.connect
 def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
-                   event: Event) -> None:
+                   event: Event, latest: Match) -> None:
     if after.finished:
         for seat in range(after.players):
             _send(db, after, seat, "finished")
@@ -136,8 +136,10 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         clock = clocks.of_match(after)
         for seat in after.current.to_move:
             # Tell a player when their turn begins, not again while it goes on (Magnet's
-            # setup lets both move; the second setter was already told).
-            if seat not in before.current.to_move or seat == event.seat:
+            # setup lets both move; the second setter was already told), nor when a
+            # conditional reply of theirs ended it at once.
+            if (seat not in before.current.to_move or seat == event.seat) \
+                    and latest.ply == after.ply:
                 shown = after.game.public_move(event.seat, event.move, seat, after.current)
                 _send(db, after, seat, "your_turn", mover=after.seat_name(event.seat),
                       last_move=shown, clock=clock[seat] if clock else None)
