@@ -113,6 +113,8 @@ class Game:
     # Whether legal_moves lists every legal move (Magnetic Field leaves out the turns that
     # place several tiles: too many to list, yet legal).
     lists_every_move: ClassVar[bool] = True
+    # Whether a seat may not know everything about a position (hands, values, setups).
+    hidden_information: ClassVar[bool] = False
 
     # -- description -------------------------------------------------------------------
 

@@ -509,6 +509,7 @@ class MagnetState(State):
 
 class Magnet(Game):
     id = "magnet"
+    hidden_information = True  # piece values and the setup
     title = "Magnet"
     state_type = MagnetState
     player_counts = (2,)

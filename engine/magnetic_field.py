@@ -397,6 +397,7 @@ def _tile_list(codes: str) -> str:
 
 class MagneticField(Game):
     id = "magnetic-field"
+    hidden_information = True  # hands and the deck
     title = "Magnetic Field"
     state_type = MagneticFieldState
     lists_every_move = False  # turns placing two or more tiles are legal but not listed

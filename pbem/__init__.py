@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from flask import Flask, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import api, cli, db, limits, links, play, preferences, site
+from . import api, cli, db, feeds, limits, links, play, preferences, site
 from .links import redact_logger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,6 +42,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
+        WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
         RATELIMIT_STORAGE_URI=None,   # None: limits.SQLiteCounts in the instance folder
         **limits.DEFAULTS,
@@ -72,6 +73,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(play.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(preferences.bp)
+    app.register_blueprint(feeds.bp)
     limits.init_app(app)
     cli.register(app)
     app.after_request(_security_headers)

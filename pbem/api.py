@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify, request, url_for
 from werkzeug.exceptions import HTTPException
 
-from . import clocks, limits, links, matches
-from .db import get_db
+from . import clocks, conditional, feeds, limits, links, matches, webhooks
+from .db import get_db, write
 from .matches import Match
 from .play import open_link
 
@@ -49,9 +49,13 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
                     for s in match.seats],
         "draw_offer": match.draw_offer,
-        "resign_offers": list(match.resign_offers),  # team games: proposals to resign
+        # team games: proposals to resign, the viewer's own team's alone while it runs
+        "resign_offers": match.resign_offers_known_to(seat),
         "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
         "clocks": clocks.to_json(match),    # each seat's remaining time; null: no clock
+        # the caller's own conditional lines, where the game has them
+        **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
+           if seat is not None and conditional.supported(match.game, match.players) else {}),
     }
 
 
@@ -145,3 +149,52 @@ def vacation(token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify(game_json(after, seat))
+
+
+@bp.put("/play/<token>/webhook")
+def set_webhook(token: str):
+    """``{"url": "https://..."}`` (or null) → ``{"webhook": url}``: where this seat's news
+    is posted as well as emailed (``pbem/webhooks.py``)."""
+    match, seat = open_link(token, "play")
+    try:
+        body = _body()
+        with write(get_db()):
+            url = webhooks.set_url(get_db(), match.id, seat, body.get("url"))
+    except webhooks.BadWebhook as bad:
+        return _error(400, str(bad))
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify({"webhook": url})
+
+
+@bp.post("/play/<token>/feed")
+def new_feed(token: str):
+    """A new Atom feed link of this seat's game → 201 ``{"feed": url}`` (``pbem/feeds.py``)."""
+    match, seat = open_link(token, "play")
+    with write(get_db()):
+        feed = feeds.mint(get_db(), match.id, seat)
+    return jsonify({"feed": url_for("feeds.feed", token=feed, _external=True)}), 201
+
+
+@bp.put("/play/<token>/conditional")
+@limits.acting
+def set_conditional(token: str):
+    """``{"lines": [[their_move, my_reply, ...], ...]}`` replaces the caller's conditional
+    lines (``pbem/conditional.py``) → the game answer; an illegal line → 422, nothing kept."""
+    match, seat = open_link(token, "play")
+    try:
+        raw = _body().get("lines")
+        if not conditional.supported(match.game, match.players):
+            raise matches.Refused(f"{match.game.title} with {match.players} players has no "
+                                  "conditional moves (they need two players and nothing hidden).")
+        db = get_db()
+        with write(db):
+            current = matches.load(db, match.id)
+            try:
+                lines = conditional.checked(current.game, current.current, seat, raw)
+            except conditional.BadLines as bad:
+                raise matches.Refused(str(bad)) from None
+            conditional.store(db, match.id, seat, lines)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify(game_json(current, seat))

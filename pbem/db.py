@@ -88,6 +88,8 @@ ADDED_COLUMNS = (
     ("outbox", "seat", int, None),      # the seat an email is about
     # what must never be sent twice: the reminder of one turn, one address's daily digest
     ("outbox", "unique_key", str, None),
+    ("outbox", "channel", str, "email"),  # email, or webhook (pbem/webhooks.py)
+    ("seats", "webhook", str, None),      # the seat's webhook URL (pbem/webhooks.py)
 )
 
 
@@ -172,6 +174,11 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) "
                "WHERE unique_key IS NOT NULL")
     db["outbox"].create_index(["game_id", "seat", "kind"], if_not_exists=True)
+    db["conditional_lines"].create({  # a seat's own conditional moves (pbem/conditional.py)
+        "game_id": str, "seat": int,
+        "lines": str,         # JSON list of lines, each a list of moves (theirs, mine, ...)
+        "updated_at": str,
+    }, pk=("game_id", "seat"), not_null={"lines"}, if_not_exists=True)
     db["email_links"].create({  # the secret of every email's settings and unsubscribe links
         "token_hash": str,    # sha256, like links
         "purpose": str,       # seat (one seat's emails), digest or home (an address's)

@@ -1,5 +1,6 @@
-"""The outbox: every email is queued in the database, in the transaction of the event that
-causes it, and delivered later by ``deliver_due``.
+"""The outbox: every email (and every webhook post, ``pbem/webhooks.py``) is queued in the
+database, in the transaction of the event that causes it, and delivered later by
+``deliver_due``.
 
 Delivery is at-least-once: a message is marked sent only after the transport took it, so a
 crash in between resends it, with the Message-ID fixed at queueing time so mail clients see
@@ -17,10 +18,11 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 import sqlite_utils
 
+from . import webhooks
 from .db import utcnow, write
 from .links import PUBLIC_URL_MARK, redact
 from .mailmessage import HeaderInjection, compose
@@ -32,10 +34,11 @@ LEASE = timedelta(minutes=5)  # a claimed message is retried after this if its s
 def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
           game_id: str | None = None, headers: Mapping[str, str] | None = None,
           domain: str = "pbem.localhost", kind: str = "other", seat: int | None = None,
-          unique_key: str | None = None) -> str:
+          unique_key: str | None = None, channel: str = "email") -> str:
     """Add a message to the outbox (call inside the transaction of its cause). ``kind``
     (start, turn, reminder, digest, end, ...) and ``seat`` say what it is about, for the jobs
-    that look back at what was sent; a ``unique_key`` can be queued only once, ever."""
+    that look back at what was sent; a ``unique_key`` can be queued only once, ever.
+    ``channel`` "webhook": ``recipient`` is a webhook URL and ``body`` the JSON to post."""
     message_id = make_msgid(domain=domain)
     now = utcnow()
     db["outbox"].insert({
@@ -43,7 +46,7 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
         "subject": subject, "body": body, "headers": json.dumps(dict(headers or {})),
         "created_at": now, "status": "pending", "attempts": 0, "next_attempt_at": now,
         "sent_at": None, "last_error": None, "kind": kind, "seat": seat,
-        "unique_key": unique_key})
+        "unique_key": unique_key, "channel": channel})
     return message_id
 
 
@@ -130,9 +133,11 @@ def _later(seconds: float) -> str:
 
 
 def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
-                public_url: str | None, limit: int = 100) -> tuple[int, int]:
-    """Send the messages that are due, their links given ``public_url``; returns (sent,
-    failed this round). Raises ``PublicURLMissing`` without a ``public_url``."""
+                public_url: str | None, limit: int = 100,
+                post_webhook: Callable[[str, str], None] = webhooks.post) -> tuple[int, int]:
+    """Send the messages that are due, their links given ``public_url``, and post the due
+    webhooks; returns (sent, failed this round). Raises ``PublicURLMissing`` without a
+    ``public_url``."""
     if not public_url:
         raise PublicURLMissing()
     with write(db):
@@ -148,12 +153,17 @@ def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
         with write(db):  # renew the lease: a slow round must not let another deliverer in
             db["outbox"].update(row["id"], {"next_attempt_at": _later(LEASE.total_seconds())})
         try:
-            transport.send(build(row, sender, public_url))
+            if row["channel"] == "webhook":
+                post_webhook(row["recipient"], row["body"])
+            else:
+                transport.send(build(row, sender, public_url))
         except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
             failed += 1
             attempts = row["attempts"] + 1
-            # a message that cannot be built safely never will be: no retries
-            gave_up = attempts >= MAX_ATTEMPTS or isinstance(error, HeaderInjection)
+            # a message that cannot be built safely, or a webhook that has become a
+            # private address, never will be: no retries
+            gave_up = attempts >= MAX_ATTEMPTS or isinstance(
+                error, (HeaderInjection, webhooks.BadWebhook))
             with write(db):
                 db["outbox"].update(row["id"], {
                     "attempts": attempts, "status": "failed" if gave_up else "pending",

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import engine
 import sqlite_utils
 
-from . import clocks, links, signals
+from . import clocks, conditional, links, signals
 from .db import utcnow, write
 
 MAX_NAME = 60
@@ -85,6 +85,9 @@ class Event:
     kind: str
     move: str | None
     created_at: str
+
+
+TEAM_ONLY = ("resign_offer", "resign_decline")  # see Match.known_to
 
 
 @dataclass(frozen=True)
@@ -304,6 +307,16 @@ class Match:
         return seat is not None and not self.finished \
             and self.resign_offer_of(seat) not in (None, seat)
 
+    def known_to(self, event: Event, viewer: int | None) -> bool:
+        """Whether ``viewer`` may know of ``event``: a team's talk of resigning (a proposal,
+        a partner playing on) is the team's own until the game is over."""
+        return (event.kind not in TEAM_ONLY or self.finished or viewer is not None
+                and viewer in self.game.team_of(self.players, event.seat))
+
+    def resign_offers_known_to(self, viewer: int | None) -> list[int]:
+        return [seat for seat in self.resign_offers
+                if self.known_to(Event(0, seat, "resign_offer", None, ""), viewer)]
+
     def resign_kind(self, seat: int) -> str:
         """The event a request of ``seat`` to resign records: in a two-player game the
         resignation; in a team game a proposal that the team resign, or, once a partner has
@@ -497,8 +510,9 @@ SERVER_KINDS = ("timeout",)  # events only the server records (``server=True``),
 def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str | None = None,
         seen_ply: int | None = None, *, server: bool = False,
         now: datetime | None = None) -> Match:
-    """Record one event by ``seat`` after checking it against the current position.
-    "resign" records what resigning means for the seat (``Match.resign_kind``).
+    """Record one event by ``seat`` after checking it against the current position, and
+    the conditional replies it sets off (``pbem/conditional.py``). "resign" records what
+    resigning means for the seat (``Match.resign_kind``).
 
     ``seen_ply`` is the ply the player was looking at; if the game has moved on since for
     that player (``Match.moved_on``), the request is stale and refused. A refused request
@@ -517,20 +531,51 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
         if kind == "resign":
             kind = before.resign_kind(seat)
         _check(before, seat, kind, move, server, now)
-        try:
-            if kind == "move":
-                move = before.game.canonical(before.current, seat, move)
-            event = Event(before.last_seq + 1, seat, kind, move, clocks.iso(now))
-            after = before.with_events([event])
-        except engine.IllegalMove as error:
-            raise Refused(str(error)) from None
-        db["events"].insert({"game_id": game_id, "seq": event.seq, "seat": seat,
-                             "kind": kind, "move": event.move, "created_at": event.created_at})
-        db["games"].update(game_id, {**_summary(after.current), "updated_at": event.created_at})
-        signals.event_recorded.send(db, before=before, after=after, event=event)
+        recorded = [_record(db, before, seat, kind, move, now)]
+        while (answer := _conditional_reply(db, *recorded[-1], now)) is not None:
+            recorded.append(answer)
+        after = recorded[-1][1]
+        for earlier, later, event in recorded:
+            signals.event_recorded.send(db, before=earlier, after=later, event=event,
+                                        latest=after)
     if outermost:  # an enclosing transaction may still roll back: let load() catch up then
         CACHE.put(after)
     return after
+
+
+def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move: str | None,
+            now: datetime) -> tuple[Match, Match, Event]:
+    """Append one checked event to the log: (the match before, after, the event)."""
+    try:
+        if kind == "move":
+            move = before.game.canonical(before.current, seat, move)
+        event = Event(before.last_seq + 1, seat, kind, move, clocks.iso(now))
+        after = before.with_events([event])
+    except engine.IllegalMove as error:
+        raise Refused(str(error)) from None
+    db["events"].insert({"game_id": before.id, "seq": event.seq, "seat": seat,
+                         "kind": kind, "move": event.move, "created_at": event.created_at})
+    db["games"].update(before.id, {**_summary(after.current), "updated_at": event.created_at})
+    return before, after, event
+
+
+def _conditional_reply(db: sqlite_utils.Database, before: Match, after: Match, event: Event,
+                       now: datetime) -> tuple[Match, Match, Event] | None:
+    """The reply a seat stored to the move just recorded, played at once; None if there is
+    none (any lines that no longer match are dropped)."""
+    if event.kind != "move" or after.finished \
+            or not conditional.supported(after.game, after.players):
+        return None
+    [seat] = after.current.to_move
+    answer = conditional.reply(db, after.id, seat, event.move)
+    if answer is None:
+        return None
+    try:
+        _check(after, seat, "move", answer, now=now)
+        return _record(db, after, seat, "move", answer, now)
+    except ActionError:  # e.g. the clock ran out meanwhile: the seat decides itself
+        conditional.store(db, after.id, seat, [])
+        return None
 
 
 def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = False,

@@ -26,7 +26,7 @@ from typing import Any
 import sqlite_utils
 from flask import current_app, render_template
 
-from . import clocks, links, mail, matches, signals
+from . import clocks, links, mail, matches, signals, webhooks
 from .boards import board_for
 from .db import utcnow, write
 from .matches import Event, Match
@@ -53,21 +53,29 @@ def thread_root(match: Match) -> str:
     return f"<game-{match.id}@{current_app.config['MAIL_DOMAIN']}>"
 
 
+def game_title(match: Match) -> str:
+    """The game in a line: "Mastery: Ann vs Bob [id]"."""
+    return f"{match.game.title}: {match.sides} [{match.id}]"
+
+
 def subject(match: Match, what: str) -> str:
     """A game email's subject: ``what`` happened, then the game ("Your move — Mastery: Ann
     vs Bob [id]"). Names are as players typed them: the outbox makes them header-safe."""
-    return f"{what} — {match.game.title}: {match.sides} [{match.id}]"
+    return f"{what} — {game_title(match)}"
 
 
 def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
           kind: str | None = None, unique_key: str | None = None,
           **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
-    may see it, a hint of its legal moves and the settings footer; unless the seat's choice
-    holds this kind of email back (then None). Returns the Message-ID."""
+    may see it, a hint of its legal moves and the settings footer, and its one-line summary
+    to the seat's webhook; unless the seat's choice holds this kind of email back (then
+    None). Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
     if kind in HELD_BACK[preference(db, match.id, seat)]:
         return None
+    summary = subject(match, SUBJECTS[kind])
+    _post(db, match, seat, kind, summary, unique_key)
     token = links.mint(db, match.id, seat)
     link = links.email_url("play.page", role="play", token=token)
     footer, footer_headers = _footer(db, "seat", game_id=match.id, seat=seat)
@@ -76,12 +84,23 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         link=link, rules=links.email_url("site.rules", game_id=match.game.id),
         board=board_text(match, seat), hint=legal_hint(match, seat), **context)
     return mail.queue(
-        db, recipient=match.seats[seat].email, subject=subject(match, SUBJECTS[kind]),
-        body=body + footer,
+        db, recipient=match.seats[seat].email, subject=summary, body=body + footer,
         game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
         unique_key=unique_key,
         headers={"References": thread_root(match), "In-Reply-To": thread_root(match),
                  **links.reply_to_header(token, match.ply), **footer_headers})
+
+
+def _post(db: sqlite_utils.Database, match: Match, seat: int, kind: str, summary: str,
+          unique_key: str | None) -> None:
+    """Queue the webhook post of an email to ``seat`` (``summary``: its subject), if the
+    seat has a webhook."""
+    url = webhooks.url_of(db, match.id, seat)
+    if url:
+        mail.queue(db, recipient=url, subject=summary,
+                   body=webhooks.payload(match.id, kind, summary), game_id=match.id,
+                   kind=kind, seat=seat, channel="webhook",
+                   unique_key=unique_key and f"{unique_key}:webhook")
 
 
 # -- what an email shows ---------------------------------------------------------------------
@@ -128,7 +147,7 @@ def game_started(db: sqlite_utils.Database, *, match: Match, spectator_token: st
 
 @signals.event_recorded.connect
 def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
-                   event: Event) -> None:
+                   event: Event, latest: Match) -> None:
     if after.finished:
         for seat in range(after.players):
             _send(db, after, seat, "finished")
@@ -136,8 +155,10 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         clock = clocks.of_match(after)
         for seat in after.current.to_move:
             # Tell a player when their turn begins, not again while it goes on (Magnet's
-            # setup lets both move; the second setter was already told).
-            if seat not in before.current.to_move or seat == event.seat:
+            # setup lets both move; the second setter was already told), nor when a
+            # conditional reply of theirs ended it at once.
+            if (seat not in before.current.to_move or seat == event.seat) \
+                    and latest.ply == after.ply:
                 shown = after.game.public_move(event.seat, event.move, seat, after.current)
                 _send(db, after, seat, "your_turn", mover=after.seats[event.seat].name,
                       last_move=shown, clock=clock[seat] if clock else None)

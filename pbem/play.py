@@ -12,13 +12,14 @@ import json
 import re
 from typing import Any
 
+import engine
 from flask import (Blueprint, Response, abort, flash, redirect, render_template, request,
                    url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, limits, links, matches
+from . import builder, clocks, conditional, limits, links, matches
 from .boards import board_for
-from .db import get_db
+from .db import get_db, write
 from .matches import Match
 
 bp = Blueprint("play", __name__)
@@ -71,6 +72,9 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         choices=[(board.choice_label(c), click(c)) for c in build.choices],
         history_prefix=history_prefix,
         clocks=clocks.of_match(match), time_control=clocks.describe(match.clock),
+        conditional_lines=conditional.lines_of(get_db(), match.id, seat)
+        if seat is not None and not match.finished
+        and conditional.supported(game, match.players) else None,
     ), status
 
 
@@ -178,7 +182,7 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
     texts = iter(move_texts(match, viewer))
     ply = 0
     events = []
-    for event in match.events:
+    for event in filter(lambda event: match.known_to(event, viewer), match.events):
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
         if event.kind == "move":
@@ -214,3 +218,70 @@ def record_text(role: str, token: str):
     return Response(text, mimetype="text/plain",
                     headers={"Content-Disposition":
                              f'attachment; filename="{match.game.id}-{match.id}.txt"'})
+
+
+@bp.route("/play/<token>/conditional", methods=["GET", "POST"])
+@limits.acting
+def conditional_moves(token: str):
+    """Conditional moves by clicking through an analysis of the position: the board after
+    the line so far (its moves are the ``m`` parameters) and a move builder for whoever is
+    to move there. POST stores the line (or removes the stored line ``remove``)."""
+    match, seat = open_link(token, "play")
+    if not conditional.supported(match.game, match.players):
+        abort(404, f"{match.game.title} with {match.players} players has no conditional "
+                   "moves: they need two players and nothing hidden.")
+    if request.method == "GET":
+        line = request.args.getlist("m") + [m for m in [request.args.get("add")] if m]
+        return _conditional_page(match, seat, token, line)
+    db = get_db()
+    try:
+        with write(db):
+            current = matches.load(db, match.id)
+            lines = conditional.lines_of(db, match.id, seat)
+            removed = request.form.get("remove", "")
+            if removed.isdigit() and int(removed) < len(lines):
+                del lines[int(removed)]
+            else:
+                lines.append(request.form.getlist("m"))
+            conditional.store(db, match.id, seat,
+                              conditional.checked(current.game, current.current, seat, lines))
+    except conditional.BadLines as bad:
+        return _conditional_page(matches.load(db, match.id), seat, token,
+                                 request.form.getlist("m"), error=str(bad), status=422)
+    flash("Your conditional moves are saved." if not removed else "The line is removed.")
+    return redirect(url_for(".conditional_moves", token=token), 303)
+
+
+def _conditional_page(match: Match, seat: int, token: str, line: list[str], *,
+                      error: str | None = None, status: int = 200):
+    game, board = match.game, board_for(match.game.id)
+    state, played = match.current, []
+    for move in line[:conditional.MAX_LENGTH]:
+        try:
+            mover = state.to_move[0]
+            spelled = game.canonical(state, mover, move)
+            state = game.apply(state, mover, spelled)
+        except (engine.IllegalMove, IndexError):
+            error = error or f"{move} is not a legal move there: the line stops before it."
+            break
+        played.append(spelled)
+    mover = state.to_move[0] if state.outcome is None and state.to_move else None
+    legal = game.legal_moves(state, mover) if mover is not None else []
+    build = builder.build(legal, board.click_path, board.is_cell,
+                          builder.parse_path(request.args.get("path")))
+
+    def with_line(moves: list[str], path: str | None = None) -> str:
+        return url_for(".conditional_moves", token=token, path=path, m=moves)
+
+    svg = board.render(game.view(state, seat), seat=seat,
+                       selected=tuple(t for t in build.path if board.is_cell(t)),
+                       targets={t: with_line(played, build.extend(t))
+                                for t in build.cells + build.choices},
+                       last=board.move_cells(played[-1]) if played else set())
+    waiting = not match.finished and seat not in match.current.to_move
+    return render_template(
+        "conditional.html", match=match, seat=seat, token=token, svg=svg, played=played,
+        mover=mover, legal=legal, build=build, error=error, waiting=waiting,
+        lines=conditional.lines_of(get_db(), match.id, seat), with_line=with_line,
+        choices=[(board.choice_label(c), with_line(played, build.extend(c)))
+                 for c in build.choices]), status

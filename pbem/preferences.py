@@ -1,6 +1,8 @@
 """Email settings pages: a seat's choice of emails (every turn, a daily digest, or none),
 an address's "Your games" emails, and the one-click unsubscribe of every email (RFC 8058).
 
+A seat's page also sets its webhook (``webhooks``) and makes feed links (``feeds``).
+
 The pages open with the secret of an email's settings link (``/email/<token>``, see
 ``notify.mint_email_link``), which opens nothing else, or from the play page with the
 seat's own play link (``/play/<token>/email``). A GET never changes anything (mail scanners
@@ -13,7 +15,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from . import links, matches, notify
+from . import feeds, links, matches, notify, webhooks
 from .db import get_db, write
 
 bp = Blueprint("preferences", __name__)
@@ -23,7 +25,7 @@ CHOICES = tuple(notify.PREFERENCES.items())
 
 def _email_link(token: str) -> dict[str, Any]:
     link = notify.resolve_email_link(get_db(), token)
-    if link is None:
+    if link is None or link["purpose"] == feeds.PURPOSE:  # a feed link opens its feed alone
         abort(404, "This link does not open any email settings. Check that you copied all of it.")
     return link
 
@@ -53,22 +55,36 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
 def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None):
     entries = _entries(link)
     address = link["email"] if link["purpose"] != "seat" else None
-    if request.method == "POST":
+    seat = (link["game_id"], link["seat"]) if link["purpose"] == "seat" else None
+    feed = error = None
+    if request.method == "POST" and seat and request.form.get("feed") == "new":
         db = get_db()
-        with write(db):
-            for entry in entries:
-                choice = request.form.get(entry["field"])
-                if choice in notify.PREFERENCES:
-                    notify.set_preference(db, entry["match"].id, entry["seat"], choice)
-            if address is not None and request.form.get("home") in ("on", "off"):
-                notify.set_home_opt_out(db, address, request.form["home"] == "off")
-        flash("Your email settings are saved.")
-        return redirect(here, 303)
+        with write(db):  # shown once, on this answer: only its hash is kept
+            feed = url_for("feeds.feed", token=feeds.mint(db, *seat), _external=True)
+    elif request.method == "POST":
+        db = get_db()
+        try:
+            with write(db):  # all or nothing: a bad webhook saves no other choice either
+                if seat and "webhook" in request.form:
+                    webhooks.set_url(db, *seat, request.form["webhook"])
+                for entry in entries:
+                    choice = request.form.get(entry["field"])
+                    if choice in notify.PREFERENCES:
+                        notify.set_preference(db, entry["match"].id, entry["seat"], choice)
+                if address is not None and request.form.get("home") in ("on", "off"):
+                    notify.set_home_opt_out(db, address, request.form["home"] == "off")
+        except webhooks.BadWebhook as bad:
+            error = str(bad)
+        else:
+            flash("Your settings are saved.")
+            return redirect(here, 303)
     email = address or (entries[0]["match"].seats[entries[0]["seat"]].email if entries else "")
     return render_template(
         "email_settings.html", entries=entries, choices=CHOICES, address=address, email=email,
-        here=here, game_page=game_page,
-        home_on=address is not None and not notify.home_opted_out(get_db(), address))
+        here=here, game_page=game_page, feed=feed, error=error,
+        webhook=webhooks.url_of(get_db(), *seat) if seat else None, seat_settings=bool(seat),
+        home_on=address is not None and not notify.home_opted_out(get_db(), address)
+    ), 400 if error else 200
 
 
 @bp.route("/email/<token>", methods=["GET", "POST"])

@@ -8,6 +8,7 @@ file in the instance folder; the others skip it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import fcntl
 import logging
 from datetime import datetime, timezone
@@ -19,7 +20,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from . import mail, matches, notify
+from . import mail, matches, notify, webhooks
 from .db import connect
 
 log = logging.getLogger(__name__)
@@ -42,8 +43,10 @@ def deliver_mail(app: Flask) -> tuple[int, int]:
         log.error("No mail is sent: %s", mail.PUBLIC_URL_MISSING)
         return 0, 0
     with _job_database(app) as db:
-        sent, failed = mail.deliver_due(db, mail.transport_from_config(app.config),
-                                        app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+        sent, failed = mail.deliver_due(
+            db, mail.transport_from_config(app.config), app.config["MAIL_FROM"],
+            app.config["PUBLIC_URL"], post_webhook=functools.partial(
+                webhooks.post, allow_private=app.config["WEBHOOK_ALLOW_PRIVATE"]))
     if sent or failed:
         log.info("mail: %d sent, %d failed", sent, failed)
     return sent, failed

@@ -15,4 +15,5 @@ game_created = _signals.signal("game-created")
 
 event_recorded = _signals.signal("event-recorded")
 """An event was appended to a game's log. Keywords: ``before`` and ``after`` (the match
-without and with it) and ``event`` (the ``matches.Event``)."""
+without and with it), ``event`` (the ``matches.Event``) and ``latest`` (the match after
+every event of the same action: a move and the conditional replies it set off)."""

@@ -164,6 +164,9 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
         response = client.get(f"{base}/record.{kind}")
         seen[f"record.{kind}"] = response.get_data(as_text=True) + \
             response.headers["Content-Disposition"]
+    if seat is not None:  # the seat's Atom feed
+        feed = client.post(f"{api}/feed").json["feed"]
+        seen["feed"] = client.get(path_of(feed)).get_data(as_text=True)
     return {key: normalised(value, game) for key, value in seen.items()}
 
 

@@ -165,8 +165,12 @@ def test_a_team_resigns_only_when_the_partner_confirms(client, new_game):
     declined = client.post(f"{game.apis[2]}/resign", json={"answer": "decline"})
     assert declined.json["resign_offers"] == [] and declined.json["outcome"] is None
     assert client.post(f"{game.apis[2]}/resign", json={}).json["resign_offers"] == [2]
-    # the other team may deliberate at the same time
-    assert client.post(f"{game.apis[3]}/resign", json={}).json["resign_offers"] == [2, 3]
+    # the other team may deliberate at the same time; each team's talk is its own
+    assert client.post(f"{game.apis[3]}/resign", json={}).json["resign_offers"] == [3]
+    assert client.get(game.apis[2]).json["resign_offers"] == [2]
+    assert client.get(game.watch.replace("/watch/", "/api/watch/")).json["resign_offers"] == []
+    blue_record = client.get(f"{game.urls[1]}/record.json").get_json(force=True)
+    assert [(e["seat"], e["action"]) for e in blue_record["events"]] == [(3, "resign_offer")]
     confirmed = client.post(f"{game.apis[0]}/resign", json={})
     assert confirmed.json["outcome"] == {"winners": [1, 3], "draw": False,
                                          "reason": "team Red resigned"}

@@ -59,7 +59,7 @@ def test_recording_an_event_tells_every_subscriber_in_its_transaction(app, db, n
 
     heard = []
 
-    def subscriber(sender, *, before, after, event):
+    def subscriber(sender, *, before, after, event, latest):
         heard.append((sender is db, sender.conn.in_transaction, before.ply, after.ply,
                       event.kind, event.move))
 

@@ -297,7 +297,7 @@ def test_settings_page_from_an_email_and_from_the_play_page(app, client, db):
     assert response.status_code == 303 and response.headers["Location"] == settings
     page = client.get(settings).get_data(as_text=True)
     assert re.search(rf'name="{field}" value="digest" checked', page)
-    assert "Your email settings are saved." in page
+    assert "Your settings are saved." in page
     chosen = {r["seat"]: r["notify"] for r in db.query("SELECT seat, notify FROM seats")}
     assert chosen == {0: "each", 1: "digest"}  # a seat's link changes only that seat
 

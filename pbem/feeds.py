@@ -1,0 +1,66 @@
+"""Atom feeds: each seat may make a feed link (its own secret, like an email's settings
+link: only its hash is kept, and it opens the feed and nothing else), which a feed reader
+polls for the game's events as that seat may know them: the game record's events
+(``play.record``), so a feed shows exactly what the seat's download shows."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from feedgen.feed import FeedGenerator
+from flask import Blueprint, Response, abort, current_app, url_for
+
+from . import matches, notify
+from .db import get_db
+from .play import record
+
+bp = Blueprint("feeds", __name__)
+
+PURPOSE = "feed"  # its email_links rows
+ACTIONS = {"move": "{name} played {move}", "resign": "{name} resigned",
+           "draw_offer": "{name} offered a draw", "draw_accept": "{name} accepted the draw",
+           "draw_decline": "{name} declined the draw", "timeout": "{name} ran out of time",
+           "vacation": "{name} took {days} days of vacation"}
+
+
+def mint(db, game_id: str, seat: int) -> str:
+    """A new feed link's secret for ``seat`` (in the caller's write transaction)."""
+    return notify.mint_email_link(db, PURPOSE, game_id=game_id, seat=seat)
+
+
+@bp.get("/feed/<token>")
+def feed(token: str):
+    link = notify.resolve_email_link(get_db(), token)
+    if link is None or link["purpose"] != PURPOSE:
+        abort(404, "This link does not open any feed. Check that you copied all of it.")
+    match = matches.load(get_db(), link["game_id"])
+    seat = link["seat"]
+    game = record(match, seat)
+    names = {p["seat"]: f"{p['name']} ({p['side']})" for p in game["players"]}
+    generator = FeedGenerator()
+    generator.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/seat/{seat}")
+    generator.title(notify.game_title(match))
+    generator.author({"name": current_app.config["MAIL_FROM"].partition(" <")[0]})
+    generator.link(href=url_for("feeds.feed", token=token, _external=True), rel="self")
+    generator.updated(_when(game["events"][-1]["at"] if game["events"] else match.created_at))
+    for event in game["events"]:
+        template = ACTIONS.get(event["action"])
+        if template is None:
+            continue  # kinds a feed does not announce
+        entry = generator.add_entry(order="prepend")  # newest first
+        entry.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/event/"
+                 f"{event['seq']}")
+        title = template.format(name=names.get(event["seat"], "The server"), **event)
+        entry.title(title)
+        entry.updated(_when(event["at"]))
+        entry.content(title)
+    if match.finished:
+        entry = generator.add_entry(order="prepend")
+        entry.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/result")
+        entry.title(f"Game over: {match.result}")
+        entry.updated(_when(game["events"][-1]["at"]))
+        entry.content(f"Game over: {match.result}")
+    return Response(generator.atom_str(pretty=True), mimetype="application/atom+xml")
+
+
+def _when(text: str) -> datetime:
+    return datetime.fromisoformat(text)

@@ -1,0 +1,128 @@
+"""Webhooks: a seat may give a URL that is told, by a JSON POST, of everything its emails
+tell it (``notify`` queues both). The body has ``content`` (what Discord's incoming
+webhooks read) and ``text`` (Slack's), both the one-line summary an email's subject gives,
+plus the game id and the kind of event for anything else.
+
+Posts go through the outbox like emails (``mail.deliver_due``): queued in the transaction of
+their cause, delivered by the job process with retries, backoff and a lease, never in a
+request. They carry no secret link: a chat channel may be read by others.
+
+A webhook URL is chosen by whoever holds a play link, so the server must not become a way
+into the network it runs in: URLs whose host is (or resolves to) a loopback, private,
+link-local or otherwise non-public address are refused when set and again when posting
+(``WEBHOOK_ALLOW_PRIVATE`` allows them, for tests and closed networks), and a post connects
+to the address that was checked, so a second DNS answer cannot point it elsewhere.
+"""
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import socket
+import ssl
+from typing import Any
+from urllib.parse import urlsplit
+
+import sqlite_utils
+from flask import current_app
+
+MAX_URL = 500
+TIMEOUT = 10  # seconds a receiver may take
+
+
+class BadWebhook(ValueError):
+    """A URL the server will not post to; the message tells a player why."""
+
+
+def checked_url(url: Any, allow_private: bool = False) -> str | None:
+    """``url`` as it will be stored ("" or None: no webhook), or ``BadWebhook``."""
+    if url is None or (isinstance(url, str) and not url.strip()):
+        return None
+    if not isinstance(url, str) or len(url) > MAX_URL or not url.isascii() \
+            or any(c.isspace() or not c.isprintable() for c in url):
+        raise BadWebhook(f"A webhook is an http:// or https:// URL of at most {MAX_URL} "
+                         "characters, without spaces.")
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username \
+            or parts.password:
+        raise BadWebhook("A webhook must be an http:// or https:// URL such as "
+                         "https://discord.com/api/webhooks/...")
+    try:
+        parts.port
+    except ValueError:
+        raise BadWebhook("The webhook URL's port is not a number from 1 to 65535.") from None
+    if not allow_private:
+        _public_address(parts.hostname, parts.port or 443)
+    return url.strip()
+
+
+def _public_address(host: str, port: int) -> str:
+    """The first address ``host`` resolves to, if every one is a public address."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise BadWebhook(f"The webhook's host {host!r} cannot be found.") from None
+    addresses = [info[4][0] for info in found]
+    for address in addresses:
+        if not ipaddress.ip_address(address.split("%")[0]).is_global:
+            raise BadWebhook("Webhooks may only go to public internet addresses.")
+    return addresses[0]
+
+
+def set_url(db: sqlite_utils.Database, game_id: str, seat: int, url: Any) -> str | None:
+    url = checked_url(url, current_app.config["WEBHOOK_ALLOW_PRIVATE"])
+    db.execute("UPDATE seats SET webhook = ? WHERE game_id = ? AND seat = ?",
+               [url, game_id, seat])
+    return url
+
+
+def url_of(db: sqlite_utils.Database, game_id: str, seat: int) -> str | None:
+    row = db.execute("SELECT webhook FROM seats WHERE game_id = ? AND seat = ?",
+                     [game_id, seat]).fetchone()
+    return row[0] if row else None
+
+
+def payload(game_id: str, kind: str, summary: str) -> str:
+    return json.dumps({"content": summary, "text": summary, "game": game_id, "kind": kind})
+
+
+def post(url: str, body: str, allow_private: bool = False) -> None:
+    """POST ``body`` (JSON) to ``url``; raises on anything but a 2xx answer."""
+    parts = urlsplit(url)
+    https = parts.scheme == "https"
+    port = parts.port or (443 if https else 80)
+    address = parts.hostname if allow_private else _public_address(parts.hostname, port)
+    if https:
+        connection = _PinnedHTTPS(parts.hostname, port, address, timeout=TIMEOUT,
+                                  context=ssl.create_default_context())
+    else:
+        connection = http.client.HTTPConnection(address, port, timeout=TIMEOUT)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.request("POST", target, body=body.encode(), headers={
+            "Host": parts.netloc.rpartition("@")[2], "Content-Type": "application/json",
+            "User-Agent": "pbem-webhook"})
+        response = connection.getresponse()
+        response.read(64 * 1024)
+    finally:
+        connection.close()
+    if not 200 <= response.status < 300:
+        raise WebhookRefused(response.status)
+
+
+class WebhookRefused(RuntimeError):
+    def __init__(self, status: int):
+        super().__init__(f"the receiver answered {status}")
+        self.status = status
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """HTTPS to the checked ``address``, with the certificate checked for ``host``."""
+
+    def __init__(self, host: str, port: int, address: str, **options: Any):
+        super().__init__(host, port, **options)
+        self._address = address
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)

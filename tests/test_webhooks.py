@@ -1,0 +1,123 @@
+"""Webhooks: a seat's news posted as JSON (Discord's ``content``, Slack's ``text``) through
+the outbox, to a real HTTP server on loopback; and never to the server's own network."""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from pbem import scheduler, webhooks
+from pbem.db import connect
+
+from conftest import api_move
+
+
+class Receiver:
+    """An HTTP server on loopback that keeps every POST, or answers ``status``."""
+
+    def __init__(self) -> None:
+        self.posts: list[tuple[str, dict, dict]] = []
+        self.status = 204
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.posts.append((self.path, dict(self.headers), json.loads(body)))
+                self.send_response(receiver.status)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hooks/abc?wait=true"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.fixture
+def receiver(app):
+    app.config["WEBHOOK_ALLOW_PRIVATE"] = True  # the test's receiver is on loopback
+    running = Receiver()
+    yield running
+    running.server.shutdown()
+
+
+def outbox(app, channel: str) -> list[dict]:
+    db = connect(app.config["DATABASE"])
+    try:
+        return [dict(r) for r in db.query("SELECT * FROM outbox WHERE channel = ? ORDER BY id",
+                                          [channel])]
+    finally:
+        db.close()
+
+
+def test_a_seats_webhook_is_told_what_its_emails_say(app, client, new_game, receiver):
+    game = new_game("mastery")
+    answer = client.put(f"{game.apis[1]}/webhook", json={"url": receiver.url})
+    assert answer.status_code == 200 and answer.json == {"webhook": receiver.url}
+    move = client.get(game.apis[0]).json["legal_moves"][0]
+    api_move(client, game.apis[0], move)
+    assert client.post(f"{game.apis[0]}/resign", json={}).status_code == 200
+    assert scheduler.deliver_mail(app)[1] == 0
+    kinds = [body["kind"] for _, _, body in receiver.posts]
+    assert kinds == ["turn", "end"]  # what seat 1's emails said since it set the webhook
+    path, headers, body = receiver.posts[0]
+    assert path == "/hooks/abc?wait=true" and headers["Content-Type"] == "application/json"
+    assert body["content"] == body["text"] and game.id in body["content"]
+    assert body["game"] == game.id
+    for _, _, body in receiver.posts:  # no secret link reaches a chat channel
+        assert "/play/" not in json.dumps(body) and "/api/" not in json.dumps(body)
+    assert all(row["status"] == "sent" for row in outbox(app, "webhook"))
+    assert not any(row["recipient"] == receiver.url for row in outbox(app, "email"))
+
+
+def test_a_failing_receiver_is_retried_through_the_outbox(app, client, new_game, receiver):
+    game = new_game("mastery")
+    client.put(f"{game.apis[1]}/webhook", json={"url": receiver.url})
+    receiver.status = 500
+    api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    scheduler.deliver_mail(app)
+    [row] = outbox(app, "webhook")
+    assert row["status"] == "pending" and row["attempts"] == 1
+    assert "answered 500" in row["last_error"]
+    assert len(receiver.posts) == 1
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:9/x", "http://localhost/x", "http://10.1.2.3/x", "http://[::1]/x",
+    "http://169.254.169.254/latest/meta-data", "http://192.168.0.1/", "ftp://example.org/",
+    "https://user:pw@example.org/", "javascript:alert(1)", "http://example.org:99999/",
+    "https://exa mple.org/", "x" * 600, 42, ["http://example.org"]])
+def test_urls_into_the_servers_own_network_or_malformed_are_refused(client, new_game, url):
+    game = new_game("mastery")
+    answer = client.put(f"{game.apis[0]}/webhook", json={"url": url})
+    assert answer.status_code == 400 and answer.json["error"]
+    assert client.put(f"{game.apis[0]}/webhook", json={"url": None}).json == {"webhook": None}
+
+
+def test_a_webhook_that_turned_private_is_never_posted_to():
+    """The address is checked again when posting (the name may resolve elsewhere now)."""
+    with pytest.raises(webhooks.BadWebhook):
+        webhooks.post("http://localhost:9/x", "{}")
+
+
+def test_the_settings_page_sets_it_all_or_nothing(client, new_game, receiver, db):
+    game = new_game("mastery")
+    settings = f"{game.urls[0]}/email"
+    page = client.get(settings).get_data(as_text=True)
+    assert 'name="webhook"' in page and "Atom feed" in page
+    field = f"notify-{game.id}-0"
+    assert client.post(settings, data={"webhook": receiver.url, field: "digest"}).status_code == 303
+    assert webhooks.url_of(db, game.id, 0) == receiver.url
+    receiver_url = receiver.url
+    app = client.application
+    app.config["WEBHOOK_ALLOW_PRIVATE"] = False
+    refused = client.post(settings, data={"webhook": "http://127.0.0.1/", field: "none"})
+    assert refused.status_code == 400
+    assert "public internet addresses" in refused.get_data(as_text=True)
+    assert webhooks.url_of(db, game.id, 0) == receiver_url
+    assert db.execute("SELECT notify FROM seats WHERE game_id = ? AND seat = 0",
+                      [game.id]).fetchone()[0] == "digest"  # nothing else changed either
