@@ -17,8 +17,13 @@ ignored without an answer, so two robots cannot keep mailing each other.
 
 Reply words besides moves (case-insensitive, a trailing ``.`` or ``!`` ignored):
 ``resign``; ``draw`` or ``offer draw``; ``accept`` or ``accept draw``; ``decline`` or
-``decline draw``. If the reply's text has no such line, a Subject edited to hold the move
-("Re: d4xc5") is read instead; the game's own subject is not.
+``decline draw``; ``rematch`` (once the game is over). If the reply's text has no such
+line, a Subject edited to hold the move ("Re: d4xc5") is read instead; the game's own
+subject is not.
+
+What the player wrote below the first line (above the quote) is posted to the game's chat
+with the move, in the same transaction: both or neither. A reply whose first line begins
+with ``say`` posts only a message: the rest of that line and what follows it.
 """
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ from typing import Iterable, Sequence
 import sqlite_utils
 from flask import current_app, has_request_context, render_template
 
-from . import links, mail, matches, notify
+from . import links, mail, matches, notify, talk
 from .db import write
 
 log = logging.getLogger(__name__)
@@ -67,14 +72,23 @@ WORDS = {
     "accept": "draw_accept", "accept draw": "draw_accept", "accept the draw": "draw_accept",
     "decline": "draw_decline", "decline draw": "draw_decline",
     "decline the draw": "draw_decline",
+    "rematch": "rematch",
 }
+SAY = re.compile(r"say\b\s*:?\s*(.*)", re.IGNORECASE | re.DOTALL)  # "say <a chat message>"
 DONE = {"move": "Your move {move} was recorded.",
         "resign": "Your resignation was recorded.",
         "draw_offer": "Your draw offer was recorded; your opponents have been told.",
         "draw_accept": "You accepted the draw.",
-        "draw_decline": "You declined the draw offer."}
-HELP = ("Reply to this email with your move in the game's notation as the first line,\n"
-        "or with one word: resign, draw (to offer one), accept or decline (a draw offer).")
+        "draw_decline": "You declined the draw offer.",
+        "chat": "Your message was posted to the game's chat.",
+        "rematch": "Your rematch request was recorded; the new game starts once the other "
+                   "players ask for it too."}
+REMATCH_STARTED = ("Every player asked for a rematch: the new game has started, and its first "
+                   "email, with your new link, is on its way.")
+HELP = ("Reply to this email with your move in the game's notation as the first line\n"
+        "(what you write below it goes to the game's chat), or with one word: resign,\n"
+        "draw (to offer one), accept or decline (a draw offer), rematch (once the game is\n"
+        "over); or with \"say\" and a message for the chat.")
 
 
 # -- reply addresses -----------------------------------------------------------------------
@@ -138,27 +152,34 @@ END_OF_REPLY = re.compile(
 INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 
 
-def first_line(text: str) -> str:
-    """The first line the player wrote: not empty, not quoted (``>``), not an "On ...
-    wrote:" attribution (also one wrapped over up to three lines), and not past a
-    signature separator (``-- ``) or a client's quoted-original marker."""
-    lines = [line.translate(INVISIBLE).replace("\xa0", " ").rstrip("\r")
+def written(text: str) -> tuple[str, str]:
+    """What the player wrote: (the first line, the message below it). The first line is the
+    first that is not empty, not quoted (``>``), not an "On ... wrote:" attribution (also
+    one wrapped over up to three lines), and not past a signature separator (``-- ``) or a
+    client's quoted-original marker; the message is what follows it up to the next of
+    those (the chat message a reply may carry under its move)."""
+    lines = [line.translate(INVISIBLE).replace("\xa0", " ").rstrip()
              for line in text.splitlines()]
-    i = 0
-    while i < len(lines):
-        raw, line = lines[i], lines[i].strip()
-        if raw.rstrip() == "--" or END_OF_REPLY.match(line):
+    found: list[str] = []
+    size, i = 0, 0
+    while i < len(lines) and size <= 2 * matches.MAX_CHAT:  # longer is refused anyway
+        line = lines[i].strip()
+        if lines[i] == "--" or END_OF_REPLY.match(line):
             break
-        if not line or line.startswith(">"):
-            i += 1
-            continue
-        wrapped = next((n for n in range(1, 4) if ATTRIBUTION.match(
+        wrapped = line and next((n for n in range(1, 4) if ATTRIBUTION.match(
             " ".join(part.strip() for part in lines[i:i + n]))), None)
-        if wrapped:
-            i += wrapped
+        if line.startswith(">") or wrapped:
+            if found:
+                break
+            i += wrapped or 1
             continue
-        return " ".join(line.split())
-    return ""
+        if line or found:
+            found.append(lines[i])
+            size += len(line) + 1
+        i += 1
+    if not found:
+        return "", ""
+    return " ".join(found[0].split()), "\n".join(found[1:]).strip()
 
 
 class _HTMLText(HTMLParser):
@@ -241,7 +262,10 @@ def command(reply: Reply, game_id: str) -> str:
 
 
 def action(text: str) -> tuple[str, str | None]:
-    """(kind, move) for ``matches.act``."""
+    """(kind, move) for ``matches.act``; ("chat", the message's first line) for "say"."""
+    said = SAY.fullmatch(text)
+    if said:
+        return "chat", said.group(1)
     word = " ".join(text.lower().rstrip(".!").split())
     if word in WORDS:
         return WORDS[word], None
@@ -306,6 +330,7 @@ class Reply:
 
     automatic: bool          # no person wrote it (see ``automatic``)
     line: str                # the first line the player wrote ("" if none)
+    message: str             # what they wrote below it, for the chat ("" if nothing)
     subject: str
     message_id: str | None   # to thread the answer under the player's reply
 
@@ -330,10 +355,10 @@ def read(raw: bytes, sender: str | None = None) -> Reply:
         message = BytesParser(policy=policy.default).parsebytes(raw)
         replied = str(message.get("Message-ID", "")).strip()
         try:
-            line = first_line(reply_text(message))
+            line, said = written(reply_text(message))
         except Exception:  # noqa: BLE001 - an unreadable body still has a subject to read
-            line = ""
-        return Reply(automatic=automatic(message, sender), line=line,
+            line, said = "", ""
+        return Reply(automatic=automatic(message, sender), line=line, message=said,
                      subject=str(message.get("Subject", "")),
                      message_id=replied if MESSAGE_ID.fullmatch(replied) else None)
     except Exception as error:  # noqa: BLE001 - RecursionError, header and charset errors
@@ -365,18 +390,18 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
     with _request_context(), write(db):
         text = command(reply, game_id)
         kind, move = action(text)
+        # "say ..." posts its line and what follows; under any other line, what follows
+        # is a message posted with it
+        said = "\n".join(filter(None, [move if kind == "chat" else "", reply.message]))
         status, error = "recorded", None
         try:
             if not text:
                 raise matches.InvalidRequest("Your reply has no move: write it as the first "
                                              "line, above the quoted email.")
-            if len(text) > MAX_LINE:
+            if len(text) > MAX_LINE and kind != "chat":
                 raise matches.InvalidRequest("The first line of your reply is too long to be "
                                              "a move: write only the move on it.")
-            # Only a move depends on the position seen; resigning and answering a draw
-            # offer do not (as on the web page and in the API).
-            match = matches.act(db, game_id, seat, kind, move,
-                                addressed.ply if kind == "move" else None)
+            match = _play(db, addressed, kind, move, said)
         except matches.StalePosition as stale:
             match = matches.load(db, game_id)
             status, error = (("duplicate", None)
@@ -385,10 +410,39 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         except matches.ActionError as refused:
             match = matches.load(db, game_id)
             status, error = "refused", refused.message
-        answer = _answer(db, match, seat, status, kind, text, error, addressed.ply,
-                         reply.message_id)
+        done = _done(match, kind, bool(said)) if status == "recorded" else None
+        unposted = bool(said) and kind != "chat" and status != "recorded"
+        answer = _answer(db, match, seat, status, done, text, error, addressed.ply,
+                         reply.message_id, unposted)
     log.info("inbound mail for game %s seat %s: %s", game_id, seat, status)
     return Result(status, game_id, seat, error, answer)
+
+
+def _play(db: sqlite_utils.Database, addressed: Addressed, kind: str, move: str | None,
+          said: str) -> matches.Match:
+    """Play a reply's command and post its message (if any) to the chat: both or neither."""
+    game_id, seat = addressed.game_id, addressed.seat
+    with write(db):
+        if kind == "chat":
+            return talk.post_chat(db, game_id, seat, said)
+        if kind == "rematch":
+            match = talk.ask_rematch(db, game_id, seat)
+        else:
+            # Only a move depends on the position seen; resigning and answering a draw
+            # offer do not (as on the web page and in the API).
+            match = matches.act(db, game_id, seat, kind, move,
+                                addressed.ply if kind == "move" else None)
+        return talk.post_chat(db, game_id, seat, said) if said else match
+
+
+def _done(match: matches.Match, kind: str, said: bool) -> str:
+    """What a reply did, for its answer."""
+    if kind == "rematch":
+        done = (REMATCH_STARTED if match.rematch_id else DONE["rematch"])
+    else:
+        done = DONE[kind].format(move=match.moves[-1].move if match.moves else "")
+    return done + (" Your message was posted to the game's chat." if said and kind != "chat"
+                   else "")
 
 
 @contextlib.contextmanager
@@ -405,8 +459,8 @@ def _request_context():
 # -- answering -----------------------------------------------------------------------------
 
 def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: str,
-            kind: str, text: str, error: str | None, seen: int,
-            replied: str | None) -> str | None:
+            done: str | None, text: str, error: str | None, seen: int,
+            replied: str | None, unposted: bool) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
     player's reply). Returns its Message-ID, or None if the loop guard held it back."""
     recipient = match.seats[seat].email
@@ -425,9 +479,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
         legal = match.game.legal_moves(match.current, seat)
         body = render_template(
             "inbound/answer.txt", match=match, seat=seat, name=match.seats[seat].name,
-            status=status, text=_echo(text), error=error,
-            done=DONE[kind].format(move=match.moves[-1].move if match.moves else "")
-            if status == "recorded" else None,
+            status=status, text=_echo(text), error=error, done=done, unposted=unposted,
             since=_moves_since(match, seat, seen) if status == "stale" else [],
             board=notify.board_text(match, seat) if status != "recorded" else "",
             situation=_situation(match, seat), legal=_legal_text(legal, link),
@@ -448,10 +500,6 @@ def _echo(text: str) -> str:
     return text if len(text) <= MAX_ECHO else text[:MAX_ECHO - 1] + "…"
 
 
-def _who(match: matches.Match, seat: int) -> str:
-    return f"{match.seat_name(seat)} ({match.seats[seat].name})"
-
-
 def _situation(match: matches.Match, seat: int) -> str:
     if match.finished:
         return f"The game is over: {match.result}."
@@ -459,7 +507,7 @@ def _situation(match: matches.Match, seat: int) -> str:
     others = [s for s in movers if s != seat]
     turn = "It is your turn" if seat in movers else ""
     if others:
-        names = " and ".join(_who(match, s) for s in others)
+        names = " and ".join(notify.who(match, s) for s in others)
         turn = (f"{turn}; {names} also to move" if turn
                 else f"{names} {'is' if len(others) == 1 else 'are'} to move")
     offer = ""

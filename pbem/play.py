@@ -16,7 +16,7 @@ from flask import (Blueprint, Response, abort, flash, redirect, render_template,
                    url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, limits, links, matches
+from . import builder, clocks, limits, links, matches, talk
 from .boards import board_for
 from .db import get_db
 from .matches import Match
@@ -43,7 +43,9 @@ def move_texts(match: Match, viewer: int | None) -> list[str]:
 
 def _game_page(match: Match, seat: int | None, token: str, role: str, *,
                ply: int | None = None, error: str | None = None, typed: str = "",
-               status: int = 200):
+               status: int = 200, error_in: str | None = None, draft: str = ""):
+    """The game page; ``error_in`` names the section whose form the error is about (chat,
+    notes, rematch; None: the move forms at the top), ``draft`` what was typed into it."""
     game, board = match.game, board_for(match.game.id)
     reviewing = ply is not None
     state = match.states[ply] if reviewing else match.current
@@ -71,6 +73,8 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         choices=[(board.choice_label(c), click(c)) for c in build.choices],
         history_prefix=history_prefix,
         clocks=clocks.of_match(match), time_control=clocks.describe(match.clock),
+        error_in=error_in, draft=draft, chat=match.chat_seen_by(seat),
+        notes=talk.notes(get_db(), match.id, seat)["text"] if seat is not None else None,
     ), status
 
 
@@ -169,12 +173,68 @@ def vacation(token: str):
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
+def _talk_refused(match: Match, seat: int, token: str, section: str,
+                  error: matches.ActionError):
+    """The page with ``error`` shown in ``section`` (chat, notes, rematch), beside the text
+    the player typed there."""
+    current = matches.load(get_db(), match.id)
+    return _game_page(current, seat, token, "play", error=error.message, status=error.status,
+                      error_in=section, draft=request.form.get("text", ""))
+
+
+def _back_to(token: str, section: str):
+    return redirect(url_for(".page", role="play", token=token, _anchor=section), 303)
+
+
+@bp.post("/play/<token>/chat")
+@limits.acting
+def chat(token: str):
+    match, seat = open_link(token, "play")
+    try:
+        talk.post_chat(get_db(), match.id, seat, request.form.get("text", ""))
+    except matches.ActionError as error:
+        return _talk_refused(match, seat, token, "chat", error)
+    return _back_to(token, "chat")
+
+
+@bp.post("/play/<token>/notes")
+def notes(token: str):
+    match, seat = open_link(token, "play")
+    try:
+        talk.save_notes(get_db(), match.id, seat, request.form.get("text", ""))
+    except matches.ActionError as error:
+        return _talk_refused(match, seat, token, "notes", error)
+    flash("Your notes were saved.")
+    return _back_to(token, "notes")
+
+
+@bp.post("/play/<token>/rematch")
+@limits.creating
+def rematch(token: str):
+    """Ask for a rematch; once every player has, open the new game (with a new link for
+    this player's seat in it, however often they come back for it)."""
+    match, seat = open_link(token, "play")
+    try:
+        after = talk.ask_rematch(get_db(), match.id, seat)
+    except matches.ActionError as error:
+        return _talk_refused(match, seat, token, "rematch", error)
+    if after.rematch_id is None:
+        flash("You asked for a rematch. It starts once the other players ask for it too.")
+        return _back_to(token, "rematch")
+    _, new_token = talk.rematch_link(get_db(), after, seat)
+    return redirect(url_for(".page", role="play", token=new_token), 303)
+
+
 def record(match: Match, viewer: int | None) -> dict[str, Any]:
-    """The whole game as ``viewer`` may know it, for download."""
+    """The whole game as ``viewer`` may know it, for download (with the chat as the
+    viewer may read it)."""
     texts = iter(move_texts(match, viewer))
+    chat = set(match.chat_seen_by(viewer))
     ply = 0
     events = []
     for event in match.events:
+        if event.kind == "chat" and event not in chat:
+            continue
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
         if event.kind == "move":
@@ -182,6 +242,8 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
             entry.update(ply=ply, move=next(texts))
         elif event.kind == "vacation":
             entry["days"] = int(event.move)
+        elif event.kind == "chat":
+            entry["text"] = event.text
         events.append(entry)
     outcome = match.current.outcome
     return {

@@ -10,6 +10,11 @@ async function swapGame(url, push) {
   const fresh = page.getElementById("game");
   const current = document.getElementById("game");
   if (!fresh || !current) { window.location.href = url; return; }
+  // a chat message or notes being typed survive a click on the board
+  for (const area of current.querySelectorAll("textarea[id]")) {
+    const twin = fresh.querySelector(`textarea#${area.id}`);
+    if (twin && area.value !== area.defaultValue) { twin.value = area.value; }
+  }
   current.replaceWith(fresh);
   document.title = page.title;
   if (push) { history.pushState({ game: true }, "", url); } else { history.replaceState({ game: true }, "", url); }
