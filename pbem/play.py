@@ -74,7 +74,7 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         history_prefix=history_prefix,
         clocks=clocks.of_match(match), time_control=clocks.describe(match.clock),
         error_in=error_in, draft=draft, chat=match.chat_seen_by(seat),
-        notes=talk.notes(get_db(), match.id, seat)["text"] if seat is not None else None,
+        notes=talk.notes(get_db(), match.id, seat) if seat is not None else None,
     ), status
 
 
@@ -204,7 +204,6 @@ def notes(token: str):
         talk.save_notes(get_db(), match.id, seat, request.form.get("text", ""))
     except matches.ActionError as error:
         return _talk_refused(match, seat, token, "notes", error)
-    flash("Your notes were saved.")
     return _back_to(token, "notes")
 
 
@@ -219,7 +218,6 @@ def rematch(token: str):
     except matches.ActionError as error:
         return _talk_refused(match, seat, token, "rematch", error)
     if after.rematch_id is None:
-        flash("You asked for a rematch. It starts once the other players ask for it too.")
         return _back_to(token, "rematch")
     _, new_token = talk.rematch_link(get_db(), after, seat)
     return redirect(url_for(".page", role="play", token=new_token), 303)

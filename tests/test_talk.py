@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from pbem import clocks, talk
+from pbem import clocks, create_app, talk
 from pbem.db import get_db
+from pbem.matches import CACHE
 
 from conftest import api_move, path_of
 
@@ -257,7 +258,8 @@ def test_notes_by_the_page_form_and_their_limits(client, new_game):
     assert saved.status_code == 303 and saved.headers["Location"].endswith("#notes")
     assert client.get(f"{game.apis[1]}/notes").json["text"] == "line 1\nline 2"
     page = client.get(game.urls[1]).get_data(as_text=True)
-    assert "Your notes were saved." in page and ">line 1\nline 2</textarea>" in page
+    assert ">line 1\nline 2</textarea>" in page
+    assert re.search(r'<span class="saved">Saved \d{4}-\d\d-\d\d \d\d:\d\d UTC.</span>', page)
     refused = client.post(f"/play/{token}/notes", data={"text": "z" * 10_001})
     assert refused.status_code == 400 and "Notes must be 0 to 10000 characters" in \
         refused.get_data(as_text=True)
@@ -282,7 +284,9 @@ def test_a_rematch_of_two_players_swaps_the_sides(client, db, new_game):
     early = client.post(f"{apis[0]}/rematch")
     assert early.status_code == 422 and "once the game is over" in early.json["error"]
     token = urls[0].rsplit("/", 1)[1]
-    assert client.post(f"/play/{token}/rematch").status_code == 422
+    refused = client.post(f"/play/{token}/rematch")
+    assert refused.status_code == 422
+    assert "A rematch can be asked for once the game is over." in refused.get_data(as_text=True)
     assert event_kinds(db, created["id"]) == []
 
     assert client.post(f"{apis[0]}/resign", json={}).status_code == 200
@@ -380,3 +384,15 @@ def test_a_chat_after_the_end_emails_the_others_but_not_the_result_again(client,
     assert client.post(f"{game.apis[0]}/rematch").status_code == 202
     assert len(emails(db, game.id, "end")) == 2
     assert [e["recipient"] for e in emails(db, game.id, "chat")] == [P[0]]
+
+
+def test_an_older_database_gains_the_chat_column_and_the_notes_table(app, client, db, new_game):
+    game = new_game("mastery")
+    db.execute("ALTER TABLE events DROP COLUMN text")
+    db.execute("DROP TABLE notes")
+    CACHE.clear()
+    create_app({"TESTING": True, "DATABASE": app.config["DATABASE"],
+                "MAIL_FOLDER": app.config["MAIL_FOLDER"], "SECRET_KEY": "test"})
+    assert client.post(f"{game.apis[0]}/chat", json={"text": "still here"}).status_code == 201
+    assert client.put(f"{game.apis[0]}/notes", json={"text": "mine"}).status_code == 200
+    assert [m["text"] for m in chat_of(client, game.apis[1])] == ["still here"]
