@@ -186,25 +186,26 @@ def _back_to(token: str, section: str):
     return redirect(url_for(".page", role="play", token=token, _anchor=section), 303)
 
 
+def _post_text(token: str, section: str, save):
+    """The chat's and the notes' forms: ``save(db, game_id, seat, text)`` the form's text,
+    then back to the page's ``section``."""
+    match, seat = open_link(token, "play")
+    try:
+        save(get_db(), match.id, seat, request.form.get("text", ""))
+    except matches.ActionError as error:
+        return _talk_refused(match, seat, token, section, error)
+    return _back_to(token, section)
+
+
 @bp.post("/play/<token>/chat")
 @limits.acting
 def chat(token: str):
-    match, seat = open_link(token, "play")
-    try:
-        talk.post_chat(get_db(), match.id, seat, request.form.get("text", ""))
-    except matches.ActionError as error:
-        return _talk_refused(match, seat, token, "chat", error)
-    return _back_to(token, "chat")
+    return _post_text(token, "chat", talk.post_chat)
 
 
 @bp.post("/play/<token>/notes")
 def notes(token: str):
-    match, seat = open_link(token, "play")
-    try:
-        talk.save_notes(get_db(), match.id, seat, request.form.get("text", ""))
-    except matches.ActionError as error:
-        return _talk_refused(match, seat, token, "notes", error)
-    return _back_to(token, "notes")
+    return _post_text(token, "notes", talk.save_notes)
 
 
 @bp.post("/play/<token>/rematch")
