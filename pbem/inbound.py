@@ -74,7 +74,7 @@ WORDS = {
     "decline the draw": "draw_decline",
     "rematch": "rematch",
 }
-SAY = re.compile(r"say\b\s*:?\s*(.*)", re.IGNORECASE | re.DOTALL)  # "say <a chat message>"
+SAY = re.compile(r"say\b\s*:?\s*(.*)", re.IGNORECASE)  # "say <a chat message>"
 DONE = {"move": "Your move {move} was recorded.",
         "resign": "Your resignation was recorded.",
         "draw_offer": "Your draw offer was recorded; your opponents have been told.",
