@@ -41,6 +41,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         CLOCK_INTERVAL_SECONDS=60,    # how often game clocks are checked for timeouts
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
+        CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
         WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, jsonify, request, url_for
 from werkzeug.exceptions import HTTPException
 
-from . import clocks, conditional, feeds, limits, links, matches, webhooks
+from . import clocks, conditional, feeds, limits, links, matches, talk, webhooks
 from .db import get_db, write
 from .matches import Match
 from .play import open_link
@@ -56,6 +56,9 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         # the caller's own conditional lines, where the game has them
         **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
            if seat is not None and conditional.supported(match.game, match.players) else {}),
+        "chat": talk.chat_json(match, seat),  # spectators: only once the game is over
+        "rematch": {"id": match.rematch_id} if match.rematch_id else None,
+        "rematch_asked": list(match.rematch_asked),
     }
 
 
@@ -198,3 +201,49 @@ def set_conditional(token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify(game_json(current, seat))
+
+
+@bp.post("/<any(play, watch):role>/<token>/chat")
+@limits.acting
+def chat(role: str, token: str):
+    """Post ``{"text"}`` to the game's chat: 201 and the game answer, which carries it."""
+    match, seat = open_link(token, role)
+    if seat is None:
+        return _error(403, "Spectators cannot post in the chat; they read it once the game "
+                           "is over.")
+    try:
+        after = talk.post_chat(get_db(), match.id, seat, _body().get("text"))
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify(game_json(after, seat)), 201
+
+
+@bp.route("/play/<token>/notes", methods=["GET", "PUT"])
+def notes(token: str):
+    """The player's private notes on the game, ``{"text", "updated_at"}``; PUT ``{"text"}``
+    replaces them."""
+    match, seat = open_link(token, "play")
+    if request.method == "GET":
+        return jsonify(talk.notes(get_db(), match.id, seat))
+    try:
+        return jsonify(talk.save_notes(get_db(), match.id, seat, _body().get("text")))
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+
+
+@bp.post("/play/<token>/rematch")
+@limits.creating
+def rematch(token: str):
+    """Ask for a rematch of the finished game: 202 and the game answer while other seats
+    have not asked; once all have, 201 and the caller's new game (a new link each time)."""
+    match, seat = open_link(token, "play")
+    try:
+        after = talk.ask_rematch(get_db(), match.id, seat)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    if after.rematch_id is None:
+        return jsonify(game_json(after, seat)), 202
+    new_seat, new_token = talk.rematch_link(get_db(), after, seat)
+    return jsonify(id=after.rematch_id, seat=new_seat,
+                   url=links.external_url("play.page", role="play", token=new_token),
+                   api=links.external_url("api.game", role="play", token=new_token)), 201

@@ -90,6 +90,8 @@ ADDED_COLUMNS = (
     ("outbox", "unique_key", str, None),
     ("outbox", "channel", str, "email"),  # email, or webhook (pbem/webhooks.py)
     ("seats", "webhook", str, None),      # the seat's webhook URL (pbem/webhooks.py)
+    # a chat message's text; for the rematch ask that completed a rematch, the new game's id
+    ("events", "text", str, None),
 )
 
 
@@ -126,7 +128,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "seq": int,           # 1, 2, 3, ... per game; the primary key makes it unique
         "seat": int,          # who acted (null for the server itself, e.g. a timeout)
         "kind": str,          # move, resign, draw_offer, draw_accept, draw_decline,
-                              # vacation (move: its days), timeout (the server's; seat: who ran out)
+                              # vacation (move: its days), timeout (the server's; seat: who ran out),
+                              # chat (text: the message), rematch (a seat asks for one)
         "move": str,          # the move in notation, for kind = move
         "created_at": str,
     }, pk=("game_id", "seq"), foreign_keys=[("game_id", "games", "id")],
@@ -193,6 +196,9 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db["digest_days"].create({  # the days whose digests were queued (UTC dates)
         "day": str, "created_at": str,
     }, pk="day", if_not_exists=True)
+    db["notes"].create({  # each player's private notes on a game: never shown to anyone else
+        "game_id": str, "seat": int, "text": str, "updated_at": str,
+    }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
 
 
 @click.command("init-db")

@@ -19,8 +19,13 @@ Reply words besides moves (case-insensitive, a trailing ``.`` or ``!`` ignored):
 ``resign`` (in a team game: propose it, or confirm a partner's proposal); ``draw`` or
 ``offer draw``; ``accept draw``, ``decline draw``; ``play on`` (decline a partner's proposal
 to resign); ``accept`` and ``decline`` answer the offer open to the player (a draw offer,
-else a partner's proposal to resign). If the reply's text has no such line, a Subject edited
-to hold the move ("Re: d4xc5") is read instead; the game's own subject is not.
+else a partner's proposal to resign); ``rematch`` (once the game is over). If the reply's
+text has no such line, a Subject edited to hold the move ("Re: d4xc5") is read instead;
+the game's own subject is not.
+
+What the player wrote below the first line (above the quote) is posted to the game's chat
+with the move, in the same transaction: both or neither. A reply whose first line begins
+with ``say`` posts only a message: the rest of that line and what follows it.
 """
 from __future__ import annotations
 
@@ -40,7 +45,7 @@ from typing import Iterable, Sequence
 import sqlite_utils
 from flask import current_app, has_request_context, render_template
 
-from . import links, mail, matches, notify
+from . import links, mail, matches, notify, talk
 from .db import write
 
 log = logging.getLogger(__name__)
@@ -70,7 +75,9 @@ WORDS = {
     "accept draw": "draw_accept", "accept the draw": "draw_accept",
     "decline draw": "draw_decline", "decline the draw": "draw_decline",
     "play on": "resign_decline",
+    "rematch": "rematch",
 }
+SAY = re.compile(r"say\b\s*:?\s*(.*)", re.IGNORECASE)  # "say <a chat message>"
 # What an answer says was recorded, by the event's kind; its subject's first words, by status.
 DONE = {"move": "Your move {move} was recorded.",
         "resign": "Your resignation was recorded.",
@@ -80,12 +87,19 @@ DONE = {"move": "Your move {move} was recorded.",
         "resign_decline": "You declined {partners}'s proposal to resign: your team plays on.",
         "draw_offer": "Your draw offer was recorded; {opponents} will be told.",
         "draw_accept": "You accepted the draw.",
-        "draw_decline": "You declined the draw offer."}
+        "draw_decline": "You declined the draw offer.",
+        "chat": "Your message was posted to the game's chat.",
+        "rematch": "Your rematch request was recorded; the new game starts once the other "
+                   "players ask for it too."}
 ANSWERED = {"recorded": "Recorded", "duplicate": "Already recorded",
             "stale": "Not played: the game moved on", "refused": "Not played"}
-HELP = ("Reply to this email with your move in the game's notation as the first line,\n"
-        "or with one word: resign, draw (to offer one), accept or decline (a draw offer,\n"
-        "or in a team game a partner's proposal to resign).")
+REMATCH_STARTED = ("Every player asked for a rematch: the new game has started, and its first "
+                   "email, with your new link, is on its way.")
+HELP = ("Reply to this email with your move in the game's notation as the first line\n"
+        "(what you write below it goes to the game's chat), or with one word: resign,\n"
+        "draw (to offer one), accept or decline (a draw offer, or in a team game a\n"
+        "partner's proposal to resign), rematch (once the game is over); or with \"say\"\n"
+        "and a message for the chat.")
 
 
 # -- reply addresses -----------------------------------------------------------------------
@@ -149,27 +163,34 @@ END_OF_REPLY = re.compile(
 INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 
 
-def first_line(text: str) -> str:
-    """The first line the player wrote: not empty, not quoted (``>``), not an "On ...
-    wrote:" attribution (also one wrapped over up to three lines), and not past a
-    signature separator (``-- ``) or a client's quoted-original marker."""
-    lines = [line.translate(INVISIBLE).replace("\xa0", " ").rstrip("\r")
+def written(text: str) -> tuple[str, str]:
+    """What the player wrote: (the first line, the message below it). The first line is the
+    first that is not empty, not quoted (``>``), not an "On ... wrote:" attribution (also
+    one wrapped over up to three lines), and not past a signature separator (``-- ``) or a
+    client's quoted-original marker; the message is what follows it up to the next of
+    those (the chat message a reply may carry under its move)."""
+    lines = [line.translate(INVISIBLE).replace("\xa0", " ").rstrip()
              for line in text.splitlines()]
-    i = 0
-    while i < len(lines):
-        raw, line = lines[i], lines[i].strip()
-        if raw.rstrip() == "--" or END_OF_REPLY.match(line):
+    found: list[str] = []
+    size, i = 0, 0
+    while i < len(lines) and size <= 2 * matches.MAX_CHAT:  # longer is refused anyway
+        line = lines[i].strip()
+        if lines[i] == "--" or END_OF_REPLY.match(line):
             break
-        if not line or line.startswith(">"):
-            i += 1
-            continue
-        wrapped = next((n for n in range(1, 4) if ATTRIBUTION.match(
+        wrapped = line and next((n for n in range(1, 4) if ATTRIBUTION.match(
             " ".join(part.strip() for part in lines[i:i + n]))), None)
-        if wrapped:
-            i += wrapped
+        if line.startswith(">") or wrapped:
+            if found:
+                break
+            i += wrapped or 1
             continue
-        return " ".join(line.split())
-    return ""
+        if line or found:
+            found.append(lines[i])
+            size += len(line) + 1
+        i += 1
+    if not found:
+        return "", ""
+    return " ".join(found[0].split()), "\n".join(found[1:]).strip()
 
 
 class _HTMLText(HTMLParser):
@@ -252,8 +273,11 @@ def command(reply: Reply, game_id: str) -> str:
 
 
 def action(text: str) -> tuple[str, str | None]:
-    """(kind, move) for ``matches.act``; a bare "accept" or "decline" still needs
-    ``answering``."""
+    """(kind, move) for ``matches.act``; ("chat", the message's first line) for "say"; a
+    bare "accept" or "decline" still needs ``answering``."""
+    said = SAY.fullmatch(text)
+    if said:
+        return "chat", said.group(1)
     word = " ".join(text.lower().rstrip(".!").split())
     if word in WORDS:
         return WORDS[word], None
@@ -329,6 +353,7 @@ class Reply:
 
     automatic: bool          # no person wrote it (see ``automatic``)
     line: str                # the first line the player wrote ("" if none)
+    message: str             # what they wrote below it, for the chat ("" if nothing)
     subject: str
     message_id: str | None   # to thread the answer under the player's reply
 
@@ -353,10 +378,10 @@ def read(raw: bytes, sender: str | None = None) -> Reply:
         message = BytesParser(policy=policy.default).parsebytes(raw)
         replied = str(message.get("Message-ID", "")).strip()
         try:
-            line = first_line(reply_text(message))
+            line, said = written(reply_text(message))
         except Exception:  # noqa: BLE001 - an unreadable body still has a subject to read
-            line = ""
-        return Reply(automatic=automatic(message, sender), line=line,
+            line, said = "", ""
+        return Reply(automatic=automatic(message, sender), line=line, message=said,
                      subject=str(message.get("Subject", "")),
                      message_id=replied if MESSAGE_ID.fullmatch(replied) else None)
     except Exception as error:  # noqa: BLE001 - RecursionError, header and charset errors
@@ -389,18 +414,18 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         text = command(reply, game_id)
         kind, move = action(text)
         kind = answering(matches.load(db, game_id), seat, kind)
+        # "say ..." posts its line and what follows; under any other line, what follows
+        # is a message posted with it
+        said = "\n".join(filter(None, [move if kind == "chat" else "", reply.message]))
         status, error = "recorded", None
         try:
             if not text:
                 raise matches.InvalidRequest("Your reply has no move: write it as the first "
                                              "line, above the quoted email.")
-            if len(text) > MAX_LINE:
+            if len(text) > MAX_LINE and kind != "chat":
                 raise matches.InvalidRequest("The first line of your reply is too long to be "
                                              "a move: write only the move on it.")
-            # Only a move depends on the position seen; resigning and answering a draw
-            # offer do not (as on the web page and in the API).
-            match = matches.act(db, game_id, seat, kind, move,
-                                addressed.ply if kind == "move" else None)
+            match = _play(db, addressed, kind, move, said)
         except matches.StalePosition as stale:
             match = matches.load(db, game_id)
             status, error = (("duplicate", None)
@@ -409,10 +434,44 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         except matches.ActionError as refused:
             match = matches.load(db, game_id)
             status, error = "refused", refused.message
-        answer = _answer(db, match, seat, status, kind, text, error, addressed.ply,
-                         reply.message_id)
+        done = _done(match, seat, kind, bool(said)) if status == "recorded" else None
+        unposted = bool(said) and kind != "chat" and status != "recorded"
+        answer = _answer(db, match, seat, status, done, text, error, addressed.ply,
+                         reply.message_id, unposted)
     log.info("inbound mail for game %s seat %s: %s", game_id, seat, status)
     return Result(status, game_id, seat, error, answer)
+
+
+def _play(db: sqlite_utils.Database, addressed: Addressed, kind: str, move: str | None,
+          said: str) -> matches.Match:
+    """Play a reply's command and post its message (if any) to the chat: both or neither."""
+    game_id, seat = addressed.game_id, addressed.seat
+    with write(db):
+        if kind == "chat":
+            return talk.post_chat(db, game_id, seat, said)
+        if kind == "rematch":
+            match = talk.ask_rematch(db, game_id, seat)
+        else:
+            # Only a move depends on the position seen; resigning and answering a draw
+            # offer do not (as on the web page and in the API).
+            match = matches.act(db, game_id, seat, kind, move,
+                                addressed.ply if kind == "move" else None)
+        return talk.post_chat(db, game_id, seat, said) if said else match
+
+
+def _done(match: matches.Match, seat: int, kind: str, said: bool) -> str:
+    """What a reply of ``seat`` did, for its answer: its own latest event (an opponent's
+    conditional reply may have followed it), and the message it posted with it."""
+    if kind == "rematch":
+        done = REMATCH_STARTED if match.rematch_id else DONE["rematch"]
+    else:
+        event = next(e for e in reversed(match.events) if e.seat == seat
+                     and (e.kind == "chat") == (kind == "chat"))
+        done = DONE[event.kind].format(move=event.move,
+                                       partners=match.people(match.partners(seat)),
+                                       opponents=match.people(match.opponents(seat)))
+    return done + (" Your message was posted to the game's chat." if said and kind != "chat"
+                   else "")
 
 
 @contextlib.contextmanager
@@ -429,8 +488,8 @@ def _request_context():
 # -- answering -----------------------------------------------------------------------------
 
 def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: str,
-            kind: str, text: str, error: str | None, seen: int,
-            replied: str | None) -> str | None:
+            done: str | None, text: str, error: str | None, seen: int,
+            replied: str | None, unposted: bool) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
     player's reply). Returns its Message-ID, or None if the loop guard held it back."""
     recipient = match.seats[seat].email
@@ -449,8 +508,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
         legal = match.game.legal_moves(match.current, seat)
         body = render_template(
             "inbound/answer.txt", match=match, seat=seat, name=match.seats[seat].name,
-            status=status, text=_echo(text), error=error,
-            done=_done(match, seat) if status == "recorded" else None,
+            status=status, text=_echo(text), error=error, done=done, unposted=unposted,
             since=_moves_since(match, seat, seen) if status == "stale" else [],
             board=notify.board_text(match, seat) if status != "recorded" else "",
             situation=_situation(match, seat), legal=_legal_text(legal, link),
@@ -468,20 +526,8 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
                           headers=headers, kind="answer", seat=seat)
 
 
-def _done(match: matches.Match, seat: int) -> str:
-    """What the answer says ``seat`` just did: the last event of the game is theirs."""
-    event = match.events[-1]
-    return DONE[event.kind].format(move=event.move,
-                                   partners=match.people(match.partners(seat)),
-                                   opponents=match.people(match.opponents(seat)))
-
-
 def _echo(text: str) -> str:
     return text if len(text) <= MAX_ECHO else text[:MAX_ECHO - 1] + "…"
-
-
-def _who(match: matches.Match, seat: int) -> str:
-    return f"{match.seat_name(seat)} ({match.seats[seat].name})"
 
 
 def _situation(match: matches.Match, seat: int) -> str:
@@ -491,7 +537,7 @@ def _situation(match: matches.Match, seat: int) -> str:
     others = [s for s in movers if s != seat]
     turn = "It is your turn" if seat in movers else ""
     if others:
-        names = " and ".join(_who(match, s) for s in others)
+        names = " and ".join(notify.who(match, s) for s in others)
         turn = (f"{turn}; {names} also to move" if turn
                 else f"{names} {'is' if len(others) == 1 else 'are'} to move")
     return " ".join([f"{turn} (ply {match.ply}).", *match.notices(seat)])

@@ -27,6 +27,7 @@ from . import clocks, conditional, links, signals
 from .db import utcnow, write
 
 MAX_NAME = 60
+MAX_CHAT = 2000  # characters of one chat message
 
 
 def valid_email(text: str) -> bool:
@@ -45,11 +46,34 @@ def checked_name(name: Any, who: str) -> str:
     characters of printable text (no control characters: names go into email subjects)."""
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
         raise InvalidRequest(f"{who} needs a name of 1 to {MAX_NAME} characters.")
-    spaced = "".join(" " if unicodedata.category(c) == "Zs" else c for c in name.strip())
+    spaced = _plain_spaces(name.strip())
     if not spaced.isprintable():
         raise InvalidRequest(f"{who}'s name may hold only printable characters (no line "
                              f"breaks or control characters).")
     return " ".join(spaced.split())
+
+
+def _plain_spaces(text: str) -> str:
+    """``text`` with every kind of space (no-break, thin, ...) made a plain one."""
+    return "".join(" " if unicodedata.category(c) == "Zs" else c for c in text)
+
+
+def checked_text(text: Any, what: str, most: int, *, may_be_empty: bool = False) -> str:
+    """Text a player typed (a chat message, notes) as it is kept: line breaks made plain and
+    the text trimmed; refused unless it is at most ``most`` characters (and not empty,
+    unless ``may_be_empty``) with no control characters but line breaks and tabs. ``what``
+    names it in the error ("A chat message")."""
+    if not isinstance(text, str):
+        raise InvalidRequest(f"{what} must be given as 'text', a string.")
+    text = _plain_spaces(text.replace("\r\n", "\n").replace("\r", "\n")).strip()
+    if len(text) > most or not (text or may_be_empty):
+        raise InvalidRequest(f"{what} must be {0 if may_be_empty else 1} to {most} "
+                             f"characters long (this one has {len(text)}).")
+    # zero-width joiners are part of emoji sequences; other format characters are not text
+    if not all(c.isprintable() or c in "\n\t\u200c\u200d" for c in text):
+        raise InvalidRequest(f"{what} may hold only printable characters, line breaks and "
+                             f"tabs.")
+    return text
 
 
 class ActionError(Exception):
@@ -81,10 +105,12 @@ class Event:
     seq: int
     seat: int | None
     # move, resign, draw_offer, draw_accept, draw_decline, resign_offer, resign_accept,
-    # resign_decline (a team resigns only when a partner confirms), vacation, timeout
+    # resign_decline (a team resigns only when a partner confirms), vacation, timeout,
+    # chat, rematch
     kind: str
     move: str | None
     created_at: str
+    text: str | None = None  # a chat message; the new game's id on the last rematch ask
 
 
 TEAM_ONLY = ("resign_offer", "resign_decline")  # see Match.known_to
@@ -292,6 +318,23 @@ class Match:
         except ValueError:
             return False
 
+    def chat_seen_by(self, viewer: int | None) -> tuple[Event, ...]:
+        """The chat messages ``viewer`` may read, oldest first: every player reads all of
+        them (a team game has no private channel), spectators only once the game is over."""
+        return tuple(event for event in self.events
+                     if event.kind == "chat" and self.known_to(event, viewer))
+
+    @property
+    def rematch_asked(self) -> tuple[int, ...]:
+        """The seats that asked for a rematch, in the order they asked."""
+        return tuple(event.seat for event in self.events if event.kind == "rematch")
+
+    @property
+    def rematch_id(self) -> str | None:
+        """The rematch's game id, once every seat has asked (the last ask records it)."""
+        return next((event.text for event in self.events
+                     if event.kind == "rematch" and event.text), None)
+
     def draw_offer_open_to(self, seat: int) -> bool:
         """Whether ``seat`` may answer a standing draw offer (one made by another team)."""
         return (self.draw_offer is not None and not self.finished
@@ -308,10 +351,15 @@ class Match:
             and self.resign_offer_of(seat) not in (None, seat)
 
     def known_to(self, event: Event, viewer: int | None) -> bool:
-        """Whether ``viewer`` may know of ``event``: a team's talk of resigning (a proposal,
-        a partner playing on) is the team's own until the game is over."""
-        return (event.kind not in TEAM_ONLY or self.finished or viewer is not None
-                and viewer in self.game.team_of(self.players, event.seat))
+        """Whether ``viewer`` may know of ``event``. Until the game is over, the chat is
+        the players' (every player's: a team game has no private channel), and a team's
+        talk of resigning (a proposal, a partner playing on) is the team's own."""
+        if self.finished:
+            return True
+        if event.kind == "chat":
+            return viewer is not None
+        return event.kind not in TEAM_ONLY or viewer is not None \
+            and viewer in self.game.team_of(self.players, event.seat)
 
     def resign_offers_known_to(self, viewer: int | None) -> list[int]:
         return [seat for seat in self.resign_offers
@@ -367,7 +415,8 @@ class Match:
             elif event.kind == "timeout":  # recorded by the server (record_timeouts)
                 current = game.conclude(current, clocks.timeout_outcome(
                     game, current, event.seat, self.clock))
-            # a "vacation" pauses its player's clock (clocks.py) and changes no state
+            # a "vacation" pauses its player's clock (clocks.py) and changes no state;
+            # "chat" and "rematch" are talk about the game, not moves in it
         return replace(self, events=self.events + tuple(events), states=tuple(states),
                        moves=self.moves + tuple(e for e in events if e.kind == "move"),
                        current=current, draw_offer=offer, resign_offers=resign_offers,
@@ -413,12 +462,13 @@ def load(db: sqlite_utils.Database, game_id: str) -> Match | None:
         match = _load_fresh(db, game_id)
         if match is None:
             return None
-    rows = db.query("SELECT seq, seat, kind, move, created_at FROM events "
+    rows = db.query("SELECT seq, seat, kind, move, created_at, text FROM events "
                     "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, match.last_seq])
     events = [Event(**row) for row in rows]
     if events:
         match = match.with_events(events)
-    CACHE.put(match)
+    if not db.conn.in_transaction:  # what a transaction reads may still roll back
+        CACHE.put(match)
     return match
 
 
@@ -505,11 +555,13 @@ def _summary(state: engine.State) -> dict[str, Any]:
 # -- acting on a game ----------------------------------------------------------------------
 
 SERVER_KINDS = ("timeout",)  # events only the server records (``server=True``), never a player
+# Talk about the game rather than play in it: allowed whatever the position and the clocks.
+TALK_KINDS = ("chat", "rematch")
 
 
 def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str | None = None,
         seen_ply: int | None = None, *, server: bool = False,
-        now: datetime | None = None) -> Match:
+        now: datetime | None = None, text: str | None = None) -> Match:
     """Record one event by ``seat`` after checking it against the current position, and
     the conditional replies it sets off (``pbem/conditional.py``). "resign" records what
     resigning means for the seat (``Match.resign_kind``).
@@ -518,7 +570,8 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
     that player (``Match.moved_on``), the request is stale and refused. A refused request
     writes nothing. Inside a caller's write transaction, the event commits with it (an
     emailed move and its answer). ``server`` is for the server's own events (a timeout, for
-    ``seat``); ``now`` (default: now) is the event's time.
+    ``seat``); ``now`` (default: now) is the event's time. ``text`` is a chat message
+    (kind "chat"), or the new game's id on the rematch ask that completes a rematch.
     """
     now = now or clocks.utc_now()
     outermost = not db.conn.in_transaction
@@ -531,7 +584,9 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
         if kind == "resign":
             kind = before.resign_kind(seat)
         _check(before, seat, kind, move, server, now)
-        recorded = [_record(db, before, seat, kind, move, now)]
+        if kind == "chat":  # shown on pages and in plain-text emails, never in a header
+            text = checked_text(text, "A chat message", MAX_CHAT)
+        recorded = [_record(db, before, seat, kind, move, now, text)]
         while (answer := _conditional_reply(db, *recorded[-1], now)) is not None:
             recorded.append(answer)
         after = recorded[-1][1]
@@ -544,17 +599,18 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
 
 
 def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move: str | None,
-            now: datetime) -> tuple[Match, Match, Event]:
+            now: datetime, text: str | None = None) -> tuple[Match, Match, Event]:
     """Append one checked event to the log: (the match before, after, the event)."""
     try:
         if kind == "move":
             move = before.game.canonical(before.current, seat, move)
-        event = Event(before.last_seq + 1, seat, kind, move, clocks.iso(now))
+        event = Event(before.last_seq + 1, seat, kind, move, clocks.iso(now), text)
         after = before.with_events([event])
     except engine.IllegalMove as error:
         raise Refused(str(error)) from None
     db["events"].insert({"game_id": before.id, "seq": event.seq, "seat": seat,
-                         "kind": kind, "move": event.move, "created_at": event.created_at})
+                         "kind": kind, "move": event.move, "created_at": event.created_at,
+                         "text": event.text})
     db["games"].update(before.id, {**_summary(after.current), "updated_at": event.created_at})
     return before, after, event
 
@@ -580,6 +636,10 @@ def _conditional_reply(db: sqlite_utils.Database, before: Match, after: Match, e
 
 def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = False,
            now: datetime | None = None) -> None:
+    if kind == "rematch" and not match.finished:
+        raise Refused("A rematch can be asked for once the game is over.")
+    if kind in TALK_KINDS:
+        return
     if match.finished:
         raise Refused(f"The game is over: {match.reason}.")
     late = clocks.ran_out(match, now or clocks.utc_now())

@@ -31,21 +31,23 @@ from .boards import board_for
 from .db import utcnow, write
 from .matches import Event, Match
 
-PREFERENCES = {"each": "an email at every turn",
+PREFERENCES = {"each": "an email at every turn and for every chat message",
                "digest": "one email a day listing the games that wait for you",
                "none": "no turn emails (only the start and the result of the game)"}
 OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined"})
 # The kinds of email each choice holds back; every other kind (start, end, answers to a
 # player's own emailed moves, ...) is always sent.
 HELD_BACK = {"each": frozenset(),
-             "digest": frozenset({"turn", "reminder"}) | OFFERS,
-             "none": frozenset({"turn", "reminder", "deadline", "digest"}) | OFFERS}
+             "digest": frozenset({"turn", "reminder", "chat", "rematch"}) | OFFERS,
+             "none": frozenset({"turn", "reminder", "deadline", "digest", "chat",
+                                "rematch"}) | OFFERS}
 KINDS = {"started": "start", "your_turn": "turn", "finished": "end"}  # others: the template
 # What each kind of email says first in its subject.
 SUBJECTS = {"start": "Game started", "turn": "Your move", "reminder": "Reminder: your move",
             "deadline": "Time running out", "end": "Game over",
             "draw_offer": "Draw offered", "draw_declined": "Draw declined",
-            "resign_offer": "Resignation proposed", "resign_declined": "Resignation declined"}
+            "resign_offer": "Resignation proposed", "resign_declined": "Resignation declined",
+            "chat": "New message", "rematch": "Rematch asked"}
 HINT_MOVES = 8  # legal moves named in an email
 
 
@@ -148,7 +150,7 @@ def game_started(db: sqlite_utils.Database, *, match: Match, spectator_token: st
 @signals.event_recorded.connect
 def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                    event: Event, latest: Match) -> None:
-    if after.finished:
+    if after.finished and not before.finished:
         for seat in range(after.players):
             _send(db, after, seat, "finished")
     elif event.kind == "move":
@@ -177,6 +179,21 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         proposer = after.resign_declined[-1].offerer
         _send(db, after, proposer, "declined", kind="resign_declined",
               news=after.resign_notices(proposer))
+    elif event.kind == "chat":
+        for seat in range(after.players):
+            if seat != event.seat:
+                _send(db, after, seat, "chat", speaker=who(after, event.seat),
+                      message=event.text)
+    elif event.kind == "rematch" and after.rematch_id is None:
+        # the ask that completes a rematch starts the game, whose start emails tell everyone
+        for seat in range(after.players):
+            if seat not in after.rematch_asked:
+                _send(db, after, seat, "rematch", asker=who(after, event.seat))
+
+
+def who(match: Match, seat: int) -> str:
+    """"Dark (Ann)": a player by side and name."""
+    return f"{match.seat_name(seat)} ({match.seats[seat].name})"
 
 
 def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock) -> None:

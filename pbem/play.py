@@ -17,7 +17,7 @@ from flask import (Blueprint, Response, abort, flash, redirect, render_template,
                    url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, conditional, limits, links, matches
+from . import builder, clocks, conditional, limits, links, matches, talk
 from .boards import board_for
 from .db import get_db, write
 from .matches import Match
@@ -44,7 +44,9 @@ def move_texts(match: Match, viewer: int | None) -> list[str]:
 
 def _game_page(match: Match, seat: int | None, token: str, role: str, *,
                ply: int | None = None, error: str | None = None, typed: str = "",
-               status: int = 200):
+               status: int = 200, error_in: str | None = None, draft: str = ""):
+    """The game page; ``error_in`` names the section whose form the error is about (chat,
+    notes, rematch; None: the move forms at the top), ``draft`` what was typed into it."""
     game, board = match.game, board_for(match.game.id)
     reviewing = ply is not None
     state = match.states[ply] if reviewing else match.current
@@ -75,6 +77,8 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         conditional_lines=conditional.lines_of(get_db(), match.id, seat)
         if seat is not None and not match.finished
         and conditional.supported(game, match.players) else None,
+        error_in=error_in, draft=draft, chat=match.chat_seen_by(seat),
+        notes=talk.notes(get_db(), match.id, seat) if seat is not None else None,
     ), status
 
 
@@ -177,8 +181,60 @@ def vacation(token: str):
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
+def _talk_refused(match: Match, seat: int, token: str, section: str,
+                  error: matches.ActionError):
+    """The page with ``error`` shown in ``section`` (chat, notes, rematch), beside the text
+    the player typed there."""
+    current = matches.load(get_db(), match.id)
+    return _game_page(current, seat, token, "play", error=error.message, status=error.status,
+                      error_in=section, draft=request.form.get("text", ""))
+
+
+def _back_to(token: str, section: str):
+    return redirect(url_for(".page", role="play", token=token, _anchor=section), 303)
+
+
+def _post_text(token: str, section: str, save):
+    """The chat's and the notes' forms: ``save(db, game_id, seat, text)`` the form's text,
+    then back to the page's ``section``."""
+    match, seat = open_link(token, "play")
+    try:
+        save(get_db(), match.id, seat, request.form.get("text", ""))
+    except matches.ActionError as error:
+        return _talk_refused(match, seat, token, section, error)
+    return _back_to(token, section)
+
+
+@bp.post("/play/<token>/chat")
+@limits.acting
+def chat(token: str):
+    return _post_text(token, "chat", talk.post_chat)
+
+
+@bp.post("/play/<token>/notes")
+def notes(token: str):
+    return _post_text(token, "notes", talk.save_notes)
+
+
+@bp.post("/play/<token>/rematch")
+@limits.creating
+def rematch(token: str):
+    """Ask for a rematch; once every player has, open the new game (with a new link for
+    this player's seat in it, however often they come back for it)."""
+    match, seat = open_link(token, "play")
+    try:
+        after = talk.ask_rematch(get_db(), match.id, seat)
+    except matches.ActionError as error:
+        return _talk_refused(match, seat, token, "rematch", error)
+    if after.rematch_id is None:
+        return _back_to(token, "rematch")
+    _, new_token = talk.rematch_link(get_db(), after, seat)
+    return redirect(url_for(".page", role="play", token=new_token), 303)
+
+
 def record(match: Match, viewer: int | None) -> dict[str, Any]:
-    """The whole game as ``viewer`` may know it, for download."""
+    """The whole game as ``viewer`` may know it, for download (with the chat as the
+    viewer may read it)."""
     texts = iter(move_texts(match, viewer))
     ply = 0
     events = []
@@ -190,6 +246,8 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
             entry.update(ply=ply, move=next(texts))
         elif event.kind == "vacation":
             entry["days"] = int(event.move)
+        elif event.kind == "chat":
+            entry["text"] = event.text
         events.append(entry)
     return {
         "id": match.id, "game": match.game.id, "title": match.game.title,

@@ -12,6 +12,11 @@ async function swapGame(url, push) {
   if (!fresh || !current) { window.location.href = url; return; }
   // a board wider than a phone pans in its frame: keep it where the player left it
   const panned = [...current.querySelectorAll(".board-frame")].map((frame) => frame.scrollLeft);
+  // a chat message or notes being typed survive a click on the board
+  for (const area of current.querySelectorAll("textarea[id]")) {
+    const twin = fresh.querySelector(`textarea#${area.id}`);
+    if (twin && area.value !== area.defaultValue) { twin.value = area.value; }
+  }
   current.replaceWith(fresh);
   fresh.querySelectorAll(".board-frame").forEach((frame, i) => { frame.scrollLeft = panned[i] || 0; });
   document.title = page.title;

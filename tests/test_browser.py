@@ -420,3 +420,80 @@ def test_a_finished_game_says_so_at_the_top_of_every_page(open_context, started,
         styles = banner.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e)."
                                  "backgroundColor, getComputedStyle(e).fontSize]")
         assert styles[0] != styles[1] and float(styles[2].rstrip("px")) >= 16, styles
+
+
+# -- 9. chat and rematch -------------------------------------------------------------------------
+
+def send_chat(page: Page, text: str) -> None:
+    page.locator("#chat-text").fill(text)
+    page.locator("form.chat-form").get_by_role("button", name="Send").click()
+
+
+def chat_lines(page: Page):
+    return page.locator(".chat-messages li p")
+
+
+def test_two_players_chat_resign_and_land_in_their_rematch(person, started):
+    links = started("e3-e4")
+    dark = person(links["dark"])
+    light = person(links["light"], javascript=False)
+
+    send_chat(dark, "Good luck, <b>Light</b>!")
+    expect(dark).to_have_url(links["dark"] + "#chat")
+    expect(chat_lines(dark)).to_have_text(["Good luck, <b>Light</b>!"])
+    light.reload()
+    expect(chat_lines(light)).to_have_text(["Good luck, <b>Light</b>!"])
+    expect(light.locator(".chat-messages .who")).to_have_text(["Dark (Player 1)"])
+    send_chat(light, "Thanks!\nYou too.")
+    expect(chat_lines(light)).to_have_text(["Good luck, <b>Light</b>!", "Thanks!\nYou too."])
+    dark.reload()
+    expect(chat_lines(dark)).to_have_text(["Good luck, <b>Light</b>!", "Thanks!\nYou too."])
+    expect(dark.locator(".chat-messages li.mine")).to_have_count(1)
+
+    resign = dark.locator("form.resign")
+    resign.get_by_label("I want to resign").check()
+    resign.get_by_role("button", name="Resign").click()
+    expect(dark.locator("#game .game-over")).to_have_text(
+        "Game over — Player 2 won: Player 1 resigned.")
+    dark.get_by_role("button", name="Ask for a rematch").click()
+    expect(dark.locator("section.rematch")).to_contain_text(
+        "You asked for a rematch. Waiting for Light (Player 2) to ask too.")
+
+    light.reload()
+    expect(light.locator("section.rematch")).to_contain_text("Dark (Player 1) asked for a rematch.")
+    light.get_by_role("button", name="Accept the rematch").click()
+    expect(light).to_have_title("Mastery — Dark")  # the sides are swapped
+    expect(light.locator("#status")).to_have_text("Your turn.")
+    expect(light.locator("ul.players")).to_contain_text("Player 2 (you)")
+    assert light.url.split("#")[0] not in (links["light"], links["dark"])
+    expect(light.locator(".chat-messages li")).to_have_count(0)  # a new game, a new chat
+
+    dark.reload()
+    dark.get_by_role("button", name="Go to the rematch").click()
+    expect(dark).to_have_title("Mastery — Light")
+    expect(dark.locator("#status")).to_have_text("Waiting for Player 2 (Dark).")
+    expect(dark.locator("ul.players")).to_contain_text("Player 1 (you)")
+
+
+def test_a_message_being_typed_survives_a_click_on_the_board(person, started):
+    links = started()
+    dark = person(links["dark"])
+    dark.locator("#chat-text").fill("half a thought")
+    select(dark, "e3")  # app.js swaps the game in place
+    expect(dark.locator(".builder")).to_contain_text("Selected: e3")
+    expect(dark.locator("#chat-text")).to_have_value("half a thought")
+
+
+def test_the_chat_fits_a_phone_without_sideways_scrolling(open_context, started, tmp_path):
+    links = started("e3-e4")
+    phone = open_context(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(links["light"])
+    send_chat(phone, "A-very-long-word-" * 3 + "x" * 120 + "\nand a second line")
+    expect(chat_lines(phone)).to_have_count(1)
+    expect(phone.locator("#chat-text")).to_be_in_viewport()
+    widths = phone.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], f"the page is {widths[0]}px wide on a {widths[1]}px screen"
+    for part in (".chat-messages li", "#chat-text", "#notes-text"):
+        box = phone.locator(part).first.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, part
+    phone.screenshot(path=str(tmp_path / "chat-phone.png"), full_page=True)

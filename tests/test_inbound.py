@@ -401,7 +401,123 @@ def test_an_html_only_reply_is_read_without_its_quote(client, new_game, db, post
     ("pick   X\r\n", "pick X"),
 ])
 def test_the_first_line_the_player_wrote(text, line):
-    assert inbound.first_line(text) == line
+    assert inbound.written(text)[0] == line
+
+
+@pytest.mark.parametrize("text, message", [
+    ("d4xc5\nGood luck!\n\n  Indented, second paragraph  \n\nOn Mon, 1 Jan 2024, Games "
+     "<g@localhost> wrote:\n> It is your turn", "Good luck!\n\n  Indented, second paragraph"),
+    ("d4xc5\r\nNice one\r\n> quoted\r\nafter the quote", "Nice one"),
+    ("On Mon, 1 Jan 2024, Games <g@localhost> wrote:\n> It is your turn\n\nd4xc5\nHi\n",
+     "Hi"),   # bottom-posted: the message ends with the reply
+    ("say Hello\nthere\n-- \nAnn, my signature", "there"),
+    ("d4xc5\n\nSent from my phone", ""),
+    ("d4xc5", ""),
+])
+def test_the_message_below_the_first_line(text, message):
+    assert inbound.written(text)[1] == message
+
+
+def chat(db) -> list[tuple]:
+    return [(r["seat"], r["text"]) for r in
+            db.query("SELECT seat, text FROM events WHERE kind = 'chat' ORDER BY seq")]
+
+
+def test_what_a_reply_says_below_its_move_is_posted_to_the_chat(client, new_game, db, post,
+                                                               listener):
+    game = new_game()
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(only(post(), P1), f"{move}\nGood luck!\n\nMay the best one win.")
+    send(listener.port, reply)
+    assert events(db) == [(0, "move", move), (0, "chat", None)]
+    assert chat(db) == [(0, "Good luck!\n\nMay the best one win.")]
+    assert client.get(game.apis[1]).json["chat"][0]["text"] == "Good luck!\n\nMay the best one win."
+    delivered = post()
+    body = text_of(answer_to(delivered, reply, P1))
+    assert f"Your move {move} was recorded. Your message was posted to the game's chat." in body
+    told = [m for m in delivered if m["To"] == P2]
+    assert len(told) == 2  # the turn, and the message
+    assert any("    Good luck!\n\n    May the best one win.\n" in text_of(m) for m in told)
+
+
+def test_a_reply_that_starts_with_say_posts_only_a_message(client, new_game, db, post,
+                                                          listener):
+    game = new_game()
+    started = only(post(), P2)  # Light is not to move: a message needs no turn
+    reply = write_reply(started, "Say: Hello from Light!\nHave fun.")
+    for _ in range(2):  # delivered twice: posted once
+        send(listener.port, reply)
+    assert events(db) == [(1, "chat", None)]
+    assert chat(db) == [(1, "Hello from Light!\nHave fun.")]
+    delivered = post()
+    answers = [m for m in delivered if m["In-Reply-To"] == reply["Message-ID"]]
+    assert len(answers) == 2
+    assert "Your message was posted to the game's chat." in text_of(answers[0])
+    message = only(delivered, P1)
+    assert "Light (Player 2) writes in your game of Mastery" in text_of(message)
+
+    # The other player answers the chat email with "say" too; "say" alone posts nothing.
+    answer = write_reply(message, "say   Hi Light")
+    send(listener.port, answer)
+    assert chat(db)[-1] == (0, "Hi Light")
+    empty = write_reply(message, "say")
+    send(listener.port, empty)
+    assert len(chat(db)) == 2
+    assert "A chat message must be 1 to 2000 characters" in text_of(answer_to(post(), empty, P1))
+    assert [e[1] for e in events(db)] == ["chat", "chat"]
+    assert legal(client, game.apis[0])  # no move was made
+
+
+def test_a_refused_move_posts_no_message_and_a_refused_message_plays_no_move(
+        app, client, new_game, db, post, listener):
+    game = new_game()
+    started = only(post(), P1)
+    reply = write_reply(started, "z9xz8\nThis should not be posted")
+    send(listener.port, reply)
+    assert events(db) == []
+    body = text_of(answer_to(post(), reply, P1))
+    assert "could not be played" in body
+    assert "The message under your first line was not posted to the chat either." in body
+
+    app.config["CHAT_PER_HOUR"] = 0
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(started, f"{move}\nThis neither")
+    send(listener.port, reply)
+    assert events(db) == []  # both or neither
+    assert client.get(game.apis[0]).json["ply"] == 0  # nor does any cache hold the move
+    assert "chat messages in the last hour" in text_of(answer_to(post(), reply, P1))
+
+
+def test_rematch_by_email_reply(client, new_game, db, post, listener):
+    game = new_game()
+    started = {m["To"]: m for m in post()}
+    early = write_reply(started[P1], "rematch")
+    send(listener.port, early)
+    assert events(db) == []
+    assert "A rematch can be asked for once the game is over." in \
+        text_of(answer_to(post(), early, P1))
+
+    client.post(f"{game.apis[0]}/resign", json={})
+    finished = {m["To"]: m for m in post()}
+    ask = write_reply(finished[P2], "Rematch!")
+    send(listener.port, ask)
+    delivered = post()
+    assert "the new game starts once the other players ask for it too" in \
+        text_of(answer_to(delivered, ask, P2))
+    invitation = only([m for m in delivered if m["In-Reply-To"] != ask["Message-ID"]], P1)
+    assert "Light (Player 2) asks for a rematch" in text_of(invitation)
+    accept = write_reply(invitation, "rematch\nRevenge time.")
+    send(listener.port, accept)
+    assert [e[1] for e in events(db)] == ["resign", "rematch", "rematch", "chat"]
+    rematch_id = client.get(game.apis[0]).json["rematch"]["id"]
+    delivered = post()
+    assert "Every player asked for a rematch: the new game has started" in \
+        text_of(answer_to(delivered, accept, P1))
+    starts = [m for m in delivered if f"[{rematch_id}]" in m["Subject"]]
+    assert sorted(m["To"] for m in starts) == [P1, P2]
+    assert all("A game of Mastery has started" in text_of(m) for m in starts)
+    link = re.search(r"http://localhost(/play/[\w-]{32})\n", text_of(only(starts, P1)))
+    assert client.get("/api" + link.group(1)).json["seat"] == 1  # Dark then, Light now
 
 
 def test_a_long_list_of_legal_moves_is_cut_with_a_link(app, client, new_game, db, post,

@@ -481,6 +481,30 @@ def test_red_and_spectators_cannot_tell_games_that_differ_only_in_blues_arrangem
     assert "arrangements" in red_view and list(red_view["arrangements"]) == ["0"]
 
 
+def test_chat_and_notes_leave_red_and_spectators_unable_to_tell_the_games_apart(
+        app, client, seeded):
+    """Both players chat alike in two games that differ only in Blue's arrangement, and
+    Blue's private notes name it: Red's and the spectators' pages, answers, records and
+    emails stay the same, and Blue's notes reach nobody but Blue."""
+    a, b = seeded("talk"), seeded("talk")
+    for game, setup in ((a, BLUE_A), (b, BLUE_B)):
+        api_move(client, game.apis[BLUE], setup)
+        notes = client.put(f"{game.apis[BLUE]}/notes", json={"text": f"Mine: {setup}"})
+        assert notes.status_code == 200
+        for seat, text in ((BLUE, "Ready when you are."), (RED, "Where is your king?")):
+            assert client.post(f"{game.apis[seat]}/chat", json={"text": text}).status_code == 201
+        client.put(f"{game.apis[RED]}/notes", json={"text": "Guess: h1"})
+        api_move(client, game.apis[RED], RED_SETUP)
+        client.post(f"{game.apis[BLUE]}/chat", json={"text": "Not telling."})
+    red = seen_by(client, a, RED)
+    assert red == seen_by(client, b, RED)
+    assert seen_by(client, a, None) == seen_by(client, b, None)
+    assert emails_to(app, a, "ann@example.org") == emails_to(app, b, "ann@example.org")
+    assert "Not telling." in red["api"] and "Guess: h1" in red["notes"]
+    assert "Mine: setup" in seen_by(client, a, BLUE)["notes"]
+    assert seen_by(client, a, BLUE)["notes"] != seen_by(client, b, BLUE)["notes"]
+
+
 # Two games that differ only in Red's values: a2 is a 3 in one and a 2 in the other, d9 the
 # other way round. Red promotes a2 onto a1, then sends it onto Blue's trap on b1 asking for
 # one more promotion where its value allows it (the trap destroys it: the + must leave no

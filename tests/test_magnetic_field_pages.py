@@ -472,6 +472,30 @@ def test_blue_and_spectators_cannot_tell_games_that_differ_only_in_reds_draws(ap
         assert seed_a not in text and '"seed"' not in text
 
 
+def test_chat_and_notes_leave_blue_and_spectators_unable_to_tell_reds_draws(app, client,
+                                                                          seeded):
+    """Both players chat alike in two games that differ only in Red's draws, and Red's
+    private notes list its hand: Blue's and the spectators' pages, answers, records and
+    emails stay the same, and Red's notes reach nobody but Red."""
+    games = [seeded(seed) for seed in _seed_pair()]
+    for game in games:  # public moves only, as in the test above; then Red has drawn
+        for ply, move in enumerate(("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n",
+                                    "K@e6 +e7:s", "D@f5 +f3:w", "D@f6 +h3:e")):
+            api_move(client, game.apis[ply % 2], move)
+        hand = client.get(game.apis[1]).json["view"]["hands"][1]["tiles"]
+        assert client.put(f"{game.apis[1]}/notes", json={"text": f"My hand: {hand}"}) \
+            .status_code == 200
+        for seat, text in ((1, "Nice draw for me."), (0, "We will see.")):
+            assert client.post(f"{game.apis[seat]}/chat", json={"text": text}).status_code == 201
+    blue = seen_by(client, games[0], 0)
+    assert blue == seen_by(client, games[1], 0)
+    assert seen_by(client, games[0], None) == seen_by(client, games[1], None)
+    assert emails_to(app, games[0], "ann@example.org") == \
+        emails_to(app, games[1], "ann@example.org")
+    assert "Nice draw for me." in blue["api"] and "My hand" not in str(blue)
+    assert seen_by(client, games[0], 1)["notes"] != seen_by(client, games[1], 1)["notes"]
+
+
 def test_the_seed_is_exported_once_the_game_is_over(client, seeded):
     game = seeded("exported-seed")
     assert "exported-seed" not in client.get(game.watch + "/record.json").get_data(as_text=True)

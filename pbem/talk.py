@@ -1,0 +1,118 @@
+"""Talking about a game rather than playing it: the chat, each player's private notes, and
+rematches.
+
+Chat messages and rematch requests are events of the game's log (kinds ``chat`` and
+``rematch``), recorded through ``matches.act`` like every event, so the emails they cause
+are queued by the ``signals.event_recorded`` subscribers in the same transaction. Notes are
+private and may change, so they live in a table of their own and reach nobody but their
+owner: no page, answer, record or email of another seat or a spectator reads them.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlite_utils
+from flask import current_app
+
+from . import clocks, links, matches
+from .db import utcnow, write
+from .matches import Match
+
+MAX_NOTES = 10_000  # characters of one player's notes on a game
+
+
+class TooManyMessages(matches.ActionError):
+    """A seat posted CHAT_PER_HOUR messages in the last hour already."""
+
+    status = 429
+
+
+def post_chat(db: sqlite_utils.Database, game_id: str, seat: int, text: Any,
+              now: datetime | None = None) -> Match:
+    """Post ``text`` to the game's chat as ``seat``: at most CHAT_PER_HOUR messages per seat
+    in any hour. The same message again as the game's latest event (an email delivered
+    twice, a form sent twice) is not posted twice."""
+    now = now or clocks.utc_now()
+    text = matches.checked_text(text, "A chat message", matches.MAX_CHAT)
+    with write(db):
+        match = matches.load(db, game_id)
+        last = match.events[-1] if match.events else None
+        if last and last.kind == "chat" and last.seat == seat and last.text == text:
+            return match
+        since = now - timedelta(hours=1)
+        recent = sum(1 for event in match.events if event.kind == "chat"
+                     and event.seat == seat and clocks.parse(event.created_at) > since)
+        most = int(current_app.config["CHAT_PER_HOUR"])
+        if recent >= most:
+            raise TooManyMessages(f"You have posted {recent} chat messages in the last hour, "
+                                  f"the most this server takes ({most}). Please wait a while.")
+        return matches.act(db, game_id, seat, "chat", text=text, now=now)
+
+
+def chat_json(match: Match, viewer: int | None) -> list[dict[str, Any]]:
+    """The chat as ``viewer`` may read it, for the JSON answers (``seat`` null: the server)."""
+    return [{"seat": event.seat, "text": event.text, "at": event.created_at}
+            for event in match.chat_seen_by(viewer)]
+
+
+# -- notes -----------------------------------------------------------------------------------
+
+def notes(db: sqlite_utils.Database, game_id: str, seat: int) -> dict[str, Any]:
+    """``seat``'s own notes on the game: ``{"text", "updated_at"}`` (null: never saved)."""
+    rows = list(db.query("SELECT text, updated_at FROM notes WHERE game_id = ? AND seat = ?",
+                         [game_id, seat]))
+    return dict(rows[0]) if rows else {"text": "", "updated_at": None}
+
+
+def save_notes(db: sqlite_utils.Database, game_id: str, seat: int, text: Any) -> dict[str, Any]:
+    """Replace ``seat``'s notes on the game with ``text`` (empty clears them)."""
+    text = matches.checked_text(text, "Notes", MAX_NOTES, may_be_empty=True)
+    with write(db):
+        db["notes"].upsert({"game_id": game_id, "seat": seat, "text": text,
+                            "updated_at": utcnow()}, pk=("game_id", "seat"))
+    return notes(db, game_id, seat)
+
+
+# -- rematches -------------------------------------------------------------------------------
+
+def ask_rematch(db: sqlite_utils.Database, game_id: str, seat: int) -> Match:
+    """Record that ``seat`` asks for a rematch of the finished game (refused before the
+    end). The ask that completes the set starts the new game and records its id; asking
+    again changes nothing."""
+    with write(db):
+        match = matches.load(db, game_id)
+        if seat in match.rematch_asked:
+            return match
+        new_id = None
+        if match.finished and set(match.rematch_asked) | {seat} == set(range(match.players)):
+            new_id = _start_rematch(db, match).match.id
+        return matches.act(db, game_id, seat, "rematch", text=new_id)
+
+
+def rematch_seat(match: Match, seat: int) -> int:
+    """The seat that ``seat``'s player has in the rematch: one on (two players: swapped)."""
+    return (seat + 1) % match.players
+
+
+def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
+    """The same game, options and clock, every player one seat on, each keeping their
+    choice of emails. Starting it emails every player their new secret link."""
+    moved = sorted(match.seats, key=lambda s: rematch_seat(match, s.seat))
+    created = matches.create(db, match.game.id, [{"name": s.name, "email": s.email}
+                                                 for s in moved],
+                             dict(match.options), clock=match.clock)
+    for old in moved:
+        db.execute("UPDATE seats SET notify = (SELECT notify FROM seats WHERE game_id = ? "
+                   "AND seat = ?) WHERE game_id = ? AND seat = ?",
+                   [match.id, old.seat, created.match.id, rematch_seat(match, old.seat)])
+    return created
+
+
+def rematch_link(db: sqlite_utils.Database, match: Match, seat: int) -> tuple[int, str]:
+    """(seat, a new secret link token) of ``seat``'s player in the rematch. Only hashes of
+    links are stored, so a player who asked before the others (and then closed the start
+    email) opens the new game from the old one with a link made at that moment."""
+    new_seat = rematch_seat(match, seat)
+    with write(db):
+        return new_seat, links.mint(db, match.rematch_id, new_seat)
