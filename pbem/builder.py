@@ -30,6 +30,9 @@ class Build:
     summary: str | None = None            # the clicks so far, in words
     note: Any = None                      # markup shown before the confirm button (a preview)
     overlay: Mapping[str, Any] | None = None  # changes to the drawn view (tiles placed so far)
+    # Whether the page lists the legal moves: not where the list says nothing of what may be
+    # played (a Magnet setup, of which it holds one arrangement)
+    lists_moves: bool = True
 
     def extend(self, token: str) -> str:
         return SEPARATOR.join(self.path + (token,))

@@ -6,7 +6,9 @@ is over, hidden information over every channel a player or spectator receives, a
 setups and a turn in headless Chromium."""
 from __future__ import annotations
 
+import math
 import re
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -160,16 +162,218 @@ def test_last_turn_paths_captures_and_losses_are_drawn(app):
     assert 'class="lost destroyed"' in red_lost
 
 
-def test_email_text_shows_the_board_as_the_reader_may_know_it():
+# -- the layout: each player's way up, marks that cover nothing ------------------------------
+
+def piece_positions(svg: str) -> dict[str, tuple[float, float, int]]:
+    """vertex -> (x, y, owner) of every piece drawn on the board."""
+    owners = pieces_in(svg)
+    return {name: (x, y, int(owners[name][0])) for name, x, y, *_ in layout(svg)["bodies"]}
+
+
+def dot(svg: str, name: str) -> tuple[float, float]:
+    match = re.search(r'class="dot" cx="([-\d.]+)" cy="([-\d.]+)"', vertex_markup(svg, name))
+    return float(match[1]), float(match[2])
+
+
+def label_at(svg: str, text: str) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in re.findall(
+        rf'<text class="coord" x="([-\d.]+)" y="([-\d.]+)"[^>]*>{text}</text>', svg)]
+
+
+def bottom_side(svg: str) -> int:
+    """The owner whose pieces are drawn lower on the board, on average (the start vertices
+    are on three sides each: Red's left and upper sides, Blue's lower and right sides)."""
+    heights: dict[int, list[float]] = {0: [], 1: []}
+    for _, y, owner in piece_positions(svg).values():
+        heights[owner].append(y)
+    return max(heights, key=lambda owner: sum(heights[owner]) / len(heights[owner]))
+
+
+def test_each_player_sees_their_own_pieces_at_the_bottom(app):
+    state = GAME.start(2, {"random_setup": True}, "turned")
+    red, blue, spectator = (svg_of(app, state, seat) for seat in (RED, BLUE, None))
+    assert bottom_side(red) == RED and bottom_side(blue) == BLUE
+    assert bottom_side(spectator) == BLUE  # Red's start vertices on the upper sides
+    assert red != blue.replace('data-value="?"', "")  # a turned board, not a copy
+    # turned round the centre: a2 and k5 trade places, the coordinates go with the vertices
+    assert piece_positions(red)["a2"][:2] == piece_positions(spectator)["k5"][:2]
+    for svg, below in ((red, False), (spectator, True)):
+        (x, y), = label_at(svg, "a")
+        assert x == dot(svg, "a1")[0] and (y > dot(svg, "a1")[1]) == below
+        beside_a6 = [lx for lx, ly in label_at(svg, "6") if ly == dot(svg, "a6")[1]]
+        assert (beside_a6[0] < dot(svg, "a6")[0]) == below  # file a: right side for Red
+    # the last turn's arrow turns with the board
+    after = GAME.apply(position({"b7": "RK", "j3": "BK", "f3": "R4/3", "e6": "R2"}), RED,
+                       "f6:f3,e6")
+    trail = r'<line class="path trail" x1="([-\d.]+)" y1="([-\d.]+)" x2="([-\d.]+)" y2="([-\d.]+)"'
+    y1, y2 = (float(v) for v in re.search(trail, svg_of(app, after, RED)).group(2, 4))
+    assert y2 > y1  # f3 → f6 runs down the page for Red, who sees f1 at the top
+    y1, y2 = (float(v) for v in re.search(trail, svg_of(app, after, BLUE)).group(2, 4))
+    assert y2 < y1
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+# The rings round a vertex, and the width of their lines (static/style.css)
+RINGS = {"target": 3, "target faint": 3, "affected": 2, "capture": 3, "magnet-ring last": 3,
+         "magnet-ring pending": 4}
+OUTLINE = 0.8      # half the width of a piece's outline
+LABEL_FONT = 11    # the coordinates' font size, in the board's units
+
+
+def layout(svg: str) -> dict[str, list]:
+    """What the board draws round its vertices, in its own units and drawing order: every
+    piece body and every mark on or by a piece (rank badge, order number, promotion mark,
+    horseshoe, cross of a capture) as a circle (vertex, x, y, r, order), every ring (vertex,
+    x, y, outer radius, order) and every coordinate as a box (x, y, half width, half height,
+    order). ``svg`` may be a whole page."""
+    root = ET.fromstring(re.search(r"<svg .*</svg>", svg, re.S)[0])
+    found = {"bodies": [], "marks": [], "rings": [], "labels": []}
+    order = {element: k for k, element in enumerate(root.iter())}
+
+    def at(element):
+        x, y, scale = re.fullmatch(r"translate\(([-\d.]+) ([-\d.]+)\)(?: scale\(([\d.]+)\))?",
+                                   element.get("transform")).groups()
+        return float(x), float(y), float(scale or 1)
+
+    for cell in root.iter():
+        if cell.get("class") != "cell":
+            continue
+        name = cell.get("data-cell")
+        for element in cell.iter():
+            cls, k = element.get("class") or "", order[element]
+            if element.tag == SVG + "circle" and cls in RINGS:
+                found["rings"].append((name, float(element.get("cx")), float(element.get("cy")),
+                                       float(element.get("r")) + RINGS[cls] / 2, k))
+            elif cls.startswith("piece "):
+                x, y, _ = at(element)
+                found["bodies"].append((name, x, y, board.PIECE + OUTLINE, k))
+                badge = element.find(f"{SVG}g[@class='rank']/{SVG}circle")
+                found["marks"].append((name, x + float(badge.get("cx")),
+                                       y + float(badge.get("cy")), float(badge.get("r")), k))
+            elif cls in ("order", "promote"):
+                circle = element.find(f"{SVG}circle")
+                found["marks"].append((name, float(circle.get("cx")), float(circle.get("cy")),
+                                       float(circle.get("r")), k))
+            elif cls.startswith("horseshoe"):
+                x, y, scale = at(element)
+                found["marks"].append((name, x, y, 9 * scale, k))
+            elif cls == "took":
+                x, y = (float(v) for v in re.match(r"M([-\d.]+) ([-\d.]+)", element.get("d"))
+                        .groups())
+                found["marks"].append((name, x + 4, y + 4, 5.7, k))
+    for text in root.iter(f"{SVG}text"):
+        if text.get("class") == "coord":
+            found["labels"].append((float(text.get("x")), float(text.get("y")),
+                                    0.3 * LABEL_FONT * len(text.text), 4, order[text]))
+    return found
+
+
+def overlapping(svg: str) -> list[str]:
+    """Where marks, rings, pieces and coordinates cover one another."""
+    drawn, found = layout(svg), []
+    marks = drawn["marks"]
+    for i, (v, x, y, r, _) in enumerate(marks):
+        for w, x2, y2, r2, _ in marks[i + 1:]:
+            if math.dist((x, y), (x2, y2)) < r + r2:
+                found.append(f"a mark of {v} and one of {w}")
+        for w, x2, y2, outer, k in drawn["rings"]:
+            if w != v and math.dist((x, y), (x2, y2)) < outer + r:
+                found.append(f"a mark of {v} under the ring of {w}")
+        for w, x2, y2, r2, k in drawn["bodies"]:  # Blue's hexagons reach 1.5 further
+            if w != v and math.dist((x, y), (x2, y2)) < r + r2 + 1.5:
+                found.append(f"a mark of {v} on the piece of {w}")
+    for v, _, _, _, k in drawn["rings"]:  # a piece and its marks are drawn over its rings
+        assert all(k < k2 for w, *_, k2 in drawn["bodies"] + marks if w == v), v
+    for x, y, half_width, half_height, k in drawn["labels"]:
+        for v, x2, y2, r, k2 in drawn["bodies"] + marks:
+            nearest = (min(max(x2, x - half_width), x + half_width),
+                       min(max(y2, y - half_height), y + half_height))
+            if math.dist(nearest, (x2, y2)) < r:
+                found.append(f"the coordinate at {x}, {y} and {v}")
+        assert all(k > k2 for *_, k2 in drawn["rings"]), "a coordinate under a ring"
+    return found
+
+
+def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
+    crowded = position(ORDERED | {"a5": "R2/2", "a4": "R3", "b6": "B2", "k5": "B2", "k4": "B3",
+                                  "g9": "R2", "b2": "B4/2"})
+    after = GAME.apply(position({"b7": "RK", "j3": "BK", "f3": "R4/3", "f4": "BT2",
+                                 "f5": "B3/2", "e6": "R2", "a2": "R2", "k1": "B2"}),
+                       RED, "f6:f3+,e6")
+    opening = GAME.apply(GAME.apply(GAME.start(2, {}, "o"), RED, CANON[RED]), BLUE,
+                         CANON[BLUE])
+    with app.test_request_context():
+        setup = board.build(GAME, GAME.start(2, {}, "s"), RED, ("random",))
+    cases = [(crowded, RED, ("f6", "c3", "c3+")), (crowded, RED, ("a6",)),
+             (after, BLUE, ()), (after, RED, ()), (opening, RED, ("b3", "a3", "a3+")),
+             (opening, RED, ("b3",)), (opening, None, ())]
+    for state, seat, clicks in cases:
+        for viewer in {seat, None}:
+            overlay, targets = {}, {}
+            if clicks and viewer is not None:
+                built = builds(app, state, viewer, *clicks)
+                overlay = built.overlay
+                targets = {t: "#" for t in built.cells + built.choices}
+            with app.test_request_context():
+                svg = str(board.render({**GAME.view(state, viewer), **overlay}, seat=viewer,
+                                       targets=targets))
+            assert not overlapping(svg), (clicks, viewer, overlapping(svg))
+    with app.test_request_context():
+        svg = str(board.render({**GAME.view(GAME.start(2, {}, "s"), RED), **setup.overlay},
+                               seat=RED, targets={t: "#" for t in setup.cells + setup.choices}))
+    assert len(layout(svg)["bodies"]) == 12 and not overlapping(svg)
+    # the test sees every mark: a rank badge per piece, then the order and the promotion
+    pieces = len(crowded.board) - crowded.board.count(0)
+    assert len(layout(svg_of(app, crowded, RED))["marks"]) == pieces
+    built = builds(app, crowded, RED, "f6", "c3", "c3+")
+    with app.test_request_context():
+        svg = str(board.render({**GAME.view(crowded, RED), **built.overlay}, seat=RED))
+    assert len(layout(svg)["marks"]) == pieces + 4 + 1 + 1  # and the magnet's horseshoe
+
+
+# -- emails: the board as text -------------------------------------------------------------------
+
+def height_of(text: str, pattern: str) -> float:
+    """The mean line of the diagram (above the first blank line) on which ``pattern`` is
+    found, counting each time it is."""
+    found = [k for k, line in enumerate(text.split("\n\n")[0].splitlines())
+             for _ in re.finditer(pattern, line)]
+    return sum(found) / len(found)
+
+
+def test_email_text_shows_the_board_as_the_reader_may_know_it_and_sees_it():
     state = GAME.start(2, {"random_setup": True}, "mail")
     red = board.text(GAME.view(state, RED), RED)
     diagram = red.split("\n\n")[0]
-    assert diagram.count("B?¹") == 12 and "RK¹" in diagram and diagram.count("*") == 1
-    assert "B?²" in red  # the legend
+    assert diagram.count("B?(1)") == 12 and "RK(1)" in diagram and diagram.count("*") == 1
+    assert "R?" not in diagram and "B?(2) is a Blue piece of rank 2" in red  # the legend
+    # Red's page is turned round: so is its text, Red's pieces below the centre
+    assert height_of(red, r"R\w+\(") > height_of(red, r"\*") > height_of(red, r"B\?")
+    lines, words = red.splitlines(), " ".join(red.split())
+    assert lines[0].split() == list("kjihgfedcba") and "at the top of each file" in words
+    assert "Your pieces start at the bottom" in words
+    blue = board.text(GAME.view(state, BLUE), BLUE)
+    assert height_of(blue, r"B\w+\(") > height_of(blue, r"\*") > height_of(blue, r"R\?")
+    assert blue.splitlines()[0].split() == list("abcdefghijk")
+    assert blue.count("R?(1)") == 12 and "BK(1)" in blue
     spectator = board.text(GAME.view(state, None), None)
-    assert spectator.count("R?¹") == 12 and spectator.count("B?¹") == 12
-    lines = red.splitlines()
-    assert lines[0].split() == list("abcdefghijk") and max(map(len, lines)) <= 76
+    assert spectator.count("R?(1)") == 12 and spectator.count("B?(1)") == 12
+    assert "Red starts at the top, Blue at the bottom." in spectator
+    # the ranks at the edges, as on the page: for Red, k2 on the left and a2 on the right
+    rank2 = next(line for line in lines if line.endswith(" 2"))
+    assert re.fullmatch(r" +2 B\?\(1\)[ .]+R\w+\(1\) +2", rank2), rank2
+    assert max(map(len, lines)) <= 76 and all(line.isprintable() for line in lines)
+
+
+def test_start_email_shows_the_start_vertices_to_set_up(app, client, seeded):
+    game = seeded("start-mail")
+    email = emails_to(app, game, "ann@example.org")[0]
+    diagram = email.split("It is your turn.\n\n")[1].split("\n\n")[0]
+    marks = re.findall(r"(?<!\S)([rb.*])(?!\S)", "\n".join(diagram.splitlines()[1:-1]))
+    assert marks.count("r") == 12 and marks.count("b") == 12 and marks.count("*") == 1
+    assert marks.count(".") == 91 - 25
+    assert height_of(diagram, r" r\b") > height_of(diagram, r"\*") > height_of(diagram, r" b\b")
+    assert "r and b: Red's and Blue's start vertices" in email
 
 
 # -- setup -------------------------------------------------------------------------------------
@@ -241,6 +445,19 @@ def test_either_side_may_set_up_first_and_a_stale_path_starts_over(client, seede
     watch = client.get(game.watch).get_data(as_text=True)
     assert "Setup (secret) — Red: arranging · Blue: set up" in watch
     assert {v for _, _, v in pieces_in(watch).values()} == {"?"}
+
+
+def test_the_setup_page_lists_no_legal_moves(client, seeded):
+    game = seeded("no-list")
+    page = client.get(game.urls[RED]).get_data(as_text=True)
+    # the list would hold one arrangement of the many: it says nothing while setting up
+    assert "All legal moves" not in page and "Too many legal moves" not in page
+    assert "<option value=" not in page and 'id="move-input"' in page  # typing still works
+    api_move(client, game.apis[RED], CANON[RED])
+    api_move(client, game.apis[BLUE], CANON[BLUE])
+    page = client.get(game.urls[RED]).get_data(as_text=True)
+    legal = client.get(game.apis[RED]).json["legal_moves"]
+    assert f"All legal moves ({len(legal)})" in page and f'<option value="{legal[0]}">' in page
 
 
 def test_the_setup_typed_as_text_works_too(client, seeded):
@@ -465,6 +682,8 @@ def test_red_and_spectators_cannot_tell_games_that_differ_only_in_blues_arrangem
         captured = captured_now
     assert captured == 4 and after["outcome"] is None  # b1, c1, d1, e1: "elsewhere"
     assert seen_by(client, a, RED) == seen_by(client, b, RED)
+    # what was compared includes Red's board turned round (the way up depends on the seat)
+    assert bottom_side(client.get(a.urls[RED]).get_data(as_text=True)) == RED
     assert seen_by(client, a, None) == seen_by(client, b, None)
     for bad in RED_BAD:  # not Red's turn now
         assert _illegal(client, a, RED, bad) == _illegal(client, b, RED, bad)
@@ -606,3 +825,83 @@ def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server, 
     expect(red.locator(".notice")).to_contain_text("You played b3:a3.")
     expect(red.locator('.board-area [data-cell="b3"] .piece.red')).to_have_count(1)
     assert client.get(game.apis[BLUE]).json["view"]["last_turn"]["magnet"] == "b3"
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def fits_a_phone(page) -> None:
+    """No sideways scroll, and every target on the board (vertices, the tray's pieces) at
+    least 40 px wide and high, as much of it as is on the screen."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    sizes = page.locator("svg.board a .hit").evaluate_all(
+        "hits => hits.map(hit => { const r = hit.getBoundingClientRect(); return ["
+        "Math.min(r.right, innerWidth) - Math.max(r.left, 0), r.height]; })")
+    assert sizes and min(min(size) for size in sizes) >= 40, min(sizes)
+
+
+def on_screen(page, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= PHONE["height"] \
+        and 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"]
+
+
+@pytest.mark.browser
+def test_on_a_phone_the_board_fits_and_the_confirm_button_is_on_screen(
+        client, seeded, live_server, browser):
+    from playwright.sync_api import expect
+
+    game = seeded("phone")
+    context = browser.new_context(viewport=PHONE, has_touch=True)
+    try:
+        red = context.new_page()
+        red.set_default_timeout(10_000)
+        red.goto(live_server + game.urls[RED])
+        expect(red.locator(".builder")).to_contain_text("Arrange your 12 pieces")
+        fits_a_phone(red)
+        assert red.locator("details.legal").count() == 0
+        red.locator(".builder a.choice", has_text="Random arrangement").click()
+        expect(red.locator("#confirm-move")).to_contain_text("Play setup a2=")
+        fits_a_phone(red)
+        assert on_screen(red, "#confirm-move"), "the setup's confirm button is off screen"
+        red.goto(red.url)  # the same page, from its top
+        assert on_screen(red, "#confirm-move")
+        red.locator("#confirm-move").click()
+        expect(red.locator(".notice")).to_contain_text("You played setup")
+        api_move(client, game.apis[BLUE], CANON[BLUE])
+        # the opening turn: tap the magnet's vertex, then the piece
+        red.reload()
+        fits_a_phone(red)
+        red.locator('.board-area a.cell[data-cell="b3"]').tap()
+        expect(red.locator(".mg-preview")).to_contain_text("A magnet on b3 pulls 4 of your")
+        red.locator('.board-area a.cell[data-cell="a3"]').tap()
+        expect(red.locator("#confirm-move")).to_have_text("Play b3:a3")
+        fits_a_phone(red)
+        assert on_screen(red, "#confirm-move"), "the turn's confirm button is off screen"
+        red.locator("#confirm-move").tap()
+        expect(red.locator(".notice")).to_contain_text("You played b3:a3.")
+        # Blue's longest turn in the move list wraps instead of widening the page
+        longest = max(client.get(game.apis[BLUE]).json["legal_moves"], key=len)
+        api_move(client, game.apis[BLUE], longest)
+        red.reload()
+        expect(red.locator("section.moves li").last).to_contain_text(longest)
+        fits_a_phone(red)
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_on_a_desktop_a_move_is_never_split_across_the_move_lists_columns(
+        client, seeded, live_server, browser):
+    game = seeded("columns")
+    api_move(client, game.apis[RED], CANON[RED])
+    api_move(client, game.apis[BLUE], CANON[BLUE])
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        red = context.new_page()
+        red.goto(live_server + game.urls[RED])
+        pieces = red.locator("section.moves li").evaluate_all(
+            "items => items.map(li => li.getClientRects().length)")
+        assert pieces == [1, 1]  # Red's long setup is not split in two
+    finally:
+        context.close()

@@ -9,7 +9,9 @@ value's code (K, T2, T3, 2, 3, 4) where the view includes it (the viewer's own p
 piece once the game is over), a "?" on a pale dashed face where it does not. The king wears a
 gold ring, the traps a jagged ring. Captured pieces, whose values are public, are listed
 under the board with them. The last turn's magnet (a horseshoe on a gold ring) and the
-pieces' paths (arrows) are marked, as are the turn being built and its preview.
+pieces' paths (arrows) are marked, as are the turn being built and its preview. Each player
+sees the board turned so that their own start vertices are at the bottom, on the page and in
+the emails' text drawing alike (``TURNED_FOR``: it depends on the seat alone).
 
 Setup (a secret arrangement of the 12 pieces on the 12 start vertices). The click path holds
 piece types and start vertices: a type (``K``, ``T2``, ``T3``, ``2``, ``3``, ``4``) then a
@@ -39,17 +41,21 @@ from flask import render_template
 from markupsafe import Markup
 
 from engine.core import IllegalMove
-from engine.magnet import (CODES, GAME, INDEX, NAMES, RAYS, SET, START_NAMES, order_pieces,
-                           path_preview, pixel)
+from engine.magnet import (CODES, FILES, GAME, INDEX, NAMES, RAYS, SET, START_NAMES,
+                           order_pieces, path_preview, pixel)
 
 from ..builder import Build
 
-SPACING = 46
-MARGIN = 40
-PIECE = 17
+SPACING = 46  # between neighbouring vertices
+# The side margins leave just room for the ranks beside files a and k: on a 390 px phone, where
+# the board fills the screen's width, neighbouring vertices are then 40 px apart (390 px
+# across 10 files of 39.8 and two margins), and so is each vertex's tap target.
+MARGIN_X = 24
+MARGIN_Y = 42  # above and below: the outline's corners and the file letters
+PIECE = 16
 R3 = math.sqrt(3) / 2
-CX = round(MARGIN + 5 * R3 * SPACING, 1)
-CY = MARGIN + 5 * SPACING
+CX = round(MARGIN_X + 5 * R3 * SPACING, 1)
+CY = MARGIN_Y + 5 * SPACING
 WIDTH = round(2 * CX, 1)
 BOARD_HEIGHT = 2 * CY
 LINE = 19  # height of a line of text under the board
@@ -186,7 +192,7 @@ def _build_setup(seat: int, path: tuple[str, ...]) -> Build:
                              f"{CODE_WORDS[holding]} ({holding})",
                      hint=f"Click one of your start vertices (tinted) for your "
                           f"{CODE_WORDS[holding]} ({holding}); a piece already there goes "
-                          "back to the tray. Or choose another piece.")
+                          "back to the tray. Or choose another piece.", lists_moves=False)
     complete = None
     if len(placed) == len(start):
         complete = GAME.setup_text(seat, [_code_kind(placed[v]) for v in start])
@@ -201,7 +207,8 @@ def _build_setup(seat: int, path: tuple[str, ...]) -> Build:
                 "random arrangement.")
         summary = f"{len(placed)} of 12 placed; left: {remaining}" if placed else None
     return Build(path=canonical, cells=tuple(v for v in start if v in placed), choices=choices,
-                 complete=complete, overlay=overlay, summary=summary, hint=hint)
+                 complete=complete, overlay=overlay, summary=summary, hint=hint,
+                 lists_moves=False)
 
 
 def _code_kind(code: str) -> int:
@@ -418,15 +425,41 @@ def _preview_note(view: Mapping[str, Any], seat: int, turn: _Turn) -> Markup:
 
 # -- the drawing -------------------------------------------------------------------------------
 
-def xy(name: str) -> tuple[float, float]:
+# The seat whose start vertices are drawn on the upper sides (Red) sees the board turned
+# round, so that each player's pieces start at the bottom; spectators see it as drawn.
+TURNED_FOR = min((0, 1), key=lambda s: sum(pixel(v)[1] for v in START[s]))
+
+
+def xy(name: str, turned: bool = False) -> tuple[float, float]:
     x, y = pixel(name, SPACING)
+    if turned:
+        x, y = -x, -y
     return round(CX + x, 1), round(CY + y, 1)
 
 
-def hexagon(r: float) -> str:
-    """A hexagon with a point up, centred on (0, 0): Blue's pieces."""
-    return " ".join(f"{round(r * math.cos(math.radians(90 + 60 * k)), 2)},"
-                    f"{round(-r * math.sin(math.radians(90 + 60 * k)), 2)}" for k in range(6))
+def polar(degrees: float, distance: float) -> tuple[float, float]:
+    """An offset on screen (y downward), ``degrees`` anticlockwise from the right."""
+    angle = math.radians(degrees)
+    return round(distance * math.cos(angle), 2), round(-distance * math.sin(angle), 2)
+
+
+def hexagon(r: float, first: float = 90) -> str:
+    """A hexagon of radius ``r`` centred on (0, 0), its first corner at ``first`` degrees:
+    with a point up (90), Blue's pieces; with points left and right (0), a vertex's cell."""
+    return " ".join("%s,%s" % polar(first + 60 * k, r) for k in range(6))
+
+
+# A vertex's tap target: the points nearer to it than to any other vertex.
+CELL = hexagon(SPACING / 2 / R3, 0)
+# Where the marks round a piece go (offsets from its vertex), each into a gap between the
+# lattice's lines, clear of the path arrows. The rank badge (up-right) and the order number
+# (down-left) sit in the two gaps that no neighbour's badge or number reaches: of the three
+# vertices round each small triangle, only one has it up-right of it, only one down-left.
+# The promotion mark sits closer in, up-left. A piece on the magnet's vertex (this turn's or
+# the last) or where a piece was captured last turn has neither an order number nor a
+# promotion (only the mover's moving pieces have them), so a small horseshoe takes the
+# promotion's place and the capture's cross the order number's.
+MARKS = {"rank": polar(60, 20), "order": polar(240, 20), "promote": polar(120, 16)}
 
 
 def star(r_out: float, r_in: float, points: int) -> str:
@@ -470,35 +503,41 @@ def _lattice() -> list[tuple[float, float, float, float]]:
 LATTICE = _lattice()
 
 
-def _labels() -> tuple[list, list]:
-    files, ranks = [], []
+def _labels() -> list[tuple[str, float, float, str]]:
+    """The coordinates round the board, as (vertex, dx, dy, text) for the board drawn the
+    default way up, along the files: each file's letter under its rank 1 and its last rank
+    above it; and beside files a and k (just clear of their pieces), their ranks."""
+    labels = []
     for name in NAMES:
         file, rank = name[0], int(name[1:])
-        x, y = xy(name)
         if rank == 1:
-            files.append((x, y + 27, file))
-        if file == "a":
-            ranks.append((x - 25, y, rank))
-        elif file in "bcdef" and rank == 6 + "abcdef".index(file):
-            ranks.append((x - 16, y - 28, rank))
-        if file == "k":
-            ranks.append((x + 25, y, rank))
-        elif file in "ghij" and rank == 11 - "fghijk".index(file):
-            ranks.append((x + 16, y - 28, rank))
-    return files, ranks
+            labels.append((name, 0, 26, file))
+        if file in "ak":
+            labels.append((name, -20.5 if file == "a" else 20.5, 0, str(rank)))
+        elif rank == 11 - abs(5 - FILES.index(file)):  # the top of its file
+            labels.append((name, 0, -30, str(rank)))
+    return labels
 
 
-FILE_LABELS, RANK_LABELS = _labels()
+LABELS = _labels()
 
 
-def _outline(pad: float = 26) -> str:
-    """The board's hexagon, ``pad`` beyond the corner vertices."""
+def _outline(upright: float = MARGIN_X, slanted: float = 34) -> str:
+    """The board's hexagon: its upright sides ``upright`` beyond files a and k (on the
+    drawing's edges), its slanted sides ``slanted`` beyond the outer vertices (room for the
+    coordinates). The same both ways up."""
+    corners = [xy(name) for name in ("a1", "a6", "f11", "k6", "k1", "f1")]
+    sides = []  # (outward normal, its distance) of each side, from corner k to corner k + 1
+    for k, (x1, y1) in enumerate(corners):
+        x2, y2 = corners[(k + 1) % 6]
+        length = math.hypot(x2 - x1, y2 - y1)
+        sides.append(((y2 - y1) / length, (x1 - x2) / length, upright if x1 == x2 else slanted))
     points = []
-    for name in ("a1", "a6", "f11", "k6", "k1", "f1"):
-        x, y = xy(name)
-        distance = math.hypot(x - CX, y - CY)
-        scale = (distance + pad) / distance
-        points.append(f"{round(CX + (x - CX) * scale, 1)},{round(CY + (y - CY) * scale, 1)}")
+    for k, (x, y) in enumerate(corners):
+        (a1, b1, d1), (a2, b2, d2) = sides[k - 1], sides[k]
+        det = a1 * b2 - a2 * b1
+        dx, dy = (d1 * b2 - d2 * b1) / det, (a1 * d2 - a2 * d1) / det
+        points.append(f"{round(x + dx, 1)},{round(y + dy, 1)}")
     return " ".join(points)
 
 
@@ -507,11 +546,13 @@ OUTLINE = _outline()
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
            targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
-    """The board (the same way up for everyone: Red's start vertices on the upper three
-    sides, Blue's on the lower three) and, under it, the state of the game in words, the
-    captured pieces and, while setting up, the tray of pieces; ``targets`` maps the vertices
-    and the builder's choices (piece types of the tray) that may be clicked to their links."""
+    """The board (for spectators with Red's start vertices on the upper three sides and
+    Blue's on the lower three; each player sees their own at the bottom) and, under it, the
+    state of the game in words, the captured pieces and, while setting up, the tray of
+    pieces; ``targets`` maps the vertices and the builder's choices (piece types of the
+    tray) that may be clicked to their links."""
     targets = targets or {}
+    turned = seat == TURNED_FOR
     setup = view.get("mg_setup")
     turn = view.get("mg_turn") or {}
     placed: Mapping[str, str] = setup["placed"] if setup else {}
@@ -529,7 +570,7 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
 
     vertices = []
     for name in NAMES:
-        x, y = xy(name)
+        x, y = xy(name, turned)
         piece = None
         if name in placed:
             piece = _piece(seat, 1, placed[name], pending=True)
@@ -568,13 +609,13 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     trails = []
     for move in (last_turn or {}).get("moves", ()):
         if move["from"] != move["to"]:
-            trails.append(_arrow(move["from"], move["to"], "trail",
+            trails.append(_arrow(move["from"], move["to"], turned, "trail",
                                  f"last turn: {move['from']} → {move['to']}"))
     previews = []
     for origin, p in preview.items():
         if p["can_move"] and not (view.get("opening") and turn.get("order")
                                   and origin not in order):
-            previews.append(_arrow(origin, p["path"][-1], "preview",
+            previews.append(_arrow(origin, p["path"][-1], turned, "preview",
                                    f"{origin} → {' → '.join(p['path'])}", start=PIECE - 4,
                                    stop=6 if p["path"][-1] in view["pieces"] else 0))
 
@@ -588,20 +629,24 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
         tray = _tray(setup, targets, top)
         top = tray["bottom"]
     height = top + 8
+    away = -1 if turned else 1  # a label's offset from its vertex turns round with the board
+    labels = [(x + away * dx, y + away * dy, text) for name, dx, dy, text in LABELS
+              for x, y in [xy(name, turned)]]
     return Markup(render_template(
         "boards/magnet.svg", vertices=vertices, lattice=LATTICE, trails=trails,
-        previews=previews, files=FILE_LABELS, ranks=RANK_LABELS, width=WIDTH, height=height,
+        previews=previews, labels=labels, width=WIDTH, height=height,
         board_height=BOARD_HEIGHT, r=PIECE, hexagon=hexagon, star=star(17, 7, 12),
         spikes=star(PIECE * 0.78, PIECE * 0.58, 10), text_lines=text_lines, losses=losses,
-        tray=tray, centre=xy(view["centre"]), seat=seat, outline=OUTLINE))
+        tray=tray, centre=xy(view["centre"], turned), seat=seat, outline=OUTLINE, cell=CELL,
+        marks=MARKS))
 
 
-def _arrow(origin: str, end: str, cls: str, title: str, start: float = 0,
+def _arrow(origin: str, end: str, turned: bool, cls: str, title: str, start: float = 0,
            stop: float = PIECE + 3) -> dict[str, Any]:
     """A line from ``origin`` to ``end``, ``start`` after the one and ``stop`` before the
     other (the edge of a piece standing there)."""
-    x1, y1 = xy(origin)
-    x2, y2 = xy(end)
+    x1, y1 = xy(origin, turned)
+    x2, y2 = xy(end, turned)
     dx, dy = x2 - x1, y2 - y1
     length = math.hypot(dx, dy) or 1
     return {"cls": cls, "title": title,
@@ -693,38 +738,63 @@ def _tray(setup: Mapping[str, Any], targets: Mapping[str, str], top: float) -> d
 
 # -- the position as plain text (emails) --------------------------------------------------------
 
-SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+TEXT_CELL = 4  # characters between neighbouring files in the text drawing
+TEXT_LEFT = 6  # characters left of file a (or k): room for the ranks beside it
 
 
 def text(view: Mapping[str, Any], seat: int | None) -> str:
-    """The board as plain text for emails, drawn the same way up as on the page (Red's start
-    vertices on the upper sides), from ``view`` only: each piece as its side (R or B), its
-    value (? when unknown to the reader) and its rank as a small figure, e.g. ``B?²``."""
-    cell = 4
-    rows: dict[int, dict[int, str]] = {}
+    """The board as plain text for emails, the same way up as on the reader's page (their
+    own start vertices at the bottom), from ``view`` only: each piece as its side (R or B),
+    its value (? when unknown to the reader) and its rank in brackets, e.g. ``B?(2)``; while
+    the players set up, the start vertices still empty as r and b; the ranks at the edges
+    and the files' letters above and below, as on the page."""
+    turned = seat == TURNED_FOR
+    away = -1 if turned else 1
+    setup = view["phase"] == "setup"
+    rows: dict[int, list[tuple[int, str]]] = {}  # row -> (first character, text)
+    at: dict[str, tuple[int, int]] = {}          # vertex -> (row, centre character)
     for name in NAMES:
-        x, y = pixel(name, 2.0)
-        col, row = round(x / R3 / 2 * 2), round(y)  # col: q * 2 half-steps; row: -(2r + q)
+        x, y = pixel(name)
+        row, centre = round(2 * y * away), TEXT_LEFT + round((x * away / R3 + 5) * TEXT_CELL)
+        at[name] = row, centre
         piece = view["pieces"].get(name)
         if piece:
-            mark = "RB"[piece["owner"]] + piece.get("piece", "?") + \
-                str(piece["rank"]).translate(SUPERSCRIPT)
+            mark = "RB"[piece["owner"]] + piece.get("piece", "?") + f"({piece['rank']})"
+        elif setup and name in START_OF:
+            mark = "rb"[START_OF[name]]
         else:
             mark = "*" if name == view["centre"] else "."
-        rows.setdefault(row, {})[col] = mark
-    def line_of(marks: Mapping[int, str]) -> str:
-        line = [" "] * (cell * 11 + 2)
-        for col, mark in marks.items():
-            start = max(0, (col // 2 + 5) * cell + cell // 2 - len(mark) // 2)
-            line[start:start + len(mark)] = mark
-        return ("  " + "".join(line)).rstrip()
+        rows.setdefault(row, []).append((centre - (len(mark) - 1) // 2, mark))
+    files: list[tuple[int, str]] = []
+    for name, _, _, label in LABELS:
+        row, centre = at[name]
+        if label.isalpha():
+            files.append((centre, label))
+        elif (FILES.index(name[0]) <= 5) != turned:  # a space from the widest mark, RT2(1)
+            rows[row].append((centre - 3 - len(label), label))
+        else:
+            rows[row].append((centre + 5, label))
 
-    files = line_of({2 * q: f for q, f in zip(range(-5, 6), "abcdefghijk")})
-    lines = [files] + [line_of(rows[row]) for row in sorted(rows)] + [files]
-    words = ["Files a to k from left to right; ranks count up from 1 at the bottom of each "
-             "file; * is the centre f6.",
-             "R Red, B Blue, then the value (K king, T2 T3 traps, 2 3 4; ? not known to you) "
-             "and the rank: B?² is a Blue piece of rank 2."]
+    def line_of(pieces: list[tuple[int, str]]) -> str:
+        line = [" "] * (TEXT_LEFT * 2 + 10 * TEXT_CELL + 4)
+        for first, mark in pieces:
+            line[first:first + len(mark)] = mark
+        return "".join(line).rstrip()
+
+    letters = line_of(files)
+    lines = [letters] + [line_of(rows[row]) for row in sorted(rows)] + [letters]
+    if seat is None:
+        words = [f"{SIDES[TURNED_FOR]} starts at the top, {SIDES[1 - TURNED_FOR]} at the "
+                 "bottom."]
+    else:
+        words = ["Your pieces start at the bottom, as on your game page."]
+    words += [f"Files {'k to a' if turned else 'a to k'} from left to right; ranks count up "
+              f"from 1 at the {'top' if turned else 'bottom'} of each file (the numbers at "
+              "the edges); * is the centre f6.",
+              "R Red, B Blue, then the value (K king, T2 T3 traps, 2 3 4; ? not known to you) "
+              "and the rank in brackets: B?(2) is a Blue piece of rank 2."]
+    if setup:
+        words.append("r and b: Red's and Blue's start vertices, for the pieces not yet set up.")
     for owner in (0, 1):
         lost = [c["piece"] for c in view["captured"] if c["owner"] == owner]
         lost += [d.get("piece", "?") + " (trap victim)" for d in view["destroyed"]
