@@ -8,7 +8,8 @@
 - ``move_cells(move) -> set[str]``: the cells a move touched, to mark the last move;
 - ``text(view, seat) -> str``: the position as plain text for emails, from ``view`` only;
 - optionally ``build(game, state, seat, path) -> builder.Build``: the board's own move builder,
-  for games whose legal moves cannot all be listed (see ``builder.for_board``).
+  for games whose legal moves cannot all be listed, or whose clicks depend on the other legal
+  moves (see ``builder.for_board``).
 """
 from types import ModuleType
 
