@@ -72,7 +72,7 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         move_list=_move_list(match, texts, history_prefix, shown_ply if reviewing else None),
         legal=legal, build=build, error=error, typed=typed,
         choices=[(board.choice_label(c), click(c)) for c in build.choices],
-        history_prefix=history_prefix,
+        history_prefix=history_prefix, framed=getattr(board, "FRAMED", False),
         clocks=clocks.of_match(match), time_control=clocks.describe(match.clock),
         conditional_lines=conditional.lines_of(get_db(), match.id, seat)
         if seat is not None and not match.finished

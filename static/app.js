@@ -11,14 +11,15 @@ async function swapGame(url, push) {
   const current = document.getElementById("game");
   if (!fresh || !current) { window.location.href = url; return; }
   // a board wider than a phone pans in its frame: keep it where the player left it
-  const panned = [...current.querySelectorAll(".board-frame")].map((frame) => frame.scrollLeft);
+  const panned = [...current.querySelectorAll(".board-frame")].map(
+    (frame) => (frame.scrollWidth > frame.clientWidth ? frame.scrollLeft : null));
   // a chat message or notes being typed survive a click on the board
   for (const area of current.querySelectorAll("textarea[id]")) {
     const twin = fresh.querySelector(`textarea#${area.id}`);
     if (twin && area.value !== area.defaultValue) { twin.value = area.value; }
   }
   current.replaceWith(fresh);
-  fresh.querySelectorAll(".board-frame").forEach((frame, i) => { frame.scrollLeft = panned[i] || 0; });
+  fresh.querySelectorAll(".board-frame").forEach((frame, i) => { pan(frame, panned[i] ?? null); });
   document.title = page.title;
   if (push) { history.pushState({ game: true }, "", url); } else { history.replaceState({ game: true }, "", url); }
 }
@@ -30,8 +31,28 @@ document.addEventListener("click", (event) => {
   // an SVG <a> has no string href property: resolve its attribute
   const href = new URL(link.getAttribute("href"), document.baseURI).href;
   const walking = link.closest(".plies, .moves") !== null;
-  swapGame(href, walking).catch(() => { window.location.href = href; });
+  const place = placeOf(link);
+  swapGame(href, walking).then(() => keepPlace(place)).catch(() => { window.location.href = href; });
 });
+
+// The swap replaces the element that had the focus: without this, focus falls back to
+// <body> and a keyboard or screen-reader user starts again from the top after every click.
+function placeOf(link) {
+  return { rel: link.getAttribute("rel"), step: link.closest(".moves") && link.getAttribute("href") };
+}
+
+function keepPlace(place) {
+  const game = document.getElementById("game");
+  let next;
+  if (place.rel) {
+    next = game.querySelector(`.plies a[rel="${place.rel}"]`);
+  } else if (place.step) {
+    next = [...game.querySelectorAll(".moves a")].find((a) => a.getAttribute("href") === place.step);
+  } else {  // a board click: the first thing to click next, on the board, else in the builder
+    next = game.querySelector(".board-area svg a") || game.querySelector(".builder a.choice, #confirm-move");
+  }
+  if (next) { next.focus(); }
+}
 
 document.addEventListener("keydown", (event) => {
   if (event.target.closest("input, textarea, select") || event.altKey || event.ctrlKey || event.metaKey) { return; }
@@ -42,6 +63,14 @@ document.addEventListener("keydown", (event) => {
     swapGame(link.href, true).catch(() => { window.location.href = link.href; });
   }
 });
+
+// A board zoomed wider than the screen (The Right Moves on a phone, on its player's turn)
+// shows its centre first, then stays where its player panned it.
+function pan(frame, panned) {
+  frame.scrollLeft = panned ?? (frame.scrollWidth - frame.clientWidth) / 2;
+}
+
+for (const frame of document.querySelectorAll("#game .board-frame")) { pan(frame, null); }
 
 window.addEventListener("popstate", () => { swapGame(window.location.href, false).catch(() => window.location.reload()); });
 

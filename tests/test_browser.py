@@ -3,7 +3,9 @@
 Each test drives the app on ``live_server`` (a real HTTP server on loopback) through
 Playwright's sync API: starting a game through the form, building a move by clicking the SVG
 board (with and without JavaScript), typing a move, an illegal move, walking the history
-with the move list and the arrow keys, spectating, and resigning.
+with the move list and the arrow keys, spectating, resigning; Mastery's pieces off the board
+and its resurrection choice; the keyboard focus and the names screen readers hear on every
+game's board; and Mastery and The Right Moves on a 390×844 phone.
 
 Chromium is Debian's (``/usr/bin/chromium``, which ``./dev test`` installs); Playwright never
 downloads a browser of its own here. Without it these tests fail rather than skip, so a
@@ -16,6 +18,8 @@ import re
 import pytest
 
 from playwright.sync_api import BrowserContext, Page, expect
+
+from conftest import api_move
 
 pytestmark = pytest.mark.browser
 
@@ -497,3 +501,252 @@ def test_the_chat_fits_a_phone_without_sideways_scrolling(open_context, started,
         box = phone.locator(part).first.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390, part
     phone.screenshot(path=str(tmp_path / "chat-phone.png"), full_page=True)
+
+
+# -- 10. Mastery: the pieces off the board, and resurrection ----------------------------------
+
+RESURRECTION = ("d1xd2", "c8-a8", "d2-a2", "a8-a5")  # then Dark's a2xa5 takes a Master:
+# Dark may bring back the Officer its Master devoured, or not
+
+
+def off_board(page: Page, side: str):
+    """The strip of ``side``'s pieces off the board, as a screen reader finds it."""
+    return page.locator("svg.board").get_by_role(
+        "img", name=re.compile(rf"^{side}, off the board: "))
+
+
+def test_both_sides_pieces_off_the_board_are_shown_to_everyone(person, started):
+    links = started("d4xc5", "b6xc5")  # a Pawn each
+    for url in (links["dark"], links["light"], links["watch"], links["dark"] + "/history/2"):
+        page = person(url)
+        for side in ("Dark", "Light"):
+            strip = off_board(page, side)
+            expect(strip).to_be_visible()
+            expect(strip).to_have_accessible_name(f"{side}, off the board: 1 Pawn")
+            expect(strip.locator('[data-piece="P"]')).to_be_visible()
+            expect(strip).to_contain_text("×1")
+            expect(strip.locator('[data-piece="O"], [data-piece="M"]')).to_have_count(0)
+    # each side's strip is drawn on its own edge of the board: the opponent's above it
+    for url, top, bottom in ((links["dark"], "Light", "Dark"), (links["light"], "Dark", "Light")):
+        page = person(url)
+        ranks = [page.locator(f'.board-area [data-cell="a{rank}"]').bounding_box()["y"]
+                 for rank in (1, 8)]
+        assert off_board(page, top).bounding_box()["y"] < min(ranks) < max(ranks) < \
+            off_board(page, bottom).bounding_box()["y"]
+    review = person(links["watch"] + "/history/1")  # only Light had lost a piece then
+    expect(off_board(review, "Dark")).to_have_accessible_name("Dark, off the board: none")
+    expect(off_board(review, "Light")).to_have_accessible_name("Light, off the board: 1 Pawn")
+
+
+def test_a_capture_that_allows_a_resurrection_asks_which_piece_or_none(person, started):
+    links = started(*RESURRECTION)
+    page = person(links["dark"])
+    expect(off_board(page, "Dark")).to_have_accessible_name("Dark, off the board: 1 Officer")
+    select(page, "a2")
+    select(page, "a5")
+    # no default: nothing can be played until the choice is made
+    expect(page.locator("#confirm-move")).to_have_count(0)
+    choices = page.locator(".builder a.choice")
+    expect(choices).to_have_text(["Bring back an Officer", "No resurrection"])
+    expect(page.locator(".builder")).to_contain_text("choose which, or no resurrection")
+
+    choices.get_by_text("No resurrection").click()
+    expect(page.locator(".builder")).to_contain_text("Selected: a2 → a5 → no resurrection")
+    expect(page.locator("#confirm-move")).to_have_text("Play a2xa5")
+    page.locator(".builder a.cancel").click()
+
+    select(page, "a2")
+    select(page, "a5")
+    page.locator(".builder a.choice").get_by_text("Bring back an Officer").click()
+    expect(page.locator(".builder")).to_contain_text(
+        "Click the empty square where your Officer comes back")
+    expect(page.locator("#confirm-move")).to_have_count(0)
+    assert {"a1", "b1", "d1", "h8"} <= set(targets(page)) and "e1" not in targets(page)
+    select(page, "b1")
+    confirm(page, "a2xa5=O@b1")
+
+    expect(move_list(page).last).to_have_text("Dark a2xa5=O@b1")
+    expect(page.locator('.board-area [data-cell="b1"] .piece.owner0')).to_have_text("O")
+    expect(off_board(page, "Dark")).to_have_accessible_name("Dark, off the board: none")
+    expect(off_board(page, "Light")).to_have_accessible_name("Light, off the board: 1 Master")
+
+
+# -- 11. keyboard and screen readers, on every game's board -------------------------------------
+
+def game_at(client, new_game, live_server, game: str, players: int, options: dict,
+            moves: tuple[str, ...]) -> list[str]:
+    """A new game with ``moves`` played in turn through the API; each seat's page URL."""
+    created = new_game(game, players=players, options=options)
+    for ply, move in enumerate(moves):
+        api_move(client, created.apis[ply % players], move)
+    return [live_server + url for url in created.urls]
+
+
+BOARD_CLICKS = [  # a game, its moves so far, and a first click whose next clicks are on the board
+    ("mastery", 2, {}, (), '[data-cell="e3"]'),
+    ("the-right-moves", 2, {}, (), '[data-cell="3g"]'),
+    ("the-right-moves", 4, {}, (), '[data-cell="3g"]'),
+    ("magnet", 2, {}, (), '[data-choice="K"]'),  # setup: a piece of the tray, then its vertex
+    ("magnetic-field", 2, {"colours": "seat0-blue"}, ("pick K", "pick K", "pick D", "pick D"),
+     '[data-choice="K"]'),  # a tile of the hand, then its cell
+]
+
+
+@pytest.mark.parametrize("game, players, options, moves, first", BOARD_CLICKS,
+                         ids=["mastery", "the-right-moves-2", "the-right-moves-4", "magnet",
+                              "magnetic-field"])
+def test_focus_stays_on_the_board_after_a_click(person, client, new_game, live_server,
+                                                game, players, options, moves, first):
+    urls = game_at(client, new_game, live_server, game, players, options, moves)
+    page = person(urls[len(moves) % players])
+    page.locator(f".board-area svg a{first}").click()
+    expect(page).to_have_url(re.compile(r"\?path="))
+    # not <body>: the first of the next targets, so Tab goes on through the others
+    focused = page.locator(".board-area svg a:focus")
+    expect(focused).to_have_count(1)
+    expect(focused.locator(".target")).to_have_count(1)
+    assert focused.evaluate("a => a === document.querySelector('.board-area svg a')")
+
+
+def test_a_move_can_be_made_with_the_keyboard_alone(person, started):
+    links = started()
+    page = person(links["dark"])
+    cell(page, "e3").focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"\?path=e3$"))
+    expect(page.locator(".board-area a.cell:focus")).to_have_attribute("data-cell", "e4")
+    page.keyboard.press("Enter")  # e4, the first target
+    expect(page.locator("#confirm-move")).to_be_focused()  # nothing left to click on the board
+    page.keyboard.press("Enter")
+    expect(move_list(page)).to_have_text(["Dark e3-e4"])
+
+
+def test_walking_the_history_by_its_links_keeps_the_focus_on_them(person, started):
+    links = started("e3-e4", "c5-c4")
+    page = person(links["dark"])
+    page.locator('nav.plies a[rel="prev"]').focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/history/1$"))
+    expect(page.locator('nav.plies a[rel="prev"]')).to_be_focused()
+    page.keyboard.press("Enter")  # and again, without looking for the link
+    expect(page).to_have_url(re.compile(r"/history/0$"))
+    move_list(page).nth(1).get_by_role("link").click()
+    expect(page).to_have_url(re.compile(r"/history/2$"))
+    expect(move_list(page).nth(1).get_by_role("link")).to_be_focused()
+
+
+def names_on_the_board(page: Page) -> str:
+    """The board as a screen reader reads it: its accessibility tree, as text."""
+    return page.locator("svg.board").first.aria_snapshot()
+
+
+def test_every_mastery_piece_is_named_with_its_owner_and_square(person, started, client):
+    links = started("e3-e4")
+    view = client.get(links["watch"].replace("/watch/", "/api/watch/")).json["view"]
+    sides, kinds = ("Dark", "Light"), {"M": "Master", "O": "Officer", "P": "Pawn"}
+    for url in (links["dark"], links["light"], links["watch"]):
+        page = person(url)
+        board = page.locator("svg.board")
+        for square, piece in view["board"].items():
+            name = f"{square}: {sides[piece['owner']]} {kinds[piece['piece']]}"
+            named = board.get_by_role("link", name=name, exact=True).or_(
+                board.get_by_role("img", name=name, exact=True))
+            expect(named).to_have_count(1)
+        # no piece is read as a bare letter ("M O M O"), nor are the coordinates
+        assert not re.search(r"^\s*- text: [MOP1-8a-h](\s|$)", names_on_the_board(page), re.M)
+    light = person(links["light"])  # Light to move: its own pieces are links, Dark's images
+    board = light.locator("svg.board")
+    expect(board.get_by_role("link", name="c5: Light Pawn", exact=True)).to_have_count(1)
+    expect(board.get_by_role("img", name="e4: Dark Officer", exact=True)).to_have_count(1)
+
+
+@pytest.mark.parametrize("game, players, options, moves, opponent", [
+    ("the-right-moves", 2, {}, (), re.compile(r"^3b: Blue piece$")),
+    ("the-right-moves", 4, {}, (), re.compile(r"^3b: Blue piece$")),
+    ("magnetic-field", 2, {"colours": "seat0-blue"},
+     ("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n", "+c7:s"),
+     re.compile(r"^c7: Red figure, N pole south$")),
+], ids=["the-right-moves-2", "the-right-moves-4", "magnetic-field"])
+def test_opponent_pieces_are_named_like_your_own(person, client, new_game, live_server,
+                                                game, players, options, moves, opponent):
+    page = person(game_at(client, new_game, live_server, game, players, options, moves)[0])
+    board = page.locator("svg.board").first
+    expect(board.get_by_role("img", name=opponent)).to_have_count(1)
+
+
+def test_magnet_pieces_that_cannot_be_clicked_are_named_with_their_vertex(
+        person, client, new_game, live_server):
+    created = new_game("magnet")
+    for seat in (0, 1):  # both secret setups, so that Red's opening turn follows
+        legal = client.get(created.apis[seat]).json["legal_moves"]
+        api_move(client, created.apis[seat], next(m for m in legal if m.startswith("setup")))
+    view = client.get(created.apis[1]).json["view"]
+    page = person(live_server + created.urls[1])  # Blue, waiting: nothing is clickable
+    board = page.locator("svg.board").first
+    expect(board.locator("a")).to_have_count(0)
+    for vertex, piece in view["pieces"].items():
+        owner = ("Red", "Blue")[piece["owner"]]
+        expect(board.get_by_role("img", name=re.compile(rf"^{vertex}: {owner} "))).to_have_count(1)
+
+
+# -- 12. on a phone ----------------------------------------------------------------------------
+
+PHONE_CONTEXT = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}
+
+
+def on_a_phone(open_context, url: str) -> Page:
+    page = open_context(**PHONE_CONTEXT).new_page()
+    page.goto(url)
+    return page
+
+
+def assert_fits_a_phone(page: Page) -> None:
+    """No sideways scroll, and every target of the board at least 40 px each way."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    sizes = page.locator(".board-area svg a").evaluate_all(
+        "links => links.map(a => { const r = a.getBoundingClientRect();"
+        " return [a.dataset.cell || a.dataset.choice, Math.min(r.width, r.height)]; })")
+    assert sizes, "nothing to tap"
+    small = [(name, round(size, 1)) for name, size in sizes if size < 40]
+    assert not small, f"tap targets under 40 px: {small}"
+
+
+def test_mastery_on_a_phone(open_context, started):
+    links = started(*RESURRECTION)
+    page = on_a_phone(open_context, links["dark"])
+    assert_fits_a_phone(page)
+    select(page, "a2")
+    assert_fits_a_phone(page)
+    select(page, "a5")
+    # the choices that end the capture are on screen, not below the board
+    for choice in ("Bring back an Officer", "No resurrection"):
+        expect(page.locator(".builder a.choice").get_by_text(choice)).to_be_in_viewport(ratio=1)
+    page.locator(".builder a.choice").get_by_text("Bring back an Officer").click()
+    assert_fits_a_phone(page)
+    select(page, "h8")  # the far corner: the page may scroll, the confirm button stays in view
+    expect(page.locator("#confirm-move")).to_have_text("Play a2xa5=O@h8")
+    for top in (0, 10_000):
+        page.evaluate(f"window.scrollTo(0, {top})")
+        expect(page.locator("#confirm-move")).to_be_in_viewport(ratio=1)
+    page.locator("#confirm-move").click()
+    expect(move_list(page).last).to_have_text("Dark a2xa5=O@h8")
+    assert_fits_a_phone(on_a_phone(open_context, links["light"]))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_right_moves_on_a_phone(open_context, client, new_game, live_server, players):
+    urls = game_at(client, new_game, live_server, "the-right-moves", players, {}, ())
+    page = on_a_phone(open_context, urls[0])
+    assert_fits_a_phone(page)
+    page.locator('.board-area a.cell[data-cell="3g"]').click()
+    expect(page.locator('.board-area [data-cell="3g"] .mark.selected')).to_have_count(1)
+    assert_fits_a_phone(page)
+    page.locator('.board-area a.cell[data-cell="2g"]').click()
+    expect(page.locator("#confirm-move")).to_have_text("Play 3g-2g")
+    for top in (0, 10_000):
+        page.evaluate(f"window.scrollTo(0, {top})")
+        expect(page.locator("#confirm-move")).to_be_in_viewport(ratio=1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("#confirm-move").click()
+    expect(page.locator(".moves li")).to_have_count(1)

@@ -12,6 +12,8 @@ import pytest
 import engine
 from pbem.db import connect
 
+from conftest import confirm_move, links_in
+
 MASTERY = engine.get("mastery")
 
 
@@ -85,8 +87,13 @@ def test_resurrection_is_offered_as_a_choice_after_the_capture(client, new_game)
     game, capture, ply = resurrection_game(client, new_game)
     origin, target = capture.split("x")
     html = client.get(f"{game.urls[0]}?path={origin}.{target}").get_data(as_text=True)
-    assert f"Play {capture}</button>" in html  # resurrection is optional
-    assert "Bring back a Pawn" in html
+    # no default: the capture is played only once "no resurrection" is chosen explicitly
+    assert confirm_move(html) is None
+    assert "Bring back a Pawn" in html and "No resurrection" in html
+    assert set(links_in(html)) >= {"P", "none"}
+    without = client.get(f"{game.urls[0]}?path={origin}.{target}.none").get_data(as_text=True)
+    assert confirm_move(without) == capture
+    assert f"Selected: <strong>{origin} → {target} → no resurrection</strong>" in without
     chosen = client.get(f"{game.urls[0]}?path={origin}.{target}.P").get_data(as_text=True)
     square = re.findall(rf"\?path={origin}\.{target}\.P\.([a-h][1-8])", chosen)[0]
     final = client.get(f"{game.urls[0]}?path={origin}.{target}.P.{square}").get_data(as_text=True)
@@ -184,7 +191,9 @@ def test_every_ply_has_a_history_page_with_navigation(client, new_game):
         assert 'name="move"' not in html  # reviewing is read-only
     first = client.get(f"{game.urls[1]}/history/1").get_data(as_text=True)
     assert f'<a href="{game.urls[1]}/history/1" aria-current=step>' in first
-    assert 'data-cell="c5"><title>c5: Dark Pawn' in first  # after d4xc5
+    assert 'data-cell="c5" role="img" aria-label="c5: Dark Pawn">' in first  # after d4xc5
+    assert 'aria-label="Light, off the board: 1 Pawn"' in first
+    assert 'aria-label="Dark, off the board: none"' in first
     assert client.get(f"{game.urls[1]}/history/4").status_code == 404
     assert client.get(f"{game.watch}/history/2").status_code == 200
 

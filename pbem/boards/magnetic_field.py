@@ -37,6 +37,8 @@ from engine.magnetic_field import (CELL_INDEX, CENTRE, DIRECTIONS, FILES, PASS_L
 
 from ..builder import Build
 
+FRAMED = True  # the field alone pans in its .board-frame on a phone, not the panel below it
+
 CELL = 48
 MARGIN = 26
 FIELD = SIZE * CELL

@@ -23,7 +23,7 @@ RADII = (0, 52, 104, 158, 212, 266)
 RIM = 300
 PIECE = 19      # a piece's radius (half the side of a Blue square)
 SPACE = 9       # the printed space a piece rests on
-HIT = 24        # the clickable disc around a space
+HIT = 26        # the clickable disc around a space (the nearest two spaces are 52 apart)
 
 # A skip to a space that is also the first landing of a jump from the same start would click
 # the same two cells (both are "start, destination"), and the builder could not tell the
@@ -116,7 +116,8 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
         label = ""
         if piece:
             label = (f"{'promoted ' if piece['promoted'] else ''}"
-                     f"{piece['colour'].capitalize()} piece")
+                     f"{piece['colour'].capitalize()} piece"
+                     f"{' (selected)' if space.name in selected else ''}")
         spaces.append({
             "name": space.name, "ring": space.ring, "x": x, "y": y, "piece": piece,
             "label": label, "inner": space.ring == 1,
