@@ -88,6 +88,7 @@ ADDED_COLUMNS = (
     ("outbox", "seat", int, None),      # the seat an email is about
     # what must never be sent twice: the reminder of one turn, one address's daily digest
     ("outbox", "unique_key", str, None),
+    ("games", "public", int, 0),        # 1: its open seats are listed in the lobby
 )
 
 
@@ -109,7 +110,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "created_at": str,
         # A summary of the log, rewritten with every event for listings and the
         # scheduler; the log stays the source of truth.
-        "status": str,        # "active" or "finished"
+        "status": str,        # "waiting" (for players), "active" or "finished"
         "ply": int,
         "to_move": str,       # JSON list of seats
         "outcome": str,       # JSON or null
@@ -117,7 +118,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     }, pk="id", not_null={"game", "players", "options", "seed", "created_at"},
         if_not_exists=True)
     db["seats"].create({
-        "game_id": str, "seat": int, "name": str, "email": str,
+        "game_id": str, "seat": int,
+        "name": str, "email": str,  # both null while the seat is open; email null: none given
     }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
     db["events"].create({
         "game_id": str,
@@ -125,6 +127,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "seat": int,          # who acted (null for the server itself, e.g. a timeout)
         "kind": str,          # move, resign, draw_offer, draw_accept, draw_decline,
                               # vacation (move: its days), timeout (the server's; seat: who ran out)
+                              # join (seat: the open seat taken), withdraw (before the start)
         "move": str,          # the move in notation, for kind = move
         "created_at": str,
     }, pk=("game_id", "seq"), foreign_keys=[("game_id", "games", "id")],
@@ -138,6 +141,9 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "game_id": str,
         "seat": int,          # null: a spectator's link
         "created_at": str,
+    }, pk="token_hash", foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
+    db["invitations"].create({  # the join link of each open seat, like links
+        "token_hash": str, "game_id": str, "seat": int, "created_at": str,
     }, pk="token_hash", foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
     db["home_links"].create({
         "token_hash": str, "email": str, "created_at": str,
@@ -172,6 +178,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) "
                "WHERE unique_key IS NOT NULL")
     db["outbox"].create_index(["game_id", "seat", "kind"], if_not_exists=True)
+    db["games"].create_index(["public", "status"], if_not_exists=True)  # the lobby
     db["email_links"].create({  # the secret of every email's settings and unsubscribe links
         "token_hash": str,    # sha256, like links
         "purpose": str,       # seat (one seat's emails), digest or home (an address's)

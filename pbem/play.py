@@ -16,7 +16,7 @@ from flask import (Blueprint, Response, abort, flash, redirect, render_template,
                    url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, limits, links, matches
+from . import builder, clocks, limits, links, matches, mygames
 from .boards import board_for
 from .db import get_db
 from .matches import Match
@@ -49,7 +49,8 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
     state = match.states[ply] if reviewing else match.current
     shown_ply = match.ply if ply is None else ply
     texts = move_texts(match, seat)
-    legal = game.legal_moves(state, seat) if not reviewing and seat is not None else []
+    legal = game.legal_moves(state, seat) \
+        if not reviewing and seat is not None and not match.waiting else []
     build = builder.for_board(board, game, state, seat, legal,
                               builder.parse_path(request.args.get("path")))
     here = url_for(".page", role=role, token=token)
@@ -90,6 +91,8 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
 @bp.get(f"/{ROLES}/<token>")
 def page(role: str, token: str):
     match, seat = open_link(token, role)
+    if seat is not None:
+        mygames.remember(match.id, seat)
     return _game_page(match, seat, token, role)
 
 
@@ -123,6 +126,8 @@ def _act(token: str, kind: str, move: str | None = None):
                           typed=move or "", status=error.status)
     if kind == "move":
         flash(f"You played {after.moves[-1].move}.")
+    elif kind == "withdraw":
+        flash("You withdrew the game: it will not be played.")
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
@@ -138,6 +143,13 @@ def resign(token: str):
     if request.form.get("confirm") != "yes":
         abort(400, "To resign, tick the box that confirms it.")
     return _act(token, "resign")
+
+
+@bp.post("/play/<token>/withdraw")
+def withdraw(token: str):
+    if request.form.get("confirm") != "yes":
+        abort(400, "To withdraw the game, tick the box that confirms it.")
+    return _act(token, "withdraw")
 
 
 @bp.post("/play/<token>/draw")
