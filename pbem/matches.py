@@ -160,9 +160,9 @@ class Match:
         """The seats that may move now: the engine's, and none before the game starts."""
         return () if self.waiting else self.current.to_move
 
-    def may_withdraw(self, seat: int | None) -> bool:
-        """Whether ``seat`` may withdraw the game: one of the creator's seats (not taken
-        with a join link) while the game still waits for players."""
+    def hosts(self, seat: int | None) -> bool:
+        """Whether ``seat`` is one of the creator's seats (not taken with a join link) of a
+        game that waits for players: it may withdraw the game, or make new join links."""
         return seat is not None and self.waiting and not any(
             event.kind == "join" and event.seat == seat for event in self.events)
 
@@ -535,7 +535,7 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
             raise Refused("No clock has run out.")
         return
     if kind == "withdraw":
-        if not match.may_withdraw(seat):
+        if not match.hosts(seat):
             raise Refused("Only its creator may withdraw a game, and only while it waits "
                           "for players.")
         return

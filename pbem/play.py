@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 
 from . import builder, clocks, limits, links, matches, mygames
 from .boards import board_for
-from .db import get_db
+from .db import get_db, write
 from .matches import Match
 
 bp = Blueprint("play", __name__)
@@ -43,7 +43,7 @@ def move_texts(match: Match, viewer: int | None) -> list[str]:
 
 def _game_page(match: Match, seat: int | None, token: str, role: str, *,
                ply: int | None = None, error: str | None = None, typed: str = "",
-               status: int = 200):
+               invitations: list[tuple[int, str]] | None = None, status: int = 200):
     game, board = match.game, board_for(match.game.id)
     reviewing = ply is not None
     state = match.states[ply] if reviewing else match.current
@@ -72,6 +72,7 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         choices=[(board.choice_label(c), click(c)) for c in build.choices],
         history_prefix=history_prefix,
         clocks=clocks.of_match(match), time_control=clocks.describe(match.clock),
+        invitations=invitations,
     ), status
 
 
@@ -150,6 +151,22 @@ def withdraw(token: str):
     if request.form.get("confirm") != "yes":
         abort(400, "To withdraw the game, tick the box that confirms it.")
     return _act(token, "withdraw")
+
+
+@bp.post("/play/<token>/invite")
+@limits.creating
+def invite(token: str):
+    """A new join link for each open seat, for a creator who lost the first ones (only
+    their hashes are stored: a link cannot be shown twice)."""
+    match, seat = open_link(token, "play")
+    if not match.hosts(seat):
+        abort(422, "Only the player who created a game makes join links for it, and only "
+                   "while it waits for players.")
+    db = get_db()
+    with write(db):
+        invitations = [(s, links.external_url("lobby.join", token=links.mint(
+            db, match.id, s, table=links.INVITATIONS))) for s in match.open_seats]
+    return _game_page(match, seat, token, "play", invitations=invitations)
 
 
 @bp.post("/play/<token>/draw")

@@ -190,6 +190,21 @@ def test_only_the_creator_withdraws_and_only_before_the_start(client):
                        json={}).status_code == 422
 
 
+def test_the_creator_makes_new_join_links_while_the_game_waits(client):
+    game = create(client, [ANN, OPEN])
+    page = path_of(game["seats"][0]["url"])
+    assert 'action="%s/invite"' % page in client.get(page).get_data(as_text=True)
+    made = client.post(f"{page}/invite")
+    (new_link,) = re.findall(r'class="join-link" data-seat="1" href="([^"]+)"',
+                             made.get_data(as_text=True))
+    assert made.status_code == 200 and new_link != game["seats"][1]["join"]
+    taken = join(client, new_link)
+    assert taken.status_code == 201
+    assert join(client, game["seats"][1]["join"]).status_code == 409  # the seat is taken
+    assert client.post(f"{page}/invite").status_code == 422  # the game has started
+    assert client.post(f"{path_of(taken.json['url'])}/invite").status_code == 422
+
+
 def test_the_log_records_joins_and_withdrawals_and_stays_append_only(client, db):
     game = create(client, [ANN, OPEN])
     join(client, game["seats"][1]["join"])

@@ -3,6 +3,8 @@
 browser context of their own, so their own cookies."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -93,6 +95,9 @@ def test_the_creator_withdraws_a_game_nobody_joined(open_context, live_server):
     ann.locator('a.seat-link[data-seat="0"]').click()
     expect(ann.locator("#status")).to_contain_text("Waiting for players")
     expect(ann.locator("form.typed")).to_have_count(0)  # nothing to play yet
+    ann.get_by_role("button", name="New join links").click()  # the first one was lost
+    expect(ann.locator('a.join-link[data-seat="1"]')).to_have_attribute(
+        "href", re.compile(rf"^{live_server}/join/[A-Za-z0-9_-]{{32}}$"))
     ann.get_by_label("I want to withdraw this game").check()
     ann.get_by_role("button", name="Withdraw").click()
     expect(ann.locator(".notice")).to_contain_text("You withdrew the game")
