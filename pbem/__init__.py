@@ -9,13 +9,14 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import api, cli, db, feeds, limits, links, play, preferences, site
+from . import api, cli, db, feeds, limits, links, lobby, mygames, play, preferences, site
 from .links import redact_logger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +47,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
         RATELIMIT_STORAGE_URI=None,   # None: limits.SQLiteCounts in the instance folder
+        # The session cookie remembers the seats a browser opened (pbem/mygames.py).
+        SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_SECURE=None,  # None: if PUBLIC_URL is https
+        PERMANENT_SESSION_LIFETIME=timedelta(days=365), SESSION_REFRESH_EACH_REQUEST=False,
         **limits.DEFAULTS,
     )
     if test_config is None:
@@ -55,6 +59,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         # Tests flood the server on purpose; a test that checks the limits turns them on.
         app.config.update({"RATELIMIT_ENABLED": False, **test_config})
     app.config["PUBLIC_URL"] = links.public_url(app.config["PUBLIC_URL"])
+    if app.config["SESSION_COOKIE_SECURE"] is None:
+        app.config["SESSION_COOKIE_SECURE"] = (app.config["PUBLIC_URL"] or "").startswith("https:")
     if app.config["TRUSTED_HOSTS"] is None:
         app.config["TRUSTED_HOSTS"] = links.trusted_hosts(app.config["PUBLIC_URL"])
     if int(app.config["PROXIES"]):
@@ -75,6 +81,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(preferences.bp)
     app.register_blueprint(feeds.bp)
+    app.register_blueprint(lobby.bp)
+    app.register_blueprint(mygames.bp)
     limits.init_app(app)
     cli.register(app)
     app.after_request(_security_headers)

@@ -42,8 +42,9 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "game": match.game.id,
         "seat": seat,
         "ply": match.ply,
-        "to_move": list(state.to_move),
-        "legal_moves": match.game.legal_moves(state, seat) if seat is not None else [],
+        "to_move": list(match.to_move),
+        "legal_moves": match.game.legal_moves(state, seat)
+        if seat is not None and not match.waiting else [],
         "view": match.game.view(state, seat),
         "outcome": match.outcome_json(),    # its reason names the players
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
@@ -59,6 +60,8 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "chat": talk.chat_json(match, seat),  # spectators: only once the game is over
         "rematch": {"id": match.rematch_id} if match.rematch_id else None,
         "rematch_asked": list(match.rematch_asked),
+        # the seats nobody has taken yet: nobody moves until they are
+        **({"open_seats": list(match.open_seats)} if match.waiting else {}),
     }
 
 
@@ -68,14 +71,17 @@ def create_game():
     try:
         body = _body()
         created = matches.create(get_db(), body.get("game"), body.get("players"),
-                                 body.get("options"), clock=body.get("clock"))
+                                 body.get("options"), clock=body.get("clock"),
+                                 public=body.get("public", False))
     except matches.ActionError as error:
         return _error(error.status, error.message)
     match = created.match
     seats = [{"seat": s.seat, "name": s.name,
               "url": links.external_url("play.page", role="play", token=token),
               "api": links.external_url("api.game", role="play", token=token)}
-             for s, token in zip(match.seats, created.tokens)]
+             if token else
+             {"seat": s.seat, "name": None, "join": links.external_url("lobby.join", token=join)}
+             for s, token, join in zip(match.seats, created.tokens, created.joins)]
     return jsonify(id=match.id, seats=seats,
                    spectator=links.external_url("play.page", role="watch",
                                                 token=created.spectator_token)), 201
@@ -136,6 +142,12 @@ def draw(token: str):
     if not isinstance(answer, str) or answer not in kinds:
         return _error(400, "'answer' must be offer, accept or decline.")
     return _act(token, kinds[answer], ply_required=False)
+
+
+@bp.post("/play/<token>/withdraw")
+def withdraw(token: str):
+    """End a game that waits for players (its creator only): nobody plays it."""
+    return _act(token, "withdraw", ply_required=False)
 
 
 @bp.post("/play/<token>/vacation")

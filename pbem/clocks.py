@@ -15,8 +15,9 @@ Everything above the last section is pure: the clocks are computed from the sett
 game's events (their ``created_at`` timestamps), who was to move after each of them, and a
 ``now``. Nothing is stored but the log, so a restart loses nothing:
 
-- A seat's clock runs from the event that puts it to move (or the game's start) until its
-  own move. ``per_move``: each move must come within ``days`` of its turn's start.
+- A seat's clock runs from the event that puts it to move (or the game's start: its
+  creation, or the join that took its last open seat) until its own move. ``per_move``:
+  each move must come within ``days`` of its turn's start.
   ``fischer``: a bank of ``initial_days``; the time a move took is taken from the bank and
   ``increment_days`` added after it, never above ``max_days``.
 - With the weekend pause, time between Saturday 00:00 and Monday 00:00 UTC is not counted.
@@ -371,14 +372,19 @@ def compute(clock: Mapping[str, Any] | None, players: int, start: datetime,
 # -- the clocks of a Match (duck-typed: matches.Match) ---------------------------------------
 
 def steps_of(match: Any) -> list[Step]:
-    """The match's events with who was to move after each."""
-    steps, ply, to_move = [], 0, tuple(match.states[0].to_move)
+    """The match's events with who was to move after each (nobody before the game starts:
+    a game with open seats starts when the last one is taken)."""
+    started = match.started_seq
+    steps, ply = [], 0
+    to_move = tuple(match.states[0].to_move) if started == 0 else ()
     for event in match.events:
         if event.kind == "move":
             ply += 1
             to_move = tuple(match.states[ply].to_move)
         elif event.kind in ("resign", "draw_accept", "timeout"):
             to_move = ()
+        elif event.seq == started:
+            to_move = tuple(match.states[0].to_move)
         steps.append(Step(event.seq, parse(event.created_at), event.seat, event.kind,
                           event.move, to_move))
     return steps
@@ -388,7 +394,8 @@ def of_match(match: Any, now: datetime | None = None) -> tuple[SeatClock, ...] |
     if not match.clock:
         return None
     return compute(match.clock, match.players, parse(match.created_at),
-                   match.states[0].to_move, steps_of(match), now or utc_now())
+                   match.states[0].to_move if match.started_seq == 0 else (),
+                   steps_of(match), now or utc_now())
 
 
 def to_json(match: Any, now: datetime | None = None) -> list[dict[str, Any]] | None:

@@ -92,6 +92,7 @@ ADDED_COLUMNS = (
     ("seats", "webhook", str, None),      # the seat's webhook URL (pbem/webhooks.py)
     # a chat message's text; for the rematch ask that completed a rematch, the new game's id
     ("events", "text", str, None),
+    ("games", "public", int, 0),        # 1: its open seats are listed in the lobby
 )
 
 
@@ -113,7 +114,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "created_at": str,
         # A summary of the log, rewritten with every event for listings and the
         # scheduler; the log stays the source of truth.
-        "status": str,        # "active" or "finished"
+        "status": str,        # "waiting" (for players), "active" or "finished"
         "ply": int,
         "to_move": str,       # JSON list of seats
         "outcome": str,       # JSON or null
@@ -121,7 +122,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     }, pk="id", not_null={"game", "players", "options", "seed", "created_at"},
         if_not_exists=True)
     db["seats"].create({
-        "game_id": str, "seat": int, "name": str, "email": str,
+        "game_id": str, "seat": int,
+        "name": str, "email": str,  # both null while the seat is open; email null: none given
     }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
     db["events"].create({
         "game_id": str,
@@ -129,7 +131,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "seat": int,          # who acted (null for the server itself, e.g. a timeout)
         "kind": str,          # move, resign, draw_offer, draw_accept, draw_decline,
                               # vacation (move: its days), timeout (the server's; seat: who ran out),
-                              # chat (text: the message), rematch (a seat asks for one)
+                              # chat (text: the message), rematch (a seat asks for one),
+                              # join (seat: the open seat taken), withdraw (before the start)
         "move": str,          # the move in notation, for kind = move
         "created_at": str,
     }, pk=("game_id", "seq"), foreign_keys=[("game_id", "games", "id")],
@@ -143,6 +146,9 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "game_id": str,
         "seat": int,          # null: a spectator's link
         "created_at": str,
+    }, pk="token_hash", foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
+    db["invitations"].create({  # the join link of each open seat, like links
+        "token_hash": str, "game_id": str, "seat": int, "created_at": str,
     }, pk="token_hash", foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
     db["home_links"].create({
         "token_hash": str, "email": str, "created_at": str,
@@ -182,6 +188,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "lines": str,         # JSON list of lines, each a list of moves (theirs, mine, ...)
         "updated_at": str,
     }, pk=("game_id", "seat"), not_null={"lines"}, if_not_exists=True)
+    db["games"].create_index(["public", "status"], if_not_exists=True)  # the lobby
     db["email_links"].create({  # the secret of every email's settings and unsubscribe links
         "token_hash": str,    # sha256, like links
         "purpose": str,       # seat (one seat's emails), digest or home (an address's)

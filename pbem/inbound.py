@@ -491,8 +491,11 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             done: str | None, text: str, error: str | None, seen: int,
             replied: str | None, unposted: bool) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
-    player's reply). Returns its Message-ID, or None if the loop guard held it back."""
+    player's reply). Returns its Message-ID, or None if the loop guard held it back or the
+    seat has no address."""
     recipient = match.seats[seat].email
+    if not recipient:
+        return None
     since = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
     with write(db):
         recent = db.execute(

@@ -24,7 +24,7 @@ from limits.storage import Storage
 limiter = Limiter(key_func=get_remote_address)
 
 DEFAULTS = {
-    "RATE_LIMIT_CREATE": "10 per minute; 60 per hour; 200 per day",  # new games, joins
+    "RATE_LIMIT_CREATE": "10 per minute; 60 per hour; 200 per day",  # new games, seats taken
     "RATE_LIMIT_HOME": "3 per minute; 10 per hour; 30 per day",      # "Your games" emails
     "RATE_LIMIT_ACTIONS": "60 per minute; 1000 per hour",  # moves, offers: mail opponents
 }
@@ -46,6 +46,7 @@ def _limit(setting: str, what: str):
 
 
 creating = _limit("RATE_LIMIT_CREATE", "new games")
+joining = _limit("RATE_LIMIT_CREATE", "seats taken")  # the same allowance as ``creating``
 asking_home = _limit("RATE_LIMIT_HOME", "requests for your games")
 acting = _limit("RATE_LIMIT_ACTIONS", "actions")
 

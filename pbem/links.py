@@ -41,18 +41,23 @@ class Access:
     seat: int | None
 
 
-def mint(db: sqlite_utils.Database, game_id: str, seat: int | None) -> str:
-    """A new secret link for ``seat`` of a game (None: spectator). Returns the token."""
+INVITATIONS = "invitations"  # the table of join links (an open seat's ``table``)
+
+
+def mint(db: sqlite_utils.Database, game_id: str, seat: int | None, *,
+         table: str = "links") -> str:
+    """A new secret link for ``seat`` of a game (None: spectator). Returns the token.
+    ``table`` INVITATIONS: the join link of an open seat instead."""
     token = new_token()
-    db["links"].insert({"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
-                        "created_at": utcnow()})
+    db[table].insert({"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
+                      "created_at": utcnow()})
     return token
 
 
-def resolve(db: sqlite_utils.Database, token: str) -> Access | None:
+def resolve(db: sqlite_utils.Database, token: str, *, table: str = "links") -> Access | None:
     if not TOKEN_SHAPE.fullmatch(token):
         return None
-    rows = list(db.query("SELECT game_id, seat FROM links WHERE token_hash = ?",
+    rows = list(db.query(f"SELECT game_id, seat FROM {table} WHERE token_hash = ?",
                          [token_hash(token)]))
     return Access(rows[0]["game_id"], rows[0]["seat"]) if rows else None
 

@@ -94,6 +94,12 @@ class StalePosition(ActionError):
     status = 409
 
 
+class SeatTaken(ActionError):
+    """A join link used for a seat someone already took (or a game withdrawn meanwhile)."""
+
+    status = 409
+
+
 class Refused(ActionError):
     """Illegal moves, moves out of turn, and actions the game's situation does not allow."""
 
@@ -106,7 +112,7 @@ class Event:
     seat: int | None
     # move, resign, draw_offer, draw_accept, draw_decline, resign_offer, resign_accept,
     # resign_decline (a team resigns only when a partner confirms), vacation, timeout,
-    # chat, rematch
+    # chat, rematch, join (an open seat taken), withdraw (before the start)
     kind: str
     move: str | None
     created_at: str
@@ -119,8 +125,12 @@ TEAM_ONLY = ("resign_offer", "resign_decline")  # see Match.known_to
 @dataclass(frozen=True)
 class Seat:
     seat: int
-    name: str
-    email: str
+    name: str | None   # None while the seat is open (see ``join``)
+    email: str | None  # None: the player gave no address and gets no emails
+
+    @property
+    def open(self) -> bool:
+        return self.name is None
 
 
 @dataclass(frozen=True)
@@ -151,6 +161,7 @@ class Match:
     draw_declined: Declined | None = None
     resign_declined: tuple[Declined, ...] = ()
     clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
+    last_join: Event | None = None         # the latest seat taken (the last one starts it)
 
     @property
     def ply(self) -> int:
@@ -160,10 +171,43 @@ class Match:
     def last_seq(self) -> int:
         return self.events[-1].seq if self.events else 0
 
-
     @property
     def finished(self) -> bool:
         return self.current.outcome is not None
+
+    @property
+    def open_seats(self) -> tuple[int, ...]:
+        return tuple(s.seat for s in self.seats if s.open)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the game waits for players to take its open seats (nobody moves yet)."""
+        return bool(self.open_seats) and not self.finished
+
+    @property
+    def started_seq(self) -> int | None:
+        """The event that started the game: 0 (its creation) when every seat was taken
+        then, else the join that took the last open seat; None while it has not started."""
+        if self.open_seats:
+            return None
+        return self.last_join.seq if self.last_join else 0
+
+    @property
+    def started_at(self) -> str | None:
+        if self.started_seq is None:
+            return None
+        return self.last_join.created_at if self.last_join else self.created_at
+
+    @property
+    def to_move(self) -> tuple[int, ...]:
+        """The seats that may move now: the engine's, and none before the game starts."""
+        return () if self.waiting else self.current.to_move
+
+    def hosts(self, seat: int | None) -> bool:
+        """Whether ``seat`` is one of the creator's seats (not taken with a join link) of a
+        game that waits for players: it may withdraw the game, or make new join links."""
+        return seat is not None and self.waiting and not any(
+            event.kind == "join" and event.seat == seat for event in self.events)
 
     @property
     def result(self) -> str:
@@ -174,6 +218,8 @@ class Match:
             return "in progress"
         if outcome.draw:
             return f"Draw: {self.reason}"
+        if not outcome.winners:
+            return f"No result: {self.reason}"
         team = self.game.team_name(self.players, outcome.winners[0])
         return f"{self.people(outcome.winners)} won{f' (team {team})' if team else ''}: " \
                f"{self.reason}"
@@ -208,7 +254,7 @@ class Match:
     @property
     def sides(self) -> str:
         """Who plays whom: "Ann vs Bob"; teams "Ann & Cid vs Bob & Dee"."""
-        return " vs ".join(" & ".join(self.seats[seat].name for seat in team)
+        return " vs ".join(" & ".join(self.seats[seat].name or "(open seat)" for seat in team)
                            for team in self.game.teams(self.players))
 
     def partners(self, seat: int) -> tuple[int, ...]:
@@ -268,6 +314,12 @@ class Match:
                          f"{self._whose(declined.offerer, viewer)} proposal to resign: your "
                          f"team plays on.")
         return found
+
+    def open_seat_name(self, seat: int) -> str:
+        """A seat's name for those who are not playing yet (the lobby, join pages): the
+        name the form that creates a game gives it, which no secret decides (Magnetic
+        Field deals its colours from the seed)."""
+        return self.game.seat_name(self.players, seat)
 
     def moved_on(self, seat: int, seen: int, ply: int | None = None) -> bool:
         """Whether a move that ``seat`` makes from the position at ply ``seen`` is stale at
@@ -378,6 +430,7 @@ class Match:
         states, current, offer = list(self.states), self.current, self.draw_offer
         resign_offers = self.resign_offers
         draw_declined, resign_declined = self.draw_declined, self.resign_declined
+        last_join = self.last_join
         game = self.game
 
         def team(seat: int) -> tuple[int, ...]:
@@ -415,12 +468,20 @@ class Match:
             elif event.kind == "timeout":  # recorded by the server (record_timeouts)
                 current = game.conclude(current, clocks.timeout_outcome(
                     game, current, event.seat, self.clock))
+            elif event.kind == "join":  # its player is in ``seats`` (``load`` reads them)
+                last_join = event
+            elif event.kind == "withdraw":
+                current = game.conclude(current, WITHDRAWN)
             # a "vacation" pauses its player's clock (clocks.py) and changes no state;
             # "chat" and "rematch" are talk about the game, not moves in it
         return replace(self, events=self.events + tuple(events), states=tuple(states),
                        moves=self.moves + tuple(e for e in events if e.kind == "move"),
                        current=current, draw_offer=offer, resign_offers=resign_offers,
-                       draw_declined=draw_declined, resign_declined=resign_declined)
+                       draw_declined=draw_declined, resign_declined=resign_declined,
+                       last_join=last_join)
+
+
+WITHDRAWN = engine.Outcome((), False, "withdrawn before it started")
 
 
 # -- the per-process cache of replayed matches ---------------------------------------------
@@ -457,19 +518,30 @@ CACHE = MatchCache()
 
 def load(db: sqlite_utils.Database, game_id: str) -> Match | None:
     """The game as its log makes it now: the cached copy brought up to date."""
-    match = CACHE.get(game_id)
-    if match is None:
-        match = _load_fresh(db, game_id)
-        if match is None:
-            return None
-    rows = db.query("SELECT seq, seat, kind, move, created_at, text FROM events "
-                    "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, match.last_seq])
-    events = [Event(**row) for row in rows]
-    if events:
-        match = match.with_events(events)
-    if not db.conn.in_transaction:  # what a transaction reads may still roll back
+    match = _caught_up(db, game_id, CACHE.get(game_id))
+    if match is not None and not db.conn.in_transaction:  # what it reads may still roll back
         CACHE.put(match)
     return match
+
+
+def _caught_up(db: sqlite_utils.Database, game_id: str, match: Match | None) -> Match | None:
+    """``match`` (a copy of the game, or None) with the events appended since it was made.
+    A join since then re-reads the game: the seat's new player is in ``seats``."""
+    if match is not None:
+        events = _events_after(db, game_id, match.last_seq)
+        if not any(event.kind == "join" for event in events):
+            return match.with_events(events) if events else match
+    match = _load_fresh(db, game_id)
+    if match is None:
+        return None
+    events = _events_after(db, game_id, 0)
+    return match.with_events(events) if events else match
+
+
+def _events_after(db: sqlite_utils.Database, game_id: str, seq: int) -> list[Event]:
+    rows = db.query("SELECT seq, seat, kind, move, created_at, text FROM events "
+                    "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, seq])
+    return [Event(**row) for row in rows]
 
 
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
@@ -492,20 +564,25 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
 @dataclass(frozen=True)
 class Created:
     match: Match
-    tokens: tuple[str, ...]  # one secret link token per seat
+    tokens: tuple[str | None, ...]  # each seat's secret link token; None for an open seat
+    joins: tuple[str | None, ...]   # each open seat's join link token; None for the others
     spectator_token: str
 
 
 def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
-           seed: str | None = None, clock: Any = None) -> Created:
+           seed: str | None = None, clock: Any = None, public: Any = False, *,
+           addressless: bool = False) -> Created:
     """Validate a request for a new game, store it and queue its start emails. The seed
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
-    is the time control (``clocks.settings``), None for none."""
+    is the time control (``clocks.settings``), None for none. A player entry
+    ``{"open": true}`` leaves that seat open, with a join link (``join``); ``public``
+    lists the open seats in the lobby. ``addressless`` lets a player have no email (as one
+    who took an open seat without one may, in a rematch)."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
         raise InvalidRequest(f"{error} Games: {', '.join(engine.GAMES)}.") from None
-    seats = _checked_players(players)
+    seats = _checked_players(players, addressless)
     seed = secrets.token_hex(16) if seed is None else seed
     try:
         start = game.start(len(seats), options if options is not None else {}, seed)
@@ -515,41 +592,105 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
         clock = clocks.settings(clock)
     except ValueError as error:
         raise InvalidRequest(str(error)) from None
+    waiting = any(s.open for s in seats)
+    if not isinstance(public, bool):
+        raise InvalidRequest("'public' must be true or false.")
+    if public and (not waiting or all(s.open for s in seats)):
+        raise InvalidRequest("A public challenge needs a player waiting and at least one "
+                             "open seat.")
     new_id = secrets.token_urlsafe(6)
     now = utcnow()
     with write(db):
         db["games"].insert({
             "id": new_id, "game": game.id, "players": len(seats),
             "options": json.dumps(start.options), "seed": seed, "created_at": now,
-            **_summary(start), "updated_at": now, "clock": json.dumps(clock)})
+            **_summary(start, waiting), "updated_at": now, "clock": json.dumps(clock),
+            "public": int(public)})
         db["seats"].insert_all({"game_id": new_id, "seat": s.seat, "name": s.name,
                                 "email": s.email} for s in seats)
-        tokens = tuple(links.mint(db, new_id, s.seat) for s in seats)
+        tokens = tuple(None if s.open else links.mint(db, new_id, s.seat) for s in seats)
+        joins = tuple(links.mint(db, new_id, s.seat, table=links.INVITATIONS) if s.open
+                      else None for s in seats)
         spectator = links.mint(db, new_id, None)
         match = load(db, new_id)
         signals.game_created.send(db, match=match, spectator_token=spectator)
-    return Created(match, tokens, spectator)
+    return Created(match, tokens, joins, spectator)
 
 
-def _checked_players(players: Any) -> list[Seat]:
+def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
     if not isinstance(players, list) or not players:
-        raise InvalidRequest("'players' must be a list of {name, email} entries.")
+        raise InvalidRequest("'players' must be a list of {name, email} entries (or "
+                             "{open: true} for a seat left open).")
     seats = []
     for number, entry in enumerate(players):
         if not isinstance(entry, dict):
             raise InvalidRequest(f"Player {number + 1} must have a name and an email address.")
+        if not isinstance(entry.get("open", False), bool):
+            raise InvalidRequest(f"Player {number + 1}: 'open' must be true or false.")
+        if entry.get("open"):
+            seats.append(Seat(number, None, None))
+            continue
         name, email = entry.get("name"), entry.get("email")
         name = checked_name(name, f"Player {number + 1}")
+        if addressless and email is None:
+            seats.append(Seat(number, name, None))
+            continue
         if not isinstance(email, str) or not valid_email(email.strip()):
             raise InvalidRequest(f"Player {number + 1} needs a valid email address.")
         seats.append(Seat(number, name, email.strip()))
     return seats
 
 
-def _summary(state: engine.State) -> dict[str, Any]:
-    return {"status": "finished" if state.outcome else "active", "ply": state.ply,
-            "to_move": json.dumps(list(state.to_move)),
+def _summary(state: engine.State, waiting: bool = False) -> dict[str, Any]:
+    status = "finished" if state.outcome else "waiting" if waiting else "active"
+    return {"status": status, "ply": state.ply,
+            "to_move": json.dumps([] if waiting else list(state.to_move)),
             "outcome": json.dumps(state.outcome.to_json()) if state.outcome else None}
+
+
+# -- taking an open seat -------------------------------------------------------------------
+
+def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
+         email: Any = None) -> tuple[Match, str]:
+    """Take the open ``seat`` for a player named ``name``, with an email address or none
+    (then nothing is ever emailed to the seat). Taking the last open seat starts the game.
+    Returns the game and the new player's secret link token."""
+    name = checked_name(name, "A player")
+    if email is not None and not isinstance(email, str):
+        raise InvalidRequest("'email' must be an email address, or left out.")
+    email = (email or "").strip() or None
+    if email is not None and not valid_email(email):
+        raise InvalidRequest("That email address is not valid (leave it empty to get no "
+                             "emails).")
+    outermost = not db.conn.in_transaction
+    with write(db):
+        before = load(db, game_id)
+        refusal = seat_refusal(before, seat)
+        if refusal:
+            raise SeatTaken(refusal)
+        event = Event(before.last_seq + 1, seat, "join", None, utcnow())
+        db.execute("UPDATE seats SET name = ?, email = ? WHERE game_id = ? AND seat = ?",
+                   [name, email, game_id, seat])
+        db["events"].insert({"game_id": game_id, "seq": event.seq, "seat": seat,
+                             "kind": "join", "move": None, "created_at": event.created_at})
+        after = _caught_up(db, game_id, before)
+        db["games"].update(game_id, {**_summary(after.current, after.waiting),
+                                     "updated_at": event.created_at})
+        token = links.mint(db, game_id, seat)
+        signals.event_recorded.send(db, before=before, after=after, event=event,
+                                    latest=after)
+    if outermost:  # as in ``act``: only what was committed goes into the cache
+        CACHE.put(after)
+    return after, token
+
+
+def seat_refusal(match: Match, seat: int) -> str | None:
+    """Why ``seat`` cannot be taken, or None while it is open."""
+    if seat not in match.open_seats:
+        return f"Someone has already taken this seat ({match.open_seat_name(seat)})."
+    if match.finished:
+        return "This game was withdrawn before it started: its seats cannot be taken any more."
+    return None
 
 
 # -- acting on a game ----------------------------------------------------------------------
@@ -611,7 +752,8 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move
     db["events"].insert({"game_id": before.id, "seq": event.seq, "seat": seat,
                          "kind": kind, "move": event.move, "created_at": event.created_at,
                          "text": event.text})
-    db["games"].update(before.id, {**_summary(after.current), "updated_at": event.created_at})
+    db["games"].update(before.id, {**_summary(after.current, after.waiting),
+                                   "updated_at": event.created_at})
     return before, after, event
 
 
@@ -649,6 +791,15 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
         if late is None or late.seat != seat:
             raise Refused("No clock has run out.")
         return
+    if kind == "withdraw":
+        if not match.hosts(seat):
+            raise Refused("Only its creator may withdraw a game, and only while it waits "
+                          "for players.")
+        return
+    if match.waiting:
+        open_ = ", ".join(match.seat_name(s) for s in match.open_seats)
+        raise Refused(f"The game is waiting for players: it starts when every seat is taken "
+                      f"(still open: {open_}).")
     if late is not None:
         # Decided on time: the scheduler's clock job records it at its next run.
         raise Refused(f"{match.seats[late.seat].name} has run out of time "

@@ -72,12 +72,14 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
     may see it, a hint of its legal moves and the settings footer, and its one-line summary
     to the seat's webhook; unless the seat's choice holds this kind of email back (then
-    None). Returns the Message-ID."""
+    None; a seat with no address gets no email). Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
     if kind in HELD_BACK[preference(db, match.id, seat)]:
         return None
     summary = subject(match, SUBJECTS[kind])
     _post(db, match, seat, kind, summary, unique_key)
+    if not match.seats[seat].email:
+        return None
     token = links.mint(db, match.id, seat)
     link = links.email_url("play.page", role="play", token=token)
     footer, footer_headers = _footer(db, "seat", game_id=match.id, seat=seat)
@@ -141,7 +143,12 @@ def turn_began(match: Match, seat: int) -> Event | None:
 
 
 @signals.game_created.connect
-def game_started(db: sqlite_utils.Database, *, match: Match, spectator_token: str) -> None:
+def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: str) -> None:
+    if not match.open_seats:  # else it starts when the last open seat is taken
+        game_started(db, match, spectator_token)
+
+
+def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str) -> None:
     watch = links.email_url("play.page", role="watch", token=spectator_token)
     for seat in range(match.players):
         _send(db, match, seat, "started", watch=watch)
@@ -150,6 +157,10 @@ def game_started(db: sqlite_utils.Database, *, match: Match, spectator_token: st
 @signals.event_recorded.connect
 def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                    event: Event, latest: Match) -> None:
+    if before.waiting:  # nothing is emailed before the game starts (nor if it never does)
+        if event.kind == "join" and not after.open_seats:
+            game_started(db, after, links.mint(db, after.id, None))
+        return
     if after.finished and not before.finished:
         for seat in range(after.players):
             _send(db, after, seat, "finished")
@@ -359,13 +370,13 @@ def _reminders_due(db: sqlite_utils.Database, match: Match | None, now: datetime
     if match is None or match.finished:
         return found
     seat_clocks = clocks.of_match(match, now) if match.clock else None
-    for seat in match.current.to_move:
-        if "reminder" in HELD_BACK[preference(db, match.id, seat)]:
+    for seat in match.to_move:
+        if not match.seats[seat].email or "reminder" in HELD_BACK[preference(db, match.id, seat)]:
             continue
         if seat_clocks and seat_clocks[seat].vacation_until is not None:
             continue
         began = turn_began(match, seat)
-        since = clocks.parse(began.created_at if began else match.created_at)
+        since = clocks.parse(began.created_at if began else match.started_at)
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
         if since <= due and not list(db.query("SELECT 1 FROM outbox WHERE unique_key = ?",
                                                [key])):
@@ -383,7 +394,7 @@ def _duration(delta: timedelta) -> str:
 def waiting_for(match: Match, seat: int) -> bool:
     """Whether the game waits for ``seat``: its turn, or a draw offer or a partner's
     proposal to resign that it may answer."""
-    return not match.finished and (seat in match.current.to_move
+    return not match.finished and (seat in match.to_move
                                    or match.draw_offer_open_to(seat)
                                    or match.resign_offer_open_to(seat))
 
@@ -404,7 +415,8 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
         db["digest_days"].insert({"day": day, "created_at": utcnow()})
         rows = list(db.query(
             "SELECT s.game_id, s.seat, s.email FROM seats s JOIN games g ON g.id = s.game_id "
-            "WHERE s.notify = 'digest' AND g.status = 'active' ORDER BY g.created_at, s.seat"))
+            "WHERE s.notify = 'digest' AND s.email IS NOT NULL AND g.status = 'active' "
+            "ORDER BY g.created_at, s.seat"))
         by_address: dict[str, list[dict[str, Any]]] = {}
         for row in rows:
             match = matches.load(db, row["game_id"])

@@ -17,7 +17,7 @@ from flask import (Blueprint, Response, abort, flash, redirect, render_template,
                    url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, conditional, limits, links, matches, talk
+from . import builder, clocks, conditional, limits, links, matches, mygames, talk
 from .boards import board_for
 from .db import get_db, write
 from .matches import Match
@@ -44,7 +44,8 @@ def move_texts(match: Match, viewer: int | None) -> list[str]:
 
 def _game_page(match: Match, seat: int | None, token: str, role: str, *,
                ply: int | None = None, error: str | None = None, typed: str = "",
-               status: int = 200, error_in: str | None = None, draft: str = ""):
+               status: int = 200, error_in: str | None = None, draft: str = "",
+               invitations: list[tuple[int, str]] | None = None):
     """The game page; ``error_in`` names the section whose form the error is about (chat,
     notes, rematch; None: the move forms at the top), ``draft`` what was typed into it."""
     game, board = match.game, board_for(match.game.id)
@@ -52,7 +53,8 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
     state = match.states[ply] if reviewing else match.current
     shown_ply = match.ply if ply is None else ply
     texts = move_texts(match, seat)
-    legal = game.legal_moves(state, seat) if not reviewing and seat is not None else []
+    legal = game.legal_moves(state, seat) \
+        if not reviewing and seat is not None and not match.waiting else []
     build = builder.for_board(board, game, state, seat, legal,
                               builder.parse_path(request.args.get("path")))
     here = url_for(".page", role=role, token=token)
@@ -79,6 +81,7 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
         and conditional.supported(game, match.players) else None,
         error_in=error_in, draft=draft, chat=match.chat_seen_by(seat),
         notes=talk.notes(get_db(), match.id, seat) if seat is not None else None,
+        invitations=invitations,
     ), status
 
 
@@ -98,6 +101,8 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
 @bp.get(f"/{ROLES}/<token>")
 def page(role: str, token: str):
     match, seat = open_link(token, role)
+    if seat is not None:
+        mygames.remember(match.id, seat)
     return _game_page(match, seat, token, role)
 
 
@@ -131,6 +136,8 @@ def _act(token: str, kind: str, move: str | None = None):
                           typed=move or "", status=error.status)
     if kind == "move":
         flash(f"You played {after.moves[-1].move}.")
+    elif kind == "withdraw":
+        flash("You withdrew the game: it will not be played.")
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
@@ -150,6 +157,29 @@ def resign(token: str):
     if request.form.get("confirm") != "yes":
         abort(400, "To resign, tick the box that confirms it.")
     return _act(token, "resign")
+
+
+@bp.post("/play/<token>/withdraw")
+def withdraw(token: str):
+    if request.form.get("confirm") != "yes":
+        abort(400, "To withdraw the game, tick the box that confirms it.")
+    return _act(token, "withdraw")
+
+
+@bp.post("/play/<token>/invite")
+@limits.creating
+def invite(token: str):
+    """A new join link for each open seat, for a creator who lost the first ones (only
+    their hashes are stored: a link cannot be shown twice)."""
+    match, seat = open_link(token, "play")
+    if not match.hosts(seat):
+        abort(422, "Only the player who created a game makes join links for it, and only "
+                   "while it waits for players.")
+    db = get_db()
+    with write(db):
+        invitations = [(s, links.external_url("lobby.join", token=links.mint(
+            db, match.id, s, table=links.INVITATIONS))) for s in match.open_seats]
+    return _game_page(match, seat, token, "play", invitations=invitations)
 
 
 @bp.post("/play/<token>/draw")

@@ -9,12 +9,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import engine
-from flask import (Blueprint, Response, abort, current_app, jsonify, redirect, render_template,
-                   request, url_for)
+from flask import (Blueprint, Response, abort, current_app, jsonify, render_template,
+                   request)
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, SecurityError
 
-from . import clocks, limits, links, matches, notify
+from . import clocks, limits, links, matches, mygames, notify
 from .db import get_db, utcnow, write
 
 bp = Blueprint("site", __name__)
@@ -52,21 +52,28 @@ def new_game(game_id: str):
         count = game.player_counts[0]
     if request.method == "GET":
         return render_template("new.html", game=game, count=count, form={}, error=None)
-    players = [{"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", "")}
+    # The first player is the one filling in the form; each other seat may be left open
+    # ("I'll send the link myself"), to be taken with its join link.
+    players = [{"open": True} if i and form.get(f"open{i}") == "yes" else
+               {"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", "")}
                for i in range(count)]
     options = {option.name: form[f"option-{option.name}"] for option in game.options
                if f"option-{option.name}" in form}
     try:
         created = matches.create(get_db(), game.id, players, options,
-                                 clock=clocks.from_form(form))
+                                 clock=clocks.from_form(form),
+                                 public=form.get("public") == "yes")
     except matches.ActionError as error:
         return render_template("new.html", game=game, count=count, form=form,
                                error=error.message), error.status
     match = created.match
-    seat_links = [(s, links.external_url("play.page", role="play", token=t))
-                  for s, t in zip(match.seats, created.tokens)]
+    mygames.remember(match.id, 0)
+    seat_links = [(s, links.external_url("play.page", role="play", token=t) if t else None,
+                   links.external_url("lobby.join", token=j) if j else None)
+                  for s, t, j in zip(match.seats, created.tokens, created.joins)]
     watch = links.external_url("play.page", role="watch", token=created.spectator_token)
-    return render_template("created.html", match=match, seat_links=seat_links, watch=watch), 201
+    return render_template("created.html", match=match, seat_links=seat_links, watch=watch,
+                           public=form.get("public") == "yes"), 201
 
 
 @bp.get("/rules")
@@ -135,7 +142,7 @@ def home(token: str):
     for row in rows:
         match = matches.load(get_db(), row["id"])
         entries.append({"match": match, "seat": row["seat"],
-                        "your_turn": row["seat"] in match.current.to_move})
+                        "your_turn": row["seat"] in match.to_move})
     return render_template("home.html", email=address, entries=entries, token=token)
 
 
@@ -148,9 +155,7 @@ def home_open(token: str, game_id: str, seat: int):
                           "AND email = ? COLLATE NOCASE", [game_id, seat, address]))
     if not owned:
         abort(404, "That game is not one of yours.")
-    with write(db):
-        new = links.mint(db, game_id, seat)
-    return redirect(url_for("play.page", role="play", token=new), 303)
+    return mygames.open_seat(game_id, seat)
 
 
 # -- the local mail page ----------------------------------------------------------------
@@ -194,6 +199,6 @@ def http_error(error: HTTPException):
     if isinstance(error, SecurityError):  # an untrusted Host: no page can build its links
         return Response(f"{error.code} {error.name}: this server does not answer to that "
                         "host name.\n", error.code, mimetype="text/plain")
-    if request.path.startswith("/api/"):
+    if request.path.startswith("/api/") or request.is_json:  # e.g. the API's POST <join>
         return jsonify(error=error.description), error.code
     return render_template("error.html", error=error), error.code

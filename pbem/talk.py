@@ -101,7 +101,7 @@ def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
     moved = sorted(match.seats, key=lambda s: rematch_seat(match, s.seat))
     created = matches.create(db, match.game.id, [{"name": s.name, "email": s.email}
                                                  for s in moved],
-                             dict(match.options), clock=match.clock)
+                             dict(match.options), clock=match.clock, addressless=True)
     for old in moved:
         db.execute("UPDATE seats SET notify = (SELECT notify FROM seats WHERE game_id = ? "
                    "AND seat = ?) WHERE game_id = ? AND seat = ?",

@@ -101,3 +101,26 @@ def test_worker_processes_share_one_allowance(limited, tmp_path):
         """)], capture_output=True, text=True, env={**os.environ}, check=True)
     assert other_worker.stdout.split() == ["429"], other_worker.stderr
     assert outbox(limited) == 2
+
+
+def test_taking_seats_counts_like_creating_games(limited):
+    """Joins (by a join link or from the lobby) and public challenges share the allowance of
+    new games: neither can be used to flood the server with seats or start emails."""
+    client = limited.test_client()
+    players = [PLAYERS[0], {"open": True}, {"open": True}, {"open": True}]
+    game = client.post("/api/games", json={"game": "the-right-moves", "players": players,
+                                           "public": True}).json
+    joins = [seat["join"].replace("http://localhost", "") for seat in game["seats"][1:]]
+    assert client.post(joins[0], json={"name": "Bob"}).status_code == 201
+    for _ in range(3):  # refused joins take nothing and do not count
+        assert client.post(joins[0], json={"name": "Eve"}).status_code == 409
+    assert client.post(f"/lobby/{game['id']}/2", data={"name": "Carl"}).status_code == 303
+    refused = client.post(joins[2], json={"name": "Dora"})
+    assert refused.status_code == 429
+    assert refused.json == {"error": "Too many seats taken from your address. Please wait a "
+                                     "while and try again."}
+    games = client.post("/api/games", json={"game": "mastery", "players": PLAYERS})
+    assert games.status_code == 429
+    assert client.get(joins[2]).status_code == 200  # reading the join page is not limited
+    other = client.post(joins[2], json={"name": "Dora"}, environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    assert other.status_code == 201

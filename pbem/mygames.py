@@ -1,0 +1,90 @@
+"""My games: the seats a browser has opened, listed at ``/games``.
+
+A browser remembers each seat whose play page it opened (through any secret link: an
+email's, a join, the page of a game it created) in its session cookie, which Flask signs
+(so nobody can add a seat to it) and which is HttpOnly and SameSite=Lax: a list of
+(game id, seat), never the secret links themselves, at most ``MAX_REMEMBERED`` of them
+(the oldest are dropped), so the cookie stays small. The list opens each game with a fresh
+secret link, as the emailed list of ``/home`` does on other devices. "Forget this browser"
+empties it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import Blueprint, abort, flash, redirect, render_template, session, url_for
+
+from . import clocks, links, matches, notify
+from .db import get_db, write
+from .matches import Match
+
+bp = Blueprint("mygames", __name__)
+
+MAX_REMEMBERED = 40
+
+
+def remember(game_id: str, seat: int) -> None:
+    """Add a seat to the browser's list (or move it to the end: the most recent)."""
+    seats = session.get("seats", [])
+    if seats and seats[-1] == [game_id, seat]:
+        return  # already the latest: leave the cookie as it is
+    session["seats"] = [s for s in seats if s != [game_id, seat]][-(MAX_REMEMBERED - 1):] + [
+        [game_id, seat]]
+    session.permanent = True
+
+
+def remembered() -> list[tuple[str, int]]:
+    """The browser's seats, the most recently opened first."""
+    return [(game_id, seat) for game_id, seat in reversed(session.get("seats", []))]
+
+
+@dataclass(frozen=True)
+class Entry:
+    match: Match
+    seat: int
+    clock: clocks.SeatClock | None  # the seat's clock, if the game has one
+
+    @property
+    def your_turn(self) -> bool:
+        return notify.waiting_for(self.match, self.seat)
+
+
+def open_seat(game_id: str, seat: int):
+    """Open a seat's game page with a fresh secret link (lists of games show none)."""
+    db = get_db()
+    with write(db):
+        token = links.mint(db, game_id, seat)
+    return redirect(url_for("play.page", role="play", token=token), 303)
+
+
+@bp.get("/games")
+def my_games():
+    db = get_db()
+    entries = []
+    for game_id, seat in remembered():
+        match = matches.load(db, game_id)
+        if match is not None:
+            seat_clocks = clocks.of_match(match)
+            entries.append(Entry(match, seat, seat_clocks[seat] if seat_clocks else None))
+    your_turn = [e for e in entries if e.your_turn]
+    # the least time left first; games without a clock keep their order after those
+    your_turn.sort(key=lambda e: e.clock.remaining if e.clock and e.clock.running
+                   else float("inf"))
+    return render_template(
+        "my_games.html", your_turn=your_turn,
+        waiting=[e for e in entries if not e.your_turn and not e.match.finished],
+        finished=[e for e in entries if e.match.finished])
+
+
+@bp.post("/games/<game_id>/<int:seat>")
+def open_game(game_id: str, seat: int):
+    if (game_id, seat) not in remembered():
+        abort(404, "This browser has not opened that game.")
+    return open_seat(game_id, seat)
+
+
+@bp.post("/games/forget")
+def forget():
+    session.pop("seats", None)
+    flash("This browser no longer remembers your games. Their links still work.")
+    return redirect(url_for(".my_games"), 303)
