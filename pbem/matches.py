@@ -265,6 +265,12 @@ def load(db: sqlite_utils.Database, game_id: str) -> Match | None:
     return match
 
 
+def event_count(db: sqlite_utils.Database, game_id: str) -> int:
+    """How many events the game's log holds (its last ``seq``), without loading it."""
+    return db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?",
+                      [game_id]).fetchone()[0]
+
+
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     rows = list(db.query("SELECT * FROM games WHERE id = ?", [game_id]))
     if not rows:

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from flask import (Blueprint, Response, abort, flash, redirect, render_template, request,
-                   url_for)
+from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_template,
+                   request, url_for)
 from markupsafe import Markup, escape
 
 from . import builder, clocks, limits, links, matches
@@ -26,11 +26,17 @@ bp = Blueprint("play", __name__)
 ROLES = "<any(play, watch):role>"
 
 
-def open_link(token: str, role: str) -> tuple[Match, int | None]:
+def _access(token: str, role: str) -> links.Access:
     """The game and seat a link opens; 404 for an unknown link or the wrong kind of link."""
     access = links.resolve(get_db(), token)
     if access is None or (access.seat is None) != (role == "watch"):
         abort(404, "This link does not open any game. Check that you copied all of it.")
+    return access
+
+
+def open_link(token: str, role: str) -> tuple[Match, int | None]:
+    """The game (replayed) and seat a link opens; 404 as ``_access``."""
+    access = _access(token, role)
     return matches.load(get_db(), access.game_id), access.seat
 
 
@@ -91,6 +97,20 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
 def page(role: str, token: str):
     match, seat = open_link(token, role)
     return _game_page(match, seat, token, role)
+
+
+@bp.get(f"/{ROLES}/<token>/version")
+def version(role: str, token: str):
+    """What an open game page polls (``static/app.js``) to learn that the game moved on: the
+    number of events in its log, also as the ETag, so that a poll sent with the page's own
+    count is answered 304 Not Modified after two indexed lookups, with no replay and no
+    rendering. The count tells a viewer nothing new: every event is listed in the game's
+    record, which every link may download."""
+    access = _access(token, role)
+    events = matches.event_count(get_db(), access.game_id)
+    response = jsonify(events=events)
+    response.set_etag(str(events))
+    return response.make_conditional(request)
 
 
 @bp.get(f"/{ROLES}/<token>/history/<int:ply>")
