@@ -2,6 +2,8 @@
 
 - the time to serve a Mastery play page at ply 10 and at ply 400 (warm cache, as a player
   reloading the page sees it), through the real app and a real SQLite file;
+- the cost of the open pages' live-update polls (``/version`` answered 304): per poll, and
+  for N pages each polling every 3 seconds;
 - engine random playouts per second for every game;
 - Magnet: legal-move generations per second (positions taken from random playouts) and the
   time of one full random game.
@@ -74,6 +76,30 @@ def page_figures() -> None:
         client.get(url)
         print(f"Mastery play page at ply 400, cold cache (one replay): "
               f"{(time.perf_counter() - start) * 1000:6.2f} ms")
+        poll_figures(client, url)
+
+
+POLL_SECONDS = 3  # how often an open page polls (static/app.js, POLL_MS)
+
+
+def poll_figures(client, url: str, seconds: float = 3.0) -> None:
+    """An open page's poll as it is sent while nothing happens: the page's event count in
+    If-None-Match, answered 304. Requests per second one process sustains (one thread, no
+    HTTP parsing: the app's own cost), and what N open pages ask of it."""
+    version = url + "/version"
+    etag = client.get(version).headers["ETag"]
+    polls, cpu, start = 0, time.process_time(), time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        assert client.get(version, headers={"If-None-Match": etag}).status_code == 304
+        polls += 1
+    rate = polls / (time.perf_counter() - start)
+    cpu_ms = (time.process_time() - cpu) / polls * 1000
+    print(f"Live-update poll (304 Not Modified): {rate:7.0f} /s in one thread, "
+          f"{cpu_ms:5.2f} ms CPU each")
+    for pages in (100, 1000, 10_000):
+        load = pages / POLL_SECONDS
+        print(f"  {pages:>6} open pages, one poll each {POLL_SECONDS} s: {load:6.0f} requests/s, "
+              f"{load * cpu_ms / 10:5.1f}% of one core")
 
 
 def commit_figures(seconds: float = 3.0) -> None:

@@ -413,6 +413,10 @@ class Match:
         return event.kind not in TEAM_ONLY or viewer is not None \
             and viewer in self.game.team_of(self.players, event.seat)
 
+    def known_events(self, viewer: int | None) -> int:
+        """How many events of the log ``viewer`` may know of: what a page polls."""
+        return sum(1 for event in self.events if self.known_to(event, viewer))
+
     def resign_offers_known_to(self, viewer: int | None) -> list[int]:
         return [seat for seat in self.resign_offers
                 if self.known_to(Event(0, seat, "resign_offer", None, ""), viewer)]

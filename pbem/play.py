@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 import engine
-from flask import (Blueprint, Response, abort, flash, redirect, render_template, request,
-                   url_for)
+from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_template,
+                   request, url_for)
 from markupsafe import Markup, escape
 
 from . import builder, clocks, conditional, limits, links, matches, mygames, talk
@@ -27,11 +27,17 @@ bp = Blueprint("play", __name__)
 ROLES = "<any(play, watch):role>"
 
 
-def open_link(token: str, role: str) -> tuple[Match, int | None]:
+def _access(token: str, role: str) -> links.Access:
     """The game and seat a link opens; 404 for an unknown link or the wrong kind of link."""
     access = links.resolve(get_db(), token)
     if access is None or (access.seat is None) != (role == "watch"):
         abort(404, "This link does not open any game. Check that you copied all of it.")
+    return access
+
+
+def open_link(token: str, role: str) -> tuple[Match, int | None]:
+    """The game (replayed) and seat a link opens; 404 as ``_access``."""
+    access = _access(token, role)
     return matches.load(get_db(), access.game_id), access.seat
 
 
@@ -104,6 +110,21 @@ def page(role: str, token: str):
     if seat is not None:
         mygames.remember(match.id, seat)
     return _game_page(match, seat, token, role)
+
+
+@bp.get(f"/{ROLES}/<token>/version")
+def version(role: str, token: str):
+    """What an open game page polls (``static/app.js``) to learn that the game moved on: the
+    number of events of its log that the viewer may know of (``Match.known_events``), also
+    as the ETag, so that a poll sent with the page's own count is answered 304 Not Modified
+    with no rendering (the cached match catches up with one indexed query). Counting only
+    what the viewer may know keeps a team's talk of resigning, or the players' chat before
+    the end, from showing to others as a change."""
+    match, seat = open_link(token, role)
+    events = match.known_events(seat)
+    response = jsonify(events=events)
+    response.set_etag(str(events))
+    return response.make_conditional(request)
 
 
 @bp.get(f"/{ROLES}/<token>/history/<int:ply>")

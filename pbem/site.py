@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import functools
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -14,7 +15,7 @@ from flask import (Blueprint, Response, abort, current_app, jsonify, render_temp
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, SecurityError
 
-from . import clocks, limits, links, matches, mygames, notify
+from . import clocks, diagrams, limits, links, matches, mygames, notify
 from .db import get_db, utcnow, write
 
 bp = Blueprint("site", __name__)
@@ -76,6 +77,13 @@ def new_game(game_id: str):
                            public=form.get("public") == "yes"), 201
 
 
+@bp.get("/favicon.ico")
+def favicon():
+    """The site's icon by its old name: pages link the SVG itself, but browsers still ask
+    here where nothing names an icon (a JSON answer, a downloaded record)."""
+    return current_app.send_static_file("favicon.svg")
+
+
 @bp.get("/rules")
 def rules_index():
     return render_template("rules_index.html", games=engine.GAMES.values())
@@ -84,7 +92,8 @@ def rules_index():
 @bp.get("/rules/<game_id>")
 def rules(game_id: str):
     """A game's rules: ``rules/<game>.html`` (English), or with ``?lang=ru`` the page
-    ``rules/<game>.ru.html`` when there is one. ``lang`` is the language of the page shown."""
+    ``rules/<game>.ru.html`` when there is one. ``lang`` is the language of the page shown;
+    ``diagram(name)`` draws one of the game's diagrams (``pbem/diagrams.py``)."""
     game = _game_or_404(game_id)
     lang = request.args.get("lang", "en")
     names = [f"rules/{game.id}.html"]
@@ -95,7 +104,8 @@ def rules(game_id: str):
     except TemplateNotFound:
         abort(404, f"The rules of {game.title} are not written yet.")
     return render_template(template, game=game,
-                           lang=lang if template.name == names[0] and len(names) > 1 else "en")
+                           lang=lang if template.name == names[0] and len(names) > 1 else "en",
+                           diagram=functools.partial(diagrams.drawn, game.id))
 
 
 # -- a player's games, by email ---------------------------------------------------------

@@ -127,3 +127,57 @@ document.addEventListener("pointercancel", (event) => endMagnetDrag(event, false
 document.addEventListener("click", (event) => {
   if (magnetDropped) { event.preventDefault(); event.stopImmediatePropagation(); magnetDropped = false; }
 }, true);
+
+// Live updates. While a running game's page is visible, ask every few seconds whether the
+// game moved on: one conditional request for the event count the page was drawn at (its
+// data-events), answered 304 Not Modified until something happens. Then redraw the page in
+// place, unless the player is in the middle of a move: a notice offers the refresh instead.
+const POLL_MS = 3000;
+let pollTimer = null;
+
+function pollsGame() { return document.querySelector("#game[data-version]") !== null; }
+
+function schedulePoll(delay) {
+  clearTimeout(pollTimer);
+  pollTimer = document.hidden || !pollsGame() ? null : setTimeout(pollGame, delay);
+}
+
+function buildingMove() {
+  if (magnetDrag || new URL(window.location.href).searchParams.has("path")) { return true; }
+  return Array.from(document.querySelectorAll("#game input, #game select, #game textarea")).some((field) =>
+    field === document.activeElement
+    || (field.type === "checkbox" ? field.checked !== field.defaultChecked : field.value !== field.defaultValue));
+}
+
+function showMovedNotice() {
+  if (document.getElementById("moved-on")) { return; }
+  const notice = document.createElement("p");
+  notice.id = "moved-on";
+  notice.className = "notice";
+  notice.setAttribute("role", "status");
+  const refresh = document.createElement("a");
+  refresh.href = window.location.href;
+  refresh.textContent = "refresh";
+  notice.append("The game has moved on — ", refresh, ".");
+  document.getElementById("status").after(notice);
+}
+
+async function pollGame() {
+  pollTimer = null;
+  if (!pollsGame()) { return; }  // a page swapped in meanwhile shows a finished game
+  const game = document.getElementById("game");
+  try {
+    const response = await fetch(game.dataset.version, {
+      credentials: "same-origin", cache: "no-store", headers: { "If-None-Match": `"${game.dataset.events}"` },
+    });
+    if (response.status === 200) {
+      if (buildingMove()) { showMovedNotice(); } else { await swapGame(window.location.href, false); }
+    }
+  } catch (error) {
+    // offline, or the server restarting: ask again at the next turn of the timer
+  }
+  if (pollTimer === null) { schedulePoll(POLL_MS); }
+}
+
+document.addEventListener("visibilitychange", () => schedulePoll(0));
+schedulePoll(POLL_MS);

@@ -150,8 +150,8 @@ def normalised(text: str, game: NewGame) -> str:
 
 def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
     """Everything a viewer receives now: the page (with builder paths), the API answer (with
-    the chat), a player's own notes, every history page and both record downloads,
-    normalised."""
+    the chat), a player's own notes, the page's live-update poll, every history page and
+    both record downloads, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
@@ -161,6 +161,8 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
     seen["api"] = client.get(api).get_data(as_text=True)
     if seat is not None:
         seen["notes"] = client.get(f"{api}/notes").get_data(as_text=True)
+    version = client.get(f"{base}/version")  # what the page's script polls
+    seen["version"] = f"{version.headers['ETag']} {version.get_data(as_text=True)}"
     for ply in range(client.get(api).json["ply"] + 1):
         seen[f"history {ply}"] = client.get(f"{base}/history/{ply}").get_data(as_text=True)
     for kind in ("json", "txt"):

@@ -217,6 +217,15 @@ def stop(process: subprocess.Popen) -> str:
     return output
 
 
+def answers(process: subprocess.Popen, url: str) -> bool:
+    """Whether the server ``process`` (which must still be running) answers ``url``."""
+    assert process.poll() is None, stop(process)
+    try:
+        return urllib.request.urlopen(url, timeout=2).status == 200
+    except OSError:
+        return False
+
+
 def test_run_scheduler_process_delivers_queued_mail(tmp_path, monkeypatch, smtp):
     app = make_app(tmp_path, monkeypatch)
     create(app.test_client())
@@ -235,19 +244,32 @@ def test_run_scheduler_process_delivers_queued_mail(tmp_path, monkeypatch, smtp)
     assert sorted(m["To"] for m in smtp.messages) == ["ann@example.org", "bob@example.org"]
 
 
+def test_the_readme_quick_start_serves_on_another_port(tmp_path):
+    """The quick start shows ``./dev serve --port 8080``: run it as written (on a free port
+    rather than 8080), through the project's own ``dev`` script."""
+    quick_start = (ROOT / "README.md").read_text().split("\n## ")[0]
+    shown = re.search(r"`(\./dev serve --port 8080)`", quick_start)
+    assert shown, "the README's quick start does not show how to pick the port"
+    port = free_port()
+    env = {**os.environ, "PBEM_INSTANCE": str(tmp_path / "instance"),
+           "PBEM_DATABASE": str(tmp_path / "pbem.sqlite"), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(shown.group(1).replace("8080", str(port)).split(), cwd=ROOT,
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    try:  # it may set up .venv first
+        wait_for(lambda: answers(process, f"http://127.0.0.1:{port}/"), timeout=120,
+                 what="./dev serve to start")
+    finally:
+        output = stop(process)
+    assert f"Running on http://127.0.0.1:{port}" in output
+
+
 def test_serve_runs_the_site_and_delivers_mail_with_working_links(tmp_path, smtp):
     port = free_port()
     process = flask_command(tmp_path, smtp.port, "serve", "--port", str(port), public_url=None)
     base = f"http://127.0.0.1:{port}"
     try:
-        def up() -> bool:
-            assert process.poll() is None, stop(process)
-            try:
-                return urllib.request.urlopen(f"{base}/", timeout=2).status == 200
-            except OSError:
-                return False
-
-        wait_for(up, timeout=20, what="the server to start")
+        wait_for(lambda: answers(process, f"{base}/"), timeout=20, what="the server to start")
         body = json.dumps({"game": "mastery", "players": [
             {"name": "Ann", "email": "ann@example.org"},
             {"name": "Bob", "email": "bob@example.org"}]}).encode()

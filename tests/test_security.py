@@ -60,11 +60,12 @@ def test_no_secret_reaches_a_log_line(app, live_server, new_game, caplog):
     game = new_game()
     token = game.urls[0].rsplit("/", 1)[1]
     caplog.set_level(logging.INFO)
-    with urllib.request.urlopen(f"{live_server}{game.urls[0]}?path=e3") as response:
-        assert response.status == 200
+    for path in (f"{game.urls[0]}?path=e3", f"{game.urls[0]}/version"):
+        with urllib.request.urlopen(f"{live_server}{path}") as response:
+            assert response.status == 200
     app.logger.error("Exception on %s [GET]", game.urls[0])  # how Flask reports errors
     logged = "\n".join(record.getMessage() for record in caplog.records)
-    assert "/play/[secret]" in logged
+    assert "/play/[secret]?path=e3" in logged and "/play/[secret]/version" in logged
     assert token not in logged
 
 

@@ -1,0 +1,117 @@
+"""The rules pages show each game's board and worked examples as diagrams: SVG drawn by the
+game's own board code (``render``) from positions the engine reaches by replaying real
+moves (``pbem/diagrams.py``), so that the pictures cannot disagree with the rules."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+import engine
+from pbem import diagrams
+from pbem.boards import board_for
+
+PAGES = [(game_id, "") for game_id in engine.GAMES] + [("magnetic-field", "?lang=ru")]
+
+
+def replayed(game: engine.Game, diagram: diagrams.Diagram):
+    """The diagram's positions through the engine's own ``replay``: before its example move,
+    and after it (None without one)."""
+    pairs, state = [], game.start(diagram.players, diagram.options, diagram.seed)
+    for move in diagram.moves + ((diagram.example,) if diagram.example else ()):
+        pairs.append((state.to_move[0], move))
+        state = game.apply(state, *pairs[-1])
+    before = game.replay(diagram.players, diagram.options, diagram.seed,
+                         pairs[:len(diagram.moves)])
+    after = game.replay(diagram.players, diagram.options, diagram.seed, pairs) \
+        if diagram.example else None
+    return before, after
+
+
+def expected_boards(app, game_id: str) -> list[str]:
+    """Every board the game's rules page should show: ``render`` of each replayed position
+    as its viewer sees it, the example's cells selected before it and marked after it."""
+    game, board = engine.get(game_id), board_for(game_id)
+    boards = []
+    with app.test_request_context():
+        for diagram in diagrams.DIAGRAMS[game_id].values():
+            before, after = replayed(game, diagram)
+            viewer = diagram.viewer
+            if after is None:
+                boards.append(board.render(game.view(before, viewer), seat=viewer))
+                continue
+            cells = board.move_cells(diagram.example)
+            boards.append(board.render(game.view(before, viewer), seat=viewer,
+                                       selected=tuple(sorted(cells))))
+            boards.append(board.render(game.view(after, viewer), seat=viewer, last=cells))
+    return [str(svg) for svg in boards]
+
+
+@pytest.mark.parametrize("game_id, query", PAGES, ids=[g + q for g, q in PAGES])
+def test_every_rules_page_shows_every_diagram_drawn_from_its_replayed_position(
+        app, client, game_id, query):
+    page = client.get(f"/rules/{game_id}{query}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    boards = expected_boards(app, game_id)
+    assert len(diagrams.DIAGRAMS[game_id]) >= 5
+    for number, svg in enumerate(boards):
+        assert svg in html, f"board {number} of {game_id} is not on its rules page"
+    # and nothing else is drawn: every picture on the page is one of them
+    assert html.count("<svg") == sum(svg.count("<svg") for svg in boards)
+    assert html.count('<figure class="diagram">') == len(diagrams.DIAGRAMS[game_id])
+
+
+@pytest.mark.parametrize("game_id", list(engine.GAMES))
+def test_every_example_is_a_legal_move_of_its_position(game_id):
+    game = engine.get(game_id)
+    examples = 0
+    for name, diagram in diagrams.DIAGRAMS[game_id].items():
+        before, after = replayed(game, diagram)
+        assert before.outcome is None, name
+        if diagram.example is None:
+            continue
+        examples += 1
+        seat = before.to_move[0]
+        recorded = game.canonical(before, seat, diagram.example)
+        # Magnetic Field does not list turns that lay several tiles: they are still legal
+        if game.lists_every_move or recorded.count("@") < 2:
+            assert recorded in game.legal_moves(before, seat), name
+        assert after == game.apply(before, seat, recorded), name
+    assert examples >= 3
+
+
+def test_a_diagram_shows_the_move_as_the_game_records_it(app):
+    """Magnet drops the promotion a trap cancelled from the record; the caption follows."""
+    with app.test_request_context():
+        assert diagrams.draw("magnet", "capture").example == "g9:g1+,k5+"
+        assert diagrams.draw("magnet", "trap").example == "g9:g1+,k5"
+        assert diagrams.draw("mastery", "imperial").after is None
+
+
+# -- what a person sees ------------------------------------------------------------------------
+
+@pytest.mark.browser
+@pytest.mark.parametrize("game_id, query", PAGES, ids=[g + q for g, q in PAGES])
+def test_rules_diagrams_fit_a_phone_and_sit_side_by_side_on_a_desktop(
+        browser, live_server, game_id, query):
+    url = f"{live_server}/rules/{game_id}{query}"
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        phone.goto(url)
+        figures = phone.locator("figure.diagram")
+        expect(figures.first.locator("svg").first).to_be_visible()
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        for box in figures.locator("svg").evaluate_all(
+                "svgs => svgs.map(s => s.getBoundingClientRect().toJSON())"):
+            assert box["left"] >= 0 and box["right"] <= 390 and box["width"] >= 300, box
+    finally:
+        phone.close()
+    desktop = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        desktop.goto(url)
+        pair = desktop.locator("figure.diagram:has(svg + p) .diagram-boards").first
+        before, after = (box for box in pair.locator(":scope > div").evaluate_all(
+            "boards => boards.map(b => b.getBoundingClientRect().toJSON())"))
+        assert before["top"] == after["top"] and before["right"] < after["left"]
+    finally:
+        desktop.close()
