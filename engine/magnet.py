@@ -385,8 +385,7 @@ def _analyse(kn: Knowledge, magnet: int, pieces: list[Piece]) -> _Analysis:
         if may_die and any(p.kind == KING and may[p.origin] & MAY_TRAP for p in pieces):
             essential.update(o for o in may if may[o] & MAY_KING)
             essential.update(p.origin for p in pieces if p.kind == KING)
-    free = tuple(sorted(by_origin)) if not essential else \
-        tuple(sorted(set(by_origin) - essential))
+    free = tuple(sorted(set(by_origin) - essential))
     free_ok = frozenset(
         o for o in free if by_origin[o].path and by_origin[o].promotable
         and all(possible[board[v] & 7] & MAY_PLAIN for v in by_origin[o].captures))
