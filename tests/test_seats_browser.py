@@ -101,7 +101,7 @@ def test_the_creator_withdraws_a_game_nobody_joined(open_context, live_server):
     ann.get_by_label("I want to withdraw this game").check()
     ann.get_by_role("button", name="Withdraw").click()
     expect(ann.locator(".notice")).to_contain_text("You withdrew the game")
-    expect(ann.locator("#status")).to_contain_text("withdrawn before it started")
+    expect(ann.locator("#game .game-over")).to_contain_text("withdrawn before it started")
     ann.goto(live_server + "/lobby")
     expect(ann.locator("li.challenge")).to_have_count(0)
 
