@@ -203,6 +203,16 @@ class Game:
             state = self.apply(state, *entry)
         return state
 
+    def resample(self, state: State, seat: int, rng: random.Random) -> State:
+        """A state that ``seat`` cannot tell from ``state`` (the same view, legal moves, ply,
+        seats to move and outcome for ``seat``), its hidden parts drawn from ``rng`` among
+        all that agree with what ``seat`` has seen. It depends only on what ``seat`` knows
+        and on ``rng``: what a computer player samples its worlds from."""
+        self.check_seat(state, seat)
+        if not isinstance(rng, random.Random):
+            raise InvalidGameSetup("resample needs a random.Random to draw from.")
+        return self.sample_hidden(state, seat, rng)
+
     # -- argument checks, shared by the contract and the games' own helpers ----------------
 
     def check_seat(self, state: State, seat: int | None, *, spectator: bool = False) -> None:
@@ -277,6 +287,10 @@ class Game:
     def observe(self, state: State, seat: int | None) -> dict[str, Any]:
         """``view`` of a valid seat (None: a spectator)."""
         raise NotImplementedError
+
+    def sample_hidden(self, state: State, seat: int, rng: random.Random) -> State:
+        """``resample`` of a valid seat. Games without hidden information: ``state`` itself."""
+        return state
 
     def notation(self, state: State, seat: int, text: str, after: State) -> str:
         """The canonical text of the legal move ``text`` of ``seat``, which took ``state`` to

@@ -16,7 +16,9 @@ empty vertex, else ``owner << 6 | kind << 3 | rank``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
+import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -198,6 +200,38 @@ def _affected(kn: Knowledge, magnet: int) -> list[Piece]:
     return found
 
 
+def affected_everywhere(kn: Knowledge) -> list[list[Piece]]:
+    """``_affected`` for every magnet vertex at once, indexed by vertex. Walking out from each
+    piece of the seat finds the vertices from which it is the nearest friendly piece on a
+    line: far fewer steps than walking in from all 91 vertices."""
+    board, seat = kn.board, kn.seat
+    found: list[list[Piece]] = [[] for _ in board]
+    for v, x in enumerate(board):
+        if not x or x >> 6 != seat:
+            continue
+        kind, rank = (x >> 3) & 7, x & 7
+        for ray in RAYS[v]:
+            for k, magnet in enumerate(ray):  # ``ray[:k + 1]``: the walk to the magnet
+                y = board[magnet]
+                own_here = bool(y) and y >> 6 == seat
+                if rank <= k:
+                    path, reach = ray[:rank], False
+                else:
+                    path, reach = (ray[:k], False) if own_here else (ray[:k + 1], True)
+                found[magnet].append(Piece(v, path, kind, rank, reach,
+                                           tuple(w for w in path if board[w])))
+                if own_here:
+                    break  # beyond it, that piece is the nearest
+    for pieces in found:
+        if len(pieces) > 1:
+            pieces.sort(key=_origin)
+    return found
+
+
+def _origin(piece: Piece) -> int:
+    return piece.origin
+
+
 def has_legal_turn(board: tuple[int, ...], seat: int) -> bool:
     """A magnet on a vertex next to a piece moves that piece unless the vertex is friendly, so
     a seat has a turn exactly when some piece of its has a neighbour it does not hold."""
@@ -336,22 +370,24 @@ def _bits(possible: tuple[int, ...], board: tuple[int, ...], vertices: Iterable[
 def _analyse(kn: Knowledge, magnet: int, pieces: list[Piece]) -> _Analysis:
     possible, board = kn.possible, kn.board
     by_origin = {p.origin: p for p in pieces}
-    capturable = {v for p in pieces for v in p.captures}
     may = {p.origin: _bits(possible, board, p.captures) for p in pieces}
-    may_die = sum(1 for o in may if may[o] & MAY_TRAP)
-    if kn.own - may_die <= 1 and kn.enemy - len(capturable) <= 1:
-        essential = set(by_origin)  # the two-kings race may come into play
+    may_die = sum(1 for bits in may.values() if bits & MAY_TRAP)
+    essential: set[int] = set()
+    if kn.own - may_die <= 1 and \
+            kn.enemy - len({v for p in pieces for v in p.captures}) <= 1:
+        essential.update(by_origin)  # the two-kings race may come into play
     else:
         reachers = [p.origin for p in pieces if p.reach]
-        essential = set(reachers) if len(reachers) > 1 else set()
+        if len(reachers) > 1:
+            essential.update(reachers)
         # A piece that may take the king ends the game with the same winner in every order,
         # unless the mover's own king may die on a trap first: then their order matters.
-        if any(p.kind == KING and may[p.origin] & MAY_TRAP for p in pieces):
+        if may_die and any(p.kind == KING and may[p.origin] & MAY_TRAP for p in pieces):
             essential.update(o for o in may if may[o] & MAY_KING)
             essential.update(p.origin for p in pieces if p.kind == KING)
     free = tuple(sorted(set(by_origin) - essential))
     free_ok = frozenset(
-        o for o in free if by_origin[o].promotable and by_origin[o].path
+        o for o in free if by_origin[o].path and by_origin[o].promotable
         and all(possible[board[v] & 7] & MAY_PLAIN for v in by_origin[o].captures))
     hypotheses: tuple[tuple[int, ...], ...] = ()
     if essential:
@@ -423,28 +459,39 @@ def _classes(an: _Analysis) -> list[tuple[tuple[int, ...], frozenset[int]]]:
     return list(classes.values())
 
 
-def _placements(kn: Knowledge, magnet: int) -> list[list[Piece]]:
-    """The sets of pieces that may move for a magnet on ``magnet``: all the affected pieces,
-    or on the opening move each one that can move, alone."""
-    pieces = _affected(kn, magnet)
+def _placements(kn: Knowledge, magnet: int,
+                affected: list[Piece] | None = None) -> list[list[Piece]]:
+    """The sets of pieces that may move for a magnet on ``magnet`` (``affected``: the pieces
+    it affects, if known): all the affected pieces, or on the opening move each one that can
+    move, alone."""
+    pieces = _affected(kn, magnet) if affected is None else affected
     if kn.opening:
         return [[p] for p in pieces if p.path]
     return [pieces] if any(p.path for p in pieces) else []
 
 
+# Each vertex's name as a turn writes it, without and with a promotion mark.
+_MARKED = tuple((name, name + "+") for name in NAMES)
+
+
 def _texts(magnet: int, order: tuple[int, ...], allowed: frozenset[int]) -> Iterator[str]:
     head = NAMES[magnet] + ":"
-    for marks in itertools.product(*((("", "+") if o in allowed else ("",)) for o in order)):
-        yield head + ",".join(NAMES[o] + mark for o, mark in zip(order, marks))
+    if not allowed:
+        yield head + ",".join([NAMES[o] for o in order])
+        return
+    for names in itertools.product(*(_MARKED[o] if o in allowed else (NAMES[o],)
+                                     for o in order)):
+        yield head + ",".join(names)
 
 
 def turns(kn: Knowledge) -> list[str]:
     """Every legal turn of ``kn.seat`` in canonical notation, by magnet vertex."""
     out: list[str] = []
-    for magnet in range(len(NAMES)):
-        for pieces in _placements(kn, magnet):
-            for order, allowed in _classes(_analyse(kn, magnet, pieces)):
-                out.extend(_texts(magnet, order, allowed))
+    for magnet, affected in enumerate(affected_everywhere(kn)):
+        if affected:
+            for pieces in _placements(kn, magnet, affected):
+                for order, allowed in _classes(_analyse(kn, magnet, pieces)):
+                    out.extend(_texts(magnet, order, allowed))
     return out
 
 
@@ -501,10 +548,69 @@ class MagnetState(State):
     # (public_board, seat to move) -> occurrences since the last capture, promotion or loss
     # to a trap (nothing earlier can recur: pieces never come back and ranks never fall)
     seen: Mapping[tuple[tuple[int, ...], int], int] = field(default_factory=dict)
+    # Public, for working out what a seat may know (``resample``): the start vertex of the
+    # piece on each vertex (-1 where empty; empty for a position built by hand, where each
+    # piece counts as starting where it stands), and the start vertices of the pieces known
+    # not to be kings (each stood on f6 at the start of its owner's turn and did not win).
+    homes: tuple[int, ...] = ()
+    cleared: frozenset[int] = frozenset()
 
     @property
     def setting_up(self) -> bool:
         return None in self.arrangements
+
+
+def _homes(state: MagnetState) -> tuple[int, ...]:
+    """The start vertex of the piece on each vertex (``MagnetState.homes``)."""
+    return state.homes or tuple(v if x else -1 for v, x in enumerate(state.board))
+
+
+def _pair(pair: tuple, seat: int, value: Any) -> tuple:
+    return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+def _allowed(slot: tuple[int, bool]) -> tuple[int, ...]:
+    """The kinds a piece may be: value at least its rank, the king only if it may be one."""
+    rank, may_be_king = slot
+    return tuple(k for k in range(6) if VALUE[k] >= rank and (may_be_king or k != KING))
+
+
+@functools.lru_cache(maxsize=4096)
+def _assignments(slots: tuple[tuple[int, bool], ...], pool: tuple[int, ...]) -> int:
+    """How many ways there are to give each slot a kind from ``pool`` (counts by kind) that
+    it allows. Kinds left over are allowed only in positions built by hand."""
+    if not slots:
+        return 1
+    total = 0
+    for kind in _allowed(slots[0]):
+        if pool[kind]:
+            total += _assignments(slots[1:], _minus(pool, kind))
+    return total
+
+
+def _minus(pool: tuple[int, ...], kind: int) -> tuple[int, ...]:
+    return pool[:kind] + (pool[kind] - 1,) + pool[kind + 1:]
+
+
+def _draw_kinds(slots: list[tuple[int, bool]], pool: tuple[int, ...],
+                rng: random.Random) -> list[int]:
+    """A kind for each slot, drawn uniformly among all the assignments (``_assignments``):
+    slot by slot, each kind weighted by the number of ways to complete the rest."""
+    # The most constrained slots first, so that the counts of the rest repeat and cache well.
+    order = sorted(range(len(slots)), key=lambda i: (-slots[i][0], slots[i][1]))
+    todo = tuple(slots[i] for i in order)
+    kinds = [0] * len(slots)
+    for n, i in enumerate(order):
+        choices = [(kind, _assignments(todo[n + 1:], _minus(pool, kind)))
+                   for kind in _allowed(todo[n]) if pool[kind]]
+        pick = rng.randrange(sum(count for _, count in choices))
+        for kind, count in choices:
+            if pick < count:
+                break
+            pick -= count
+        kinds[i] = kind
+        pool = _minus(pool, kind)
+    return kinds
 
 
 class Magnet(Game):
@@ -533,14 +639,16 @@ class Magnet(Game):
 
     def _set_up(self, state: MagnetState, seat: int, kinds: tuple[int, ...],
                 count: bool = True) -> MagnetState:
-        board = list(state.board)
+        board, homes = list(state.board), list(_homes(state))
         for v, kind in zip(START[seat], kinds):
             board[v] = _piece(seat, kind)
+            homes[v] = v
         arrangements = tuple(kinds if s == seat else a for s, a in enumerate(state.arrangements))
         waiting = tuple(s for s in (0, 1) if arrangements[s] is None)
         board_t = tuple(board)
         state = dataclasses.replace(state, board=board_t, arrangements=arrangements,
-                                    ply=state.ply + count, to_move=waiting or (0,))
+                                    homes=tuple(homes), ply=state.ply + count,
+                                    to_move=waiting or (0,))
         if not waiting:
             state = dataclasses.replace(state, seen={(public_board(board_t), 0): 1})
         return state
@@ -723,10 +831,79 @@ class Magnet(Game):
             outcome = Outcome((), True, "the same position occurred three times")
         elif not has_legal_turn(after, following):
             outcome = Outcome((seat,), False, f"{names[following]} has no legal turn")
+        homes = list(_homes(state))
+        for step in steps:  # every piece carries its start vertex along
+            home, homes[step.origin] = homes[step.origin], -1
+            for _, v in step.captured:
+                homes[v] = -1
+            if not step.destroyed:
+                homes[step.end] = home
+        cleared = state.cleared
+        if outcome is None and after[CENTRE] and after[CENTRE] >> 6 == following:
+            cleared = cleared | {homes[CENTRE]}  # on f6 at the start of its turn: no king
         return dataclasses.replace(
             state, board=after, turn=number + 1, captured=captured, destroyed=destroyed,
-            last=(seat, turn.magnet, tuple(steps)), seen=seen, ply=state.ply + 1,
-            to_move=() if outcome else (following,), outcome=outcome)
+            last=(seat, turn.magnet, tuple(steps)), seen=seen, homes=tuple(homes),
+            cleared=cleared, ply=state.ply + 1, to_move=() if outcome else (following,),
+            outcome=outcome)
+
+    # -- what a seat may know --------------------------------------------------------------
+
+    def sample_hidden(self, state: MagnetState, seat: int,
+                      rng: random.Random) -> MagnetState:
+        """``state`` with the values of the opponent's pieces that ``seat`` has not seen
+        drawn from ``rng``, uniformly among the assignments that agree with what ``seat``
+        knows: the piece mix less the captured values, each piece's rank (a value is never
+        below it; kings stay at rank 1), and which pieces are known not to be kings (those
+        a trap destroyed, and those ``cleared``). Before the opponent's setup is played,
+        nothing is hidden; once the game is over, nothing is.
+
+        Built from public fields and ``seat``'s own pieces only: every field that holds
+        the opponent's values (the board, ``arrangements``, ``destroyed``, ``last``) is
+        rewritten from the draw."""
+        enemy = 1 - seat
+        if state.outcome is not None or state.arrangements[enemy] is None:
+            return state
+        if state.setting_up:  # the opponent's arrangement, unseen: any of them
+            kinds = list(SET)
+            rng.shuffle(kinds)
+            board = list(state.board)
+            for v, kind in zip(START[enemy], kinds):
+                board[v] = _piece(enemy, kind)
+            return dataclasses.replace(state, board=tuple(board), arrangements=_pair(
+                state.arrangements, enemy, tuple(kinds)))
+        homes = _homes(state)
+        on_board = [v for v, x in enumerate(state.board) if x and x >> 6 == enemy]
+        lost = [i for i, entry in enumerate(state.destroyed) if entry[0] == enemy]
+        # Each unknown piece as (lowest value it may have, may it be the king?).
+        slots = [(state.board[v] & 7, homes[v] not in state.cleared) for v in on_board]
+        slots += [(state.destroyed[i][2], False) for i in lost]  # a king there ends the game
+        pool = Counter(SET)
+        pool.subtract(kind for owner, kind, _, _ in state.captured if owner == enemy)
+        kinds = _draw_kinds(slots, tuple(max(0, pool[k]) for k in range(6)), rng)
+        board = list(state.board)
+        for v, kind in zip(on_board, kinds):
+            board[v] = (board[v] & ~(7 << 3)) | kind << 3
+        destroyed = list(state.destroyed)
+        for i, kind in zip(lost, kinds[len(on_board):]):
+            destroyed[i] = (enemy, kind, *destroyed[i][2:])
+        last = state.last
+        if last and last[0] == enemy:  # its steps hold the moved pieces, values and all
+            gone = iter(kinds[len(on_board) + len(lost) - sum(s.destroyed for s in last[2]):])
+            last = (enemy, last[1], tuple(
+                s._replace(piece=(s.piece & ~(7 << 3)) | next(gone) << 3) if s.destroyed
+                else s._replace(piece=board[s.end]) for s in last[2]))
+        # The arrangement: each piece's value at its start vertex; the values of the pieces
+        # no longer on the board fill the remaining start vertices in order (which of them
+        # went where is not kept, and no view shows it before the game ends).
+        placed = {homes[v]: kind for v, kind in zip(on_board, kinds)}
+        at_start = [placed.get(v) for v in START[enemy]]
+        rest = iter(sorted((Counter(SET) - Counter(k for k in at_start if k is not None))
+                           .elements()))
+        arrangement = tuple(next(rest) if k is None else k for k in at_start)
+        return dataclasses.replace(
+            state, board=tuple(board), destroyed=tuple(destroyed), last=last,
+            arrangements=_pair(state.arrangements, enemy, arrangement))
 
     # -- what each seat may see ------------------------------------------------------------
 
@@ -792,6 +969,13 @@ class Magnet(Game):
 
 
 GAME = Magnet()
+
+
+def carry_out(state: MagnetState, seat: int, turn: Turn) -> MagnetState:
+    """Play ``turn`` for ``seat`` without checking it, for computer players' simulations:
+    ``turn`` must name a magnet that moves a piece and every affected piece, in any order;
+    a promotion mark on a piece that cannot promote does nothing."""
+    return GAME._carry_out(state, seat, knowledge(state, seat), turn)
 
 
 # -- helpers for a turn builder (the mover's knowledge only) --------------------------------

@@ -19,7 +19,9 @@ seed itself is not kept.
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple
 
@@ -241,14 +243,23 @@ def score(figures: str, tiles: str, seat: int, events: tuple[Event, ...]) -> tup
             on_capture = [c for c in (event.actor, event.target) if tiles[c] == "X"]
             if on_capture:
                 points.append(Points("capture", on_capture[0], CAPTURE_POINTS))
-    for cell, tile in enumerate(tiles):
-        if tile == "C" and figures[cell] != EMPTY and owner(figures[cell]) == seat:
+    mine = str.isupper if seat == 0 else str.islower  # owner(figure) == seat
+    theirs = str.islower if seat == 0 else str.isupper  # "." is neither
+    for cell in _cells_holding(tiles, "C"):
+        if mine(figures[cell]):
             points.append(Points("control", cell, CONTROL_POINTS))
-    for cell, tile in enumerate(tiles):
-        if tile == "D" and figures[cell] != EMPTY and owner(figures[cell]) == seat and not any(
-                figures[n] != EMPTY and owner(figures[n]) != seat for n in AROUND[cell]):
+    for cell in _cells_holding(tiles, "D"):
+        if mine(figures[cell]) and not any(theirs(figures[n]) for n in AROUND[cell]):
             points.append(Points("domination", cell, DOMINATION_POINTS))
     return tuple(points)
+
+
+def _cells_holding(text: str, char: str) -> Iterator[int]:
+    """The indices of ``char`` in ``text``, in order (quicker than looking at every cell)."""
+    cell = text.find(char)
+    while cell >= 0:
+        yield cell
+        cell = text.find(char, cell + 1)
 
 
 def placement_cells(tiles: str, figures: str) -> list[int]:
@@ -444,14 +455,19 @@ class MagneticField(Game):
     def play(self, state: MagneticFieldState, seat: int, text: str) -> MagneticFieldState:
         if state.drafting:
             return self._pick(state, seat, self.parse_pick(state, text))
-        effects = self.effects(state, seat, self.parse(state, seat, text))
+        return self.carry_out(state, seat, self.parse(state, seat, text))
+
+    def carry_out(self, state: MagneticFieldState, seat: int,
+                  turn: Turn) -> MagneticFieldState:
+        """Play ``turn``, already checked to be legal for ``seat``, and draw."""
+        effects = self.effects(state, seat, turn)
         hands, public = state.hands, state.public_hands
         hand, known = hands[seat], public[seat]
         for placement in effects.turn.placements:
             hand = hand.replace(placement.code, "", 1)
             known = known.replace(placement.code, "", 1)  # from the public part if it is there
         deck = state.deck
-        outcome = self._judge(state, effects)
+        outcome = self.judge(state, effects)
         if deck and not (outcome and max(effects.scores) >= TARGET):
             # Draw (private to the holder), unless the game ended at once on points.
             hand, deck = _sorted_codes(hand + deck[0]), deck[1:]
@@ -643,7 +659,7 @@ class MagneticField(Game):
                        tuple(knocked_out), tuple(entered),
                        state.passes + 1 if turn.is_pass else 0)
 
-    def _judge(self, state: MagneticFieldState, effects: Effects) -> Outcome | None:
+    def judge(self, state: MagneticFieldState, effects: Effects) -> Outcome | None:
         """The outcome after a turn, if the game ends: 15 points (at once), then ring-out and
         six passes (at the end of the turn). The draw cannot change any of them."""
         scores = effects.scores
@@ -671,6 +687,32 @@ class MagneticField(Game):
             return Outcome((), True, f"{why}; the scores are equal")
         leader = 0 if scores[0] > scores[1] else 1
         return Outcome((leader,), False, f"{why}; {state.colour(leader)} has more points")
+
+    # -- what a seat may know --------------------------------------------------------------
+
+    def sample_hidden(self, state: MagneticFieldState, seat: int,
+                      rng: random.Random) -> MagneticFieldState:
+        """``state`` with what ``seat`` has not seen drawn from ``rng``: during the draft, the
+        shuffle that will order the deck; after it, the opponent's hidden tiles and the
+        deck's order, dealt uniformly from the tiles ``seat`` has not seen (the 36 tiles
+        less those on the field, in its own hand and in the opponent's public part).
+
+        Built from public fields and ``seat``'s own hand only: the opponent's hand, the deck
+        and the shuffle, the only secret fields, are all rewritten from the draw."""
+        if state.drafting:
+            shuffle = list(range(len(state.shuffle)))
+            rng.shuffle(shuffle)
+            return dataclasses.replace(state, shuffle=tuple(shuffle))
+        enemy = 1 - seat
+        unseen = Counter(CONTROL_TILES + DRAFT_POOL)
+        unseen.subtract(t for t in state.tiles if t != EMPTY)
+        unseen.subtract(state.hands[seat] + state.public_hands[enemy])
+        tiles = list(_sorted_codes("".join(unseen.elements())))
+        rng.shuffle(tiles)
+        hidden = len(state.hands[enemy]) - len(state.public_hands[enemy])  # a public count
+        hand = _sorted_codes(state.public_hands[enemy] + "".join(tiles[:hidden]))
+        return dataclasses.replace(state, hands=_pair(state.hands, enemy, hand),
+                                   deck="".join(tiles[hidden:]))
 
     def side_name(self, state: MagneticFieldState, seat: int) -> str:
         return state.colour(seat)
@@ -750,7 +792,7 @@ class MagneticField(Game):
         if state.drafting:
             raise IllegalMove("There is nothing to preview in the draft.")
         effects = self.effects(state, seat, self.parse(state, seat, " ".join(move.split())))
-        outcome = self._judge(state, effects)
+        outcome = self.judge(state, effects)
         return {
             "move": str(effects.turn),
             "tiles": {CELL_NAMES[i]: t for i, t in enumerate(effects.tiles) if t != EMPTY},

@@ -106,17 +106,15 @@ def can_control(board: str, seat: int) -> bool:
 
 def controlled_squares(board: str, seat: int) -> list[int]:
     """The squares of enemy pieces that ``seat``'s pieces hold in their zones of control."""
+    master, officer = piece_of("M", seat), piece_of("O", seat)
+    officers_and_pawns = piece_of("O", 1 - seat) + piece_of("P", 1 - seat)
+    pawn = piece_of("P", 1 - seat)
     found = set()
     for index, piece in enumerate(board):
-        if piece == EMPTY or owner(piece) != seat:
-            continue
-        kind = piece.upper()
-        if kind == "M":
-            found.update(z for z in MASTER_ZONE[index]
-                         if board[z] != EMPTY and owner(board[z]) != seat and board[z].upper() in "OP")
-        elif kind == "O":
-            found.update(z for z in OFFICER_ZONE[index]
-                         if board[z] == piece_of("P", 1 - seat))
+        if piece == master:
+            found.update(z for z in MASTER_ZONE[index] if board[z] in officers_and_pawns)
+        elif piece == officer:
+            found.update(z for z in OFFICER_ZONE[index] if board[z] == pawn)
     return sorted(found)
 
 
@@ -126,28 +124,53 @@ def _moved(board: str, origin: int, target: int) -> str:
     return "".join(squares)
 
 
+class _Mover(NamedTuple):
+    """How the pieces of one letter move: along which rays, how far, and the letters of the
+    pieces they may take (the enemy's) and devour (their own)."""
+    rays: list[tuple[tuple[int, ...], ...]]
+    reach: int
+    takes: str
+    devours: str
+
+
+MOVERS = {piece_of(kind, seat): _Mover(
+    ALL_RAYS if kind == "P" else ORTHOGONAL_RAYS, REACH[kind],
+    "".join(piece_of(k, 1 - seat) for k in TAKES[kind]),
+    "".join(piece_of(k, seat) for k in DEVOURABLE) if kind == "M" else "")
+    for seat in (0, 1) for kind in "MOP"}
+
+
 def generate(board: str, seat: int, before_last: str | None) -> Iterator[Move]:
     """Every legal move of ``seat``, lazily (so "is there any move?" stops at the first)."""
-    for origin, piece in enumerate(board):
-        if piece == EMPTY or owner(piece) != seat:
+    return moves_from(board, seat, before_last, None)
+
+
+def moves_from(board: str, seat: int, before_last: str | None,
+               origins: tuple[int, ...] | None) -> Iterator[Move]:
+    """The legal moves of ``seat`` that move the pieces on ``origins`` (None: all)."""
+    own = piece_of("MOP", seat)
+    squares = enumerate(board) if origins is None else ((o, board[o]) for o in origins)
+    for origin, piece in squares:
+        if piece not in own:
             continue
-        kind = piece.upper()
-        rays = ALL_RAYS[origin] if kind == "P" else ORTHOGONAL_RAYS[origin]
-        for ray in rays:
-            for target in ray[:REACH[kind]]:
+        mover = MOVERS[piece]
+        for ray in mover.rays[origin]:
+            for target in ray[:mover.reach]:
                 occupant = board[target]
                 if occupant == EMPTY:
                     yield Move(origin, target)
                     continue
-                taken = occupant.upper()
-                if owner(occupant) != seat and taken in TAKES[kind]:
+                if occupant in mover.takes:
                     yield Move(origin, target, capture=True)
-                    yield from _resurrections(board, seat, origin, target, taken)
-                elif owner(occupant) == seat and kind == "M" and taken in DEVOURABLE:
+                    yield from _resurrections(board, seat, origin, target, occupant.upper())
+                elif occupant in mover.devours:
                     yield Move(origin, target, capture=True)
                 break  # nothing passes through an occupied square
     if can_control(board, seat):
-        for origin in controlled_squares(board, seat):
+        controlled = controlled_squares(board, seat)
+        if origins is not None:
+            controlled = [o for o in controlled if o in origins]
+        for origin in controlled:
             kind = board[origin].upper()
             rays, reach = (ORTHOGONAL_RAYS[origin], 2) if kind == "O" else (ALL_RAYS[origin], 3)
             for ray in rays:
@@ -213,7 +236,10 @@ class Mastery(Game):
         return [str(move) for move in generate(state.board, seat, state.before_last)]
 
     def play(self, state: MasteryState, seat: int, text: str) -> MasteryState:
-        move = self.parse(state, seat, text)
+        return self.carry_out(state, seat, self.parse(state, seat, text))
+
+    def carry_out(self, state: MasteryState, seat: int, move: Move) -> MasteryState:
+        """Play ``move``, already checked to be legal for ``seat``."""
         after = _moved(state.board, move.origin, move.target)
         if move.resurrect:
             after = after[:move.resurrect_at] + piece_of(move.resurrect, seat) \
@@ -237,7 +263,7 @@ class Mastery(Game):
         kind = match["kind"].upper() if match["kind"] else None
         at = square_index(match["at"].lower()) if match["at"] else None
         control = bool(match["control"])
-        moves = list(generate(state.board, seat, state.before_last))
+        moves = list(moves_from(state.board, seat, state.before_last, (origin,)))
         for move in moves:
             if (move.origin, move.target, move.control, move.resurrect, move.resurrect_at) \
                     == (origin, target, control, kind, at):

@@ -40,6 +40,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         SMTP_USERNAME=None, SMTP_PASSWORD=None,
         MAIL_INTERVAL_SECONDS=20,     # how often the scheduler delivers queued mail
         CLOCK_INTERVAL_SECONDS=60,    # how often game clocks are checked for timeouts
+        BOT_INTERVAL_SECONDS=3,       # how often the computer players' due moves are played
+        BOT_MOVES_PER_RUN=50,         # ... at most this many in one run
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour

@@ -47,8 +47,8 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         if seat is not None and not match.waiting else [],
         "view": match.game.view(state, seat),
         "outcome": match.outcome_json(),    # its reason names the players
-        "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
-                    for s in match.seats],
+        "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name,
+                     "bot": s.bot} for s in match.seats],  # bot: a computer's level, or null
         "draw_offer": match.draw_offer,
         # team games: proposals to resign, the viewer's own team's alone while it runs
         "resign_offers": match.resign_offers_known_to(seat),
@@ -76,7 +76,8 @@ def create_game():
     except matches.ActionError as error:
         return _error(error.status, error.message)
     match = created.match
-    seats = [{"seat": s.seat, "name": s.name,
+    seats = [{"seat": s.seat, "name": s.name, "bot": s.bot} if s.bot else
+             {"seat": s.seat, "name": s.name,
               "url": links.external_url("play.page", role="play", token=token),
               "api": links.external_url("api.game", role="play", token=token)}
              if token else

@@ -62,6 +62,15 @@ def run_scheduler_command() -> None:
     scheduler.run_forever(current_app._get_current_object())
 
 
+@click.command("play-bots")
+@with_appcontext
+def play_bots_command() -> None:
+    """Play the computer players' moves that are due, once (the job does it every few
+    seconds)."""
+    played = scheduler.play_bots(current_app._get_current_object())
+    click.echo(f"{played} computer move{'' if played == 1 else 's'} played")
+
+
 @click.command("list-games")
 @with_appcontext
 @click.option("--status", type=click.Choice(["active", "finished"]), help="Only these games.")
@@ -78,6 +87,6 @@ def list_games_command(status: str | None) -> None:
 
 def register(app: Flask) -> None:
     for command in (init_db_command, serve_command, send_mail_command,
-                    run_scheduler_command, list_games_command,
+                    run_scheduler_command, play_bots_command, list_games_command,
                     receive_mail_command, mail_listener_command):
         app.cli.add_command(command)

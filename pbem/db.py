@@ -93,6 +93,9 @@ ADDED_COLUMNS = (
     # a chat message's text; for the rematch ask that completed a rematch, the new game's id
     ("events", "text", str, None),
     ("games", "public", int, 0),        # 1: its open seats are listed in the lobby
+    ("seats", "bot", str, None),        # a computer player's level (pbem/computer.py)
+    # 1: the computer plays the seat's moves while its player is on vacation
+    ("seats", "stand_in", int, 0),
 )
 
 
@@ -189,6 +192,10 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "updated_at": str,
     }, pk=("game_id", "seat"), not_null={"lines"}, if_not_exists=True)
     db["games"].create_index(["public", "status"], if_not_exists=True)  # the lobby
+    # the seats the server plays (pbem/computer.py): few among many, so partial indexes
+    db.execute("CREATE INDEX IF NOT EXISTS seats_bot ON seats(bot) WHERE bot IS NOT NULL")
+    db.execute("CREATE INDEX IF NOT EXISTS seats_stand_in ON seats(stand_in) "
+               "WHERE stand_in = 1")
     db["email_links"].create({  # the secret of every email's settings and unsubscribe links
         "token_hash": str,    # sha256, like links
         "purpose": str,       # seat (one seat's emails), digest or home (an address's)

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import engine
 import sqlite_utils
+from engine import bots
 
 from . import clocks, conditional, links, signals
 from .db import utcnow, write
@@ -127,10 +128,16 @@ class Seat:
     seat: int
     name: str | None   # None while the seat is open (see ``join``)
     email: str | None  # None: the player gave no address and gets no emails
+    bot: str | None = None  # the level of a computer player (pbem/computer.py plays it)
 
     @property
     def open(self) -> bool:
         return self.name is None
+
+
+def bot_name(level: str) -> str:
+    """A computer player's name, as pages and emails show it: "Computer (easy)"."""
+    return f"Computer ({level})"
 
 
 @dataclass(frozen=True)
@@ -555,8 +562,8 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     row = rows[0]
     game = engine.get(row["game"])
     options = json.loads(row["options"])
-    seats = tuple(Seat(r["seat"], r["name"], r["email"]) for r in db.query(
-        "SELECT seat, name, email FROM seats WHERE game_id = ? ORDER BY seat", [game_id]))
+    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"]) for r in db.query(
+        "SELECT seat, name, email, bot FROM seats WHERE game_id = ? ORDER BY seat", [game_id]))
     start = game.start(row["players"], options, row["seed"])
     return Match(id=game_id, game=game, players=row["players"], options=options,
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
@@ -569,6 +576,7 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
 class Created:
     match: Match
     tokens: tuple[str | None, ...]  # each seat's secret link token; None for an open seat
+                                    # and a computer player's
     joins: tuple[str | None, ...]   # each open seat's join link token; None for the others
     spectator_token: str
 
@@ -580,7 +588,8 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
     is the time control (``clocks.settings``), None for none. A player entry
     ``{"open": true}`` leaves that seat open, with a join link (``join``); ``public``
-    lists the open seats in the lobby. ``addressless`` lets a player have no email (as one
+    lists the open seats in the lobby. ``{"bot": level}`` makes the seat a computer player
+    of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless`` lets a player have no email (as one
     who took an open seat without one may, in a rematch)."""
     try:
         game = engine.get(game_id)
@@ -611,8 +620,9 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
             **_summary(start, waiting), "updated_at": now, "clock": json.dumps(clock),
             "public": int(public)})
         db["seats"].insert_all({"game_id": new_id, "seat": s.seat, "name": s.name,
-                                "email": s.email} for s in seats)
-        tokens = tuple(None if s.open else links.mint(db, new_id, s.seat) for s in seats)
+                                "email": s.email, "bot": s.bot} for s in seats)
+        tokens = tuple(None if s.open or s.bot else links.mint(db, new_id, s.seat)
+                       for s in seats)
         joins = tuple(links.mint(db, new_id, s.seat, table=links.INVITATIONS) if s.open
                       else None for s in seats)
         spectator = links.mint(db, new_id, None)
@@ -624,7 +634,8 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
 def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
     if not isinstance(players, list) or not players:
         raise InvalidRequest("'players' must be a list of {name, email} entries (or "
-                             "{open: true} for a seat left open).")
+                             "{open: true} for a seat left open, {bot: level} for the "
+                             "computer).")
     seats = []
     for number, entry in enumerate(players):
         if not isinstance(entry, dict):
@@ -633,6 +644,13 @@ def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
             raise InvalidRequest(f"Player {number + 1}: 'open' must be true or false.")
         if entry.get("open"):
             seats.append(Seat(number, None, None))
+            continue
+        if "bot" in entry:
+            level = entry["bot"]
+            if not isinstance(level, str) or level not in bots.LEVELS:
+                raise InvalidRequest(f"Player {number + 1}: 'bot' must be one of the "
+                                     f"computer's levels: {', '.join(bots.LEVELS)}.")
+            seats.append(Seat(number, bot_name(level), None, level))
             continue
         name, email = entry.get("name"), entry.get("email")
         name = checked_name(name, f"Player {number + 1}")

@@ -1,7 +1,9 @@
 """Email settings pages: a seat's choice of emails (every turn, a daily digest, or none),
 an address's "Your games" emails, and the one-click unsubscribe of every email (RFC 8058).
 
-A seat's page also sets its webhook (``webhooks``) and makes feed links (``feeds``).
+A seat's page also sets its webhook (``webhooks``), makes feed links (``feeds``) and, in a
+game with vacation days, lets the computer play the seat's moves during a vacation
+(``computer``).
 
 The pages open with the secret of an email's settings link (``/email/<token>``, see
 ``notify.mint_email_link``), which opens nothing else, or from the play page with the
@@ -15,7 +17,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from . import feeds, links, matches, notify, webhooks
+from . import computer, feeds, links, matches, notify, webhooks
 from .db import get_db, write
 
 bp = Blueprint("preferences", __name__)
@@ -67,6 +69,8 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
             with write(db):  # all or nothing: a bad webhook saves no other choice either
                 if seat and "webhook" in request.form:
                     webhooks.set_url(db, *seat, request.form["webhook"])
+                if seat and "stand-in" in request.form:  # a hidden "off", then the box
+                    computer.set_stand_in(db, *seat, "on" in request.form.getlist("stand-in"))
                 for entry in entries:
                     choice = request.form.get(entry["field"])
                     if choice in notify.PREFERENCES:
@@ -79,9 +83,14 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
             flash("Your settings are saved.")
             return redirect(here, 303)
     email = address or (entries[0]["match"].seats[entries[0]["seat"]].email if entries else "")
+    # the computer may stand in for the seat only in a game with vacations (None: no choice)
+    clock = entries[0]["match"].clock if seat and entries else None
+    stand_in = computer.stands_in(get_db(), *seat) if clock and clock["vacation_days"] \
+        else None
     return render_template(
         "email_settings.html", entries=entries, choices=CHOICES, address=address, email=email,
-        here=here, game_page=game_page, feed=feed, error=error,
+        here=here, game_page=game_page, feed=feed, error=error, stand_in=stand_in,
+        stand_in_level=computer.STAND_IN_LEVEL,
         webhook=webhooks.url_of(get_db(), *seat) if seat else None, seat_settings=bool(seat),
         home_on=address is not None and not notify.home_opted_out(get_db(), address)
     ), 400 if error else 200

@@ -1,5 +1,5 @@
 """Background jobs (APScheduler): delivering queued mail, game clocks (timeouts and
-deadline warnings), reminders and the daily digests.
+deadline warnings), reminders, the daily digests, and the computer players' moves.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -20,7 +20,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from . import mail, matches, notify, webhooks
+from . import computer, mail, matches, notify, webhooks
 from .db import connect
 
 log = logging.getLogger(__name__)
@@ -89,6 +89,16 @@ def send_digests(app: Flask, now: datetime | None = None) -> int:
     return queued
 
 
+def play_bots(app: Flask, now: datetime | None = None) -> int:
+    """Play the computer's moves that are due (``computer.play_due``); ``now`` lets tests
+    run it at another time. Returns how many moves and answers were recorded."""
+    with _job_database(app) as db:
+        played = computer.play_due(db, app.config["BOT_MOVES_PER_RUN"], now)
+    if played:
+        log.info("computer players: %d moves", played)
+    return played
+
+
 def _lock(app: Flask) -> IO | None:
     """The scheduler lock, or None if another process holds it."""
     handle = open(Path(app.instance_path) / "scheduler.lock", "w")
@@ -109,7 +119,8 @@ def _scheduler(kind, app: Flask):
     scheduler.lock_handle = lock  # held for the life of the scheduler
     intervals = {deliver_mail: app.config["MAIL_INTERVAL_SECONDS"],
                  check_clocks: app.config["CLOCK_INTERVAL_SECONDS"],
-                 send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS}
+                 send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS,
+                 play_bots: app.config["BOT_INTERVAL_SECONDS"]}
     for job, seconds in intervals.items():
         scheduler.add_job(job, "interval", args=[app], id=job.__name__.replace("_", "-"),
                           seconds=seconds, max_instances=1, coalesce=True,

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import engine
+from engine import bots
 from flask import (Blueprint, Response, abort, current_app, jsonify, render_template,
                    request)
 from jinja2 import TemplateNotFound
@@ -52,10 +53,13 @@ def new_game(game_id: str):
     if count not in game.player_counts:
         count = game.player_counts[0]
     if request.method == "GET":
-        return render_template("new.html", game=game, count=count, form={}, error=None)
-    # The first player is the one filling in the form; each other seat may be left open
-    # ("I'll send the link myself"), to be taken with its join link.
-    players = [{"open": True} if i and form.get(f"open{i}") == "yes" else
+        return render_template("new.html", game=game, count=count, form={}, error=None,
+                               levels=bots.LEVELS)
+    # The first player is the one filling in the form; each other seat may be the
+    # computer's ("Played by": a level), or left open ("I'll send the link myself"), to be
+    # taken with its join link.
+    players = [{"bot": form[f"by{i}"]} if i and form.get(f"by{i}", "person") != "person" else
+               {"open": True} if i and form.get(f"open{i}") == "yes" else
                {"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", "")}
                for i in range(count)]
     options = {option.name: form[f"option-{option.name}"] for option in game.options
@@ -66,7 +70,7 @@ def new_game(game_id: str):
                                  public=form.get("public") == "yes")
     except matches.ActionError as error:
         return render_template("new.html", game=game, count=count, form=form,
-                               error=error.message), error.status
+                               error=error.message, levels=bots.LEVELS), error.status
     match = created.match
     mygames.remember(match.id, 0)
     seat_links = [(s, links.external_url("play.page", role="play", token=t) if t else None,

@@ -79,13 +79,14 @@ def save_notes(db: sqlite_utils.Database, game_id: str, seat: int, text: Any) ->
 def ask_rematch(db: sqlite_utils.Database, game_id: str, seat: int) -> Match:
     """Record that ``seat`` asks for a rematch of the finished game (refused before the
     end). The ask that completes the set starts the new game and records its id; asking
-    again changes nothing."""
+    again changes nothing. Computer players are always ready for one: they never ask."""
     with write(db):
         match = matches.load(db, game_id)
         if seat in match.rematch_asked:
             return match
         new_id = None
-        if match.finished and set(match.rematch_asked) | {seat} == set(range(match.players)):
+        ready = set(match.rematch_asked) | {seat} | {s.seat for s in match.seats if s.bot}
+        if match.finished and ready == set(range(match.players)):
             new_id = _start_rematch(db, match).match.id
         return matches.act(db, game_id, seat, "rematch", text=new_id)
 
@@ -97,9 +98,11 @@ def rematch_seat(match: Match, seat: int) -> int:
 
 def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
     """The same game, options and clock, every player one seat on, each keeping their
-    choice of emails. Starting it emails every player their new secret link."""
+    choice of emails (and the computer its level). Starting it emails every player their
+    new secret link."""
     moved = sorted(match.seats, key=lambda s: rematch_seat(match, s.seat))
-    created = matches.create(db, match.game.id, [{"name": s.name, "email": s.email}
+    created = matches.create(db, match.game.id, [{"bot": s.bot} if s.bot else
+                                                 {"name": s.name, "email": s.email}
                                                  for s in moved],
                              dict(match.options), clock=match.clock, addressless=True)
     for old in moved:

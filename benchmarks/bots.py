@@ -1,0 +1,181 @@
+"""The bots' speed and strength: ``./dev bench bots``.
+
+Speed: for every game, simulations per second and the seconds each level takes per move, on
+positions taken from random games. Strength: for every game (The Right Moves with 2 and with
+4 players), matches of the weakest level against uniform random moves, of each level against
+the level below, and of the middle level against the tactical baseline (``bots.tactical``:
+wins at once when it can, avoids moves that let the opponent win at once). Each match
+alternates the sides; a game that reaches ``--max-plies`` counts as a draw. Results are the
+first player's wins, draws and losses, its score (a draw counts half) and the score's 95%
+Wilson interval.
+
+    ./dev bench bots                      # everything, 10 games per match
+    ./dev bench bots --games 40 --jobs 2  # more games, on two processes
+    ./dev bench bots --speed              # speed only
+    ./dev bench bots --game magnet --match easy-random
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine  # noqa: E402
+from engine import bots  # noqa: E402
+from engine.bots.search import Search  # noqa: E402
+
+LEVELS = list(bots.LEVELS)
+VARIANTS = [("mastery", 2), ("the-right-moves", 2), ("the-right-moves", 4), ("magnet", 2),
+            ("magnetic-field", 2)]
+
+
+def matches() -> list[tuple[str, str, str]]:
+    """(name, first player, second player) for every match the benchmark plays."""
+    found = [(f"{LEVELS[0]}-random", LEVELS[0], "random")]
+    found += [(f"{upper}-{lower}", upper, lower) for lower, upper in zip(LEVELS, LEVELS[1:])]
+    middle = LEVELS[len(LEVELS) // 2]
+    found.append((f"{middle}-tactical", middle, "tactical"))
+    return found
+
+
+def player(name: str) -> Callable:
+    """A function (game, state, seat, rng, seed) -> move for a level, "random" or "tactical"."""
+    if name == "random":
+        return lambda game, state, seat, rng, seed: rng.choice(game.legal_moves(state, seat))
+    if name == "tactical":
+        return lambda game, state, seat, rng, seed: bots.tactical(game, state, seat, rng)
+    return lambda game, state, seat, rng, seed: bots.choose(game, state, seat, level=name,
+                                                            seed=seed)
+
+
+def play_game(args: tuple) -> float:
+    """One game; the first player's result: 1 won, 0.5 drawn, 0 lost."""
+    game_id, players, first, second, number, max_plies = args
+    game = engine.get(game_id)
+    options = {"random_setup": False} if game_id == "magnet" else {}
+    state = game.start(players, options, f"bench-{number}")
+    # Even games: the first player takes seat 0 (and 2); odd games: seat 1 (and 3).
+    first_seats = {seat for seat in range(players) if seat % 2 == number % 2}
+    rng = random.Random(number)
+    movers = {seat: player(first if seat in first_seats else second) for seat in range(players)}
+    while state.outcome is None and state.ply < max_plies:
+        seat = state.to_move[0]
+        move = movers[seat](game, state, seat, rng, f"{number}-{state.ply}")
+        state = game.apply(state, seat, move)
+    if state.outcome is None or state.outcome.draw:
+        return 0.5
+    return 1.0 if set(state.outcome.winners) & first_seats else 0.0
+
+
+def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion ``score`` out of ``n``."""
+    if n == 0:
+        return 0.0, 1.0
+    centre = (score + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def strength(variants, names, games: int, jobs: int, max_plies: int) -> None:
+    print(f"Strength: {games} games per match, sides alternating, draw at {max_plies} plies")
+    print(f"{'game':<22} {'match':<18} {'W':>4} {'D':>4} {'L':>4} {'score':>6}  95% interval"
+          f"  {'s/game':>7}")
+    with ProcessPoolExecutor(jobs) as pool:
+        for game_id, players in variants:
+            for name, first, second in matches():
+                if names and name not in names:
+                    continue
+                start = time.perf_counter()
+                results = list(pool.map(play_game, [
+                    (game_id, players, first, second, n, max_plies) for n in range(games)]))
+                elapsed = time.perf_counter() - start
+                won, drawn = results.count(1.0), results.count(0.5)
+                score = (won + drawn / 2) / games
+                low, high = wilson(score, games)
+                label = f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
+                print(f"{label:<22} {name:<18} {won:>4} {drawn:>4} {games - won - drawn:>4} "
+                      f"{score:>6.0%}  {low:4.0%} to {high:4.0%}  {elapsed * jobs / games:7.1f}",
+                      flush=True)
+
+
+def positions(game_id: str, players: int, count: int) -> list:
+    """``count`` positions from random games of ``game_id``, after 4 to 40 plies."""
+    game, rng, found = engine.get(game_id), random.Random(7), []
+    number = 0
+    while len(found) < count:
+        state = game.start(players, {"random_setup": True} if game_id == "magnet" else {},
+                           f"speed-{number}")
+        number += 1
+        for _ in range(rng.randrange(4, 40)):
+            if state.outcome is not None:
+                break
+            seat = state.to_move[0]
+            state = game.apply(state, seat, rng.choice(game.legal_moves(state, seat)))
+        if state.outcome is None:
+            found.append(state)
+    return found
+
+
+def speed(variants, count: int) -> None:
+    print(f"Speed: CPU seconds per move on {count} positions from random games "
+          "(mean / slowest), and simulations per second at the weakest level")
+    print(f"{'game':<22} {'sims/s':>7}  " + "  ".join(f"{level:>13}" for level in LEVELS))
+    for game_id, players in variants:
+        game = engine.get(game_id)
+        states = positions(game_id, players, count)
+        heuristics = bots.HEURISTICS[game_id]
+        sims = seconds = 0.0
+        for n, state in enumerate(states):
+            seat = state.to_move[0]
+            search = Search(heuristics, state, seat, random.Random(n),
+                            heuristics.root_moves(state, seat))
+            runs = max(1, round(bots.LEVELS[LEVELS[0]] / heuristics.cost))
+            start = time.process_time()
+            search.run(runs)
+            seconds += time.process_time() - start
+            sims += runs
+        cells = []
+        for level in LEVELS:
+            times = []
+            for n, state in enumerate(states):
+                start = time.process_time()
+                bots.choose(game, state, state.to_move[0], level=level, seed=n)
+                times.append(time.process_time() - start)
+            cells.append(f"{statistics.mean(times):5.2f} / {max(times):5.2f}")
+        label = f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
+        print(f"{label:<22} {sims / seconds:7.0f}  " + "  ".join(f"{c:>13}" for c in cells),
+              flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="./dev bench bots", description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=10, help="games per match (default 10)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes playing games at once")
+    parser.add_argument("--max-plies", type=int, default=400,
+                        help="a game this long counts as a draw (default 400)")
+    parser.add_argument("--positions", type=int, default=8,
+                        help="positions per game for the speed figures (default 8)")
+    parser.add_argument("--game", action="append", choices=sorted(engine.GAMES),
+                        help="only this game (may be repeated)")
+    parser.add_argument("--match", action="append", choices=[m[0] for m in matches()],
+                        help="only this match (may be repeated)")
+    parser.add_argument("--speed", action="store_true", help="only the speed figures")
+    parser.add_argument("--strength", action="store_true", help="only the strength figures")
+    options = parser.parse_args()
+    variants = [v for v in VARIANTS if not options.game or v[0] in options.game]
+    if not options.strength:
+        speed(variants, options.positions)
+    if not options.speed:
+        strength(variants, options.match, options.games, options.jobs, options.max_plies)
+
+
+if __name__ == "__main__":
+    main()

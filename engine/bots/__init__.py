@@ -1,0 +1,97 @@
+"""Computer players for every game, at several levels, that know only what their seat knows.
+
+``choose(game, state, seat, level=..., seed=...)`` answers a move. It plays a move that wins
+at once in every world the seat can imagine; otherwise it leaves out the moves after which
+the opponent could win at once (unless every move does), and searches the rest with
+information-set Monte-Carlo tree search (``search.py``) for the work its level allows. The
+hidden parts of ``state`` are read only through ``game.resample``, so two states the seat
+cannot tell apart get the same move; the same arguments always give the same move.
+"""
+from __future__ import annotations
+
+import random
+
+from ..core import Game, InvalidGameSetup, State, chance
+from . import magnet, magnetic_field, mastery, the_right_moves
+from .search import Heuristics, Search, lost, won
+
+# Simulations per move in the game whose simulations cost the least; each game scales them
+# by its ``Heuristics.cost``, so that a level takes about as long in every game.
+LEVELS: dict[str, int] = {"easy": 300, "medium": 1200, "hard": 4800}
+
+HEURISTICS: dict[str, Heuristics] = {h.game.id: h for h in (
+    mastery.HEURISTICS, magnet.HEURISTICS, the_right_moves.HEURISTICS,
+    magnetic_field.HEURISTICS)}
+
+WORLDS = 4  # worlds drawn to judge, before searching, whether a move wins at once
+
+
+def choose(game: Game, state: State, seat: int, *, level: str, seed: object) -> str:
+    """A legal move for ``seat``, who must be to move in ``state``."""
+    if level not in LEVELS:
+        raise InvalidGameSetup(f"Unknown level {level!r}: the levels are {', '.join(LEVELS)}.")
+    game.check_mover(state, seat)
+    heuristics = HEURISTICS[game.id]
+    rng = chance(str(seed), "bot", game.id, level, state.ply, seat)
+    move = heuristics.opening(state, seat, rng)
+    if move is not None:
+        return move
+    candidates = _sensible_moves(heuristics, state, seat, rng)
+    if len(candidates) == 1:
+        return candidates[0]
+    search = Search(heuristics, state, seat, rng, candidates)
+    search.run(max(1, round(LEVELS[level] / heuristics.cost)))
+    return search.best()
+
+
+def _sensible_moves(heuristics: Heuristics, state: State, seat: int,
+                    rng: random.Random) -> list[str]:
+    """The moves worth searching: a single move that wins at once in every world drawn;
+    else those that lose at once in none and after which the next player cannot win at
+    once (judged in one world), best first; else all of them."""
+    game = heuristics.game
+    worlds = [game.resample(state, seat, rng) for _ in range(WORLDS)]
+    if worlds[0] is state:
+        worlds = [state]  # nothing hidden
+    moves = heuristics.root_moves(worlds[0], seat)
+    safe = []
+    for move in moves:
+        after = [heuristics.apply(world, seat, move) for world in worlds]
+        if all(won(state, seat) for state in after):
+            return [move]
+        if _safe(heuristics, after[0], seat) and all(
+                state.outcome is None or not lost(state, seat) for state in after[1:]):
+            safe.append(move)
+            if len(safe) == heuristics.width:
+                break  # enough: the moves come best first, winning ones before all others
+    width = heuristics.width
+    return (safe or moves)[:width] if width else (safe or moves)
+
+
+def _safe(heuristics: Heuristics, after: State, seat: int) -> bool:
+    """Whether the position ``after`` a move of ``seat`` is neither lost nor one where the
+    next player can win at once."""
+    if after.outcome is not None:
+        return not lost(after, seat)
+    return not heuristics.threat(after, after.to_move[0])
+
+
+def tactical(game: Game, state: State, seat: int, rng: random.Random) -> str:
+    """The baseline the benchmark measures bots against: a move that wins at once if there
+    is one, else a random move after which the opponent cannot win at once (in one world
+    drawn by ``resample``), else any random move."""
+    game.check_mover(state, seat)
+    heuristics = HEURISTICS[game.id]
+    move = heuristics.opening(state, seat, rng)
+    if move is not None:
+        return move
+    world = game.resample(state, seat, rng)
+    moves = heuristics.root_moves(world, seat)
+    for move in moves:
+        if won(heuristics.apply(world, seat, move), seat):
+            return move
+    legal = game.legal_moves(state, seat)
+    for move in rng.sample(legal, len(legal)):
+        if _safe(heuristics, game.apply(world, seat, move), seat):
+            return move
+    return rng.choice(legal)

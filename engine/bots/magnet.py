@@ -1,0 +1,128 @@
+"""What the Magnet bot knows: a secret setup dealt at random; in the tree, one turn per magnet
+vertex and per piece that may reach the magnet first, every piece promoted where it can be
+(the other orders and marks rarely matter); material and ranks, the kings' distances to f6,
+and whose king the side to move could capture."""
+from __future__ import annotations
+
+import functools
+import random
+from typing import Hashable
+
+from .. import magnet as rules
+from ..magnet import (COORDS, INDEX, KING, NAMES, SET, VALUE, MagnetState, Turn,
+                      affected_everywhere, carry_out, knowledge, public_board)
+from .search import Heuristics, squash
+
+
+def _distance(vertex: int) -> int:
+    """Steps from ``vertex`` to the centre f6."""
+    q, r = COORDS[vertex]
+    return max(abs(q), abs(r), abs(q + r))
+
+
+DISTANCE = tuple(_distance(v) for v in range(len(NAMES)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _turn(text: str) -> Turn:
+    """The turn a move text of the legal list or of ``turn_options`` names."""
+    magnet, _, pieces = text.partition(":")
+    return Turn(INDEX[magnet], tuple((INDEX[p.rstrip("+")], p.endswith("+"))
+                                     for p in pieces.split(",")))
+
+
+def turn_options(state: MagnetState, seat: int) -> list[str]:
+    """The turns the tree considers, from what both players see (owners and ranks): for
+    each magnet vertex that moves a piece, the affected pieces in vertex order, and, when
+    several may reach the magnet, one order for each of them going first; every piece
+    marked to promote (a mark that cannot apply does nothing)."""
+    kn = knowledge(state, seat)
+    options = []
+    for magnet, pieces in enumerate(affected_everywhere(kn)):
+        movable = [p for p in pieces if p.path]
+        if not movable:
+            continue
+        head = NAMES[magnet] + ":"
+        if kn.opening:
+            options += [head + NAMES[p.origin] + "+" for p in movable]
+            continue
+        names = [NAMES[p.origin] + "+" for p in pieces]
+        reachers = [i for i, p in enumerate(pieces) if p.reach]
+        if len(reachers) < 2:
+            options.append(head + ",".join(names))
+        else:
+            options += [head + ",".join([names[i]] + names[:i] + names[i + 1:])
+                        for i in reachers]
+    return options
+
+
+def king_in_reach(state: MagnetState, seat: int) -> bool:
+    """Whether ``seat`` has a turn that captures the opponent's king (the piece that takes
+    it moves first and walks its whole path)."""
+    king = next((v for v, x in enumerate(state.board)
+                 if x and x >> 6 != seat and (x >> 3) & 7 == KING), None)
+    if king is None:
+        return False
+    return any(king in p.path for pieces in affected_everywhere(knowledge(state, seat))
+               for p in pieces)
+
+
+class MagnetHeuristics(Heuristics):
+    rollout_plies = 2
+    cost = 3.5
+
+    def opening(self, state: MagnetState, seat: int, rng: random.Random) -> str | None:
+        if state.arrangements[seat] is not None:
+            return None
+        kinds = list(SET)
+        rng.shuffle(kinds)
+        return rules.GAME.setup_text(seat, kinds)
+
+    def root_moves(self, state: MagnetState, seat: int) -> list[str]:
+        """The legal moves, each with as many promotions as it may carry."""
+        most: dict[str, str] = {}
+        for move in self.game.legal_moves(state, seat):
+            most[move.replace("+", "")] = move  # the legal list marks more later
+        return list(most.values())
+
+    def moves(self, state: MagnetState, seat: int) -> list[str]:
+        return turn_options(state, seat)
+
+    def key(self, state: MagnetState, seat: int) -> Hashable:
+        return public_board(state.board), seat, state.turn == 0
+
+    def apply(self, state: MagnetState, seat: int, move: str) -> MagnetState:
+        return carry_out(state, seat, _turn(move))
+
+    def rollout_step(self, state: MagnetState, seat: int, rng: random.Random) -> MagnetState:
+        kn = knowledge(state, seat)
+        magnets = [(m, pieces) for m, pieces in enumerate(affected_everywhere(kn))
+                   if any(p.path for p in pieces)]
+        magnet, pieces = rng.choice(magnets)
+        if kn.opening:
+            order = [rng.choice([p for p in pieces if p.path])]
+        else:
+            order = rng.sample(pieces, len(pieces))
+        return carry_out(state, seat, Turn(magnet, tuple((p.origin, True) for p in order)))
+
+    def evaluate(self, state: MagnetState, seat: int) -> float:
+        score = 0.0
+        for v, x in enumerate(state.board):
+            if not x:
+                continue
+            sign = 1.0 if x >> 6 == seat else -1.0
+            kind = (x >> 3) & 7
+            if kind == KING:
+                score -= sign * 0.6 * DISTANCE[v]
+            else:
+                score += sign * (1.0 + 0.5 * VALUE[kind] + 0.5 * (x & 7))
+        mover = state.to_move[0]
+        if king_in_reach(state, mover):
+            score += 6.0 if mover == seat else -6.0
+        return squash(score, 4.0)
+
+    def threat(self, state: MagnetState, seat: int) -> bool:
+        return king_in_reach(state, seat)
+
+
+HEURISTICS = MagnetHeuristics(rules.GAME)

@@ -1,0 +1,161 @@
+"""The seats the server plays: computer players, and stand-ins for people on vacation.
+
+A computer player is a seat created as ``{"bot": level}`` (``seats.bot``, a level of
+``engine.bots.LEVELS``). It is named "Computer (level)" and has neither a link nor an email
+address, so nothing is ever sent to it. A person may also let the computer play for their
+seat while they are on vacation (``seats.stand_in``, ticked on the notification settings
+page): then it plays that seat's moves at ``STAND_IN_LEVEL`` while a vacation runs, and
+answers nothing for them (nor moves while a draw offer waits for their answer).
+
+Moves are computed here, by the background jobs (``scheduler.play_bots``) and the
+``play-bots`` command, never in a web request: a search takes up to seconds. A move goes
+through ``matches.act`` like a person's, with the ply it was computed at, so a second
+runner that computed the same turn is refused as stale; it is logged, timed and told like
+any move. Its seed is derived from the game's secret seed and the ply, so the computer's
+moves in a game are repeatable, and the seed itself is never shown.
+
+A computer player never offers a draw and never resigns, so it never resigns a won game.
+It judges an offer by how its position looks (``outlook``: its own evaluation, averaged
+over positions its seat cannot tell from the real one): it accepts a draw when it is
+behind, and a partner's proposal that their team resign only when the position looks
+lost; otherwise it declines, or plays on.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlite_utils
+from engine import bots
+
+from . import clocks, matches
+from .matches import Match
+
+STAND_IN_LEVEL = "medium"
+WORLDS = 8              # positions drawn to judge an offer
+ACCEPT_DRAW_BELOW = 0.4     # an outlook below this accepts a draw (0.5: an even game)
+ACCEPT_RESIGN_BELOW = 0.1   # ... and a partner's proposal that the team resign
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A seat the server may have to play for: a computer player to move or with an offer
+    to answer, or a person who lets the computer stand in while on vacation."""
+    game_id: str
+    seat: int
+    level: str
+    stand_in: bool
+
+
+# Computer players to move, or whose game's latest event is an offer they may have to
+# answer; and stand-ins to move whose vacations may still run (the last one declared ends
+# at the latest that many days after it, all of the seat's vacation days added up).
+# Both halves start from the partial indexes on seats (bot, stand_in), few rows.
+DUE = """
+SELECT s.game_id, s.seat, s.bot AS level, 0 AS stand_in, g.updated_at
+FROM seats s JOIN games g ON g.id = s.game_id
+WHERE s.bot IS NOT NULL AND g.status = 'active'
+  AND (EXISTS (SELECT 1 FROM json_each(g.to_move) WHERE json_each.value = s.seat)
+       OR (SELECT e.kind FROM events e WHERE e.game_id = g.id ORDER BY e.seq DESC LIMIT 1)
+          IN ('draw_offer', 'resign_offer'))
+UNION ALL
+SELECT s.game_id, s.seat, NULL AS level, 1 AS stand_in, g.updated_at
+FROM seats s JOIN games g ON g.id = s.game_id
+WHERE s.stand_in = 1 AND s.bot IS NULL AND g.status = 'active'
+  AND EXISTS (SELECT 1 FROM json_each(g.to_move) WHERE json_each.value = s.seat)
+  AND (SELECT julianday(MAX(e.created_at)) + SUM(CAST(e.move AS INTEGER)) FROM events e
+       WHERE e.game_id = g.id AND e.seat = s.seat AND e.kind = 'vacation') > julianday(?)
+ORDER BY updated_at, game_id, seat
+"""
+
+
+def due(db: sqlite_utils.Database, now: datetime) -> list[Turn]:
+    """The seats the server may have to act for now, the longest waiting first."""
+    return [Turn(row["game_id"], row["seat"], row["level"] or STAND_IN_LEVEL,
+                 bool(row["stand_in"])) for row in db.query(DUE, [clocks.iso(now)])]
+
+
+def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None) -> int:
+    """Play every move (and answer every offer) that is due, one per seat in each round,
+    and again while the computer is to move after its own move (a game between computers),
+    up to ``most`` in all: games take turns, so one between computers holds up no other.
+    Returns how many were recorded."""
+    played, done = 0, set()  # done: the seats with nothing (more) to do in this run
+    while played < most:
+        turns = [turn for turn in due(db, now or clocks.utc_now())
+                 if (turn.game_id, turn.seat) not in done]
+        if not turns:
+            break
+        for turn in turns[:most - played]:
+            if play(db, turn, now):
+                played += 1
+            else:
+                done.add((turn.game_id, turn.seat))
+    return played
+
+
+def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> bool:
+    """Act once for ``turn``'s seat, as the game stands: answer an offer open to a computer
+    player, or move. False if there was nothing to do, or the action was refused (another
+    runner played this turn first: stale; the clock ran out meanwhile)."""
+    now = now or clocks.utc_now()
+    match = matches.load(db, turn.game_id)
+    if match is None or match.finished or clocks.ran_out(match, now):
+        return False
+    seat, move = turn.seat, None
+    if turn.stand_in:
+        # a move would decline a draw offer: that waits for the player
+        if seat not in match.to_move or not on_vacation(match, seat, now) \
+                or match.draw_offer_open_to(seat):
+            return False
+        kind = "move"
+    elif match.draw_offer_open_to(seat):
+        kind = "draw_accept" if outlook(match, seat) < ACCEPT_DRAW_BELOW else "draw_decline"
+    elif match.resign_offer_open_to(seat):
+        kind = "resign_accept" if outlook(match, seat) < ACCEPT_RESIGN_BELOW \
+            else "resign_decline"
+    elif seat in match.to_move:
+        kind = "move"
+    else:
+        return False
+    if kind == "move":
+        move = bots.choose(match.game, match.current, seat, level=turn.level, seed=seed(match))
+    try:
+        matches.act(db, match.id, seat, kind, move, match.ply, now=now)
+    except matches.ActionError:
+        return False
+    return True
+
+
+def seed(match: Match) -> str:
+    """The seed of the computer's choice at the game's current ply: from the game's secret
+    seed, which it does not reveal."""
+    return hashlib.sha256(f"{match.seed}\0computer\0{match.ply}".encode()).hexdigest()
+
+
+def outlook(match: Match, seat: int) -> float:
+    """How good the position looks to ``seat``'s side, from 0 (lost) to 1 (won): the bot's
+    evaluation averaged over positions drawn among those the seat cannot tell apart (it
+    reads nothing hidden from ``seat``)."""
+    game, heuristics = match.game, bots.HEURISTICS[match.game.id]
+    rng = random.Random(f"{seed(match)}\0outlook")
+    worlds = [game.resample(match.current, seat, rng) for _ in range(WORLDS)]
+    return sum(heuristics.evaluate(world, seat) for world in worlds) / WORLDS
+
+
+def on_vacation(match: Match, seat: int, now: datetime) -> bool:
+    seat_clocks = clocks.of_match(match, now)
+    return seat_clocks is not None and seat_clocks[seat].vacation_until is not None
+
+
+def stands_in(db: sqlite_utils.Database, game_id: str, seat: int) -> bool:
+    """Whether the computer plays ``seat``'s moves while its player is on vacation."""
+    return any(row["stand_in"] for row in db.query(
+        "SELECT stand_in FROM seats WHERE game_id = ? AND seat = ?", [game_id, seat]))
+
+
+def set_stand_in(db: sqlite_utils.Database, game_id: str, seat: int, on: bool) -> None:
+    db.execute("UPDATE seats SET stand_in = ? WHERE game_id = ? AND seat = ? AND bot IS NULL",
+               [int(on), game_id, seat])

@@ -1,0 +1,186 @@
+"""The computer players (``engine.bots``, shared/CONTRACT.md part 3): legal, deterministic,
+blind to what their seat cannot see, and better than random. The strength figures proper
+come from ``./dev bench bots``."""
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+import engine
+from engine import bots
+from engine import magnet as M
+from engine import magnetic_field as MF
+
+VARIANTS = [("mastery", 2), ("the-right-moves", 2), ("the-right-moves", 4), ("magnet", 2),
+            ("magnetic-field", 2)]
+WEAKEST = next(iter(bots.LEVELS))
+
+
+def random_positions(game_id: str, players: int, count: int, seed: str = "bots"):
+    """``count`` running positions of seeded random games, a few plies to a few dozen in."""
+    game, rng, found = engine.get(game_id), random.Random(seed), []
+    options = {"random_setup": True} if game_id == "magnet" else {}
+    while len(found) < count:
+        state = game.start(players, options, f"{seed}-{len(found)}")
+        for _ in range(rng.randrange(2, 50)):
+            if state.outcome is not None:
+                break
+            seat = state.to_move[0]
+            state = game.apply(state, seat, rng.choice(game.legal_moves(state, seat)))
+        if state.outcome is None:
+            found.append(state)
+    return found
+
+
+def test_levels_weakest_first_with_growing_work():
+    assert len(bots.LEVELS) >= 3
+    work = list(bots.LEVELS.values())
+    assert work == sorted(work) and len(set(work)) == len(work)
+
+
+@pytest.mark.parametrize("game_id, players", VARIANTS)
+def test_moves_are_legal_and_the_same_for_the_same_arguments(game_id, players):
+    game = engine.get(game_id)
+    for n, state in enumerate(random_positions(game_id, players, 3)):
+        seat = state.to_move[0]
+        move = bots.choose(game, state, seat, level=WEAKEST, seed=n)
+        after = game.apply(state, seat, move)  # legal, or this raises
+        if game.lists_every_move:
+            assert move in game.legal_moves(state, seat)
+        assert bots.choose(game, state, seat, level=WEAKEST, seed=n) == move
+        assert game.canonical(state, seat, move) and after.ply == state.ply + 1
+
+
+def test_magnet_setup_is_a_secret_arrangement_drawn_from_the_seed():
+    game = engine.get("magnet")
+    state = game.start(2, {}, "setup")
+    setups = {bots.choose(game, state, seat, level=WEAKEST, seed=s)
+              for seat in (0, 1) for s in range(6)}
+    assert len(setups) == 12  # not always the listed one
+    for seat in (0, 1):
+        move = bots.choose(game, state, seat, level=WEAKEST, seed=1)
+        assert move.startswith("setup") and game.apply(state, seat, move).arrangements[seat]
+    # Once Red has set up, Blue's bot sets up without looking at Red's arrangement.
+    reds = [game.apply(state, 0, game.setup_text(0, kinds))
+            for kinds in (M.SET, M.SET[::-1])]
+    assert bots.choose(game, reds[0], 1, level=WEAKEST, seed=1) == \
+        bots.choose(game, reds[1], 1, level=WEAKEST, seed=1)
+
+
+def test_magnetic_field_draft_and_play():
+    game = engine.get("magnetic-field")
+    state = game.start(2, {"colours": "seat0-blue"}, "draft")
+    for _ in range(8):
+        seat = state.to_move[0]
+        state = game.apply(state, seat, bots.choose(game, state, seat, level=WEAKEST, seed=3))
+    assert not state.drafting and state.ply == 8
+
+
+def test_bad_arguments_are_refused():
+    game = engine.get("mastery")
+    state = game.start(2, {}, "x")
+    with pytest.raises(ValueError, match="level"):
+        bots.choose(game, state, 0, level="grandmaster", seed=1)
+    with pytest.raises(engine.IllegalMove, match="turn"):
+        bots.choose(game, state, 1, level=WEAKEST, seed=1)
+
+
+# -- the bot sees only what its seat sees ----------------------------------------------------
+
+def test_magnet_same_move_whatever_the_opponents_values():
+    game, rng, checked = M.GAME, random.Random(2), 0
+    for state in random_positions("magnet", 2, 6, seed="blind"):
+        seat = state.to_move[0]
+        twin = game.resample(state, seat, rng)  # the opponent's values dealt otherwise
+        if twin == state:
+            continue
+        assert bots.choose(game, twin, seat, level=WEAKEST, seed=4) == \
+            bots.choose(game, state, seat, level=WEAKEST, seed=4)
+        checked += 1
+    assert checked >= 4
+
+
+def test_magnetic_field_same_move_whatever_the_opponents_tiles_and_the_deck():
+    game, checked = MF.GAME, 0
+    for state in random_positions("magnetic-field", 2, 8, seed="blind"):
+        seat = state.to_move[0]
+        enemy = 1 - seat
+        hidden = state.hands[enemy].replace(state.public_hands[enemy], "", 1)
+        if state.drafting or not hidden or not state.deck:
+            continue
+        # Swap one of the opponent's hidden tiles with the last tile of the deck.
+        swap = hidden[0]
+        hand = MF._sorted_codes(state.hands[enemy].replace(swap, "", 1) + state.deck[-1])
+        twin = dataclasses.replace(state, deck=state.deck[:-1] + swap,
+                                   hands=MF._pair(state.hands, enemy, hand))
+        assert game.view(twin, seat) == game.view(state, seat)
+        assert bots.choose(game, twin, seat, level=WEAKEST, seed=4) == \
+            bots.choose(game, state, seat, level=WEAKEST, seed=4)
+        checked += 1
+    assert checked >= 2
+
+
+# -- play ------------------------------------------------------------------------------------
+
+def test_four_bots_play_the_right_moves_in_two_teams():
+    game = engine.get("the-right-moves")
+    state = game.start(4, {}, "teams")
+    for _ in range(12):
+        seat = state.to_move[0]
+        move = bots.choose(game, state, seat, level=WEAKEST, seed=seat)
+        assert move in game.legal_moves(state, seat)
+        state = game.apply(state, seat, move)
+    assert state.ply == 12 and state.outcome is None
+
+
+def mastery_position(pieces: dict[str, str]) -> engine.mastery.MasteryState:
+    """Dark (upper case) to move, with the pieces on the squares given."""
+    board = ["."] * 64
+    for square, piece in pieces.items():
+        board[engine.mastery.square_index(square)] = piece
+    board = "".join(board)
+    return engine.mastery.MasteryState(players=2, options={"setup": "imperial",
+                                                           "repetition_draw": True},
+                                       to_move=(0,), board=board, seen={(board, 0): 1})
+
+
+def test_a_winning_move_is_played_at_once():
+    # Light's last Master stands where Dark's Master can take it.
+    state = mastery_position({"a1": "M", "b2": "O", "b3": "P", "a4": "m", "h8": "o", "h7": "p"})
+    game = engine.get("mastery")
+    for seed in range(3):
+        move = bots.choose(game, state, 0, level=WEAKEST, seed=seed)
+        assert move.startswith("a1xa4") and game.apply(state, 0, move).outcome.winners == (0,)
+
+
+def test_an_immediate_loss_is_parried():
+    # Dark's last Officer or Pawn, the Pawn on d4, stands where Light's Officer on d6 can
+    # take it: Dark must get it away.
+    game = engine.get("mastery")
+    state = mastery_position({"a1": "M", "h1": "M", "d4": "P", "a8": "m", "h8": "m",
+                              "d6": "o", "h6": "p"})
+    assert game.apply(state, 0, "a1-a2") and game.apply(
+        game.apply(state, 0, "a1-a2"), 1, "d6xd4").outcome.winners == (1,)
+    for seed in range(3):
+        after = game.apply(state, 0, bots.choose(game, state, 0, level=WEAKEST, seed=seed))
+        assert not any(game.apply(after, 1, reply).outcome
+                       for reply in game.legal_moves(after, 1))
+
+
+@pytest.mark.parametrize("game_id, players", VARIANTS)
+def test_the_weakest_level_beats_random_moves(game_id, players):
+    game = engine.get(game_id)
+    options = {"random_setup": True} if game_id == "magnet" else {}
+    state = game.start(players, options, "smoke")
+    rng = random.Random(1)
+    bot_seats = {1, 3}  # the second side: it does not move first
+    while state.outcome is None and state.ply < 300:
+        seat = state.to_move[0]
+        if seat in bot_seats:
+            move = bots.choose(game, state, seat, level=WEAKEST, seed=state.ply)
+        else:
+            move = rng.choice(game.legal_moves(state, seat))
+        state = game.apply(state, seat, move)
+    assert state.outcome is not None and set(state.outcome.winners) & bot_seats, state.outcome
