@@ -42,9 +42,12 @@ def checked_url(url: Any, allow_private: bool = False) -> str | None:
             or any(c.isspace() or not c.isprintable() for c in url):
         raise BadWebhook(f"A webhook is an http:// or https:// URL of at most {MAX_URL} "
                          "characters, without spaces.")
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username \
-            or parts.password:
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # e.g. an unclosed [ of an IPv6 address
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname \
+            or parts.username or parts.password:
         raise BadWebhook("A webhook must be an http:// or https:// URL such as "
                          "https://discord.com/api/webhooks/...")
     try:
@@ -63,10 +66,30 @@ def _public_address(host: str, port: int) -> str:
     except (socket.gaierror, UnicodeError):
         raise BadWebhook(f"The webhook's host {host!r} cannot be found.") from None
     addresses = [info[4][0] for info in found]
-    for address in addresses:
-        if not ipaddress.ip_address(address.split("%")[0]).is_global:
-            raise BadWebhook("Webhooks may only go to public internet addresses.")
+    if not all(_public(address) for address in addresses):
+        raise BadWebhook("Webhooks may only go to public internet addresses.")
     return addresses[0]
+
+
+NAT64 = ipaddress.ip_network("64:ff9b::/96")        # the IPv4 address in its last 32 bits
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")  # a network's own translator
+COMPATIBLE = ipaddress.ip_network("::/96")          # deprecated IPv4-compatible addresses
+
+
+def _public(address: str) -> bool:
+    """Whether ``address`` is a public unicast address. IPv6 addresses that carry an IPv4
+    address (mapped, compatible, NAT64, 6to4) are judged by the IPv4 address they lead to,
+    which Python's ``is_global`` does not look at: 64:ff9b::7f00:1 reaches 127.0.0.1
+    through a NAT64 translator."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if ip.version == 6:
+        if ip in LOCAL_NAT64:
+            return False
+        embedded = ip.ipv4_mapped or ip.sixtofour
+        if embedded is None and (ip in NAT64 or ip in COMPATIBLE):
+            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        ip = embedded or ip
+    return ip.is_global and not ip.is_multicast
 
 
 def set_url(db: sqlite_utils.Database, game_id: str, seat: int, url: Any) -> str | None:

@@ -20,6 +20,7 @@ class Receiver:
     def __init__(self) -> None:
         self.posts: list[tuple[str, dict, dict]] = []
         self.status = 204
+        self.location: str | None = None  # sent with the answer (a redirect's target)
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -27,6 +28,8 @@ class Receiver:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.posts.append((self.path, dict(self.headers), json.loads(body)))
                 self.send_response(receiver.status)
+                if receiver.location:
+                    self.send_header("Location", receiver.location)
                 self.end_headers()
 
             def log_message(self, *args):
@@ -86,16 +89,49 @@ def test_a_failing_receiver_is_retried_through_the_outbox(app, client, new_game,
     assert len(receiver.posts) == 1
 
 
+def test_a_redirect_is_a_failure_and_never_followed(app, client, new_game, receiver):
+    """A public receiver cannot send the post on into the server's own network."""
+    inside = Receiver()
+    try:
+        game = new_game("mastery")
+        client.put(f"{game.apis[1]}/webhook", json={"url": receiver.url})
+        receiver.status, receiver.location = 307, inside.url
+        api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+        assert scheduler.deliver_mail(app)[1] == 1
+        [row] = outbox(app, "webhook")
+        assert "answered 307" in row["last_error"]
+        assert len(receiver.posts) == 1 and inside.posts == []
+    finally:
+        inside.server.shutdown()
+
+
 @pytest.mark.parametrize("url", [
     "http://127.0.0.1:9/x", "http://localhost/x", "http://10.1.2.3/x", "http://[::1]/x",
     "http://169.254.169.254/latest/meta-data", "http://192.168.0.1/", "ftp://example.org/",
     "https://user:pw@example.org/", "javascript:alert(1)", "http://example.org:99999/",
-    "https://exa mple.org/", "x" * 600, 42, ["http://example.org"]])
+    "https://exa mple.org/", "x" * 600, 42, ["http://example.org"],
+    # loopback and private addresses written otherwise: decimal, hexadecimal, short, and
+    # inside IPv6 addresses that lead to them (mapped, compatible, NAT64, 6to4)
+    "http://2130706433/", "http://0x7f000001/", "http://127.1/", "http://0/",
+    "http://[::ffff:127.0.0.1]/", "http://[::127.0.0.1]/", "http://[64:ff9b::7f00:1]/",
+    "http://[64:ff9b::a9fe:a9fe]/latest", "http://[64:ff9b:1::a00:1]/",
+    "http://[2002:7f00:1::]/", "http://[2002:c0a8:1::1]/", "http://224.0.0.1/",
+    "http://[ff02::1]/", "http://[::1", "https://[", "http://a]/"])
 def test_urls_into_the_servers_own_network_or_malformed_are_refused(client, new_game, url):
     game = new_game("mastery")
     answer = client.put(f"{game.apis[0]}/webhook", json={"url": url})
     assert answer.status_code == 400 and answer.json["error"]
+    assert webhooks.url_of(connect(client.application.config["DATABASE"]), game.id, 0) is None
     assert client.put(f"{game.apis[0]}/webhook", json={"url": None}).json == {"webhook": None}
+
+
+@pytest.mark.parametrize("url", ["https://93.184.216.34/hook", "https://[2606:4700::1]/hook",
+                                 "https://[64:ff9b::5db8:d822]/hook",  # NAT64 of a public one
+                                 "https://[2002:5db8:d822::1]/hook"])
+def test_public_addresses_are_taken_however_they_are_written(client, new_game, url):
+    game = new_game("mastery")
+    answer = client.put(f"{game.apis[0]}/webhook", json={"url": url})
+    assert answer.status_code == 200 and answer.json == {"webhook": url}
 
 
 def test_a_webhook_that_turned_private_is_never_posted_to():
