@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, jsonify, request, url_for
+from flask import Blueprint, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from . import clocks, conditional, feeds, limits, links, matches, talk, webhooks
@@ -188,7 +188,7 @@ def new_feed(token: str):
     match, seat = open_link(token, "play")
     with write(get_db()):
         feed = feeds.mint(get_db(), match.id, seat)
-    return jsonify({"feed": url_for("feeds.feed", token=feed, _external=True)}), 201
+    return jsonify({"feed": feeds.url(feed)}), 201
 
 
 @bp.put("/play/<token>/conditional")

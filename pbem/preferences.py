@@ -58,9 +58,12 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
     seat = (link["game_id"], link["seat"]) if link["purpose"] == "seat" else None
     feed = error = None
     if request.method == "POST" and seat and request.form.get("feed") == "new":
+        if game_page is None:  # an email's settings link opens no game, not even its feed
+            abort(403, "Feed links are made on the notification settings of the game's "
+                       "own page, not from an email's settings link.")
         db = get_db()
         with write(db):  # shown once, on this answer: only its hash is kept
-            feed = url_for("feeds.feed", token=feeds.mint(db, *seat), _external=True)
+            feed = feeds.url(feeds.mint(db, *seat))
     elif request.method == "POST":
         db = get_db()
         try:
