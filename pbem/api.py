@@ -167,6 +167,7 @@ def vacation(token: str):
 
 
 @bp.put("/play/<token>/webhook")
+@limits.acting  # it looks the host up in the DNS
 def set_webhook(token: str):
     """``{"url": "https://..."}`` (or null) → ``{"webhook": url}``: where this seat's news
     is posted as well as emailed (``pbem/webhooks.py``)."""
@@ -183,6 +184,7 @@ def set_webhook(token: str):
 
 
 @bp.post("/play/<token>/feed")
+@limits.acting
 def new_feed(token: str):
     """A new Atom feed link of this seat's game → 201 ``{"feed": url}`` (``pbem/feeds.py``)."""
     match, seat = open_link(token, "play")

@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from . import feeds, links, matches, notify, webhooks
+from . import feeds, limits, links, matches, notify, webhooks
 from .db import get_db, write
 
 bp = Blueprint("preferences", __name__)
@@ -91,11 +91,13 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
 
 
 @bp.route("/email/<token>", methods=["GET", "POST"])
+@limits.acting  # a webhook is looked up in the DNS
 def settings(token: str):
     return _settings_page(_email_link(token), url_for(".settings", token=token))
 
 
 @bp.route("/play/<token>/email", methods=["GET", "POST"])
+@limits.acting  # a webhook is looked up in the DNS, a feed link made
 def play_settings(token: str):
     """The same settings for the seat a play link opens, linked from the play page."""
     access = links.resolve(get_db(), token)
