@@ -1,7 +1,7 @@
 """Webhooks: a seat may give a URL that is told, by a JSON POST, of everything its emails
 tell it (``notify`` queues both). The body has ``content`` (what Discord's incoming
-webhooks read) and ``text`` (Slack's), both the one-line summary an email's subject gives,
-plus the game id and the kind of event for anything else.
+webhooks read) and ``text`` (Slack's), both the one-line summary an email's subject gives
+(escaped for each), plus the game id and the kind of event for anything else.
 
 Posts go through the outbox like emails (``mail.deliver_due``): queued in the transaction of
 their cause, delivered by the job process with retries, backoff and a lease, never in a
@@ -15,9 +15,11 @@ to the address that was checked, so a second DNS answer cannot point it elsewher
 """
 from __future__ import annotations
 
+import html
 import http.client
 import ipaddress
 import json
+import re
 import socket
 import ssl
 from typing import Any
@@ -106,7 +108,14 @@ def url_of(db: sqlite_utils.Database, game_id: str, seat: int) -> str | None:
 
 
 def payload(game_id: str, kind: str, summary: str) -> str:
-    return json.dumps({"content": summary, "text": summary, "game": game_id, "kind": kind})
+    """The JSON of a post. A summary names the players as they typed their names, so in a
+    chat channel a name must ping nobody and hide no link: Discord is told to parse no
+    mentions and reads its markup of links and mentions escaped; Slack's three special
+    characters are escaped as Slack asks."""
+    return json.dumps({"content": re.sub(r"([\\\[\]()<])", r"\\\1", summary),
+                       "text": html.escape(summary, quote=False),
+                       "allowed_mentions": {"parse": []},
+                       "game": game_id, "kind": kind})
 
 
 def post(url: str, body: str, allow_private: bool = False) -> None:

@@ -11,7 +11,7 @@ import pytest
 from pbem import scheduler, webhooks
 from pbem.db import connect
 
-from conftest import api_move
+from conftest import api_move, path_of
 
 
 class Receiver:
@@ -69,12 +69,32 @@ def test_a_seats_webhook_is_told_what_its_emails_say(app, client, new_game, rece
     assert kinds == ["turn", "end"]  # what seat 1's emails said since it set the webhook
     path, headers, body = receiver.posts[0]
     assert path == "/hooks/abc?wait=true" and headers["Content-Type"] == "application/json"
-    assert body["content"] == body["text"] and game.id in body["content"]
+    assert body["content"] == body["text"].replace("[", "\\[").replace("]", "\\]")
+    assert game.id in body["content"] and game.id in body["text"]
     assert body["game"] == game.id
     for _, _, body in receiver.posts:  # no secret link reaches a chat channel
         assert "/play/" not in json.dumps(body) and "/api/" not in json.dumps(body)
     assert all(row["status"] == "sent" for row in outbox(app, "webhook"))
     assert not any(row["recipient"] == receiver.url for row in outbox(app, "email"))
+
+
+def test_names_ping_nobody_and_hide_no_link_in_a_chat_channel(app, client, receiver):
+    """A summary names the players, as they typed their names: in the receiving channel a
+    name must not ping everyone (Discord's @everyone, Slack's <!channel>) nor become a link
+    that hides where it goes (Discord's [text](url), Slack's <url|text>)."""
+    name = "@everyone [Open](https://evil.example) <!channel>"
+    game = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": name, "email": "eve@example.org"},
+        {"name": "Bob", "email": "bob@example.org"}]}).json
+    apis = [path_of(seat["api"]) for seat in game["seats"]]
+    client.put(f"{apis[1]}/webhook", json={"url": receiver.url})
+    api_move(client, apis[0], client.get(apis[0]).json["legal_moves"][0])
+    assert scheduler.deliver_mail(app)[1] == 0
+    [(_, _, body)] = receiver.posts
+    assert body["allowed_mentions"] == {"parse": []}  # Discord: mentions ping nobody
+    assert "[Open](" not in body["content"] and " <" not in body["content"]
+    assert "\\[Open\\]\\(https://evil.example\\) \\<!channel>" in body["content"]
+    assert "<" not in body["text"] and "&lt;!channel&gt;" in body["text"]  # Slack's escapes
 
 
 def test_a_failing_receiver_is_retried_through_the_outbox(app, client, new_game, receiver):
