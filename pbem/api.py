@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, jsonify, request, url_for
+from flask import Blueprint, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from . import clocks, conditional, feeds, limits, links, matches, talk, webhooks
@@ -168,6 +168,7 @@ def vacation(token: str):
 
 
 @bp.put("/play/<token>/webhook")
+@limits.acting  # it looks the host up in the DNS
 def set_webhook(token: str):
     """``{"url": "https://..."}`` (or null) → ``{"webhook": url}``: where this seat's news
     is posted as well as emailed (``pbem/webhooks.py``)."""
@@ -184,12 +185,13 @@ def set_webhook(token: str):
 
 
 @bp.post("/play/<token>/feed")
+@limits.acting
 def new_feed(token: str):
     """A new Atom feed link of this seat's game → 201 ``{"feed": url}`` (``pbem/feeds.py``)."""
     match, seat = open_link(token, "play")
     with write(get_db()):
         feed = feeds.mint(get_db(), match.id, seat)
-    return jsonify({"feed": url_for("feeds.feed", token=feed, _external=True)}), 201
+    return jsonify({"feed": feeds.url(feed)}), 201
 
 
 @bp.put("/play/<token>/conditional")

@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from feedgen.feed import FeedGenerator
-from flask import Blueprint, Response, abort, current_app, url_for
+from flask import Blueprint, Response, abort, current_app
 
-from . import matches, notify
+from . import links, matches, notify
 from .db import get_db
 from .play import record
 
@@ -27,6 +27,12 @@ def mint(db, game_id: str, seat: int) -> str:
     return notify.mint_email_link(db, PURPOSE, game_id=game_id, seat=seat)
 
 
+def url(token: str) -> str:
+    """A feed link's address: PUBLIC_URL's (a feed reader keeps it), never the Host or
+    scheme of the request that made it."""
+    return links.external_url("feeds.feed", token=token)
+
+
 @bp.get("/feed/<token>")
 def feed(token: str):
     link = notify.resolve_email_link(get_db(), token)
@@ -40,7 +46,7 @@ def feed(token: str):
     generator.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/seat/{seat}")
     generator.title(notify.game_title(match))
     generator.author({"name": current_app.config["MAIL_FROM"].partition(" <")[0]})
-    generator.link(href=url_for("feeds.feed", token=token, _external=True), rel="self")
+    generator.link(href=url(token), rel="self")
     generator.updated(_when(game["events"][-1]["at"] if game["events"] else match.created_at))
     for event in game["events"]:
         template = ACTIONS.get(event["action"])

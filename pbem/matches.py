@@ -774,8 +774,9 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move
     db["events"].insert({"game_id": before.id, "seq": event.seq, "seat": seat,
                          "kind": kind, "move": event.move, "created_at": event.created_at,
                          "text": event.text})
-    db["games"].update(before.id, {**_summary(after.current, after.waiting),
-                                   "updated_at": event.created_at})
+    # a team's own talk must not show as a change to anyone else (lists of games by it)
+    changed = {} if kind in TEAM_ONLY else {"updated_at": event.created_at}
+    db["games"].update(before.id, {**_summary(after.current, after.waiting), **changed})
     return before, after, event
 
 

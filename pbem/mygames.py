@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from flask import Blueprint, abort, flash, redirect, render_template, session, url_for
 
-from . import clocks, links, matches, notify
+from . import clocks, limits, links, matches, notify
 from .db import get_db, write
 from .matches import Match
 
@@ -77,6 +77,7 @@ def my_games():
 
 
 @bp.post("/games/<game_id>/<int:seat>")
+@limits.acting  # each makes a new secret link
 def open_game(game_id: str, seat: int):
     if (game_id, seat) not in remembered():
         abort(404, "This browser has not opened that game.")

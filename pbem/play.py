@@ -348,7 +348,7 @@ def conditional_moves(token: str):
             current = matches.load(db, match.id)
             lines = conditional.lines_of(db, match.id, seat)
             removed = request.form.get("remove", "")
-            if removed.isdigit() and int(removed) < len(lines):
+            if re.fullmatch(r"[0-9]{1,3}", removed) and int(removed) < len(lines):
                 del lines[int(removed)]
             else:
                 lines.append(request.form.getlist("m"))

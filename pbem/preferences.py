@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from . import computer, feeds, links, matches, notify, webhooks
+from . import computer, feeds, limits, links, matches, notify, webhooks
 from .db import get_db, write
 
 bp = Blueprint("preferences", __name__)
@@ -60,9 +60,12 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
     seat = (link["game_id"], link["seat"]) if link["purpose"] == "seat" else None
     feed = error = None
     if request.method == "POST" and seat and request.form.get("feed") == "new":
+        if game_page is None:  # an email's settings link opens no game, not even its feed
+            abort(403, "Feed links are made on the notification settings of the game's "
+                       "own page, not from an email's settings link.")
         db = get_db()
         with write(db):  # shown once, on this answer: only its hash is kept
-            feed = url_for("feeds.feed", token=feeds.mint(db, *seat), _external=True)
+            feed = feeds.url(feeds.mint(db, *seat))
     elif request.method == "POST":
         db = get_db()
         try:
@@ -97,11 +100,13 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
 
 
 @bp.route("/email/<token>", methods=["GET", "POST"])
+@limits.acting  # a webhook is looked up in the DNS
 def settings(token: str):
     return _settings_page(_email_link(token), url_for(".settings", token=token))
 
 
 @bp.route("/play/<token>/email", methods=["GET", "POST"])
+@limits.acting  # a webhook is looked up in the DNS, a feed link made
 def play_settings(token: str):
     """The same settings for the seat a play link opens, linked from the play page."""
     access = links.resolve(get_db(), token)

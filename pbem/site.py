@@ -161,6 +161,7 @@ def home(token: str):
 
 
 @bp.post("/home/<token>/open/<game_id>/<int:seat>")
+@limits.acting  # each makes a new secret link
 def home_open(token: str, game_id: str, seat: int):
     """Open one of the listed games with a fresh secret link for that seat."""
     address = _home_email(token)

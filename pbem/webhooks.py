@@ -1,7 +1,7 @@
 """Webhooks: a seat may give a URL that is told, by a JSON POST, of everything its emails
 tell it (``notify`` queues both). The body has ``content`` (what Discord's incoming
-webhooks read) and ``text`` (Slack's), both the one-line summary an email's subject gives,
-plus the game id and the kind of event for anything else.
+webhooks read) and ``text`` (Slack's), both the one-line summary an email's subject gives
+(escaped for each), plus the game id and the kind of event for anything else.
 
 Posts go through the outbox like emails (``mail.deliver_due``): queued in the transaction of
 their cause, delivered by the job process with retries, backoff and a lease, never in a
@@ -15,9 +15,11 @@ to the address that was checked, so a second DNS answer cannot point it elsewher
 """
 from __future__ import annotations
 
+import html
 import http.client
 import ipaddress
 import json
+import re
 import socket
 import ssl
 from typing import Any
@@ -42,9 +44,12 @@ def checked_url(url: Any, allow_private: bool = False) -> str | None:
             or any(c.isspace() or not c.isprintable() for c in url):
         raise BadWebhook(f"A webhook is an http:// or https:// URL of at most {MAX_URL} "
                          "characters, without spaces.")
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username \
-            or parts.password:
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # e.g. an unclosed [ of an IPv6 address
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname \
+            or parts.username or parts.password:
         raise BadWebhook("A webhook must be an http:// or https:// URL such as "
                          "https://discord.com/api/webhooks/...")
     try:
@@ -63,10 +68,30 @@ def _public_address(host: str, port: int) -> str:
     except (socket.gaierror, UnicodeError):
         raise BadWebhook(f"The webhook's host {host!r} cannot be found.") from None
     addresses = [info[4][0] for info in found]
-    for address in addresses:
-        if not ipaddress.ip_address(address.split("%")[0]).is_global:
-            raise BadWebhook("Webhooks may only go to public internet addresses.")
+    if not all(_public(address) for address in addresses):
+        raise BadWebhook("Webhooks may only go to public internet addresses.")
     return addresses[0]
+
+
+NAT64 = ipaddress.ip_network("64:ff9b::/96")        # the IPv4 address in its last 32 bits
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")  # a network's own translator
+COMPATIBLE = ipaddress.ip_network("::/96")          # deprecated IPv4-compatible addresses
+
+
+def _public(address: str) -> bool:
+    """Whether ``address`` is a public unicast address. IPv6 addresses that carry an IPv4
+    address (mapped, compatible, NAT64, 6to4) are judged by the IPv4 address they lead to,
+    which Python's ``is_global`` does not look at: 64:ff9b::7f00:1 reaches 127.0.0.1
+    through a NAT64 translator."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if ip.version == 6:
+        if ip in LOCAL_NAT64:
+            return False
+        embedded = ip.ipv4_mapped or ip.sixtofour
+        if embedded is None and (ip in NAT64 or ip in COMPATIBLE):
+            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        ip = embedded or ip
+    return ip.is_global and not ip.is_multicast
 
 
 def set_url(db: sqlite_utils.Database, game_id: str, seat: int, url: Any) -> str | None:
@@ -83,7 +108,14 @@ def url_of(db: sqlite_utils.Database, game_id: str, seat: int) -> str | None:
 
 
 def payload(game_id: str, kind: str, summary: str) -> str:
-    return json.dumps({"content": summary, "text": summary, "game": game_id, "kind": kind})
+    """The JSON of a post. A summary names the players as they typed their names, so in a
+    chat channel a name must ping nobody and hide no link: Discord is told to parse no
+    mentions and reads its markup of links and mentions escaped; Slack's three special
+    characters are escaped as Slack asks."""
+    return json.dumps({"content": re.sub(r"([\\\[\]()<])", r"\\\1", summary),
+                       "text": html.escape(summary, quote=False),
+                       "allowed_mentions": {"parse": []},
+                       "game": game_id, "kind": kind})
 
 
 def post(url: str, body: str, allow_private: bool = False) -> None:

@@ -176,7 +176,8 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
 
 
 def emails_to(app, game: NewGame, address: str) -> list[str]:
-    """The subjects and bodies of the emails queued for ``address`` in ``game``, normalised."""
+    """The subjects and bodies of the emails queued for ``address`` in ``game`` (or of the
+    posts to a webhook, ``address`` its URL: the summary and the JSON), normalised."""
     db = connect(app.config["DATABASE"])
     rows = db.query("SELECT body, subject FROM outbox WHERE game_id = ? AND recipient = ? "
                     "ORDER BY id", [game.id, address])

@@ -99,6 +99,12 @@ def test_games_with_hidden_information_or_four_players_have_none(client, new_gam
     assert "conditional" not in client.get(game.apis[1]).json
     answer = client.put(f"{game.apis[1]}/conditional", json={"lines": []})
     assert answer.status_code == 422 and "no conditional moves" in answer.json["error"]
+    # nor a page to click a line through (an analysis board of what the seat cannot see)
+    assert "/conditional" not in client.get(game.urls[1]).get_data(as_text=True)
+    for answer in (client.get(f"{game.urls[1]}/conditional"),
+                   client.get(f"{game.urls[1]}/conditional?m=pass"),
+                   client.post(f"{game.urls[1]}/conditional", data={"m": ["pass", "pass"]})):
+        assert answer.status_code == 404
 
 
 def test_the_right_moves_for_two_has_them(client, db, new_game):

@@ -2,6 +2,7 @@
 know them, valid Atom that a feed reader can parse."""
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from conftest import api_move, path_of
@@ -49,3 +50,38 @@ def test_the_settings_page_makes_a_feed_link_shown_once(client, new_game):
     [url] = [line for line in page.split('"') if "/feed/" in line]
     assert client.get(path_of(url)).status_code == 200
     assert "/feed/" not in client.get(f"{game.urls[1]}/email").get_data(as_text=True)
+
+
+def test_feed_links_begin_with_public_url_whatever_the_request_came_by(app, client, new_game):
+    """A feed reader keeps the link for good: like every link the server hands out it begins
+    with PUBLIC_URL, not with the scheme and Host of the request (http behind a TLS proxy
+    that does not say so, or another name the server answers to)."""
+    app.config.update(PUBLIC_URL="https://games.example.org",
+                      TRUSTED_HOSTS=["localhost", "evil.example"])
+    game = new_game("mastery")
+    forged = {"Host": "evil.example"}
+    made = [client.post(f"{game.apis[0]}/feed", headers=forged).json["feed"]]
+    page = client.post(f"{game.urls[1]}/email", data={"feed": "new"},
+                       headers=forged).get_data(as_text=True)
+    made += [line for line in page.split('"') if "/feed/" in line]
+    assert len(made) == 2
+    for url in made:
+        assert url.startswith("https://games.example.org/feed/"), url
+        root = ET.fromstring(client.get(path_of(url), headers=forged).data)
+        assert root.find(f"{ATOM}link").get("href") == url
+
+
+def test_an_emails_settings_link_makes_no_feed(app, client, new_game, db):
+    """The settings link of an email (the List-Unsubscribe URL that mail providers read)
+    opens the settings and never the game: not even as a feed, which would show the game as
+    its seat knows it (in Magnet, the seat's own secret setup)."""
+    game = new_game("magnet")
+    body = db.execute("SELECT body FROM outbox WHERE recipient = 'p2@example.org'").fetchone()[0]
+    settings = f"/email/{re.search(r'/email/([A-Za-z0-9_-]{32})', body).group(1)}"
+    assert "Atom feed" not in client.get(settings).get_data(as_text=True)
+    refused = client.post(settings, data={"feed": "new"})
+    assert refused.status_code == 403 and "/feed/" not in refused.get_data(as_text=True)
+    assert db.execute("SELECT COUNT(*) FROM email_links WHERE purpose = 'feed'").fetchone()[0] == 0
+    # the settings themselves still work from it
+    field = f"notify-{game.id}-1"
+    assert client.post(settings, data={field: "digest"}).status_code == 303

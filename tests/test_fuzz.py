@@ -21,15 +21,18 @@ ODD_TEXT = ["", " ", "²", "٣", "1e9", "-1", "0", "00", "9" * 5000, "1.5", "NaN
             "null", "[]", "{}", "\x00", "\ud800", "\udfff", "é" * 3000, "<b>x</b>",
             "=?utf-8?q?a=0d=0aBcc:_x@evil.example?=", "a\r\nBcc: x@evil.example", "\u202e",
             "offer", "accept", "decline", "yes", "on", "off", "each", "digest", "none",
-            "d2-d4", "pass", "pick K", "setup", "f6:f3+", "resign", "a@b.c", "x" * 70000]
+            "d2-d4", "pass", "pick K", "setup", "f6:f3+", "resign", "a@b.c", "x" * 70000,
+            "http://[::1", "https://[", "http://[::127.0.0.1]/", "http://example.org:0/",
+            "http://" + "a" * 300 + ".org/", "https://93.184.216.34/hook"]
 FORM_FIELDS = ["move", "ply", "answer", "confirm", "days", "email", "name0", "email0",
                "name1", "email1", "name2", "email2", "name3", "email3", "players",
                "option-setup", "option-colours", "option-random_setup", "clock-mode",
                "clock-days", "clock-initial_days", "clock-increment_days", "clock-max_days",
                "clock-vacation_days", "clock-weekends", "clock-on_timeout", "home", "path",
-               "text", "seat", "lines", "lang", "level", "public"]
+               "text", "seat", "lines", "lang", "level", "public", "webhook", "feed", "m",
+               "remove", "add", "name", "open1"]
 JSON_KEYS = ["game", "players", "options", "clock", "move", "ply", "answer", "days", "name",
-             "email", "open", "bot", "text", "lines", "public", "seat", "mode"]
+             "email", "open", "bot", "text", "lines", "public", "seat", "mode", "url"]
 
 
 def odd_value(rng: random.Random, depth: int = 0):
@@ -89,13 +92,27 @@ def world(app, client, db):
             body["clock"] = clock
         answer = client.post("/api/games", json=body).json
         games.append(answer)
+    # games waiting for players (join links, the lobby), one over (rematches), with chat
+    for game, players, public in (("magnet", 2, True), ("the-right-moves", 4, True),
+                                  ("mastery", 2, False)):
+        games.append(client.post("/api/games", json={"game": game, "public": public, "players": [
+            {"name": "Host", "email": "host@example.org"},
+            *[{"open": True}] * (players - 1)]}).json)
+    over = games[0]["seats"][0]["api"]
+    client.post(f"{over}/chat", json={"text": "Good luck"})
+    client.post(f"{over}/resign", json={})
     client.post("/home", data={"email": "p0@example.org"})
     bodies = "\n".join(r["body"] for r in db.query("SELECT body FROM outbox"))
     tokens = {"play": [], "watch": [], "email": re.findall(r"/email/([\w-]{32})", bodies),
-              "home": re.findall(r"/home/([\w-]{32})", bodies)}
+              "home": re.findall(r"/home/([\w-]{32})", bodies), "join": [], "feed": []}
     for answer in games:
-        tokens["play"] += [seat["url"].rsplit("/", 1)[1] for seat in answer["seats"]
-                           if "url" in seat]
+        for seat in answer["seats"]:
+            if "url" in seat:
+                tokens["play"].append(seat["url"].rsplit("/", 1)[1])
+                tokens["feed"].append(client.post(f"{seat['api']}/feed").json["feed"]
+                                      .rsplit("/", 1)[1])
+            else:
+                tokens["join"].append(seat["join"].rsplit("/", 1)[1])
         tokens["watch"].append(answer["spectator"].rsplit("/", 1)[1])
     return {"games": [g["id"] for g in games], "tokens": tokens}
 
@@ -111,8 +128,8 @@ def url_values(rng: random.Random, rule, world) -> dict[str, str]:
         elif "int" in type(converter).__name__.lower():
             values[name] = str(rng.choice([0, 1, 2, 3, 5, 40, 10**12]))
         elif name == "token":
-            kind = next((k for k in ("email", "home", "watch") if rule.rule.startswith(f"/{k}")
-                         or values.get("role") == k), "play")
+            kind = next((k for k in ("email", "home", "watch", "join", "feed")
+                         if rule.rule.startswith(f"/{k}") or values.get("role") == k), "play")
             pool = tokens[kind] if rng.random() < 0.8 else [t for ts in tokens.values()
                                                             for t in ts]
             values[name] = rng.choice(pool) if rng.random() < 0.9 else rng.choice(
@@ -176,8 +193,9 @@ def test_no_input_gets_a_server_error_or_changes_a_game_when_refused(app, client
     assert sum(n for status, n in statuses.items() if status < 400) > REQUESTS // 20
 
 
-SWEEP_TEXT = ["²", "٣", "-1", "", "9" * 5000, "1e9", "x" * 3000, "\x00", "a\r\nb"]
-SWEEP_JSON = [["offer"], {"a": 1}, 1e308, 10**30, True, None, "²", -1, "x" * 3000, "\ud800"]
+SWEEP_TEXT = ["²", "٣", "-1", "", "9" * 5000, "1e9", "x" * 3000, "\x00", "a\r\nb", "http://[::1"]
+SWEEP_JSON = [["offer"], {"a": 1}, 1e308, 10**30, True, None, "²", -1, "x" * 3000, "\ud800",
+              "http://[::1"]
 
 
 def test_every_field_of_every_endpoint_takes_odd_values(app, client, db, world):
@@ -210,4 +228,8 @@ def test_the_inputs_that_once_got_server_errors(client, db, new_game):
                          '"\\ud800", "email": "a@example.org"}, {"name": "B", "email": '
                          '"b@example.org"}]}', content_type="application/json")
     assert answer.status_code == 400 and "Unicode" in answer.json["error"]
+    answer = client.put(f"{api}/webhook", json={"url": "http://[::1"})  # an unclosed [
+    assert answer.status_code == 400 and "http:// or https://" in answer.json["error"]
+    answer = client.post(f"{game.urls[1]}/conditional", data={"remove": "²", "m": ["e4"]})
+    assert answer.status_code == 422
     assert event_counts(db) == {}

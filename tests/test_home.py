@@ -192,3 +192,28 @@ def test_the_address_is_trimmed(app, client, db):
     client.post("/home", data={"email": "  me@example.org \n"})
     (row,) = db.query("SELECT recipient FROM outbox WHERE subject = 'Your games'")
     assert row["recipient"] == "me@example.org"
+
+
+def test_a_teams_talk_of_resigning_does_not_reorder_its_opponents_list(client, app, db):
+    """The list puts the latest-changed games first; a team's proposal to resign (and a
+    partner playing on) is the team's own until the game ends (Match.known_to), so it must
+    not move the game up the list of an opponent, who would learn that it happened."""
+    players = [{"name": f"P{i}", "email": f"p{i}@example.org"} for i in range(4)]
+    games = [client.post("/api/games", json={"game": "the-right-moves",
+                                             "players": players}).json for _ in range(2)]
+    for day, game in enumerate(games, start=1):  # the first last changed a day earlier
+        db.execute("UPDATE games SET updated_at = ? WHERE id = ?",
+                   [f"2026-01-0{day}T00:00:00+00:00", game["id"]])
+    db.conn.commit()
+    _, home = ask_for_home(client, app, "p1@example.org")  # seat 1: the other team
+
+    def order() -> list[str]:
+        page = client.get(home).get_data(as_text=True)
+        return sorted((g["id"] for g in games), key=page.index)
+
+    before = order()
+    assert before == [games[1]["id"], games[0]["id"]]
+    apis = [re.sub(r"^http://localhost", "", seat["api"]) for seat in games[0]["seats"]]
+    assert client.post(f"{apis[0]}/resign", json={}).status_code == 200  # proposed to seat 2
+    assert client.post(f"{apis[2]}/resign", json={"answer": "decline"}).status_code == 200
+    assert order() == before

@@ -3,6 +3,7 @@ off in the rest of the suite, on here, as on a real server."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -124,3 +125,43 @@ def test_taking_seats_counts_like_creating_games(limited):
     assert client.get(joins[2]).status_code == 200  # reading the join page is not limited
     other = client.post(joins[2], json={"name": "Dora"}, environ_base={"REMOTE_ADDR": "10.1.2.3"})
     assert other.status_code == 201
+
+
+def test_what_makes_secret_links_or_looks_up_webhooks_is_limited(limited):
+    """Feed links (API and settings page), games opened from My games or a "Your games"
+    email (each makes a new play link), and webhooks (each looked up in the DNS) share
+    the allowance of actions: a link holder cannot fill the database or keep the server
+    resolving names."""
+    client = limited.test_client()
+    game = client.post("/api/games", json={"game": "mastery", "players": PLAYERS}).json
+    api = game["seats"][0]["api"].replace("http://localhost", "")
+    page = game["seats"][1]["url"].replace("http://localhost", "")
+    client.get(page)  # this browser remembers seat 1 (My games)
+    client.post("/home", data={"email": "ann@example.org"})
+    db = connect(limited.config["DATABASE"])
+    body = db.execute("SELECT body FROM outbox WHERE kind = 'home'").fetchone()[0]
+    db.close()
+    home = re.search(r"/home/[A-Za-z0-9_-]{32}", body).group(0)
+    requests = [("POST", f"{api}/feed", {"json": {}}),
+                ("POST", f"{page}/email", {"data": {"feed": "new"}}),
+                ("POST", f"/games/{game['id']}/1", {}),
+                ("POST", f"{home}/open/{game['id']}/0", {}),
+                ("PUT", f"{api}/webhook", {"json": {"url": "https://93.184.216.34/hook"}})]
+    limited.config["RATE_LIMIT_ACTIONS"] = f"{len(requests)} per hour"
+    assert [client.open(path, method=method, **kwargs).status_code
+            for method, path, kwargs in requests] == [201, 200, 303, 303, 200]
+
+    def secrets() -> int:
+        db = connect(limited.config["DATABASE"])
+        try:
+            return db.execute("SELECT (SELECT COUNT(*) FROM links) + "
+                              "(SELECT COUNT(*) FROM email_links)").fetchone()[0]
+        finally:
+            db.close()
+
+    before = secrets()
+    for method, path, kwargs in requests:
+        refused = client.open(path, method=method, **kwargs)
+        assert refused.status_code == 429, path
+        assert "Too many actions" in refused.get_data(as_text=True)
+    assert secrets() == before

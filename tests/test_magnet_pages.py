@@ -22,6 +22,7 @@ from conftest import (api_move, confirm_move, emails_to, links_in, normalised,
 
 GAME = engine.get("magnet")
 RED, BLUE = 0, 1
+HOOK = "https://93.184.216.34/hook"  # a webhook at a public address: no DNS look-up
 CANON = {RED: GAME.setup_text(RED, M.SET), BLUE: GAME.setup_text(BLUE, M.SET)}
 
 
@@ -703,10 +704,11 @@ def test_red_and_spectators_cannot_tell_games_that_differ_only_in_blues_arrangem
 def test_chat_and_notes_leave_red_and_spectators_unable_to_tell_the_games_apart(
         app, client, seeded):
     """Both players chat alike in two games that differ only in Blue's arrangement, and
-    Blue's private notes name it: Red's and the spectators' pages, answers, records and
-    emails stay the same, and Blue's notes reach nobody but Blue."""
+    Blue's private notes name it: Red's and the spectators' pages, answers, records,
+    emails and webhook posts stay the same, and Blue's notes reach nobody but Blue."""
     a, b = seeded("talk"), seeded("talk")
     for game, setup in ((a, BLUE_A), (b, BLUE_B)):
+        assert client.put(f"{game.apis[RED]}/webhook", json={"url": HOOK}).status_code == 200
         api_move(client, game.apis[BLUE], setup)
         notes = client.put(f"{game.apis[BLUE]}/notes", json={"text": f"Mine: {setup}"})
         assert notes.status_code == 200
@@ -719,6 +721,8 @@ def test_chat_and_notes_leave_red_and_spectators_unable_to_tell_the_games_apart(
     assert red == seen_by(client, b, RED)
     assert seen_by(client, a, None) == seen_by(client, b, None)
     assert emails_to(app, a, "ann@example.org") == emails_to(app, b, "ann@example.org")
+    posts = emails_to(app, a, HOOK)  # the webhook rows: their summary, then the JSON body
+    assert len(posts) == 3 and posts == emails_to(app, b, HOOK)  # Blue's 2 messages, a turn
     assert "Not telling." in red["api"] and "Guess: h1" in red["notes"]
     assert "Mine: setup" in seen_by(client, a, BLUE)["notes"]
     assert seen_by(client, a, BLUE)["notes"] != seen_by(client, b, BLUE)["notes"]

@@ -475,10 +475,12 @@ def test_blue_and_spectators_cannot_tell_games_that_differ_only_in_reds_draws(ap
 def test_chat_and_notes_leave_blue_and_spectators_unable_to_tell_reds_draws(app, client,
                                                                           seeded):
     """Both players chat alike in two games that differ only in Red's draws, and Red's
-    private notes list its hand: Blue's and the spectators' pages, answers, records and
-    emails stay the same, and Red's notes reach nobody but Red."""
+    private notes list its hand: Blue's and the spectators' pages, answers, records,
+    emails and webhook posts stay the same, and Red's notes reach nobody but Red."""
     games = [seeded(seed) for seed in _seed_pair()]
+    hook = "https://93.184.216.34/hook"  # a public address: no DNS look-up
     for game in games:  # public moves only, as in the test above; then Red has drawn
+        assert client.put(f"{game.apis[0]}/webhook", json={"url": hook}).status_code == 200
         for ply, move in enumerate(("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n",
                                     "K@e6 +e7:s", "D@f5 +f3:w", "D@f6 +h3:e")):
             api_move(client, game.apis[ply % 2], move)
@@ -492,6 +494,8 @@ def test_chat_and_notes_leave_blue_and_spectators_unable_to_tell_reds_draws(app,
     assert seen_by(client, games[0], None) == seen_by(client, games[1], None)
     assert emails_to(app, games[0], "ann@example.org") == \
         emails_to(app, games[1], "ann@example.org")
+    posts = emails_to(app, games[0], hook)  # the webhook rows: their summary, the JSON body
+    assert len(posts) >= 5 and posts == emails_to(app, games[1], hook)
     assert "Nice draw for me." in blue["api"] and "My hand" not in str(blue)
     assert seen_by(client, games[0], 1)["notes"] != seen_by(client, games[1], 1)["notes"]
 

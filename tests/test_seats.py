@@ -350,6 +350,21 @@ def test_my_games_lists_the_seats_this_browser_opened_your_turn_first(client, ne
     assert client.post(f"/games/{theirs.id}/1").status_code == 404  # never opened here
 
 
+def test_my_games_says_what_waits_for_each_seat(client, new_game):
+    """A seat may be waited for by its turn, a draw offer or a partner's proposal that
+    the team resign (The Right Moves for four: teams 0 and 2, 1 and 3)."""
+    draw, team = new_game(), new_game("the-right-moves", players=4, names=["Ann", "Bob",
+                                                                          "Cid", "Dee"])
+    client.post(f"{draw.apis[0]}/draw", json={"answer": "offer"})
+    client.post(f"{team.apis[1]}/resign", json={})  # Bob proposes it to Dee
+    for url in (draw.urls[1], team.urls[3]):
+        client.get(url)
+    page = client.get("/games").get_data(as_text=True)
+    assert game_ids_in("your-turn", page) == [team.id, draw.id]
+    states = re.findall(r'<span class="state">(.*?)</span>', page, re.S)
+    assert states == ["Bob proposes that your team resign", "Dark offers a draw"]
+
+
 def test_my_games_shows_the_time_left_when_a_clock_runs(client):
     game = create(client, [ANN, {"name": "Bob", "email": "bob@example.org"}],
                   clock={"mode": "per_move", "days": 3})

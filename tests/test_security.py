@@ -17,6 +17,8 @@ from pbem import create_app, links, mail
 from pbem.db import connect
 from pbem.mail import FileTransport, deliver_due
 
+from conftest import path_of
+
 
 def tokens_in(text: str) -> set[str]:
     return set(re.findall(r"/(?:play|watch|home)/([A-Za-z0-9_-]{32})", text))
@@ -45,9 +47,14 @@ def test_only_hashes_of_links_are_stored(app, client, new_game):
 
 def test_secret_pages_send_no_referrer_and_are_not_cached(client, new_game):
     game = new_game()
+    waiting = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Ann", "email": "ann@example.org"}, {"open": True}]}).json
     for path in [game.urls[0], f"{game.urls[0]}/history/0", f"{game.urls[0]}/record.json",
                  f"{game.urls[0]}/record.txt", game.watch, game.apis[0], "/", "/rules/mastery",
-                 "/play/" + "Q" * 32]:
+                 "/play/" + "Q" * 32, f"{game.urls[1]}/conditional", f"{game.urls[0]}/email",
+                 f"{game.watch}/version", f"{game.apis[0]}/notes", "/games", "/lobby",
+                 path_of(waiting["seats"][1]["join"]),
+                 path_of(client.post(f"{game.apis[0]}/feed").json["feed"])]:
         response = client.get(path)
         assert response.headers["Referrer-Policy"] == "no-referrer", path
         assert response.headers["Cache-Control"] == "no-store", path
@@ -59,14 +66,17 @@ def test_secret_pages_send_no_referrer_and_are_not_cached(client, new_game):
 def test_no_secret_reaches_a_log_line(app, live_server, new_game, caplog):
     game = new_game()
     token = game.urls[0].rsplit("/", 1)[1]
+    feed = path_of(app.test_client().post(f"{game.apis[0]}/feed").json["feed"])
     caplog.set_level(logging.INFO)
-    for path in (f"{game.urls[0]}?path=e3", f"{game.urls[0]}/version"):
+    for path in (f"{game.urls[0]}?path=e3", f"{game.urls[0]}/version",
+                 f"{game.urls[0]}/conditional?m=e3-e4", feed):
         with urllib.request.urlopen(f"{live_server}{path}") as response:
             assert response.status == 200
     app.logger.error("Exception on %s [GET]", game.urls[0])  # how Flask reports errors
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "/play/[secret]?path=e3" in logged and "/play/[secret]/version" in logged
-    assert token not in logged
+    assert "/play/[secret]/conditional?m=e3-e4" in logged and "/feed/[secret]" in logged
+    assert token not in logged and feed.rsplit("/", 1)[1] not in logged
 
 
 def test_what_players_type_is_escaped(client):
@@ -117,8 +127,24 @@ def test_email_links_ignore_the_host_even_where_it_is_trusted(app, client, new_g
                        headers=forged).status_code == 200
     assert client.post(f"{game.urls[1]}/draw", data={"answer": "offer", "ply": 1},
                        headers=forged).status_code == 303
+    # what emails links since: a join (the start emails), chat, rematches
+    waiting = client.post("/api/games", headers=forged, json={"game": "mastery", "players": [
+        {"name": "Ann", "email": "ann@example.org"}, {"open": True}]}).json
+    join = waiting["seats"][1]["join"]
+    assert join.startswith("https://games.example.org/join/")
+    assert client.post(path_of(join), headers=forged, json={
+        "name": "Eve", "email": "eve@example.org"}).status_code == 201
+    assert client.post(f"{game.apis[0]}/chat", headers=forged,
+                       json={"text": "hello"}).status_code == 201
+    assert client.post(f"{game.apis[0]}/resign", headers=forged, json={}).status_code == 200
+    for seat in (0, 1):
+        asked = client.post(f"{game.apis[seat]}/rematch", headers=forged, json={})
+        assert asked.status_code in (201, 202)
+    assert asked.json["url"].startswith("https://games.example.org/play/")
     mails = queued(db)
-    assert len(mails) >= 5 and not any("evil.example" in m for m in mails)
+    kinds = {row["kind"] for row in db.query("SELECT kind FROM outbox")}
+    assert {"start", "chat", "rematch", "end"} <= kinds and len(mails) >= 13
+    assert not any("evil.example" in m for m in mails)
     assert all("https://games.example.org/" in m for m in mails)
 
 
