@@ -424,6 +424,7 @@ def test_a_team_resigns_in_chromium_only_when_the_partner_confirms(browser, live
         agree.get_by_label("I agree that we resign").check()
         agree.get_by_role("button", name="Resign with Ann").click()
         over = "Game over — Bob and Dee won (team Blue): team Red resigned."
+        expect(cid.locator("#game .game-over")).to_have_text(over)  # the answer has loaded
         for page in (cid, ann, bob):
             page.reload()
             banner = page.locator("#game .game-over")
