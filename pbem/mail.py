@@ -13,7 +13,8 @@ import json
 import os
 import smtplib
 import ssl
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
@@ -76,28 +77,60 @@ def build(row: Mapping[str, Any], sender: str, public_url: str) -> EmailMessage:
 class Transport(Protocol):
     def send(self, message: EmailMessage) -> None: ...
 
+    def close(self) -> None:
+        """End the batch: let go of any connection ``send`` kept open."""
+
+
+# Refusals of one message after which an SMTP session goes on (smtplib resets it).
+REFUSALS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPSenderRefused, smtplib.SMTPDataError)
+
 
 @dataclass
 class SMTPTransport:
+    """Sends over one SMTP connection, opened by the first message and kept for the next
+    ones until ``close``; a broken one is replaced by the next message."""
+
     host: str
     port: int = 25
     security: str = "none"  # none, starttls or ssl
     username: str | None = None
     password: str | None = None
     timeout: float = 30
+    _smtp: smtplib.SMTP | None = field(default=None, init=False, repr=False)
 
     def send(self, message: EmailMessage) -> None:
+        if self._smtp is None:
+            self._smtp = self._connect()
+        try:
+            self._smtp.send_message(message)
+        except Exception as error:
+            if not isinstance(error, REFUSALS) or getattr(error, "smtp_code", 0) == 421:
+                self.close()  # 421: the server is closing the session
+            raise
+
+    def _connect(self) -> smtplib.SMTP:
         if self.security == "ssl":
             smtp = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout,
                                     context=ssl.create_default_context())
         else:
             smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
-        with smtp:
+        try:
             if self.security == "starttls":
                 smtp.starttls(context=ssl.create_default_context())
             if self.username:
                 smtp.login(self.username, self.password or "")
-            smtp.send_message(message)
+        except BaseException:
+            smtp.close()
+            raise
+        return smtp
+
+    def close(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is not None:
+            try:
+                smtp.quit()
+            except (smtplib.SMTPException, OSError):
+                smtp.close()
 
 
 @dataclass
@@ -116,6 +149,9 @@ class FileTransport:
             handle.write(bytes(message))
         partial.replace(self.folder / f"{name}.eml")  # atomic: never half a message
 
+    def close(self) -> None:
+        pass
+
 
 def transport_from_config(config: Mapping[str, Any]) -> Transport:
     if config.get("SMTP_HOST"):
@@ -132,51 +168,93 @@ def _later(seconds: float) -> str:
     return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat(timespec="seconds")
 
 
+CHUNK = 50  # messages claimed at a time
+
+
 def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
-                public_url: str | None, limit: int = 100,
+                public_url: str | None, chunk: int = CHUNK,
                 post_webhook: Callable[[str, str], None] = webhooks.post) -> tuple[int, int]:
     """Send the messages that are due, their links given ``public_url``, and post the due
-    webhooks; returns (sent, failed this round). Raises ``PublicURLMissing`` without a
+    webhooks, ``chunk`` at a time until none is due, over one connection of ``transport``;
+    returns (sent, failed this round). Raises ``PublicURLMissing`` without a
     ``public_url``."""
     if not public_url:
         raise PublicURLMissing()
-    with write(db):
-        # Claim the due messages by pushing their next attempt past a lease, so a second
-        # deliverer running at the same time leaves them alone.
-        rows = list(db.query(
-            "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
-            "ORDER BY id LIMIT ?", [utcnow(), limit]))
-        for row in rows:
-            db["outbox"].update(row["id"], {"next_attempt_at": _later(LEASE.total_seconds())})
     sent = failed = 0
-    for row in rows:
-        with write(db):  # renew the lease: a slow round must not let another deliverer in
-            db["outbox"].update(row["id"], {"next_attempt_at": _later(LEASE.total_seconds())})
+    try:
+        while rows := _claim(db, chunk):
+            outcomes = _deliver(db, rows, transport, sender, public_url, post_webhook)
+            sent += sum(error is None for _row, error in outcomes)
+            failed += sum(error is not None for _row, error in outcomes)
+    finally:
+        transport.close()
+    return sent, failed
+
+
+def _claim(db: sqlite_utils.Database, chunk: int) -> list[dict[str, Any]]:
+    """Claim up to ``chunk`` due messages by pushing their next attempt past a lease, so a
+    second deliverer running at the same time leaves them alone."""
+    with write(db):
+        rows = [dict(row) for row in db.execute(
+            "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
+            "ORDER BY id LIMIT ?", [utcnow(), chunk]).fetchall()]
+        _lease(db, rows)
+    return rows
+
+
+def _lease(db: sqlite_utils.Database, rows: list[dict[str, Any]]) -> None:
+    db.conn.executemany("UPDATE outbox SET next_attempt_at = ? WHERE id = ?",
+                        [(_later(LEASE.total_seconds()), row["id"]) for row in rows])
+
+
+def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: Transport,
+             sender: str, public_url: str, post_webhook: Callable[[str, str], None],
+             ) -> list[tuple[dict[str, Any], Exception | None]]:
+    """Send or post each of the claimed ``rows`` and record how it went: (row, the error
+    or None) for each."""
+    outcomes: list[tuple[dict[str, Any], Exception | None]] = []
+    recorded, leased = 0, time.monotonic()
+    for index, row in enumerate(rows):
+        if time.monotonic() - leased > LEASE.total_seconds() / 2:
+            # a slow round: record what is done and renew the lease of the rest, so that
+            # no other deliverer takes them meanwhile
+            with write(db):
+                _record(db, outcomes[recorded:])
+                _lease(db, rows[index:])
+            recorded, leased = len(outcomes), time.monotonic()
         try:
             if row["channel"] == "webhook":
                 post_webhook(row["recipient"], row["body"])
             else:
                 transport.send(build(row, sender, public_url))
         except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
-            failed += 1
-            attempts = row["attempts"] + 1
-            # a message that cannot be built safely, or a webhook that has become a
-            # private address, never will be: no retries
-            gave_up = attempts >= MAX_ATTEMPTS or isinstance(
-                error, (HeaderInjection, webhooks.BadWebhook))
-            with write(db):
-                db["outbox"].update(row["id"], {
-                    "attempts": attempts, "status": "failed" if gave_up else "pending",
-                    "next_attempt_at": _later(min(60 * 2 ** attempts, 6 * 3600)),
-                    "last_error": f"{type(error).__name__}: {error}"[:500],
-                    **({"body": redact(row["body"]), "headers": redact(row["headers"])}
-                       if gave_up else {})})
-            continue
-        sent += 1
-        with write(db):
+            outcomes.append((row, error))
+        else:
+            outcomes.append((row, None))
+    with write(db):
+        _record(db, outcomes[recorded:])
+    return outcomes
+
+
+def _record(db: sqlite_utils.Database,
+            outcomes: list[tuple[dict[str, Any], Exception | None]]) -> None:
+    now = utcnow()
+    for row, error in outcomes:
+        attempts = row["attempts"] + 1
+        if error is None:
             # The stored copy loses its secret links once the player has them.
-            db["outbox"].update(row["id"], {"status": "sent", "sent_at": utcnow(),
-                                            "attempts": row["attempts"] + 1,
-                                            "body": redact(row["body"]),
-                                            "headers": redact(row["headers"])})
-    return sent, failed
+            db.execute("UPDATE outbox SET status = 'sent', sent_at = ?, attempts = ?, "
+                       "body = ?, headers = ? WHERE id = ?",
+                       [now, attempts, redact(row["body"]), redact(row["headers"]), row["id"]])
+            continue
+        # a message that cannot be built safely, or a webhook that has become a private
+        # address, never will be: no retries
+        gave_up = attempts >= MAX_ATTEMPTS or isinstance(
+            error, (HeaderInjection, webhooks.BadWebhook))
+        db.execute("UPDATE outbox SET attempts = ?, status = ?, next_attempt_at = ?, "
+                   "last_error = ?, body = ?, headers = ? WHERE id = ?",
+                   [attempts, "failed" if gave_up else "pending",
+                    _later(min(60 * 2 ** attempts, 6 * 3600)),
+                    f"{type(error).__name__}: {error}"[:500],
+                    redact(row["body"]) if gave_up else row["body"],
+                    redact(row["headers"]) if gave_up else row["headers"], row["id"]])

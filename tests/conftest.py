@@ -226,6 +226,7 @@ class Recorder:
         self.refuse_rcpt: str | None = None   # e.g. "550 5.1.1 No such user"
         self.refuse_data: str | None = None   # e.g. "451 4.3.0 Try again later"
         self.port = 0
+        self.sessions: dict[int, object] = {}  # the connections that delivered, by id
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if self.refuse_rcpt:
@@ -238,6 +239,7 @@ class Recorder:
             return self.refuse_data
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         self.received.append((envelope.mail_from, list(envelope.rcpt_tos), message))
+        self.sessions[id(session)] = session  # kept, so no later session reuses its id
         return "250 Message accepted for delivery"
 
     @property

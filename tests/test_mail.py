@@ -422,6 +422,23 @@ def test_an_unsendable_address_does_not_stall_the_outbox(app, client, new_game, 
     assert sorted(m["To"] for m in smtp.messages) == ["p1@example.org", "p2@example.org"]
 
 
+def test_a_batch_goes_out_over_one_connection_however_many_are_due(app, db, smtp):
+    count = 2 * mail.CHUNK + 30  # more than one claim, and more than a run once sent
+    for number in range(count):
+        mail.queue(db, recipient=f"player{number}@example.org", subject=f"Message {number}",
+                   body="Hello")
+    assert deliver(app, db, smtp_transport(smtp.port)) == (count, 0)
+    assert [m["Subject"] for m in smtp.messages] == [f"Message {n}" for n in range(count)]
+    assert len(smtp.sessions) == 1
+    assert {row["status"] for row in outbox(db)} == {"sent"}
+    # a refused message leaves the connection to the others; the next batch has its own
+    mail.queue(db, recipient="x@[192.0.2.1", subject="Refused", body="Hello")
+    for number in range(3):
+        mail.queue(db, recipient="someone@example.org", subject=f"Later {number}", body="Hi")
+    assert deliver(app, db, smtp_transport(smtp.port)) == (3, 1)
+    assert len(smtp.sessions) == 2
+
+
 # -- the lease of a claimed message ------------------------------------------------------
 
 class DiesAfterSending:
@@ -434,6 +451,9 @@ class DiesAfterSending:
     def send(self, message):
         self.inner.send(message)
         raise SystemExit("killed")
+
+    def close(self):
+        self.inner.close()
 
 
 def test_a_deliverer_that_dies_leaves_claimed_mail_leased_then_resends_same_id(app, db, smtp,
@@ -472,6 +492,9 @@ class SecondDeliverer:
         finally:
             other.close()
         self.inner.send(message)
+
+    def close(self):
+        self.inner.close()
 
 
 def test_two_deliverers_at_once_send_each_message_once(app, db, smtp, new_game):
