@@ -9,6 +9,7 @@ folder (the embedded default, readable on the local mail page).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import smtplib
@@ -16,8 +17,7 @@ import ssl
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
@@ -63,19 +63,36 @@ PUBLIC_URL_MISSING = ("PUBLIC_URL is not set: set it to the address players reac
                       "every link in an email begins with.")
 
 
-def build(row: Mapping[str, Any], sender: str, public_url: str) -> EmailMessage:
-    """The message of an outbox row, its links beginning with the configured
-    ``public_url``. Raises ``HeaderInjection`` for headers that would not stay as written."""
+@dataclass(frozen=True)
+class Outgoing:
+    """A message ready to go: its envelope and its bytes."""
+
+    sender: str      # the envelope's addresses
+    recipient: str
+    message_id: str
+    data: bytes
+
+
+def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
+    """The message of an outbox row from ``sender`` (MAIL_FROM), its links beginning with
+    the configured ``public_url``. Raises ``HeaderInjection`` for headers that would not
+    stay as written."""
     headers = {"From": sender, "To": row["recipient"], "Subject": row["subject"],
                "Message-ID": row["message_id"],
                "Date": format_datetime(datetime.fromisoformat(row["created_at"]))}
     for name, value in json.loads(row["headers"]).items():
         headers[name] = value.replace(PUBLIC_URL_MARK, public_url)
-    return compose(headers, row["body"].replace(PUBLIC_URL_MARK, public_url))
+    return Outgoing(_address(sender), row["recipient"], row["message_id"],
+                    compose(headers, row["body"].replace(PUBLIC_URL_MARK, public_url)))
+
+
+@functools.lru_cache(maxsize=8)
+def _address(sender: str) -> str:
+    return parseaddr(sender)[1]
 
 
 class Transport(Protocol):
-    def send(self, message: EmailMessage) -> None: ...
+    def send(self, message: Outgoing) -> None: ...
 
     def close(self) -> None:
         """End the batch: let go of any connection ``send`` kept open."""
@@ -98,11 +115,11 @@ class SMTPTransport:
     timeout: float = 30
     _smtp: smtplib.SMTP | None = field(default=None, init=False, repr=False)
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: Outgoing) -> None:
         if self._smtp is None:
             self._smtp = self._connect()
         try:
-            self._smtp.send_message(message)
+            self._smtp.sendmail(message.sender, [message.recipient], message.data)
         except Exception as error:
             if not isinstance(error, REFUSALS) or getattr(error, "smtp_code", 0) == 421:
                 self.close()  # 421: the server is closing the session
@@ -139,14 +156,14 @@ class FileTransport:
 
     folder: Path
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: Outgoing) -> None:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        name = message["Message-ID"].strip("<>").replace("/", "_")
+        name = message.message_id.strip("<>").replace("/", "_")
         partial = self.folder / f".{name}.tmp"
         # the messages hold secret links: readable by the server's user alone
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(bytes(message))
+            handle.write(message.data)
         partial.replace(self.folder / f"{name}.eml")  # atomic: never half a message
 
     def close(self) -> None:
