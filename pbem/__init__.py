@@ -76,8 +76,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path) / "secret_key")
 
     app.teardown_appcontext(db.close_db)
-    with app.app_context():
-        db.init_db(db.get_db())
+    database = db.connect(app.config["DATABASE"])  # not kept: gunicorn's master forks
+    try:
+        db.init_db(database)
+    finally:
+        database.close()
     app.register_blueprint(site.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(api.bp)

@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException
 from . import clocks, conditional, feeds, limits, links, matches, talk, webhooks
 from .db import get_db, write
 from .matches import Match
-from .play import open_link
+from .play import open_link, open_seat
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -95,7 +95,7 @@ def game(role: str, token: str):
 
 
 def _act(token: str, kind: str, move: str | None = None, ply_required: bool = True):
-    match, seat = open_link(token, "play")
+    access = open_seat(token, "play")
     try:
         body = _body()
         ply = body.get("ply")
@@ -109,10 +109,10 @@ def _act(token: str, kind: str, move: str | None = None, ply_required: bool = Tr
             move = body.get("move")
             if not isinstance(move, str):
                 raise matches.InvalidRequest("'move' must be a move in the game's notation.")
-        after = matches.act(get_db(), match.id, seat, kind, move, seen)
+        after = matches.act(get_db(), access.game_id, access.seat, kind, move, seen)
     except matches.ActionError as error:
         return _error(error.status, error.message)
-    return jsonify(game_json(after, seat))
+    return jsonify(game_json(after, access.seat))
 
 
 @bp.post("/play/<token>/moves")

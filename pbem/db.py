@@ -1,4 +1,5 @@
-"""The SQLite database: one connection per request, the schema, and write transactions.
+"""The SQLite database: one connection per thread of a worker, the schema, and write
+transactions.
 
 A game's history is the ``events`` table: an append-only log ordered by a per-game sequence
 number, which triggers protect from UPDATE and DELETE. Everything else about a game is
@@ -9,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
@@ -40,17 +42,31 @@ def private_file(path: Path) -> None:
         pass
 
 
+_thread = threading.local()
+
+
 def get_db() -> sqlite_utils.Database:
-    """The request's database connection, opened on first use."""
+    """The request's database connection: its thread's, opened by the thread's first
+    request and kept for the next ones (a connection per request costs its opening and,
+    when the last one closes, a checkpoint of the WAL with its syncs)."""
     if "db" not in g:
-        g.db = connect(current_app.config["DATABASE"])
+        g.db = _thread_connection(current_app.config["DATABASE"])
     return g.db
+
+
+def _thread_connection(path: str) -> sqlite_utils.Database:
+    key = (os.getpid(), path)  # a forked worker opens its own
+    if getattr(_thread, "key", None) != key:
+        if getattr(_thread, "key", (None,))[0] == os.getpid():
+            _thread.db.close()  # another database (tests): one connection per thread
+        _thread.db, _thread.key = connect(path), key
+    return _thread.db
 
 
 def close_db(_error: BaseException | None = None) -> None:
     db = g.pop("db", None)
-    if db is not None:
-        db.close()
+    if db is not None and db.conn.in_transaction:
+        db.conn.execute("ROLLBACK")  # the thread's next request starts afresh
 
 
 @contextlib.contextmanager

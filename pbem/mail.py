@@ -42,12 +42,12 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
     ``channel`` "webhook": ``recipient`` is a webhook URL and ``body`` the JSON to post."""
     message_id = make_msgid(domain=domain)
     now = utcnow()
-    db["outbox"].insert({
-        "message_id": message_id, "game_id": game_id, "recipient": recipient,
-        "subject": subject, "body": body, "headers": json.dumps(dict(headers or {})),
-        "created_at": now, "status": "pending", "attempts": 0, "next_attempt_at": now,
-        "sent_at": None, "last_error": None, "kind": kind, "seat": seat,
-        "unique_key": unique_key, "channel": channel})
+    db.execute(
+        "INSERT INTO outbox (message_id, game_id, recipient, subject, body, headers, "
+        "created_at, status, attempts, next_attempt_at, kind, seat, unique_key, channel) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)",
+        [message_id, game_id, recipient, subject, body, json.dumps(dict(headers or {})),
+         now, now, kind, seat, unique_key, channel])
     return message_id
 
 

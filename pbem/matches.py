@@ -771,12 +771,15 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move
         after = before.with_events([event])
     except engine.IllegalMove as error:
         raise Refused(str(error)) from None
-    db["events"].insert({"game_id": before.id, "seq": event.seq, "seat": seat,
-                         "kind": kind, "move": event.move, "created_at": event.created_at,
-                         "text": event.text})
+    db.execute("INSERT INTO events (game_id, seq, seat, kind, move, created_at, text) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?)",
+               [before.id, event.seq, seat, kind, event.move, event.created_at, event.text])
     # a team's own talk must not show as a change to anyone else (lists of games by it)
-    changed = {} if kind in TEAM_ONLY else {"updated_at": event.created_at}
-    db["games"].update(before.id, {**_summary(after.current, after.waiting), **changed})
+    changed = "" if kind in TEAM_ONLY else ", updated_at = :updated_at"
+    db.execute("UPDATE games SET status = :status, ply = :ply, to_move = :to_move, "
+               f"outcome = :outcome{changed} WHERE id = :id",
+               {**_summary(after.current, after.waiting), "updated_at": event.created_at,
+                "id": before.id})
     return before, after, event
 
 

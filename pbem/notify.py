@@ -255,9 +255,9 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
 # -- preferences, and the links that change them ---------------------------------------------
 
 def preference(db: sqlite_utils.Database, game_id: str, seat: int) -> str:
-    rows = list(db.query("SELECT notify FROM seats WHERE game_id = ? AND seat = ?",
-                         [game_id, seat]))
-    return rows[0]["notify"] if rows and rows[0]["notify"] in PREFERENCES else "each"
+    row = db.execute("SELECT notify FROM seats WHERE game_id = ? AND seat = ?",
+                     [game_id, seat]).fetchone()
+    return row["notify"] if row and row["notify"] in PREFERENCES else "each"
 
 
 def set_preference(db: sqlite_utils.Database, game_id: str, seat: int, choice: str) -> None:
@@ -284,9 +284,9 @@ def mint_email_link(db: sqlite_utils.Database, purpose: str, *, game_id: str | N
     """A new secret for an email's settings and unsubscribe links: ``purpose`` "seat" (one
     seat's emails), "digest" or "home" (an address's digests or "Your games" emails)."""
     token = links.new_token()
-    db["email_links"].insert({"token_hash": links.token_hash(token), "purpose": purpose,
-                              "game_id": game_id, "seat": seat, "email": email,
-                              "created_at": utcnow()})
+    db.execute("INSERT INTO email_links (token_hash, purpose, game_id, seat, email, created_at) "
+               "VALUES (?, ?, ?, ?, ?, ?)",
+               [links.token_hash(token), purpose, game_id, seat, email, utcnow()])
     return token
 
 

@@ -27,8 +27,9 @@ bp = Blueprint("play", __name__)
 ROLES = "<any(play, watch):role>"
 
 
-def _access(token: str, role: str) -> links.Access:
-    """The game and seat a link opens; 404 for an unknown link or the wrong kind of link."""
+def open_seat(token: str, role: str) -> links.Access:
+    """``open_link`` without loading the game, for actions (which load it in their write
+    transaction: once is enough)."""
     access = links.resolve(get_db(), token)
     if access is None or (access.seat is None) != (role == "watch"):
         abort(404, "This link does not open any game. Check that you copied all of it.")
@@ -36,8 +37,8 @@ def _access(token: str, role: str) -> links.Access:
 
 
 def open_link(token: str, role: str) -> tuple[Match, int | None]:
-    """The game (replayed) and seat a link opens; 404 as ``_access``."""
-    access = _access(token, role)
+    """The game (replayed) and seat a link opens; 404 as ``open_seat``."""
+    access = open_seat(token, role)
     return matches.load(get_db(), access.game_id), access.seat
 
 
@@ -143,12 +144,12 @@ def _seen_ply() -> int:
 
 
 def _act(token: str, kind: str, move: str | None = None):
-    match, seat = open_link(token, "play")
-    seen = _seen_ply()
+    access = open_seat(token, "play")
+    seat, seen = access.seat, _seen_ply()
     try:
-        after = matches.act(get_db(), match.id, seat, kind, move, seen)
+        after = matches.act(get_db(), access.game_id, seat, kind, move, seen)
     except matches.ActionError as error:
-        current = matches.load(get_db(), match.id)
+        current = matches.load(get_db(), access.game_id)
         if kind == "move" and isinstance(error, matches.StalePosition) \
                 and current.already_played(seat, seen, move):
             flash("Your move was already recorded.")

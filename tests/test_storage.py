@@ -119,3 +119,30 @@ def test_the_database_file_is_created_and_initialised_if_missing(tmp_path):
     create_app({"DATABASE": str(path), "MAIL_FOLDER": str(tmp_path / "mail"), "SECRET_KEY": "x"})
     tables = set(connect(str(path)).table_names())
     assert {"games", "seats", "events", "links", "outbox", "home_links"} <= tables
+
+
+def test_a_worker_thread_keeps_one_connection_and_every_commit_is_synced(app, client,
+                                                                          new_game):
+    from pbem.db import get_db
+
+    game = new_game()
+    with app.test_request_context():
+        first = get_db()
+        assert first.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        first.conn.execute("BEGIN IMMEDIATE")  # a request that ends inside a transaction
+    play(client, game.apis[0], "d4xc5", 0)  # the test client's requests run in this thread
+    with app.test_request_context():
+        assert get_db() is first and not first.conn.in_transaction
+    other = []
+
+    def another_thread():
+        other.append(app.test_client().get(game.apis[1]).json["ply"])
+        with app.test_request_context():
+            other.append(get_db())
+
+    thread = threading.Thread(target=another_thread)
+    thread.start()
+    thread.join()
+    assert other[0] == 1 and other[1] is not first  # each thread has its own
+    assert connect(app.config["DATABASE"]).execute(
+        "SELECT count(*) FROM events").fetchone()[0] == 1
