@@ -106,31 +106,15 @@ def strength(variants, names, games: int, jobs: int, max_plies: int) -> None:
                       flush=True)
 
 
-def positions(game_id: str, players: int, count: int) -> list:
-    """``count`` positions from random games of ``game_id``, after 4 to 40 plies."""
-    game, rng, found = engine.get(game_id), random.Random(7), []
-    number = 0
-    while len(found) < count:
-        state = game.start(players, {"random_setup": True} if game_id == "magnet" else {},
-                           f"speed-{number}")
-        number += 1
-        for _ in range(rng.randrange(4, 40)):
-            if state.outcome is not None:
-                break
-            seat = state.to_move[0]
-            state = game.apply(state, seat, rng.choice(game.legal_moves(state, seat)))
-        if state.outcome is None:
-            found.append(state)
-    return found
-
-
 def speed(variants, count: int) -> None:
     print(f"Speed: CPU seconds per move on {count} positions from random games "
           "(mean / slowest), and simulations per second at the weakest level")
     print(f"{'game':<22} {'sims/s':>7}  " + "  ".join(f"{level:>13}" for level in LEVELS))
     for game_id, players in variants:
         game = engine.get(game_id)
-        states = positions(game_id, players, count)
+        states = engine.random_positions(
+            game, players, count, "speed", {"random_setup": True} if game_id == "magnet" else {},
+            plies=(4, 40))
         heuristics = bots.HEURISTICS[game_id]
         sims = seconds = 0.0
         for n, state in enumerate(states):

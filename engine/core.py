@@ -328,3 +328,17 @@ def random_playout(game: Game, state: State, rng: random.Random,
         moves.append((seat, move))
     return state, moves
 
+
+def random_positions(game: Game, players: int, count: int, seed: str,
+                     options: Mapping[str, Any] | None = None,
+                     plies: tuple[int, int] = (2, 50)) -> list[State]:
+    """``count`` positions of games still running, each reached by random legal moves (a
+    number of them drawn between ``plies``), all determined by ``seed``. Used by tests and
+    benchmarks."""
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        state = game.start(players, options, f"{seed}-{len(found)}")
+        state, _ = random_playout(game, state, rng, rng.randrange(*plies))
+        if state.outcome is None:
+            found.append(state)
+    return found

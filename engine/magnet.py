@@ -975,7 +975,13 @@ def carry_out(state: MagnetState, seat: int, turn: Turn) -> MagnetState:
     """Play ``turn`` for ``seat`` without checking it, for computer players' simulations:
     ``turn`` must name a magnet that moves a piece and every affected piece, in any order;
     a promotion mark on a piece that cannot promote does nothing."""
-    return GAME._carry_out(state, seat, knowledge(state, seat), turn)
+    # Carrying out a turn needs of the knowledge only where the pieces are and their ranks:
+    # the board itself serves.
+    board = state.board
+    own = sum(1 for x in board if x and x >> 6 == seat)
+    everyone = sum(1 for x in board if x)
+    kn = Knowledge(seat, board, (), state.turn == 0, own, everyone - own)
+    return GAME._carry_out(state, seat, kn, turn)
 
 
 # -- helpers for a turn builder (the mover's knowledge only) --------------------------------

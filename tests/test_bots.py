@@ -19,19 +19,8 @@ WEAKEST = next(iter(bots.LEVELS))
 
 
 def random_positions(game_id: str, players: int, count: int, seed: str = "bots"):
-    """``count`` running positions of seeded random games, a few plies to a few dozen in."""
-    game, rng, found = engine.get(game_id), random.Random(seed), []
     options = {"random_setup": True} if game_id == "magnet" else {}
-    while len(found) < count:
-        state = game.start(players, options, f"{seed}-{len(found)}")
-        for _ in range(rng.randrange(2, 50)):
-            if state.outcome is not None:
-                break
-            seat = state.to_move[0]
-            state = game.apply(state, seat, rng.choice(game.legal_moves(state, seat)))
-        if state.outcome is None:
-            found.append(state)
-    return found
+    return engine.random_positions(engine.get(game_id), players, count, seed, options)
 
 
 def test_levels_weakest_first_with_growing_work():

@@ -17,7 +17,7 @@ from .search import Heuristics, Search, lost, won
 
 # Simulations per move in the game whose simulations cost the least; each game scales them
 # by its ``Heuristics.cost``, so that a level takes about as long in every game.
-LEVELS: dict[str, int] = {"easy": 300, "medium": 1200, "hard": 4800}
+LEVELS: dict[str, int] = {"easy": 300, "medium": 1500, "hard": 7500}
 
 HEURISTICS: dict[str, Heuristics] = {h.game.id: h for h in (
     mastery.HEURISTICS, magnet.HEURISTICS, the_right_moves.HEURISTICS,

@@ -9,8 +9,8 @@ import random
 from typing import Hashable
 
 from .. import magnet as rules
-from ..magnet import (COORDS, INDEX, KING, NAMES, SET, VALUE, MagnetState, Turn,
-                      affected_everywhere, carry_out, knowledge, public_board)
+from ..magnet import (COORDS, INDEX, KING, NAMES, RAYS, SET, VALUE, MagnetState, Turn,
+                      _affected, affected_everywhere, carry_out, knowledge, public_board)
 from .search import Heuristics, squash
 
 
@@ -57,19 +57,27 @@ def turn_options(state: MagnetState, seat: int) -> list[str]:
 
 
 def king_in_reach(state: MagnetState, seat: int) -> bool:
-    """Whether ``seat`` has a turn that captures the opponent's king (the piece that takes
-    it moves first and walks its whole path)."""
-    king = next((v for v, x in enumerate(state.board)
+    """Whether ``seat`` has a turn that captures the opponent's king: a piece of ``seat``
+    the king stands within its rank of, with no piece of ``seat`` between (the magnet on the
+    king's vertex, that piece moving first)."""
+    board = state.board
+    king = next((v for v, x in enumerate(board)
                  if x and x >> 6 != seat and (x >> 3) & 7 == KING), None)
     if king is None:
         return False
-    return any(king in p.path for pieces in affected_everywhere(knowledge(state, seat))
-               for p in pieces)
+    for ray in RAYS[king]:
+        for distance, v in enumerate(ray, start=1):
+            x = board[v]
+            if x and x >> 6 == seat:
+                if x & 7 >= distance:
+                    return True
+                break  # the nearest piece of seat on this line blocks the others
+    return False
 
 
 class MagnetHeuristics(Heuristics):
     rollout_plies = 2
-    cost = 3.5
+    cost = 2.0
 
     def opening(self, state: MagnetState, seat: int, rng: random.Random) -> str | None:
         if state.arrangements[seat] is not None:
@@ -95,15 +103,24 @@ class MagnetHeuristics(Heuristics):
         return carry_out(state, seat, _turn(move))
 
     def rollout_step(self, state: MagnetState, seat: int, rng: random.Random) -> MagnetState:
-        kn = knowledge(state, seat)
-        magnets = [(m, pieces) for m, pieces in enumerate(affected_everywhere(kn))
-                   if any(p.path for p in pieces)]
-        magnet, pieces = rng.choice(magnets)
-        if kn.opening:
-            order = [rng.choice([p for p in pieces if p.path])]
+        """A random turn: a magnet on a vertex toward which a random piece of ``seat`` can
+        take a step, with every piece it affects in a random order, all promoted."""
+        board = state.board
+        mine = [v for v, x in enumerate(board) if x and x >> 6 == seat]
+        while True:
+            piece = rng.choice(mine)
+            ray = rng.choice(RAYS[piece])
+            reach = next((k for k, v in enumerate(ray) if board[v] and board[v] >> 6 == seat),
+                         len(ray))  # up to the next piece of seat on the line
+            if reach:
+                magnet = ray[rng.randrange(reach)]
+                break
+        if state.turn == 0:  # the opening turn moves one piece
+            pieces = [piece]
         else:
-            order = rng.sample(pieces, len(pieces))
-        return carry_out(state, seat, Turn(magnet, tuple((p.origin, True) for p in order)))
+            pieces = [p.origin for p in _affected(knowledge(state, seat), magnet)]
+            rng.shuffle(pieces)
+        return carry_out(state, seat, Turn(magnet, tuple((o, True) for o in pieces)))
 
     def evaluate(self, state: MagnetState, seat: int) -> float:
         score = 0.0

@@ -61,7 +61,7 @@ def _landing(action: Action | None) -> int:
 class MagneticFieldHeuristics(Heuristics):
     rollout_plies = 2
     width = 12
-    cost = 1.5
+    cost = 3.0
 
     def moves(self, state: MagneticFieldState, seat: int) -> list[str]:
         """Best first by what the turn brings at once, with the figure's new position."""

@@ -1,8 +1,8 @@
-"""What the Mastery bot knows: material (Masters above all), captures tried first, and a
-quick look at whether the opponent can take a last Master or a last Officer or Pawn."""
+"""What the Mastery bot knows: material (Masters above all), what each side attacks and how
+freely it moves, captures tried first, and a quick look at whether the opponent can take a
+last Master or a last Officer or Pawn."""
 from __future__ import annotations
 
-import random
 from typing import Hashable
 
 from .. import mastery as rules
@@ -18,7 +18,7 @@ def _distance(origin: int, target: int) -> int:
 
 
 class MasteryHeuristics(Heuristics):
-    rollout_plies = 4
+    rollout_plies = 0  # the evaluation looks at the captures at hand instead
     cost = 1.0
 
     def moves(self, state: MasteryState, seat: int) -> list[str]:
@@ -45,20 +45,26 @@ class MasteryHeuristics(Heuristics):
     def key(self, state: MasteryState, seat: int) -> Hashable:
         return state.board, state.before_last, seat
 
-    def rollout_step(self, state: MasteryState, seat: int, rng: random.Random) -> MasteryState:
-        moves = list(generate(state.board, seat, state.before_last))
-        return self.game.carry_out(state, seat, rng.choice(moves))
-
     def evaluate(self, state: MasteryState, seat: int) -> float:
-        board = state.board
+        """Material (and the danger of losing the last Master or the last Officer or Pawn),
+        what each side attacks, its mobility, and the capture the side to move can make."""
+        board, mover = state.board, state.to_move[0]
         score = 0.0
         for side, sign in ((seat, 1.0), (1 - seat, -1.0)):
             masters = board.count(piece_of("M", side))
-            soldiers = board.count(piece_of("O", side)) + board.count(piece_of("P", side))
-            score += sign * (WORTH["M"] * masters + WORTH["O"] * board.count(piece_of("O", side))
-                             + WORTH["P"] * board.count(piece_of("P", side)))
-            # One more loss of the kind would lose the game.
-            score -= sign * (3.0 * (masters == 1) + 2.0 * (soldiers == 1))
+            officers = board.count(piece_of("O", side))
+            pawns = board.count(piece_of("P", side))
+            score += sign * (WORTH["M"] * masters + WORTH["O"] * officers + WORTH["P"] * pawns
+                             - 3.0 * (masters == 1) - 2.0 * (officers + pawns == 1))
+            mobility, attacked = 0, {}
+            for move in generate(board, side, state.before_last if side == mover else None):
+                if not move.resurrect:
+                    mobility += 1
+                    if move.capture and owner(board[move.target]) != side:
+                        attacked[move.target] = WORTH[board[move.target].upper()]
+            score += sign * (0.15 * sum(attacked.values()) + 0.02 * mobility)
+            if side == mover and attacked:
+                score += sign * 0.7 * max(attacked.values())  # it may take it now
         return squash(score, 4.0)
 
     def threat(self, state: MasteryState, seat: int) -> bool:

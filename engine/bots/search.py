@@ -16,7 +16,8 @@ from typing import Any, Hashable
 
 from ..core import Game, State
 
-EXPLORATION = 0.7  # UCB's constant, for rewards between 0 and 1
+EXPLORATION = 0.3  # UCB's constant, for rewards between 0 and 1
+WIDENING = 2.0  # a node visited n times considers its first 2 sqrt(n + 1) moves
 # A draw is worth a little less than an even game to the bot (and more to its opponent, as
 # the bot sees it), so that it plays on rather than settle for a draw in an even position.
 DRAW = 0.2
@@ -138,6 +139,9 @@ class Search:
         while state.outcome is None:
             mover = state.to_move[0]
             moves = self.candidates if node is self.root else self.moves(state, mover)
+            # Progressive widening: the more a node is visited, the more of its moves
+            # (best first) it considers.
+            moves = moves[:math.ceil(WIDENING * math.sqrt(node.visits + 1))]
             children = node.children
             untried = None
             for move in moves:

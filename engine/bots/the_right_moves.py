@@ -1,18 +1,21 @@
 """What The Right Moves bot knows: pieces count most (three or fewer lose), then the inner
-circle (all four win), promoted pieces and progress inward; jumps are tried first."""
+circle (all four win), promoted pieces and progress inward; jumps are tried first, and
+rollouts mostly take the longest jump at hand."""
 from __future__ import annotations
 
 import random
 from typing import Hashable
 
 from .. import the_right_moves as rules
-from ..the_right_moves import (EMPTY, INNER_CIRCLE, PIECES, RING, TheRightMovesState,
+from ..the_right_moves import (INNER_CIRCLE, PIECES, RING, TheRightMovesState,
                                colour_of_seat, generate_texts)
 from .search import Heuristics, squash
 
+GREEDY = 0.9  # how often a rollout takes the longest jump at hand
+
 
 class TheRightMovesHeuristics(Heuristics):
-    rollout_plies = 6
+    rollout_plies = 4
     cost = 1.0
 
     def moves(self, state: TheRightMovesState, seat: int) -> list[str]:
@@ -25,7 +28,13 @@ class TheRightMovesHeuristics(Heuristics):
 
     def rollout_step(self, state: TheRightMovesState, seat: int,
                      rng: random.Random) -> TheRightMovesState:
+        """Mostly the longest jump at hand, if there is one (captures decide the game), else
+        a random move."""
         texts = generate_texts(state.board, colour_of_seat(seat))
+        jumps = [text for text in texts if "x" in text]
+        if jumps and rng.random() < GREEDY:
+            longest = max(text.count("x") for text in jumps)
+            texts = [text for text in jumps if text.count("x") == longest]
         return self.game.apply(state, seat, rng.choice(texts))
 
     def evaluate(self, state: TheRightMovesState, seat: int) -> float:
