@@ -703,6 +703,8 @@ def on_a_phone(open_context, url: str) -> Page:
 
 def assert_fits_a_phone(page: Page) -> None:
     """No sideways scroll, and every target of the board at least 40 px each way."""
+    # a click swaps the page in when its answer arrives: wait for the board's targets
+    expect(page.locator(".board-area svg a").first).to_be_attached()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     sizes = page.locator(".board-area svg a").evaluate_all(
         "links => links.map(a => { const r = a.getBoundingClientRect();"
