@@ -60,7 +60,10 @@ def play_game(args: tuple) -> float:
     """One game; the first player's result: 1 won, 0.5 drawn, 0 lost."""
     game_id, players, first, second, number, max_plies = args
     game = engine.get(game_id)
-    options = {"random_setup": False} if game_id == "magnet" else {}
+    # Magnet's setup is played (by the bots' secret arrangements); Magnetic Field's colours
+    # are fixed, so that sides alternate as the seats do (Blue moves first).
+    options = {"magnet": {"random_setup": False},
+               "magnetic-field": {"colours": "seat0-blue"}}.get(game_id, {})
     state = game.start(players, options, f"bench-{number}")
     # Even games: the first player takes seat 0 (and 2); odd games: seat 1 (and 3).
     first_seats = {seat for seat in range(players) if seat % 2 == number % 2}
