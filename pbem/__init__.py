@@ -16,7 +16,8 @@ from typing import Any, Mapping
 from flask import Flask, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import api, cli, db, feeds, limits, links, lobby, mygames, play, preferences, site
+from . import (api, cli, db, due, feeds, limits, links, lobby, matches, mygames, play,
+               preferences, site)
 from .links import redact_logger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,7 +79,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.teardown_appcontext(db.close_db)
     database = db.connect(app.config["DATABASE"])  # not kept: gunicorn's master forks
     try:
-        db.init_db(database)
+        with db.write(database):  # a database from before the due rows gains its games' rows
+            if "due" in db.init_db(database):
+                due.backfill(database, matches.load)
     finally:
         database.close()
     app.register_blueprint(site.bp)

@@ -449,5 +449,9 @@ def warning_due(clock: SeatClock, now: datetime) -> bool:
     (so a one-day turn is not warned the moment it begins)."""
     if not clock.running or clock.expired or clock.deadline is None:
         return False
-    window = min(timedelta(days=1), (clock.deadline - clock.turn_start) / 2)
-    return clock.deadline - now < window
+    return now > warning_at(clock)
+
+
+def warning_at(clock: SeatClock) -> datetime:
+    """The moment after which a running seat's deadline warning is due (``warning_due``)."""
+    return clock.deadline - min(timedelta(days=1), (clock.deadline - clock.turn_start) / 2)

@@ -24,7 +24,7 @@ import engine
 import sqlite_utils
 from engine import bots
 
-from . import clocks, conditional, links, signals
+from . import clocks, conditional, due, links, signals
 from .db import utcnow, write
 
 MAX_NAME = 60
@@ -394,6 +394,23 @@ class Match:
         return next((event.text for event in self.events
                      if event.kind == "rematch" and event.text), None)
 
+    def turn_began(self, seat: int) -> Event | None:
+        """The move that began ``seat``'s current turn (None: the game's start began it):
+        the last move after which the seat was to move and before which it was not, or which
+        it made itself (a game may give one seat several moves in a row)."""
+        for ply in range(self.ply, 0, -1):
+            move = self.moves[ply - 1]
+            if seat not in self.states[ply - 1].to_move or move.seat == seat:
+                return move
+        return None
+
+    def waits_for(self, seat: int) -> bool:
+        """Whether the game waits for ``seat``: its turn, or a draw offer or a partner's
+        proposal to resign that it may answer."""
+        return not self.finished and (seat in self.to_move
+                                      or self.draw_offer_open_to(seat)
+                                      or self.resign_offer_open_to(seat))
+
     def draw_offer_open_to(self, seat: int) -> bool:
         """Whether ``seat`` may answer a standing draw offer (one made by another team)."""
         return (self.draw_offer is not None and not self.finished
@@ -627,6 +644,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
                       else None for s in seats)
         spectator = links.mint(db, new_id, None)
         match = load(db, new_id)
+        due.schedule(db, match)
         signals.game_created.send(db, match=match, spectator_token=spectator)
     return Created(match, tokens, joins, spectator)
 
@@ -699,6 +717,7 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
         db["games"].update(game_id, {**_summary(after.current, after.waiting),
                                      "updated_at": event.created_at})
         token = links.mint(db, game_id, seat)
+        due.schedule(db, after)
         signals.event_recorded.send(db, before=before, after=after, event=event,
                                     latest=after)
     if outermost:  # as in ``act``: only what was committed goes into the cache
@@ -753,6 +772,7 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
         while (answer := _conditional_reply(db, *recorded[-1], now)) is not None:
             recorded.append(answer)
         after = recorded[-1][1]
+        due.schedule(db, after)
         for earlier, later, event in recorded:
             signals.event_recorded.send(db, before=earlier, after=later, event=event,
                                         latest=after)
@@ -863,17 +883,15 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
 
 def record_timeouts(db: sqlite_utils.Database, now: datetime) -> int:
     """Record a timeout for every running game whose to-move seat's deadline has passed
-    (the clock job). Everything is read from the database, so the job may run anywhere,
-    any number of times. Returns how many games ended."""
+    (the clock job), found by their ``due`` rows. Everything is read from the database, so
+    the job may run anywhere, any number of times. Returns how many games ended."""
     timeouts = 0
-    rows = list(db.query("SELECT id FROM games WHERE status = 'active' AND clock IS NOT NULL "
-                         "AND json_extract(clock, '$.mode') <> 'none' ORDER BY created_at"))
-    for row in rows:
-        late = clocks.ran_out(load(db, row["id"]), now)
+    for game_id in dict.fromkeys(game_id for game_id, _seat in due.found(db, "timeout", now)):
+        late = clocks.ran_out(load(db, game_id), now)
         if late is None:
-            continue
+            continue  # the row's time is rounded down to the second: the next run ends it
         try:
-            act(db, row["id"], late.seat, "timeout", server=True, now=now)
+            act(db, game_id, late.seat, "timeout", server=True, now=now)
         except ActionError:
             continue  # a move got in first: the next run looks again
         timeouts += 1
