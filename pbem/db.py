@@ -238,6 +238,12 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     # the digest starts from the seats that chose it: few among many, so a partial index
     db.execute("CREATE INDEX IF NOT EXISTS seats_digest ON seats(game_id, seat) "
                "WHERE notify = 'digest'")
+    db["snapshots"].create({  # each game's last kept position (pbem/positions.py)
+        "game_id": str, "ply": int,
+        "engine": str,        # the engine code that made it: another one's is not used
+        "state": bytes,       # the position, pickled
+        "to_move": str,       # JSON: who was to move after each ply up to it
+    }, pk="game_id", not_null={"ply", "engine", "state", "to_move"}, if_not_exists=True)
 
 
 @click.command("init-db")

@@ -24,7 +24,7 @@ import engine
 import sqlite_utils
 from engine import bots
 
-from . import clocks, conditional, due, links, signals
+from . import clocks, conditional, due, links, positions, signals
 from .db import utcnow, write
 
 MAX_NAME = 60
@@ -158,9 +158,9 @@ class Match:
     seed: str
     created_at: str
     seats: tuple[Seat, ...]
+    states: positions.Positions            # states[p]: the position after p moves
     events: tuple[Event, ...] = ()
     moves: tuple[Event, ...] = ()          # the move events; moves[p - 1] made ply p
-    states: tuple[engine.State, ...] = ()  # states[p]: the position after p moves
     current: engine.State | None = None    # after every event (a resignation ends the game)
     draw_offer: int | None = None          # the seat whose draw offer stands
     resign_offers: tuple[int, ...] = ()    # the seats whose proposals that their team resign
@@ -177,6 +177,11 @@ class Match:
     @property
     def last_seq(self) -> int:
         return self.events[-1].seq if self.events else 0
+
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the memory the match holds, for the cache."""
+        return self.states.nbytes + EVENT_BYTES * len(self.events)
 
     @property
     def finished(self) -> bool:
@@ -400,7 +405,7 @@ class Match:
         it made itself (a game may give one seat several moves in a row)."""
         for ply in range(self.ply, 0, -1):
             move = self.moves[ply - 1]
-            if seat not in self.states[ply - 1].to_move or move.seat == seat:
+            if seat not in self.states.to_move(ply - 1) or move.seat == seat:
                 return move
         return None
 
@@ -455,7 +460,7 @@ class Match:
 
     def with_events(self, events: Sequence[Event]) -> Match:
         """This match with ``events`` (the next ones in the log) applied."""
-        states, current, offer = list(self.states), self.current, self.draw_offer
+        states, current, offer = self.states, self.current, self.draw_offer
         resign_offers = self.resign_offers
         draw_declined, resign_declined = self.draw_declined, self.resign_declined
         last_join = self.last_join
@@ -466,8 +471,8 @@ class Match:
 
         for event in events:
             if event.kind == "move":
-                current = game.apply(current, event.seat, event.move)
-                states.append(current)
+                states = states.played(event.seat, event.move)
+                current = states.last
                 if offer is not None and event.seat not in team(offer):
                     # moving on declines the opponent's offer
                     draw_declined, offer = Declined(offer, event.seat, played_on=True), None
@@ -502,7 +507,7 @@ class Match:
                 current = game.conclude(current, WITHDRAWN)
             # a "vacation" pauses its player's clock (clocks.py) and changes no state;
             # "chat" and "rematch" are talk about the game, not moves in it
-        return replace(self, events=self.events + tuple(events), states=tuple(states),
+        return replace(self, events=self.events + tuple(events), states=states,
                        moves=self.moves + tuple(e for e in events if e.kind == "move"),
                        current=current, draw_offer=offer, resign_offers=resign_offers,
                        draw_declined=draw_declined, resign_declined=resign_declined,
@@ -514,31 +519,48 @@ WITHDRAWN = engine.Outcome((), False, "withdrawn before it started")
 
 # -- the per-process cache of replayed matches ---------------------------------------------
 
+EVENT_BYTES = 400  # an event's memory, roughly
+
+
 class MatchCache:
-    def __init__(self, size: int = 256):
-        self.size = size
-        self._matches: OrderedDict[str, Match] = OrderedDict()
+    """The matches this process replayed, the least recently used dropped first once they
+    hold more than ``max_bytes`` (by ``Match.nbytes``, an estimate)."""
+
+    def __init__(self, max_bytes: int = 64 * 2**20):
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self._matches: OrderedDict[str, tuple[Match, int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, game_id: str) -> Match | None:
         with self._lock:
-            match = self._matches.get(game_id)
-            if match is not None:
-                self._matches.move_to_end(game_id)
-            return match
+            entry = self._matches.get(game_id)
+            if entry is None:
+                return None
+            self._matches.move_to_end(game_id)
+            return entry[0]
 
     def put(self, match: Match) -> None:
+        size = match.nbytes
         with self._lock:
             known = self._matches.get(match.id)
-            if known is None or known.last_seq <= match.last_seq:
-                self._matches[match.id] = match
-                self._matches.move_to_end(match.id)
-            while len(self._matches) > self.size:
-                self._matches.popitem(last=False)
+            if known is not None and known[0].last_seq > match.last_seq:
+                return
+            if known is not None:
+                self.nbytes -= known[1]
+            self._matches[match.id] = (match, size)
+            self._matches.move_to_end(match.id)
+            self.nbytes += size
+            while self.nbytes > self.max_bytes and len(self._matches) > 1:
+                self.nbytes -= self._matches.popitem(last=False)[1][1]
+
+    def __contains__(self, game_id: str) -> bool:
+        return game_id in self._matches
 
     def clear(self) -> None:
         with self._lock:
             self._matches.clear()
+            self.nbytes = 0
 
 
 CACHE = MatchCache()
@@ -584,7 +606,9 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     start = game.start(row["players"], options, row["seed"])
     return Match(id=game_id, game=game, players=row["players"], options=options,
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
-                 states=(start,), current=start, clock=clocks.stored(row["clock"]))
+                 states=positions.Positions.starting(game, start,
+                                                     positions.restore(db, game_id)),
+                 current=start, clock=clocks.stored(row["clock"]))
 
 
 # -- creating a game -----------------------------------------------------------------------
@@ -800,6 +824,8 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move
                f"outcome = :outcome{changed} WHERE id = :id",
                {**_summary(after.current, after.waiting), "updated_at": event.created_at,
                 "id": before.id})
+    if kind == "move" and after.ply % positions.EVERY == 0:
+        positions.store(db, after.id, after.states)
     return before, after, event
 
 
