@@ -469,10 +469,19 @@ class Match:
         def team(seat: int) -> tuple[int, ...]:
             return game.team_of(self.players, seat)
 
+        played: list[tuple[int, str]] = []  # moves not yet replayed (replayed together)
+
+        def position() -> engine.State:
+            """The position after the events so far (the moves not yet replayed replayed)."""
+            nonlocal states, played, current
+            if played:
+                states, played = states.played(played), []
+                current = states.last
+            return current
+
         for event in events:
             if event.kind == "move":
-                states = states.played(event.seat, event.move)
-                current = states.last
+                played.append((event.seat, event.move))
                 if offer is not None and event.seat not in team(offer):
                     # moving on declines the opponent's offer
                     draw_declined, offer = Declined(offer, event.seat, played_on=True), None
@@ -481,7 +490,7 @@ class Match:
                     draw_declined = None
                 resign_declined = tuple(d for d in resign_declined if d.offerer != event.seat)
             elif event.kind in ("resign", "resign_accept"):
-                current = game.conclude(current, game.resignation(current, event.seat))
+                current = game.conclude(position(), game.resignation(position(), event.seat))
                 resign_offers = ()
             elif event.kind == "resign_offer":
                 resign_offers += (event.seat,)
@@ -494,19 +503,20 @@ class Match:
             elif event.kind == "draw_offer":
                 offer, draw_declined = event.seat, None
             elif event.kind == "draw_accept":
-                current = game.conclude(current, engine.Outcome((), True, "draw agreed"))
+                current = game.conclude(position(), engine.Outcome((), True, "draw agreed"))
                 offer = None
             elif event.kind == "draw_decline":
                 draw_declined, offer = Declined(offer, event.seat), None
             elif event.kind == "timeout":  # recorded by the server (record_timeouts)
-                current = game.conclude(current, clocks.timeout_outcome(
-                    game, current, event.seat, self.clock))
+                current = game.conclude(position(), clocks.timeout_outcome(
+                    game, position(), event.seat, self.clock))
             elif event.kind == "join":  # its player is in ``seats`` (``load`` reads them)
                 last_join = event
             elif event.kind == "withdraw":
-                current = game.conclude(current, WITHDRAWN)
+                current = game.conclude(position(), WITHDRAWN)
             # a "vacation" pauses its player's clock (clocks.py) and changes no state;
             # "chat" and "rematch" are talk about the game, not moves in it
+        position()
         return replace(self, events=self.events + tuple(events), states=states,
                        moves=self.moves + tuple(e for e in events if e.kind == "move"),
                        current=current, draw_offer=offer, resign_offers=resign_offers,
@@ -526,7 +536,7 @@ class MatchCache:
     """The matches this process replayed, the least recently used dropped first once they
     hold more than ``max_bytes`` (by ``Match.nbytes``, an estimate)."""
 
-    def __init__(self, max_bytes: int = 64 * 2**20):
+    def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
         self.nbytes = 0
         self._matches: OrderedDict[str, tuple[Match, int]] = OrderedDict()
@@ -563,7 +573,7 @@ class MatchCache:
             self.nbytes = 0
 
 
-CACHE = MatchCache()
+CACHE = MatchCache(64 * 2**20)  # create_app sets its size: MATCH_CACHE_MB
 
 
 def load(db: sqlite_utils.Database, game_id: str) -> Match | None:

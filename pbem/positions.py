@@ -62,22 +62,26 @@ class Positions(Sequence):
         return cls(game, (), (tuple(start.to_move),), start,
                    {0: (start, len(_pickled(start)))}, restored)
 
-    def played(self, seat: int, move: str) -> Positions:
-        """These positions and the one after ``seat`` plays ``move`` (raises
-        ``engine.IllegalMove`` as ``game.apply`` does)."""
-        ply, restored, kept = len(self._moves) + 1, self._restored, self._kept
-        if restored is not None and ply <= restored.ply:
-            state = restored.state if ply == restored.ply else None  # not replayed
-            to_move = restored.to_move[ply]
-        else:
-            state = self._game.apply(self.last, seat, move)
-            to_move = tuple(state.to_move)
-        if state is not None and (ply % EVERY == 0 or restored and ply == restored.ply):
-            kept = {**kept, ply: (state, restored.size if restored and ply == restored.ply
-                                  else len(_pickled(state)))}
-        return Positions(self._game, self._moves + ((seat, move),),
-                         self._to_move + (to_move,), state, kept,
-                         restored if restored and ply < restored.ply else None)
+    def played(self, moves: Sequence[tuple[int, str]]) -> Positions:
+        """These positions and those after ``moves`` ((seat, move) each, in order); raises
+        ``engine.IllegalMove`` as ``game.apply`` does."""
+        restored, kept, last = self._restored, self._kept, self.last
+        to_move: list[tuple[int, ...]] = []
+        for ply, (seat, move) in enumerate(moves, start=len(self._moves) + 1):
+            if restored is not None and ply <= restored.ply:
+                last = restored.state if ply == restored.ply else None  # not replayed
+                to_move.append(restored.to_move[ply])
+                if ply == restored.ply:
+                    kept = {**kept, ply: (last, restored.size)}
+                continue
+            last = self._game.apply(last, seat, move)
+            to_move.append(tuple(last.to_move))
+            if ply % EVERY == 0:
+                kept = {**kept, ply: (last, len(_pickled(last)))}
+        length = len(self._moves) + len(moves)
+        return Positions(self._game, self._moves + tuple(moves),
+                         self._to_move + tuple(to_move), last, kept,
+                         restored if restored is not None and length < restored.ply else None)
 
     def to_move(self, ply: int) -> tuple[int, ...]:
         return self._to_move[ply]

@@ -141,3 +141,11 @@ def test_every_games_snapshot_restores_its_position(app, game, players, options)
     CACHE.clear()
     cold = matches.load(db, match.id)
     assert cold.current == match.current and cold.states == match.states
+
+
+def test_the_cache_size_is_a_setting(tmp_path, monkeypatch):
+    monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))
+    from pbem import create_app
+
+    create_app({"DATABASE": str(tmp_path / "db.sqlite"), "MATCH_CACHE_MB": 8})
+    assert CACHE.max_bytes == 8 * 2**20
