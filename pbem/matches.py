@@ -599,19 +599,19 @@ def _caught_up(db: sqlite_utils.Database, game_id: str, match: Match | None) -> 
 
 
 def _events_after(db: sqlite_utils.Database, game_id: str, seq: int) -> list[Event]:
-    rows = db.query("SELECT seq, seat, kind, move, created_at, text FROM events "
-                    "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, seq])
+    rows = db.execute("SELECT seq, seat, kind, move, created_at, text FROM events "
+                      "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, seq])
     return [Event(**row) for row in rows]
 
 
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
-    rows = list(db.query("SELECT * FROM games WHERE id = ?", [game_id]))
+    rows = db.execute("SELECT * FROM games WHERE id = ?", [game_id]).fetchall()
     if not rows:
         return None
     row = rows[0]
     game = engine.get(row["game"])
     options = json.loads(row["options"])
-    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"]) for r in db.query(
+    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"]) for r in db.execute(
         "SELECT seat, name, email, bot FROM seats WHERE game_id = ? ORDER BY seat", [game_id]))
     start = game.start(row["players"], options, row["seed"])
     return Match(id=game_id, game=game, players=row["players"], options=options,
