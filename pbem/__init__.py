@@ -47,6 +47,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
         MATCH_CACHE_MB=64,            # replayed games each process keeps in memory
+        RENDER_CACHE_MB=32,           # drawn boards and rendered pages each process keeps
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
         WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
@@ -78,6 +79,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path) / "secret_key")
 
     matches.CACHE.max_bytes = int(app.config["MATCH_CACHE_MB"]) * 2**20
+    play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
     app.teardown_appcontext(db.close_db)
     database = db.connect(app.config["DATABASE"])  # not kept: gunicorn's master forks
     try:

@@ -13,9 +13,7 @@ import re
 from email.errors import HeaderParseError
 from email.headerregistry import Address
 import secrets
-import threading
 import unicodedata
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Sequence
@@ -26,6 +24,7 @@ from engine import bots
 
 from . import clocks, conditional, due, links, positions, signals
 from .db import utcnow, write
+from .lru import BytesLRU
 
 MAX_NAME = 60
 MAX_CHAT = 2000  # characters of one chat message
@@ -532,45 +531,16 @@ WITHDRAWN = engine.Outcome((), False, "withdrawn before it started")
 EVENT_BYTES = 400  # an event's memory, roughly
 
 
-class MatchCache:
-    """The matches this process replayed, the least recently used dropped first once they
-    hold more than ``max_bytes`` (by ``Match.nbytes``, an estimate)."""
-
-    def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
-        self.nbytes = 0
-        self._matches: OrderedDict[str, tuple[Match, int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, game_id: str) -> Match | None:
-        with self._lock:
-            entry = self._matches.get(game_id)
-            if entry is None:
-                return None
-            self._matches.move_to_end(game_id)
-            return entry[0]
+class MatchCache(BytesLRU):
+    """The matches this process replayed, by game id, sized by ``Match.nbytes``; a put never
+    replaces a copy with an older one."""
 
     def put(self, match: Match) -> None:
         size = match.nbytes
         with self._lock:
-            known = self._matches.get(match.id)
-            if known is not None and known[0].last_seq > match.last_seq:
-                return
-            if known is not None:
-                self.nbytes -= known[1]
-            self._matches[match.id] = (match, size)
-            self._matches.move_to_end(match.id)
-            self.nbytes += size
-            while self.nbytes > self.max_bytes and len(self._matches) > 1:
-                self.nbytes -= self._matches.popitem(last=False)[1][1]
-
-    def __contains__(self, game_id: str) -> bool:
-        return game_id in self._matches
-
-    def clear(self) -> None:
-        with self._lock:
-            self._matches.clear()
-            self.nbytes = 0
+            known = self._entries.get(match.id)
+            if known is None or known[0].last_seq <= match.last_seq:
+                self._store(match.id, match, size)
 
 
 CACHE = MatchCache(64 * 2**20)  # create_app sets its size: MATCH_CACHE_MB
