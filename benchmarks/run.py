@@ -2,15 +2,19 @@
 the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for some):
 
 - pages: play pages of every game served per second by gunicorn (``serving.WORKERS`` sync
-  workers) on loopback, beside a bare Flask page under the same server;
+  workers) on loopback, beside a bare Flask page under the same server: viewed again (from
+  the render cache), asked again with their ETag (304), and drawn afresh (CPU time); and
+  the live pages' polls;
 - cold: a Mastery play page at ply 400 in a process that has not loaded the game, beside the
-  same page warm (CPU time), and the memory the match cache holds for that game;
+  same page drawn from the game in the cache (CPU time), and the memory the match cache
+  holds for that game;
 - commits: moves recorded per second through the same server (each a POST to the JSON API,
   committed with the email it queues), beside raw SQLite commits with the same settings;
 - mail: messages delivered per second to a local SMTP server (aiosmtpd), beside raw smtplib
   sending the same messages over one connection to it;
 - jobs: one pass of every scheduler job over 100,000 active games loaded straight into the
-  database, a few of them due, and the games each pass read;
+  database, a few of them due, and the games each pass read (the computer players' job:
+  finding its turns, not playing them);
 - capacity: the active games one machine carries, from those figures;
 - engine: random playouts per second for every game, and Magnet's move generation.
 """
@@ -35,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine  # noqa: E402
-from pbem import create_app, mail, matches, notify  # noqa: E402
+from pbem import computer, create_app, mail, matches, notify, play  # noqa: E402
 from pbem.db import connect, write  # noqa: E402
 from pbem.matches import CACHE  # noqa: E402
 
@@ -49,7 +53,7 @@ FIGURES: dict[str, float] = {}  # what the capacity estimate is made of
 def row(what: str, value: str, cpu: float | None = None, limit: str = "",
         ratio: float | None = None) -> None:
     """One figure: its value, the CPU it took (ms each), and its ratio to its limit."""
-    print(f"  {what:<46} {value:>12} {'' if cpu is None else f'{cpu:8.2f} ms':>12}   "
+    print(f"  {what:<50} {value:>12} {'' if cpu is None else f'{cpu:8.2f} ms':>12}   "
           f"{limit:<20} {'' if ratio is None else f'{ratio:5.2f}'}")
 
 
@@ -107,16 +111,59 @@ def page_figures() -> None:
     with tempfile.TemporaryDirectory() as folder:
         client = new_app(folder).test_client()
         pages = {game_id: page_at_ply(client, game_id, 12) for game_id in engine.GAMES}
+        drawing = {game_id: drawn_afresh(client, url) for game_id, url in pages.items()}
+        etags = {game_id: client.get(url).headers["ETag"] for game_id, url in pages.items()}
+        poll = pages["mastery"] + "/version"
         with serving.gunicorn("pbem:create_app()", server_env(folder)) as server:
-            costs = []
+            viewed, checked, drawn = [], [], []
             for game_id, url in pages.items():
-                load = serving.hammer(server, [serving.repeat(("GET", url, b""))] * 16,
-                                      SECONDS)
-                assert not load.failed, f"{load.failed} failed requests for {game_id}"
-                costs.append(load.cpu_ms)
-                row(f"{engine.get(game_id).title} play page, ply 12", f"{load.rate:8.0f} /s",
-                    load.cpu_ms, "bare Flask page", load.rate / bare.rate)
-    FIGURES["page"] = statistics.mean(costs)
+                title = engine.get(game_id).title
+                again = serving.hammer(server, [serving.repeat(("GET", url, b""))] * 16,
+                                       SECONDS)
+                assert not again.failed, f"{again.failed} failed requests for {game_id}"
+                row(f"{title} play page, ply 12, viewed again", f"{again.rate:8.0f} /s",
+                    again.cpu_ms, "bare Flask page", again.rate / bare.rate)
+                etag = {"If-None-Match": etags[game_id]}
+                same = serving.hammer(
+                    server, [serving.repeat(("GET", url, b"", etag))] * 16, SECONDS)
+                assert not same.failed, f"{same.failed} failed requests for {game_id}"
+                row("  asked with its ETag: 304", f"{same.rate:8.0f} /s", same.cpu_ms,
+                    "bare Flask page", same.rate / bare.rate)
+                fresh, cached = drawing[game_id]
+                row("  drawn afresh (CPU in this process)", "", fresh,
+                    f"viewed again {cached:.2f} ms", fresh / cached)
+                viewed.append(again.cpu_ms)
+                checked.append(same.cpu_ms)
+                drawn.append(again.cpu_ms + fresh - cached)  # as the server would draw it
+            version = {"If-None-Match": client.get(poll).headers["ETag"]}
+            polled = serving.hammer(
+                server, [serving.repeat(("GET", poll, b"", version))] * 16, SECONDS)
+    row("live page poll, nothing new: 304", f"{polled.rate:8.0f} /s", polled.cpu_ms,
+        "bare Flask page", polled.rate / bare.rate)
+    for pages_open in (1000, 10_000):
+        load = pages_open / POLL_SECONDS
+        row(f"  {pages_open:,} open pages polling every {POLL_SECONDS} s",
+            f"{load * polled.cpu_ms / 10:7.1f} %", None, "of one core")
+    FIGURES["page"] = statistics.mean(viewed)
+    FIGURES["304"] = statistics.mean(checked)
+    FIGURES["drawn"] = statistics.mean(drawn)
+
+
+POLL_SECONDS = 3  # how often an open page polls (static/app.js, POLL_MS)
+
+
+def drawn_afresh(client, url: str, repeats: int = 30) -> tuple[float, float]:
+    """CPU ms (medians) of a page drawn afresh (nothing of it in the render cache, the game
+    in the match cache), and of the same page viewed again, in this process."""
+    def cpu_ms(fresh: bool) -> float:
+        if fresh:
+            play.RENDERS.clear()
+        start = time.process_time()
+        assert client.get(url).status_code == 200
+        return (time.process_time() - start) * 1000
+
+    return (statistics.median(cpu_ms(True) for _ in range(repeats)),
+            statistics.median(cpu_ms(False) for _ in range(repeats * 3)))
 
 
 def server_env(folder: str) -> dict[str, str]:
@@ -126,10 +173,11 @@ def server_env(folder: str) -> dict[str, str]:
 
 
 def cold_figures(repeats: int = 30) -> None:
-    """A Mastery play page as the process that serves it first loads the game (its cache
-    dropped), beside the same page warm: at ply 400, and at ply 415, the most moves after a
-    stored position (``positions.EVERY``); process CPU time, which other programs on the
-    machine do not inflate. And the memory of the game at ply 400 in the cache."""
+    """A Mastery play page as the process that serves it first loads the game (its caches
+    dropped), beside the same page drawn afresh from the game in the cache: at ply 400,
+    and at ply 415, the most moves after a stored position (``positions.EVERY``); process
+    CPU time, which other programs on the machine do not inflate. And the memory of the
+    game at ply 400 in the cache."""
     print("Cold cache: a Mastery play page, CPU ms in this process (medians)")
     with tempfile.TemporaryDirectory() as folder:
         app = new_app(folder)
@@ -141,14 +189,16 @@ def cold_figures(repeats: int = 30) -> None:
             def cpu_ms(cold: bool) -> float:
                 if cold:
                     CACHE.clear()
+                play.RENDERS.clear()
                 start = time.process_time()
                 assert client.get(url).status_code == 200
                 return (time.process_time() - start) * 1000
 
             warm = statistics.median(cpu_ms(False) for _ in range(repeats * 5))
             cold = statistics.median(cpu_ms(True) for _ in range(repeats))
-            row(f"warm page at ply {plies} (the limit)", "", warm)
-            row(f"cold page at ply {plies}", "", cold, "2 x the warm page", cold / warm)
+            row(f"drawn from the cached game at ply {plies} (limit)", "", warm)
+            row(f"drawn from a cold game at ply {plies}", "", cold, "2 x the cached game",
+                cold / warm)
             ratios.append(cold / warm)
         FIGURES["cold"] = max(ratios)
         db = connect(app.config["DATABASE"])
@@ -272,8 +322,9 @@ def crowd(db, now: datetime, games: int, due: int) -> None:
     """``games`` active Mastery games straight into the database, each with a clock of 3
     days a move and Ann to move since it began: the first ``due`` began 3.5 days ago (out
     of time), the next ``due`` 2.5 days ago (a deadline warning and a reminder due), the
-    next ``due`` recently with Ann on the daily digest (due for it), and all the others in
-    the last 40 hours (nothing due)."""
+    next ``due`` recently with Ann on the daily digest (due for it), the next ``due`` with
+    the computer in Ann's seat (its move due), and all the others in the last 40 hours
+    (nothing due)."""
     game = engine.get("mastery")
     settings = json.dumps(game.start(2, {}, "").options)
 
@@ -285,6 +336,9 @@ def crowd(db, now: datetime, games: int, due: int) -> None:
     def at(moment: datetime) -> str:
         return moment.isoformat(timespec="seconds")
 
+    def computer_plays(number: int) -> bool:
+        return 3 * due <= number < 4 * due
+
     with write(db):
         db.conn.executemany(
             "INSERT INTO games (id, game, players, options, seed, created_at, status, ply, "
@@ -292,16 +346,19 @@ def crowd(db, now: datetime, games: int, due: int) -> None:
             "'active', 0, '[0]', NULL, ?, ?)",
             ((f"g{n:06d}", settings, at(began(n)), at(began(n)), CLOCK) for n in range(games)))
         db.conn.executemany(
-            "INSERT INTO seats (game_id, seat, name, email, notify) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO seats (game_id, seat, name, email, notify, bot) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
             ((f"g{n:06d}", seat, name, f"{name.lower()}{n}@example.org",
-              "digest" if seat == 0 and 2 * due <= n < 3 * due else "each")
+              "digest" if seat == 0 and 2 * due <= n < 3 * due else "each", None)
+             if seat or not computer_plays(n) else
+             (f"g{n:06d}", seat, "Computer (easy)", None, "each", "easy")
              for n in range(games) for seat, name in enumerate(("Ann", "Bob"))))
         db.conn.executemany(
             "INSERT INTO due (game_id, seat, kind, at) VALUES (?, 0, ?, ?)",
             ((f"g{n:06d}", kind, at(began(n) + timedelta(days=days)))
              for n in range(games)
-             for kind, days in (("reminder", 0), ("waiting", 0), ("warning", 2),
-                                ("timeout", 3))))
+             for kind, days in (("computer" if computer_plays(n) else "reminder", 0),
+                                ("waiting", 0), ("warning", 2), ("timeout", 3))))
 
 
 def job_figures(games: int = 100_000, due: int = 50) -> None:
@@ -325,7 +382,9 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
         jobs = [("timeouts", matches.record_timeouts, (now,)),
                 ("deadline warnings", notify.send_deadline_warnings, (now,)),
                 ("reminders", notify.send_reminders, (now, 48)),
-                ("digests", notify.send_digests, (now, 7))]
+                ("digests", notify.send_digests, (now, 7)),
+                ("computer's turns found",
+                 lambda db, now: len(computer.due_turns(db, now)), (now,))]
         with app.test_request_context():
             for label in ("", " again (nothing due)"):
                 for name, job, args in jobs:
@@ -346,24 +405,37 @@ PEAK = 10  # the busiest hour's rate, as a multiple of the day's mean
 PER_GAME = {"moves": 2, "page views": 20, "emails": 2}  # a game's day
 
 
+# The page views of a move drawn afresh: the two clicks that build it, the page after it
+# (with its message, shown once), and the opponent's first look at the new position.
+FRESH_PER_MOVE = 4
+
+
 def capacity() -> None:
     """Active games one machine carries at the peak rate of ``PER_GAME``: all its cores'
-    CPU divided by one game's share at the costs measured above (page views the mean of
-    the games' pages, counted as cold: the game not cached in the process), beside its
-    disk, where every move is a synced commit. From CPU time rather than this run's
-    rates, which other programs on the machine slow down."""
+    CPU divided by one game's share at the costs measured above, beside its disk, where
+    every move is a synced commit; from CPU time rather than this run's rates, which other
+    programs on the machine slow down. Page views three ways: every one drawn afresh from
+    a cold game (in no process's cache); ``FRESH_PER_MOVE`` a move drawn so and the others
+    viewed again from the render cache; and every one viewed again (the bound)."""
     cores = os.cpu_count() or 1
-    page = FIGURES["page"] * FIGURES.get("cold", 1)
-    costs = {"moves": FIGURES["move"], "page views": page, "emails": FIGURES["mail"]}
-    day_ms = {what: PER_GAME[what] * ms for what, ms in costs.items()}  # a game's day
-    by_cpu = cores * DAY * 1000 / (PEAK * sum(day_ms.values()))
+    views = PER_GAME["page views"]
+    cold = FIGURES["drawn"] * FIGURES.get("cold", 1)
+    fresh = min(views, PER_GAME["moves"] * FRESH_PER_MOVE)
+    print(f"Capacity: active games at {', '.join(f'{n} {what}' for what, n in PER_GAME.items())} "
+          f"per game a day, x{PEAK} at peak")
+    for how, page_ms in (
+            ("all views drawn afresh, the game cold", views * cold),
+            (f"{fresh} drawn so, {views - fresh} viewed again", fresh * cold
+             + (views - fresh) * FIGURES["page"]),
+            ("all viewed again (render cache)", views * FIGURES["page"])):
+        day_ms = {"moves": PER_GAME["moves"] * FIGURES["move"], "pages": page_ms,
+                  "emails": PER_GAME["emails"] * FIGURES["mail"]}  # a game's day
+        by_cpu = cores * DAY * 1000 / (PEAK * sum(day_ms.values()))
+        spent = " ".join(f"{what} {ms / sum(day_ms.values()):.0%}"
+                         for what, ms in day_ms.items())
+        row(f"CPU ({cores} cores): {how}", f"{by_cpu:12,.0f}", None, spent)
     by_disk = FIGURES["commits"] * DAY / (PEAK * PER_GAME["moves"])
-    print(f"Capacity: {min(by_cpu, by_disk):,.0f} active games, at "
-          f"{', '.join(f'{n} {what}' for what, n in PER_GAME.items())} per game a day, "
-          f"x{PEAK} at peak")
-    spent = ", ".join(f"{what} {ms / sum(day_ms.values()):.0%}" for what, ms in day_ms.items())
-    row(f"CPU, {cores} cores ({spent})", f"{by_cpu:12,.0f}")
-    row("disk: a synced commit per move", f"{by_disk:12,.0f}")
+    row("disk: a synced commit per move", f"{by_disk:12,.0f}", None, "goal 1,000,000")
 
 
 # -- the engine ---------------------------------------------------------------------------
@@ -428,5 +500,5 @@ if __name__ == "__main__":
         sys.exit(f"Sections: {', '.join(SECTIONS)} (unknown: {', '.join(sorted(unknown))})")
     for section in chosen:
         SECTIONS[section]()
-    if {"pages", "commits", "mail"} <= set(chosen):
+    if {"pages", "cold", "commits", "mail"} <= set(chosen):
         capacity()

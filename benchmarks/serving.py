@@ -88,14 +88,16 @@ def smtp_sink() -> Iterator[int]:
         process.wait()
 
 
-Request = tuple[str, str, bytes]  # method, path, JSON body (b"" for none)
+# method, path, JSON body (b"" for none), and optionally more headers
+Request = tuple[str, str, bytes] | tuple[str, str, bytes, dict[str, str]]
 
 
 async def _exchange(port: int, request: Request) -> int:
-    method, path, body = request
+    method, path, body, *more = request
+    headers = "".join(f"{name}: {value}\r\n" for name, value in (more or [{}])[0].items())
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n{headers}\r\n")
     writer.write(head.encode() + body)
     answer = await reader.read()
     writer.close()
@@ -106,7 +108,7 @@ async def _exchange(port: int, request: Request) -> int:
 class Load:
     rate: float       # answers with status 2xx or 3xx per second, after the warm-up
     failed: int       # other answers
-    cpu_ms: float     # the server's CPU per answer (warm-up included)
+    cpu_ms: float     # the server's CPU per answer, after the warm-up
 
 
 def hammer(server: Server, tasks: list[Callable[[], Request | None]], seconds: float,
@@ -124,14 +126,20 @@ def hammer(server: Server, tasks: list[Callable[[], Request | None]], seconds: f
             if time.monotonic() >= until - seconds:
                 counts[0 if status < 400 else 1] += 1
 
+    async def warmed(counts: list[int]) -> tuple[float, int]:
+        """The server's CPU and the answers so far, once the warm-up is over."""
+        await asyncio.sleep(warmup)
+        return server.cpu(), counts[2]
+
     async def run() -> Load:
         counts = [0, 0, 0]  # succeeded and failed after the warm-up, all answers
-        cpu, start = server.cpu(), time.monotonic()
+        start = time.monotonic()
         until = start + warmup + seconds
-        await asyncio.gather(*(client(task, until, counts) for task in tasks))
+        (cpu, answered), *_ = await asyncio.gather(
+            warmed(counts), *(client(task, until, counts) for task in tasks))
         elapsed = max(min(time.monotonic(), until) - start - warmup, 1e-9)
         return Load(counts[0] / elapsed, counts[1],
-                    (server.cpu() - cpu) * 1000 / max(counts[2], 1))
+                    (server.cpu() - cpu) * 1000 / max(counts[2] - answered, 1))
 
     return asyncio.run(run())
 
