@@ -363,7 +363,7 @@ def crowd(db, now: datetime, games: int, due: int) -> None:
 
 def job_figures(games: int = 100_000, due: int = 50) -> None:
     print(f"Jobs: one pass over {games:,} active games, {due} due for each job (time, CPU, "
-          f"games read)")
+          f"games read), then a second pass")
     with tempfile.TemporaryDirectory() as folder:
         app = new_app(folder)
         db = connect(app.config["DATABASE"])
@@ -383,10 +383,10 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
                 ("deadline warnings", notify.send_deadline_warnings, (now,)),
                 ("reminders", notify.send_reminders, (now, 48)),
                 ("digests", notify.send_digests, (now, 7)),
-                ("computer's turns found",
+                ("computer's turns found (not played)",
                  lambda db, now: len(computer.due_turns(db, now)), (now,))]
         with app.test_request_context():
-            for label in ("", " again (nothing due)"):
+            for label in ("", " again"):  # nothing left to do but the computer's moves
                 for name, job, args in jobs:
                     read.clear()
                     CACHE.clear()

@@ -160,8 +160,9 @@ class _StateUnpickler(pickle.Unpickler):
 def store(db: sqlite_utils.Database, game_id: str, positions: Positions) -> None:
     """Keep the game's last position as its snapshot (call at a multiple of ``EVERY``)."""
     ply = len(positions) - 1
-    db.execute("INSERT OR REPLACE INTO snapshots (game_id, ply, engine, state, to_move) "
-               "VALUES (?, ?, ?, ?, ?)",
+    db.execute("INSERT INTO snapshots (game_id, ply, engine, state, to_move) "
+               "VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET ply = excluded.ply, "
+               "engine = excluded.engine, state = excluded.state, to_move = excluded.to_move",
                [game_id, ply, ENGINE, _pickled(positions.last),
                 json.dumps([positions.to_move(p) for p in range(ply + 1)])])
 
