@@ -115,12 +115,15 @@ ADDED_COLUMNS = (
 )
 
 
-def init_db(db: sqlite_utils.Database) -> None:
-    """Create whatever of the schema is missing. Safe to run on every start, in several
-    processes at once: one write transaction from the first statement, so each process
-    waits for the one before it instead of failing to upgrade a read to a write."""
+def init_db(db: sqlite_utils.Database) -> set[str]:
+    """Create whatever of the schema is missing; returns the tables it created. Safe to run
+    on every start, in several processes at once: one write transaction from the first
+    statement, so each process waits for the one before it instead of failing to upgrade a
+    read to a write."""
     with write(db):
+        before = set(db.table_names())
         _create_schema(db)
+        return set(db.table_names()) - before
 
 
 def _create_schema(db: sqlite_utils.Database) -> None:
@@ -208,10 +211,6 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "updated_at": str,
     }, pk=("game_id", "seat"), not_null={"lines"}, if_not_exists=True)
     db["games"].create_index(["public", "status"], if_not_exists=True)  # the lobby
-    # the seats the server plays (pbem/computer.py): few among many, so partial indexes
-    db.execute("CREATE INDEX IF NOT EXISTS seats_bot ON seats(bot) WHERE bot IS NOT NULL")
-    db.execute("CREATE INDEX IF NOT EXISTS seats_stand_in ON seats(stand_in) "
-               "WHERE stand_in = 1")
     db["email_links"].create({  # the secret of every email's settings and unsubscribe links
         "token_hash": str,    # sha256, like links
         "purpose": str,       # seat (one seat's emails), digest or home (an address's)
@@ -229,6 +228,22 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db["notes"].create({  # each player's private notes on a game: never shown to anyone else
         "game_id": str, "seat": int, "text": str, "updated_at": str,
     }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
+    db["due"].create({  # what the scheduler's jobs look at, and from when (pbem/due.py)
+        "game_id": str, "seat": int,
+        "kind": str,          # timeout, warning, reminder, waiting or computer
+        "at": str,            # when it falls due (a reminder: when the turn began)
+        "not_before": str,    # a reminder held back by a vacation: its end
+    }, pk=("game_id", "seat", "kind"), not_null={"at"}, if_not_exists=True)
+    db["due"].create_index(["kind", "at"], if_not_exists=True)
+    # the digest starts from the seats that chose it: few among many, so a partial index
+    db.execute("CREATE INDEX IF NOT EXISTS seats_digest ON seats(game_id, seat) "
+               "WHERE notify = 'digest'")
+    db["snapshots"].create({  # each game's last kept position (pbem/positions.py)
+        "game_id": str, "ply": int,
+        "engine": str,        # the engine code that made it: another one's is not used
+        "state": bytes,       # the position, pickled
+        "to_move": str,       # JSON: who was to move after each ply up to it
+    }, pk="game_id", not_null={"ply", "engine", "state", "to_move"}, if_not_exists=True)
 
 
 @click.command("init-db")

@@ -5,6 +5,7 @@ a player on vacation who asked for it; rematches against the computer."""
 from __future__ import annotations
 
 import threading
+from datetime import datetime, timezone
 
 import pytest
 
@@ -271,11 +272,17 @@ def test_a_rematch_against_the_computer_starts_when_the_person_asks(client, app,
     assert client.get(path_of(response.json["api"])).json["to_move"] == [1]
 
 
-def test_the_due_query_starts_from_the_indexes_of_the_seats_the_server_plays(db):
-    plan = " | ".join(row["detail"] for row in db.query(
-        "EXPLAIN QUERY PLAN " + computer.DUE, ["2030-01-01"]))
-    assert "USING INDEX seats_bot" in plan and "USING INDEX seats_stand_in" in plan
-    assert "SCAN s" not in plan and "SCAN g" not in plan  # never every seat or game
+def test_the_due_query_reads_only_the_due_rows_of_the_seats_the_server_plays(db):
+    statements = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        computer.due_turns(db, datetime(2030, 1, 1, tzinfo=timezone.utc))
+    finally:
+        db.conn.set_trace_callback(None)
+    [query] = statements
+    plan = " | ".join(row["detail"] for row in db.query("EXPLAIN QUERY PLAN " + query))
+    assert "SEARCH d USING INDEX idx_due_kind_at (kind=? AND at<?)" in plan
+    assert "SCAN" not in plan  # never every row, seat or game
 
 
 def test_the_computer_plays_the_same_whatever_the_secrets_it_cannot_see(app, client, db):

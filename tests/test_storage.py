@@ -146,3 +146,20 @@ def test_a_worker_thread_keeps_one_connection_and_every_commit_is_synced(app, cl
     assert other[0] == 1 and other[1] is not first  # each thread has its own
     assert connect(app.config["DATABASE"]).execute(
         "SELECT count(*) FROM events").fetchone()[0] == 1
+
+
+def test_a_move_reads_the_log_once_and_commits_once(app, client, new_game):
+    from pbem.db import get_db
+
+    game = new_game()
+    statements = []
+    with app.test_request_context():  # the connection this thread's requests use
+        get_db().conn.set_trace_callback(statements.append)
+    try:
+        play(client, game.apis[0], "d4xc5", 0)
+    finally:
+        with app.test_request_context():
+            get_db().conn.set_trace_callback(None)
+    assert sum("FROM events" in sql for sql in statements) == 1
+    assert sum(sql.startswith(("BEGIN", "COMMIT")) for sql in statements) == 2
+    assert len(statements) <= 20, statements
