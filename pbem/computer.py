@@ -11,7 +11,9 @@ Moves are computed here, by the background jobs (``scheduler.play_bots``) and th
 ``play-bots`` command, never in a web request: a search takes up to seconds. A move goes
 through ``matches.act`` like a person's, with the ply it was computed at, so a second
 runner that computed the same turn is refused as stale; it is logged, timed and told like
-any move. Its seed is derived from the game's secret seed and the ply, so the computer's
+any move. Where several job runners share a PostgreSQL database, each turn is claimed
+first (an advisory lock, ``db.claimed``), so only one of them spends the seconds of the
+search. Its seed is derived from the game's secret seed and the ply, so the computer's
 moves in a game are repeatable, and the seed itself is never shown.
 
 A computer player never offers a draw and never resigns, so it never resigns a won game.
@@ -23,14 +25,16 @@ lost; otherwise it declines, or plays on.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlite_utils
 from engine import bots
 
 from . import clocks, matches
+from .db import claimed
 from .matches import Match
 
 STAND_IN_LEVEL = "medium"
@@ -49,32 +53,47 @@ class Turn:
     stand_in: bool
 
 
-# Computer players to move, or whose game's latest event is an offer they may have to
-# answer; and stand-ins to move whose vacations may still run (the last one declared ends
-# at the latest that many days after it, all of the seat's vacation days added up).
-# Both halves start from the partial indexes on seats (bot, stand_in), few rows.
-DUE = """
-SELECT s.game_id, s.seat, s.bot AS level, 0 AS stand_in, g.updated_at
+# The computer players of running games, with whose turn it is and the game's latest
+# event (an offer they may have to answer); and the stand-ins, with the vacations their
+# seat declared (the last one ends at the latest that many days after it, all of the seat's
+# vacation days added up). Both halves start from the partial indexes on seats (bot,
+# stand_in), few rows.
+SEATS_PLAYED = """
+SELECT s.game_id, s.seat, s.bot AS level, 0 AS stand_in, g.to_move, g.updated_at,
+       (SELECT e.kind FROM events e WHERE e.game_id = g.id ORDER BY e.seq DESC LIMIT 1)
+           AS last_kind,
+       NULL AS vacation_at, NULL AS vacation_days
 FROM seats s JOIN games g ON g.id = s.game_id
 WHERE s.bot IS NOT NULL AND g.status = 'active'
-  AND (EXISTS (SELECT 1 FROM json_each(g.to_move) WHERE json_each.value = s.seat)
-       OR (SELECT e.kind FROM events e WHERE e.game_id = g.id ORDER BY e.seq DESC LIMIT 1)
-          IN ('draw_offer', 'resign_offer'))
 UNION ALL
-SELECT s.game_id, s.seat, NULL AS level, 1 AS stand_in, g.updated_at
+SELECT s.game_id, s.seat, NULL AS level, 1 AS stand_in, g.to_move, g.updated_at,
+       NULL AS last_kind,
+       (SELECT MAX(e.created_at) FROM events e
+        WHERE e.game_id = g.id AND e.seat = s.seat AND e.kind = 'vacation') AS vacation_at,
+       (SELECT SUM(CAST(e.move AS INTEGER)) FROM events e
+        WHERE e.game_id = g.id AND e.seat = s.seat AND e.kind = 'vacation') AS vacation_days
 FROM seats s JOIN games g ON g.id = s.game_id
 WHERE s.stand_in = 1 AND s.bot IS NULL AND g.status = 'active'
-  AND EXISTS (SELECT 1 FROM json_each(g.to_move) WHERE json_each.value = s.seat)
-  AND (SELECT julianday(MAX(e.created_at)) + SUM(CAST(e.move AS INTEGER)) FROM events e
-       WHERE e.game_id = g.id AND e.seat = s.seat AND e.kind = 'vacation') > julianday(?)
 ORDER BY updated_at, game_id, seat
 """
 
 
 def due(db: sqlite_utils.Database, now: datetime) -> list[Turn]:
-    """The seats the server may have to act for now, the longest waiting first."""
-    return [Turn(row["game_id"], row["seat"], row["level"] or STAND_IN_LEVEL,
-                 bool(row["stand_in"])) for row in db.query(DUE, [clocks.iso(now)])]
+    """The seats the server may have to act for now, the longest waiting first: computer
+    players to move or with an offer to answer, and stand-ins to move whose vacations may
+    still run."""
+    turns = []
+    for row in db.query(SEATS_PLAYED):
+        to_move = row["seat"] in json.loads(row["to_move"])
+        if row["stand_in"]:
+            if not to_move or row["vacation_at"] is None or clocks.parse(
+                    row["vacation_at"]) + timedelta(days=row["vacation_days"]) <= now:
+                continue
+        elif not to_move and row["last_kind"] not in ("draw_offer", "resign_offer"):
+            continue
+        turns.append(Turn(row["game_id"], row["seat"], row["level"] or STAND_IN_LEVEL,
+                          bool(row["stand_in"])))
+    return turns
 
 
 def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None) -> int:
@@ -89,10 +108,12 @@ def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None) 
         if not turns:
             break
         for turn in turns[:most - played]:
-            if play(db, turn, now):
-                played += 1
-            else:
-                done.add((turn.game_id, turn.seat))
+            # another job runner's turn (PostgreSQL: several machines) is left to it
+            with claimed(db, f"computer:{turn.game_id}:{turn.seat}") as mine:
+                if mine and play(db, turn, now):
+                    played += 1
+                else:
+                    done.add((turn.game_id, turn.seat))
     return played
 
 

@@ -25,7 +25,7 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, conditional, links, signals
-from .db import utcnow, write
+from .db import hold_game, utcnow, write
 
 MAX_NAME = 60
 MAX_CHAT = 2000  # characters of one chat message
@@ -528,7 +528,10 @@ CACHE = MatchCache()
 
 
 def load(db: sqlite_utils.Database, game_id: str) -> Match | None:
-    """The game as its log makes it now: the cached copy brought up to date."""
+    """The game as its log makes it now: the cached copy brought up to date. Inside a write
+    transaction, the game stays as read until the commit: its other writers wait."""
+    if db.conn.in_transaction:
+        hold_game(db, game_id)
     match = _caught_up(db, game_id, CACHE.get(game_id))
     if match is not None and not db.conn.in_transaction:  # what it reads may still roll back
         CACHE.put(match)
@@ -867,7 +870,7 @@ def record_timeouts(db: sqlite_utils.Database, now: datetime) -> int:
     any number of times. Returns how many games ended."""
     timeouts = 0
     rows = list(db.query("SELECT id FROM games WHERE status = 'active' AND clock IS NOT NULL "
-                         "AND json_extract(clock, '$.mode') <> 'none' ORDER BY created_at"))
+                         "AND clock <> ? ORDER BY created_at", [json.dumps(clocks.NO_CLOCK)]))
     for row in rows:
         late = clocks.ran_out(load(db, row["id"]), now)
         if late is None:

@@ -20,6 +20,7 @@ event log, what was already sent from the outbox (``unique_key``) and ``digest_d
 """
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -221,7 +222,7 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
     second half: ``clock_warnings`` remembers what was sent). Returns how many."""
     warnings = 0
     rows = list(db.query("SELECT id FROM games WHERE status = 'active' AND clock IS NOT NULL "
-                         "AND json_extract(clock, '$.mode') <> 'none' ORDER BY created_at"))
+                         "AND clock <> ? ORDER BY created_at", [json.dumps(clocks.NO_CLOCK)]))
     for row in rows:
         for clock in clocks.of_match(matches.load(db, row["id"]), now) or ():
             if not clocks.warning_due(clock, now):
@@ -232,8 +233,8 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
                 if not clocks.warning_due(current, now) or current.turn_seq != clock.turn_seq:
                     continue
                 inserted = db.execute(
-                    "INSERT OR IGNORE INTO clock_warnings (game_id, seat, turn_seq, deadline, "
-                    "created_at) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO clock_warnings (game_id, seat, turn_seq, deadline, "
+                    "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     [fresh.id, clock.seat, clock.turn_seq, clocks.iso(current.deadline),
                      utcnow()]).rowcount
                 if inserted:
@@ -273,7 +274,8 @@ def home_opted_out(db: sqlite_utils.Database, email: str) -> bool:
 
 def set_home_opt_out(db: sqlite_utils.Database, email: str, out: bool) -> None:
     if out:
-        db.execute("INSERT OR IGNORE INTO home_optouts (email, created_at) VALUES (?, ?)",
+        db.execute("INSERT INTO home_optouts (email, created_at) VALUES (?, ?) "
+                   "ON CONFLICT DO NOTHING",
                    [email.lower(), utcnow()])
     else:
         db.execute("DELETE FROM home_optouts WHERE email = ?", [email.lower()])
@@ -322,7 +324,7 @@ def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
     if link["purpose"] == "seat":
         set_preference(db, link["game_id"], link["seat"], "none")
     elif link["purpose"] == "digest":
-        db.execute("UPDATE seats SET notify = 'none' WHERE email = ? COLLATE NOCASE "
+        db.execute("UPDATE seats SET notify = 'none' WHERE lower(email) = lower(?) "
                    "AND notify = 'digest'", [link["email"]])
     elif link["purpose"] == "home":
         set_home_opt_out(db, link["email"], True)
@@ -410,9 +412,10 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
         return 0
     day = now.date().isoformat()
     with write(db):
-        if list(db.query("SELECT 1 FROM digest_days WHERE day = ?", [day])):
+        # a second job runner at the same time finds the day taken and does nothing
+        if not db.execute("INSERT INTO digest_days (day, created_at) VALUES (?, ?) "
+                          "ON CONFLICT DO NOTHING", [day, utcnow()]).rowcount:
             return 0
-        db["digest_days"].insert({"day": day, "created_at": utcnow()})
         rows = list(db.query(
             "SELECT s.game_id, s.seat, s.email FROM seats s JOIN games g ON g.id = s.game_id "
             "WHERE s.notify = 'digest' AND s.email IS NOT NULL AND g.status = 'active' "
