@@ -82,7 +82,7 @@ def get_db() -> sqlite_utils.Database:
 
 def _thread_connection(path: str) -> sqlite_utils.Database:
     key = (os.getpid(), path)  # a forked worker opens its own
-    if getattr(_thread, "key", None) != key or not getattr(_thread.db.conn, "usable", True):
+    if getattr(_thread, "key", None) != key or not usable(_thread.db):
         if getattr(_thread, "key", (None,))[0] == os.getpid():
             # another database (tests): one connection per thread; or a PostgreSQL
             # connection the server dropped (a restart): the next request connects again
@@ -93,13 +93,18 @@ def _thread_connection(path: str) -> sqlite_utils.Database:
 
 def close_db(_error: BaseException | None = None) -> None:
     db = g.pop("db", None)
-    if db is not None and getattr(db.conn, "usable", True) and db.conn.in_transaction:
+    if db is not None and usable(db) and db.conn.in_transaction:
         db.conn.execute("ROLLBACK")  # the thread's next request starts afresh
 
 
 def dialect(db: sqlite_utils.Database) -> str:
     """"sqlite" or "postgresql"."""
     return getattr(db, "dialect", "sqlite")
+
+
+def usable(db: sqlite_utils.Database) -> bool:
+    """False once a PostgreSQL server has dropped the connection (an SQLite file's stays)."""
+    return getattr(db.conn, "usable", True)
 
 
 # How a write transaction begins. SQLite: with the write lock (IMMEDIATE), so two requests
@@ -129,7 +134,7 @@ def write(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     try:
         yield db
     except BaseException:
-        if getattr(db.conn, "usable", True):
+        if usable(db):
             db.conn.execute("ROLLBACK")
         raise
     db.conn.execute("COMMIT")
@@ -151,17 +156,20 @@ def claiming(db: sqlite_utils.Database) -> str:
     return " FOR UPDATE SKIP LOCKED" if dialect(db) == "postgresql" else ""
 
 
+# The number of a PostgreSQL advisory lock named by the parameter, within this
+# installation (its schema: several may share a database).
+LOCK_KEY = "hashtextextended(current_schema() || ':' || ?, 0)"
+
+
 def try_lock(db: sqlite_utils.Database, name: str) -> bool:
-    """Take the PostgreSQL advisory lock ``name`` of this installation (its schema) for the
-    connection's session, if no other session holds it: a job only one process may do at
-    a time. Release it with ``unlock`` (or by closing the connection)."""
-    return db.execute("SELECT pg_try_advisory_lock(hashtextextended(current_schema() || ?, 0))",
-                      [f":{name}"]).fetchone()[0]
+    """Take the PostgreSQL advisory lock ``name`` for the connection's session, if no other
+    session holds it: a job only one process may do at a time. Release it with ``unlock``
+    (or by closing the connection)."""
+    return db.execute(f"SELECT pg_try_advisory_lock({LOCK_KEY})", [name]).fetchone()[0]
 
 
 def unlock(db: sqlite_utils.Database, name: str) -> None:
-    db.execute("SELECT pg_advisory_unlock(hashtextextended(current_schema() || ?, 0))",
-               [f":{name}"])
+    db.execute(f"SELECT pg_advisory_unlock({LOCK_KEY})", [name])
 
 
 @contextlib.contextmanager
@@ -176,7 +184,7 @@ def claimed(db: sqlite_utils.Database, name: str) -> Iterator[bool]:
     try:
         yield mine
     finally:
-        if mine and db.conn.usable:
+        if mine and usable(db):
             unlock(db, name)
 
 
@@ -231,8 +239,7 @@ def init_db(db: sqlite_utils.Database) -> None:
     PostgreSQL, an advisory lock makes them take turns)."""
     with write(db):
         if dialect(db) == "postgresql":
-            db.execute("SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || "
-                       "':init-db', 0))")
+            db.execute(f"SELECT pg_advisory_xact_lock({LOCK_KEY})", ["init-db"])
         _create_schema(db)
 
 
