@@ -78,8 +78,15 @@ def test_two_web_machines_see_each_others_moves_and_record_a_move_once(web_machi
     assert status == 201
     apis = [path_of(seat["api"]) for seat in created["seats"]]
     assert call(one + apis[1])[1]["ply"] == 0  # the first machine has the game cached
+    poll = one + apis[1].replace("/api/play/", "/play/") + "/version"  # an open page's
+    etag = urllib.request.urlopen(poll, timeout=10).headers["ETag"]
+    with pytest.raises(urllib.error.HTTPError, match="304"):
+        urllib.request.urlopen(urllib.request.Request(poll, headers={"If-None-Match": etag}))
     status, moved = call(f"{two}{apis[0]}/moves", {"move": "d4xc5", "ply": 0})
     assert status == 200 and moved["ply"] == 1
+    # the page open on the first machine learns of it at its next poll
+    changed = urllib.request.urlopen(urllib.request.Request(poll, headers={"If-None-Match": etag}))
+    assert changed.status == 200 and changed.headers["ETag"] != etag
     # the first machine's cache notices the move the second recorded
     seen = call(one + apis[1])[1]
     assert seen["ply"] == 1 and seen["to_move"] == [1]
