@@ -7,7 +7,8 @@ the level below, and of the middle level against the tactical baseline (``bots.t
 wins at once when it can, avoids moves that let the opponent win at once). Each match
 alternates the sides; a game that reaches ``--max-plies`` counts as a draw. Results are the
 first player's wins, draws and losses, its score (a draw counts half) and the score's 95%
-Wilson interval.
+Wilson interval; then how many games the side that moved first won (a game can favour it
+more than any difference of levels shows).
 
     ./dev bench bots                      # everything, 10 games per match
     ./dev bench bots --games 40 --jobs 2  # more games, on two processes
@@ -56,12 +57,17 @@ def player(name: str) -> Callable:
                                                             seed=seed)
 
 
-def play_game(args: tuple) -> float:
-    """One game; the first player's result: 1 won, 0.5 drawn, 0 lost."""
+def play_game(args: tuple) -> tuple[float, bool]:
+    """One game: the first player's result (1 won, 0.5 drawn, 0 lost), and whether the side
+    that moved first won."""
     game_id, players, first, second, number, max_plies = args
     game = engine.get(game_id)
-    options = {"random_setup": False} if game_id == "magnet" else {}
+    # Magnet's setup is played (by the bots' secret arrangements); Magnetic Field's colours
+    # are fixed, so that sides alternate as the seats do (Blue moves first).
+    options = {"magnet": {"random_setup": False},
+               "magnetic-field": {"colours": "seat0-blue"}}.get(game_id, {})
     state = game.start(players, options, f"bench-{number}")
+    opener = game.team_of(players, state.to_move[0])
     # Even games: the first player takes seat 0 (and 2); odd games: seat 1 (and 3).
     first_seats = {seat for seat in range(players) if seat % 2 == number % 2}
     rng = random.Random(number)
@@ -71,8 +77,9 @@ def play_game(args: tuple) -> float:
         move = movers[seat](game, state, seat, rng, f"{number}-{state.ply}")
         state = game.apply(state, seat, move)
     if state.outcome is None or state.outcome.draw:
-        return 0.5
-    return 1.0 if set(state.outcome.winners) & first_seats else 0.0
+        return 0.5, False
+    winners = set(state.outcome.winners)
+    return (1.0 if winners & first_seats else 0.0), bool(winners & set(opener))
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -87,22 +94,24 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
 def strength(variants, names, games: int, jobs: int, max_plies: int) -> None:
     print(f"Strength: {games} games per match, sides alternating, draw at {max_plies} plies")
     print(f"{'game':<22} {'match':<18} {'W':>4} {'D':>4} {'L':>4} {'score':>6}  95% interval"
-          f"  {'s/game':>7}")
+          f"  {'s/game':>7}  opener won")
     with ProcessPoolExecutor(jobs) as pool:
         for game_id, players in variants:
             for name, first, second in matches():
                 if names and name not in names:
                     continue
                 start = time.perf_counter()
-                results = list(pool.map(play_game, [
+                played = list(pool.map(play_game, [
                     (game_id, players, first, second, n, max_plies) for n in range(games)]))
+                results = [score for score, _ in played]
+                openers = sum(opener_won for _, opener_won in played)
                 elapsed = time.perf_counter() - start
                 won, drawn = results.count(1.0), results.count(0.5)
                 score = (won + drawn / 2) / games
                 low, high = wilson(score, games)
                 label = f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
                 print(f"{label:<22} {name:<18} {won:>4} {drawn:>4} {games - won - drawn:>4} "
-                      f"{score:>6.0%}  {low:4.0%} to {high:4.0%}  {elapsed * jobs / games:7.1f}",
+                      f"{score:>6.0%}  {low:4.0%} to {high:4.0%}  {elapsed * jobs / games:7.1f}  {openers:>10}",
                       flush=True)
 
 

@@ -1,147 +1,444 @@
-"""Prints the server's speed figures: ``./dev bench``.
+"""Prints the server's figures beside their limits, each limit measured in the same run on
+the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for some):
 
-- the time to serve a Mastery play page at ply 10 and at ply 400 (warm cache, as a player
-  reloading the page sees it), through the real app and a real SQLite file;
-- the cost of the open pages' live-update polls (``/version`` answered 304): per poll, and
-  for N pages each polling every 3 seconds;
-- engine random playouts per second for every game;
-- Magnet: legal-move generations per second (positions taken from random playouts) and the
-  time of one full random game.
+- pages: play pages of every game served per second by gunicorn (``serving.WORKERS`` sync
+  workers) on loopback, beside a bare Flask page under the same server: viewed again (from
+  the render cache), asked again with their ETag (304), and drawn afresh (CPU time); and
+  the live pages' polls;
+- cold: a Mastery play page at ply 400 in a process that has not loaded the game, beside the
+  same page drawn from the game in the cache (CPU time), and the memory the match cache
+  holds for that game;
+- commits: moves recorded per second through the same server (each a POST to the JSON API,
+  committed with the email it queues), beside raw SQLite commits with the same settings;
+- mail: messages delivered per second to a local SMTP server (aiosmtpd), beside raw smtplib
+  sending the same messages over one connection to it;
+- jobs: one pass of every scheduler job over 100,000 active games loaded straight into the
+  database, a few of them due, and the games each pass read (the computer players' job:
+  finding its turns, not playing them);
+- capacity: the active games one machine carries, from those figures;
+- engine: random playouts per second for every game, and Magnet's move generation.
 """
 from __future__ import annotations
 
+import email
+import email.policy
+import gc
+import json
+import os
 import random
+import re
+import smtplib
 import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine  # noqa: E402
-from pbem import create_app, matches  # noqa: E402
-from pbem.db import connect, get_db, write  # noqa: E402
+from pbem import computer, create_app, mail, matches, notify, play  # noqa: E402
+from pbem.db import connect, write  # noqa: E402
 from pbem.matches import CACHE  # noqa: E402
 
+import serving  # noqa: E402
 
-def game_at_ply(client, plies: int, seed: int) -> str:
-    """A Mastery game with ``plies`` random moves played through the API (repetition off,
-    so it lasts); returns the play page path of the seat to move."""
+SECONDS = 5.0  # each rate is measured this long, after a second of warm-up
+PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+FIGURES: dict[str, float] = {}  # what the capacity estimate is made of
+
+
+def row(what: str, value: str, cpu: float | None = None, limit: str = "",
+        ratio: float | None = None) -> None:
+    """One figure: its value, the CPU it took (ms each), and its ratio to its limit."""
+    print(f"  {what:<50} {value:>12} {'' if cpu is None else f'{cpu:8.2f} ms':>12}   "
+          f"{limit:<20} {'' if ratio is None else f'{ratio:5.2f}'}")
+
+
+def new_app(folder: str, **config):
+    return create_app({"DATABASE": f"{folder}/bench.sqlite", "MAIL_FOLDER": f"{folder}/mail",
+                       "SECRET_KEY": "bench", "PUBLIC_URL": "http://127.0.0.1",
+                       "RATELIMIT_ENABLED": False, **config})
+
+
+def options(game: engine.Game) -> dict:
+    """No draws by repetition, so that random games last."""
+    return {o.name: False for o in game.options if o.name == "repetition_draw"}
+
+
+def path(url: str) -> str:
+    return re.sub(r"^https?://[^/]+", "", url)
+
+
+def game_at_ply(client, game_id: str, plies: int, seed: int) -> str:
+    """A game with ``plies`` random moves played through the API; the path of the play page
+    of a seat to move then ("" if the game ended first)."""
     created = client.post("/api/games", json={
-        "game": "mastery", "options": {"repetition_draw": False},
-        "players": [{"name": "A", "email": "a@example.org"},
-                    {"name": "B", "email": "b@example.org"}]}).json
-    apis = [s["api"] for s in created["seats"]]
+        "game": game_id, "options": options(engine.get(game_id)), "players": PLAYERS}).json
+    apis = [path(seat["api"]) for seat in created["seats"]]
     rng = random.Random(seed)
     for ply in range(plies):
-        body = client.get(apis[ply % 2]).json
-        if body["outcome"]:
+        to_move = client.get(apis[0]).json["to_move"]
+        if not to_move:
             return ""
-        client.post(apis[ply % 2] + "/moves",
-                    json={"move": rng.choice(body["legal_moves"]), "ply": ply})
-    return created["seats"][plies % 2]["url"]
+        body = client.get(apis[to_move[0]]).json
+        seat = to_move[0]
+        client.post(apis[seat] + "/moves", json={"move": rng.choice(body["legal_moves"]),
+                                                 "ply": ply})
+    answer = client.get(apis[0]).json
+    if answer["outcome"]:
+        return ""
+    return path(created["seats"][answer["to_move"][0]]["url"])
 
 
-def time_page(client, url: str, repeats: int = 200) -> tuple[float, float]:
-    """Median milliseconds to serve ``url``: wall-clock and this process's CPU time (which
-    other programs running on the machine do not inflate)."""
-    client.get(url)  # warm the cache
-    wall, cpu = [], []
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        response = client.get(url)
-        wall.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-        assert response.status_code == 200
-    return statistics.median(wall) * 1000, statistics.median(cpu) * 1000
+def page_at_ply(client, game_id: str, plies: int) -> str:
+    seed = 0
+    while not (url := game_at_ply(client, game_id, plies, seed)):
+        seed += 1  # a random game may end early: try another
+    return url
 
+
+# -- pages --------------------------------------------------------------------------------
 
 def page_figures() -> None:
+    print(f"Pages: requests/s through gunicorn ({serving.WORKERS} sync workers, loopback, "
+          f"16 clients), and the server's CPU per request")
+    with serving.gunicorn("bare:app") as server:
+        bare = serving.hammer(server, [serving.repeat(("GET", "/", b""))] * 16, SECONDS)
+    row("bare Flask page (the limit)", f"{bare.rate:8.0f} /s", bare.cpu_ms)
     with tempfile.TemporaryDirectory() as folder:
-        app = create_app({"DATABASE": f"{folder}/bench.sqlite", "MAIL_FOLDER": f"{folder}/mail",
-                          "SECRET_KEY": "bench"})
-        client = app.test_client()
-        for plies in (10, 400):
-            url = ""
-            seed = 0
-            while not url:  # a random game may end early; try another seed
-                url = game_at_ply(client, plies, seed)
-                seed += 1
-            wall, cpu = time_page(client, url)
-            print(f"Mastery play page at ply {plies:>3}: {wall:6.2f} ms wall, {cpu:6.2f} ms CPU "
-                  "(medians of 200)")
-        CACHE.clear()
-        start = time.perf_counter()
-        client.get(url)
-        print(f"Mastery play page at ply 400, cold cache (one replay): "
-              f"{(time.perf_counter() - start) * 1000:6.2f} ms")
-        poll_figures(client, url)
+        client = new_app(folder).test_client()
+        pages = {game_id: page_at_ply(client, game_id, 12) for game_id in engine.GAMES}
+        drawing = {game_id: drawn_afresh(client, url) for game_id, url in pages.items()}
+        etags = {game_id: client.get(url).headers["ETag"] for game_id, url in pages.items()}
+        poll = pages["mastery"] + "/version"
+        with serving.gunicorn("pbem:create_app()", server_env(folder)) as server:
+            viewed, checked, drawn = [], [], []
+            for game_id, url in pages.items():
+                title = engine.get(game_id).title
+                again = serving.hammer(server, [serving.repeat(("GET", url, b""))] * 16,
+                                       SECONDS)
+                assert not again.failed, f"{again.failed} failed requests for {game_id}"
+                row(f"{title} play page, ply 12, viewed again", f"{again.rate:8.0f} /s",
+                    again.cpu_ms, "bare Flask page", again.rate / bare.rate)
+                etag = {"If-None-Match": etags[game_id]}
+                same = serving.hammer(
+                    server, [serving.repeat(("GET", url, b"", etag))] * 16, SECONDS)
+                assert not same.failed, f"{same.failed} failed requests for {game_id}"
+                row("  asked with its ETag: 304", f"{same.rate:8.0f} /s", same.cpu_ms,
+                    "bare Flask page", same.rate / bare.rate)
+                fresh, cached = drawing[game_id]
+                row("  drawn afresh (CPU in this process)", "", fresh,
+                    f"viewed again {cached:.2f} ms", fresh / cached)
+                viewed.append(again.cpu_ms)
+                checked.append(same.cpu_ms)
+                drawn.append(again.cpu_ms + fresh - cached)  # as the server would draw it
+            version = {"If-None-Match": client.get(poll).headers["ETag"]}
+            polled = serving.hammer(
+                server, [serving.repeat(("GET", poll, b"", version))] * 16, SECONDS)
+    row("live page poll, nothing new: 304", f"{polled.rate:8.0f} /s", polled.cpu_ms,
+        "bare Flask page", polled.rate / bare.rate)
+    for pages_open in (1000, 10_000):
+        load = pages_open / POLL_SECONDS
+        row(f"  {pages_open:,} open pages polling every {POLL_SECONDS} s",
+            f"{load * polled.cpu_ms / 10:7.1f} %", None, "of one core")
+    FIGURES["page"] = statistics.mean(viewed)
+    FIGURES["304"] = statistics.mean(checked)
+    FIGURES["drawn"] = statistics.mean(drawn)
 
 
 POLL_SECONDS = 3  # how often an open page polls (static/app.js, POLL_MS)
 
 
-def poll_figures(client, url: str, seconds: float = 3.0) -> None:
-    """An open page's poll as it is sent while nothing happens: the page's event count in
-    If-None-Match, answered 304. Requests per second one process sustains (one thread, no
-    HTTP parsing: the app's own cost), and what N open pages ask of it."""
-    version = url + "/version"
-    etag = client.get(version).headers["ETag"]
-    polls, cpu, start = 0, time.process_time(), time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        assert client.get(version, headers={"If-None-Match": etag}).status_code == 304
-        polls += 1
-    rate = polls / (time.perf_counter() - start)
-    cpu_ms = (time.process_time() - cpu) / polls * 1000
-    print(f"Live-update poll (304 Not Modified): {rate:7.0f} /s in one thread, "
-          f"{cpu_ms:5.2f} ms CPU each")
-    for pages in (100, 1000, 10_000):
-        load = pages / POLL_SECONDS
-        print(f"  {pages:>6} open pages, one poll each {POLL_SECONDS} s: {load:6.0f} requests/s, "
-              f"{load * cpu_ms / 10:5.1f}% of one core")
+def drawn_afresh(client, url: str, repeats: int = 30) -> tuple[float, float]:
+    """CPU ms (medians) of a page drawn afresh (nothing of it in the render cache, the game
+    in the match cache), and of the same page viewed again, in this process."""
+    def cpu_ms(fresh: bool) -> float:
+        if fresh:
+            play.RENDERS.clear()
+        start = time.process_time()
+        assert client.get(url).status_code == 200
+        return (time.process_time() - start) * 1000
+
+    return (statistics.median(cpu_ms(True) for _ in range(repeats)),
+            statistics.median(cpu_ms(False) for _ in range(repeats * 3)))
 
 
-def commit_figures(seconds: float = 3.0) -> None:
-    """Moves recorded per second, each its own durable transaction with the emails it
-    causes (``matches.act``, as a request does), beside the raw commit rate of SQLite
-    with the same settings: the limit a move's commit can approach."""
+def server_env(folder: str) -> dict[str, str]:
+    return {"PBEM_INSTANCE": f"{folder}/instance", "PBEM_DATABASE": f"{folder}/bench.sqlite",
+            "PBEM_MAIL_FOLDER": f"{folder}/mail", "PBEM_SECRET_KEY": "bench",
+            "PBEM_PUBLIC_URL": "http://127.0.0.1", "PBEM_RATELIMIT_ENABLED": "false"}
+
+
+def cold_figures(repeats: int = 30) -> None:
+    """A Mastery play page as the process that serves it first loads the game (its caches
+    dropped), beside the same page drawn afresh from the game in the cache: at ply 400,
+    and at ply 415, the most moves after a stored position (``positions.EVERY``); process
+    CPU time, which other programs on the machine do not inflate. And the memory of the
+    game at ply 400 in the cache."""
+    print("Cold cache: a Mastery play page, CPU ms in this process (medians)")
     with tempfile.TemporaryDirectory() as folder:
-        app = create_app({"DATABASE": f"{folder}/bench.sqlite", "MAIL_FOLDER": f"{folder}/mail",
-                          "SECRET_KEY": "bench", "PUBLIC_URL": "http://bench.example"})
-        with app.test_request_context():
-            db = get_db()
-            created = matches.create(db, "the-right-moves", [
-                {"name": "A", "email": "a@example.org"}, {"name": "B", "email": "b@example.org"}],
-                {"repetition_draw": False})
-            game, rng, moves = engine.get("the-right-moves"), random.Random(3), 0
-            start = time.perf_counter()
-            while time.perf_counter() - start < seconds:
-                match = matches.load(db, created.match.id)
-                if match.finished:
-                    created = matches.create(db, "the-right-moves", [
-                        {"name": "A", "email": "a@example.org"},
-                        {"name": "B", "email": "b@example.org"}], {"repetition_draw": False})
-                    continue
-                seat = match.current.to_move[0]
-                move = rng.choice(game.legal_moves(match.current, seat))
-                matches.act(db, match.id, seat, "move", move, match.ply)
-                moves += 1
-            elapsed = time.perf_counter() - start
-            mode = db.execute("PRAGMA synchronous").fetchone()[0]
+        app = new_app(folder)
+        client = app.test_client()
+        ratios = []
+        for plies in (400, 415):
+            url = page_at_ply(client, "mastery", plies)
+
+            def cpu_ms(cold: bool) -> float:
+                if cold:
+                    CACHE.clear()
+                play.RENDERS.clear()
+                start = time.process_time()
+                assert client.get(url).status_code == 200
+                return (time.process_time() - start) * 1000
+
+            warm = statistics.median(cpu_ms(False) for _ in range(repeats * 5))
+            cold = statistics.median(cpu_ms(True) for _ in range(repeats))
+            row(f"drawn from the cached game at ply {plies} (limit)", "", warm)
+            row(f"drawn from a cold game at ply {plies}", "", cold, "2 x the cached game",
+                cold / warm)
+            ratios.append(cold / warm)
+        FIGURES["cold"] = max(ratios)
+        db = connect(app.config["DATABASE"])
+        game_id = db.execute("SELECT id FROM games WHERE ply = 400").fetchone()[0]
+        CACHE.clear()
+        gc.collect()
+        tracemalloc.start()
+        match = matches.load(db, game_id)
+        held = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        assert match.ply == 400
+        row("memory of the game at ply 400 in the cache", f"{held / 1024:8.0f} KB")
+
+
+# -- commits ------------------------------------------------------------------------------
+
+def commit_figures(clients: int = 8, games: int = 32) -> None:
+    """Moves recorded per second through the server: each client plays its own games (so
+    no move is refused as stale), move after move, with moves worked out beforehand from
+    the engine (Mastery has no chance); each move is committed with the email it queues.
+    Beside it, raw SQLite commits with the same settings, one row each."""
+    print(f"Commits: per second ({clients} clients through the same server; raw: one thread)")
+    game = engine.get("mastery")
+    with tempfile.TemporaryDirectory() as folder:
+        client = new_app(folder).test_client()
+        plans = []
+        for number in range(games):
+            created = client.post("/api/games", json={
+                "game": game.id, "options": options(game), "players": PLAYERS}).json
+            apis = [path(seat["api"]) for seat in created["seats"]]
+            state, rng, moves = game.start(2, options(game), ""), random.Random(number), []
+            while state.outcome is None and len(moves) < 400:
+                seat = state.to_move[0]
+                move = rng.choice(game.legal_moves(state, seat))
+                moves.append(("POST", f"{apis[seat]}/moves",
+                              json.dumps({"move": move, "ply": len(moves)}).encode()))
+                state = game.apply(state, seat, move)
+            plans.append(moves)
+
+        def player(mine: list[list]):
+            requests = iter([request for moves in mine for request in moves])
+            return lambda: next(requests, None)
+
+        with serving.gunicorn("pbem:create_app()", server_env(folder)) as server:
+            load = serving.hammer(
+                server, [player(plans[n::clients]) for n in range(clients)], SECONDS)
+        assert not load.failed, f"{load.failed} moves refused"
         raw = connect(f"{folder}/raw.sqlite")
         raw.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
         commits, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        while time.perf_counter() - start < SECONDS:
             with write(raw):
                 raw.execute("INSERT INTO t (v) VALUES (?)", ["x" * 100])
             commits += 1
         raw_rate = commits / (time.perf_counter() - start)
+        mode = raw.execute("PRAGMA synchronous").fetchone()[0]
         raw.close()
     names = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
-    print(f"Moves committed: {moves / elapsed:7.1f} /s (each with its emails); raw SQLite "
-          f"commits with the same settings: {raw_rate:7.1f} /s (synchronous={names[mode]})")
+    row(f"raw SQLite commits, synchronous={names[mode]} (limit)", f"{raw_rate:8.0f} /s")
+    row("moves through the server (POST, with email)", f"{load.rate:8.0f} /s", load.cpu_ms,
+        "raw SQLite commits", load.rate / raw_rate)
+    FIGURES["move"], FIGURES["commits"] = load.cpu_ms, raw_rate
 
+
+# -- mail ---------------------------------------------------------------------------------
+
+def mail_figures(count: int = 1000) -> None:
+    """``count`` queued emails (the size of a "your move" email) delivered by
+    ``mail.deliver_due`` until none is due, beside smtplib sending the same messages over
+    one connection, made beforehand: as ``EmailMessage`` objects (``send_message``, the
+    limit), and as the bytes the deliverer sends (``sendmail``, a faster one still)."""
+    print(f"Mail: messages/s to a local SMTP server ({count} messages), and the sender's CPU")
+    body = "Hello Ann,\n\n" + "Bob played d4xc5. " * 60 + "\n"
+    with tempfile.TemporaryDirectory() as folder, serving.smtp_sink() as port:
+        app = new_app(folder, SMTP_HOST="127.0.0.1", SMTP_PORT=port)
+        db = connect(app.config["DATABASE"])
+        with write(db):
+            for number in range(count):
+                mail.queue(db, recipient=f"player{number}@example.org", body=body,
+                           subject=f"Your move — Mastery: Ann vs Bob [{number}]",
+                           headers={"References": "<game@pbem.localhost>"})
+        built = [mail.build(dict(row), app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+                 for row in db.execute("SELECT * FROM outbox").fetchall()]
+        messages = [email.message_from_bytes(message.data, policy=email.policy.SMTP)
+                    for message in built]
+
+        def timed(send) -> tuple[float, float]:
+            """Messages per second and CPU ms each, over one connection."""
+            start, cpu = time.perf_counter(), time.process_time()
+            with smtplib.SMTP("127.0.0.1", port) as smtp:
+                send(smtp)
+            return (count / (time.perf_counter() - start),
+                    (time.process_time() - cpu) * 1000 / count)
+
+        raw, raw_cpu = timed(lambda smtp: [smtp.send_message(m) for m in messages])
+        raw_bytes, bytes_cpu = timed(lambda smtp: [
+            smtp.sendmail(m.sender, [m.recipient], m.data) for m in built])
+        transport = mail.transport_from_config(app.config)
+        sent, start, cpu = 0, time.perf_counter(), time.process_time()
+        while delivered := mail.deliver_due(db, transport, app.config["MAIL_FROM"],
+                                            app.config["PUBLIC_URL"])[0]:
+            sent += delivered
+        rate = sent / (time.perf_counter() - start)
+        rate_cpu = (time.process_time() - cpu) * 1000 / count
+        assert sent == count
+        db.close()
+    row("raw smtplib send_message (the limit)", f"{raw:8.0f} /s", raw_cpu)
+    row("raw smtplib sendmail of the bytes", f"{raw_bytes:8.0f} /s", bytes_cpu)
+    row("mail.deliver_due", f"{rate:8.0f} /s", rate_cpu, "send_message", rate / raw)
+    row("", "", None, "sendmail of bytes", rate / raw_bytes)
+    FIGURES["mail"] = rate_cpu
+
+
+# -- the scheduler's jobs -----------------------------------------------------------------
+
+CLOCK = json.dumps({"mode": "per_move", "days": 3, "weekends": "count",
+                    "on_timeout": "loss", "vacation_days": 0})
+
+
+def crowd(db, now: datetime, games: int, due: int) -> None:
+    """``games`` active Mastery games straight into the database, each with a clock of 3
+    days a move and Ann to move since it began: the first ``due`` began 3.5 days ago (out
+    of time), the next ``due`` 2.5 days ago (a deadline warning and a reminder due), the
+    next ``due`` recently with Ann on the daily digest (due for it), the next ``due`` with
+    the computer in Ann's seat (its move due), and all the others in the last 40 hours
+    (nothing due)."""
+    game = engine.get("mastery")
+    settings = json.dumps(game.start(2, {}, "").options)
+
+    def began(number: int) -> datetime:
+        if number < 2 * due:
+            return now - timedelta(hours=84 if number < due else 60)
+        return now - timedelta(hours=40 * number / games)
+
+    def at(moment: datetime) -> str:
+        return moment.isoformat(timespec="seconds")
+
+    def computer_plays(number: int) -> bool:
+        return 3 * due <= number < 4 * due
+
+    with write(db):
+        db.conn.executemany(
+            "INSERT INTO games (id, game, players, options, seed, created_at, status, ply, "
+            "to_move, outcome, updated_at, clock) VALUES (?, 'mastery', 2, ?, 'seed', ?, "
+            "'active', 0, '[0]', NULL, ?, ?)",
+            ((f"g{n:06d}", settings, at(began(n)), at(began(n)), CLOCK) for n in range(games)))
+        db.conn.executemany(
+            "INSERT INTO seats (game_id, seat, name, email, notify, bot) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            ((f"g{n:06d}", seat, name, f"{name.lower()}{n}@example.org",
+              "digest" if seat == 0 and 2 * due <= n < 3 * due else "each", None)
+             if seat or not computer_plays(n) else
+             (f"g{n:06d}", seat, "Computer (easy)", None, "each", "easy")
+             for n in range(games) for seat, name in enumerate(("Ann", "Bob"))))
+        db.conn.executemany(
+            "INSERT INTO due (game_id, seat, kind, at) VALUES (?, 0, ?, ?)",
+            ((f"g{n:06d}", kind, at(began(n) + timedelta(days=days)))
+             for n in range(games)
+             for kind, days in (("computer" if computer_plays(n) else "reminder", 0),
+                                ("waiting", 0), ("warning", 2), ("timeout", 3))))
+
+
+def job_figures(games: int = 100_000, due: int = 50) -> None:
+    print(f"Jobs: one pass over {games:,} active games, {due} due for each job (time, CPU, "
+          f"games read), then a second pass")
+    with tempfile.TemporaryDirectory() as folder:
+        app = new_app(folder)
+        db = connect(app.config["DATABASE"])
+        now = datetime.now(timezone.utc).replace(hour=12)
+        start = time.perf_counter()
+        crowd(db, now, games, due)
+        print(f"  (loaded in {time.perf_counter() - start:.1f} s)")
+        read: set[str] = set()
+
+        def traced(sql: str) -> None:
+            found = re.search(r"FROM events WHERE game_id = '([^']+)'", sql)
+            if found:
+                read.add(found.group(1))
+
+        db.conn.set_trace_callback(traced)
+        jobs = [("timeouts", matches.record_timeouts, (now,)),
+                ("deadline warnings", notify.send_deadline_warnings, (now,)),
+                ("reminders", notify.send_reminders, (now, 48)),
+                ("digests", notify.send_digests, (now, 7)),
+                ("computer's turns found (not played)",
+                 lambda db, now: len(computer.due_turns(db, now)), (now,))]
+        with app.test_request_context():
+            for label in ("", " again"):  # nothing left to do but the computer's moves
+                for name, job, args in jobs:
+                    read.clear()
+                    CACHE.clear()
+                    start, cpu = time.perf_counter(), time.process_time()
+                    done = job(db, *args)
+                    row(f"{name}{label}: {done} done",
+                        f"{(time.perf_counter() - start) * 1000:8.0f} ms",
+                        (time.process_time() - cpu) * 1000, f"read {len(read)} games")
+        db.close()
+
+
+# -- capacity -----------------------------------------------------------------------------
+
+DAY = 86400
+PEAK = 10  # the busiest hour's rate, as a multiple of the day's mean
+PER_GAME = {"moves": 2, "page views": 20, "emails": 2}  # a game's day
+
+
+# The page views of a move drawn afresh: the two clicks that build it, the page after it
+# (with its message, shown once), and the opponent's first look at the new position.
+FRESH_PER_MOVE = 4
+
+
+def capacity() -> None:
+    """Active games one machine carries at the peak rate of ``PER_GAME``: all its cores'
+    CPU divided by one game's share at the costs measured above, beside its disk, where
+    every move is a synced commit; from CPU time rather than this run's rates, which other
+    programs on the machine slow down. Page views three ways: every one drawn afresh from
+    a cold game (in no process's cache); ``FRESH_PER_MOVE`` a move drawn so and the others
+    viewed again from the render cache; and every one viewed again (the bound)."""
+    cores = os.cpu_count() or 1
+    views = PER_GAME["page views"]
+    cold = FIGURES["drawn"] * FIGURES.get("cold", 1)
+    fresh = min(views, PER_GAME["moves"] * FRESH_PER_MOVE)
+    print(f"Capacity: active games at {', '.join(f'{n} {what}' for what, n in PER_GAME.items())} "
+          f"per game a day, x{PEAK} at peak")
+    for how, page_ms in (
+            ("all views drawn afresh, the game cold", views * cold),
+            (f"{fresh} drawn so, {views - fresh} viewed again", fresh * cold
+             + (views - fresh) * FIGURES["page"]),
+            ("all viewed again (render cache)", views * FIGURES["page"])):
+        day_ms = {"moves": PER_GAME["moves"] * FIGURES["move"], "pages": page_ms,
+                  "emails": PER_GAME["emails"] * FIGURES["mail"]}  # a game's day
+        by_cpu = cores * DAY * 1000 / (PEAK * sum(day_ms.values()))
+        spent = " ".join(f"{what} {ms / sum(day_ms.values()):.0%}"
+                         for what, ms in day_ms.items())
+        row(f"CPU ({cores} cores): {how}", f"{by_cpu:12,.0f}", None, spent)
+    by_disk = FIGURES["commits"] * DAY / (PEAK * PER_GAME["moves"])
+    row("disk: a synced commit per move", f"{by_disk:12,.0f}", None, "goal 1,000,000")
+
+
+# -- the engine ---------------------------------------------------------------------------
 
 def playout_figures(seconds: float = 3.0) -> None:
     for game in engine.GAMES.values():
@@ -188,11 +485,20 @@ def magnet_figures(seconds: float = 3.0) -> None:
           f"{max(game_times) * 1000:6.1f} ms slowest of {games}")
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["commits"]:
-        commit_figures()
-        sys.exit()
-    page_figures()
-    commit_figures()
+def engine_figures() -> None:
     playout_figures()
     magnet_figures()
+
+
+SECTIONS = {"pages": page_figures, "cold": cold_figures, "commits": commit_figures,
+            "mail": mail_figures, "jobs": job_figures, "engine": engine_figures}
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or list(SECTIONS)
+    unknown = set(chosen) - set(SECTIONS)
+    if unknown:
+        sys.exit(f"Sections: {', '.join(SECTIONS)} (unknown: {', '.join(sorted(unknown))})")
+    for section in chosen:
+        SECTIONS[section]()
+    if {"pages", "cold", "commits", "mail"} <= set(chosen):
+        capacity()

@@ -16,7 +16,8 @@ from typing import Any, Mapping
 from flask import Flask, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import api, cli, db, feeds, limits, links, lobby, mygames, play, preferences, site
+from . import (api, cli, db, due, feeds, limits, links, lobby, matches, mygames, play,
+               preferences, site)
 from .links import redact_logger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +46,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
+        MATCH_CACHE_MB=64,            # replayed games each process keeps in memory
+        RENDER_CACHE_MB=32,           # drawn boards and rendered pages each process keeps
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
         WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
@@ -77,10 +80,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path) / "secret_key")
 
+    matches.CACHE.max_bytes = int(app.config["MATCH_CACHE_MB"]) * 2**20
+    play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
     app.teardown_appcontext(db.close_db)
     database = db.connect(app.config["DATABASE"])  # not kept: gunicorn's master forks
     try:
-        db.init_db(database)
+        with db.write(database):  # a database from before the due rows gains its games' rows
+            if "due" in db.init_db(database):
+                due.backfill(database, matches.load)
     finally:
         database.close()
     app.register_blueprint(site.bp)

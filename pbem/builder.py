@@ -69,4 +69,4 @@ def for_board(board: ModuleType, game: Any, state: Any, seat: int | None, legal:
     own = getattr(board, "build", None)
     if own is None:
         return build(legal, board.click_path, board.is_cell, path)
-    return own(game, state, seat, path) if legal else Build(path=())
+    return own(game, state, seat, path, legal) if legal else Build(path=())

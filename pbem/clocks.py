@@ -376,15 +376,15 @@ def steps_of(match: Any) -> list[Step]:
     a game with open seats starts when the last one is taken)."""
     started = match.started_seq
     steps, ply = [], 0
-    to_move = tuple(match.states[0].to_move) if started == 0 else ()
+    to_move = match.states.to_move(0) if started == 0 else ()
     for event in match.events:
         if event.kind == "move":
             ply += 1
-            to_move = tuple(match.states[ply].to_move)
+            to_move = match.states.to_move(ply)
         elif event.kind in ("resign", "draw_accept", "timeout"):
             to_move = ()
         elif event.seq == started:
-            to_move = tuple(match.states[0].to_move)
+            to_move = match.states.to_move(0)
         steps.append(Step(event.seq, parse(event.created_at), event.seat, event.kind,
                           event.move, to_move))
     return steps
@@ -449,5 +449,9 @@ def warning_due(clock: SeatClock, now: datetime) -> bool:
     (so a one-day turn is not warned the moment it begins)."""
     if not clock.running or clock.expired or clock.deadline is None:
         return False
-    window = min(timedelta(days=1), (clock.deadline - clock.turn_start) / 2)
-    return clock.deadline - now < window
+    return now > warning_at(clock)
+
+
+def warning_at(clock: SeatClock) -> datetime:
+    """The moment after which a running seat's deadline warning is due (``warning_due``)."""
+    return clock.deadline - min(timedelta(days=1), (clock.deadline - clock.turn_start) / 2)

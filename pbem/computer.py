@@ -25,16 +25,15 @@ lost; otherwise it declines, or plays on.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import sqlite_utils
 from engine import bots
 
-from . import clocks, matches
-from .db import claimed
+from . import clocks, due, matches
+from .db import claimed, write
 from .matches import Match
 
 STAND_IN_LEVEL = "medium"
@@ -53,47 +52,11 @@ class Turn:
     stand_in: bool
 
 
-# The computer players of running games, with whose turn it is and the game's latest
-# event (an offer they may have to answer); and the stand-ins, with the vacations their
-# seat declared (the last one ends at the latest that many days after it, all of the seat's
-# vacation days added up). Both halves start from the partial indexes on seats (bot,
-# stand_in), few rows.
-SEATS_PLAYED = """
-SELECT s.game_id, s.seat, s.bot AS level, 0 AS stand_in, g.to_move, g.updated_at,
-       (SELECT e.kind FROM events e WHERE e.game_id = g.id ORDER BY e.seq DESC LIMIT 1)
-           AS last_kind,
-       NULL AS vacation_at, NULL AS vacation_days
-FROM seats s JOIN games g ON g.id = s.game_id
-WHERE s.bot IS NOT NULL AND g.status = 'active'
-UNION ALL
-SELECT s.game_id, s.seat, NULL AS level, 1 AS stand_in, g.to_move, g.updated_at,
-       NULL AS last_kind,
-       (SELECT MAX(e.created_at) FROM events e
-        WHERE e.game_id = g.id AND e.seat = s.seat AND e.kind = 'vacation') AS vacation_at,
-       (SELECT SUM(CAST(e.move AS INTEGER)) FROM events e
-        WHERE e.game_id = g.id AND e.seat = s.seat AND e.kind = 'vacation') AS vacation_days
-FROM seats s JOIN games g ON g.id = s.game_id
-WHERE s.stand_in = 1 AND s.bot IS NULL AND g.status = 'active'
-ORDER BY updated_at, game_id, seat
-"""
-
-
-def due(db: sqlite_utils.Database, now: datetime) -> list[Turn]:
-    """The seats the server may have to act for now, the longest waiting first: computer
-    players to move or with an offer to answer, and stand-ins to move whose vacations may
-    still run."""
-    turns = []
-    for row in db.query(SEATS_PLAYED):
-        to_move = row["seat"] in json.loads(row["to_move"])
-        if row["stand_in"]:
-            if not to_move or row["vacation_at"] is None or clocks.parse(
-                    row["vacation_at"]) + timedelta(days=row["vacation_days"]) <= now:
-                continue
-        elif not to_move and row["last_kind"] not in ("draw_offer", "resign_offer"):
-            continue
-        turns.append(Turn(row["game_id"], row["seat"], row["level"] or STAND_IN_LEVEL,
-                          bool(row["stand_in"])))
-    return turns
+def due_turns(db: sqlite_utils.Database, now: datetime) -> list[Turn]:
+    """The seats the server may have to act for now, the longest waiting first (found by
+    their ``due`` rows, pbem/due.py)."""
+    return [Turn(row["game_id"], row["seat"], row["level"] or STAND_IN_LEVEL,
+                 row["level"] is None) for row in due.computer_turns(db, now)]
 
 
 def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None) -> int:
@@ -103,7 +66,7 @@ def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None) 
     Returns how many were recorded."""
     played, done = 0, set()  # done: the seats with nothing (more) to do in this run
     while played < most:
-        turns = [turn for turn in due(db, now or clocks.utc_now())
+        turns = [turn for turn in due_turns(db, now or clocks.utc_now())
                  if (turn.game_id, turn.seat) not in done]
         if not turns:
             break
@@ -119,28 +82,18 @@ def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None) 
 
 def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> bool:
     """Act once for ``turn``'s seat, as the game stands: answer an offer open to a computer
-    player, or move. False if there was nothing to do, or the action was refused (another
-    runner played this turn first: stale; the clock ran out meanwhile)."""
+    player, or move. False if there was nothing to do (then its ``due`` row is dropped: the
+    game's next event writes it again), or the action was refused (another runner played
+    this turn first: stale; the clock ran out meanwhile)."""
     now = now or clocks.utc_now()
     match = matches.load(db, turn.game_id)
-    if match is None or match.finished or clocks.ran_out(match, now):
+    kind = action(match, turn, now)
+    if kind is None:
+        with write(db):  # as of this transaction: an event may have come in meanwhile
+            if action(matches.load(db, turn.game_id), turn, now) is None:
+                due.done(db, turn.game_id, turn.seat, "computer")
         return False
     seat, move = turn.seat, None
-    if turn.stand_in:
-        # a move would decline a draw offer: that waits for the player
-        if seat not in match.to_move or not on_vacation(match, seat, now) \
-                or match.draw_offer_open_to(seat):
-            return False
-        kind = "move"
-    elif match.draw_offer_open_to(seat):
-        kind = "draw_accept" if outlook(match, seat) < ACCEPT_DRAW_BELOW else "draw_decline"
-    elif match.resign_offer_open_to(seat):
-        kind = "resign_accept" if outlook(match, seat) < ACCEPT_RESIGN_BELOW \
-            else "resign_decline"
-    elif seat in match.to_move:
-        kind = "move"
-    else:
-        return False
     if kind == "move":
         move = bots.choose(match.game, match.current, seat, level=turn.level, seed=seed(match))
     try:
@@ -148,6 +101,25 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
     except matches.ActionError:
         return False
     return True
+
+
+def action(match: Match | None, turn: Turn, now: datetime) -> str | None:
+    """What the server does for ``turn``'s seat now (an event kind), or None: nothing."""
+    if match is None or match.finished or clocks.ran_out(match, now):
+        return None
+    seat = turn.seat
+    if turn.stand_in:
+        # a move would decline a draw offer: that waits for the player
+        if seat not in match.to_move or not on_vacation(match, seat, now) \
+                or match.draw_offer_open_to(seat):
+            return None
+        return "move"
+    if match.draw_offer_open_to(seat):
+        return "draw_accept" if outlook(match, seat) < ACCEPT_DRAW_BELOW else "draw_decline"
+    if match.resign_offer_open_to(seat):
+        return "resign_accept" if outlook(match, seat) < ACCEPT_RESIGN_BELOW \
+            else "resign_decline"
+    return "move" if seat in match.to_move else None
 
 
 def seed(match: Match) -> str:

@@ -22,6 +22,7 @@ import re
 import secrets
 import sqlite3
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
@@ -52,11 +53,27 @@ def connect(path: str) -> sqlite_utils.Database:
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA journal_mode = WAL")  # readers never wait for the writer
+    _write_ahead_log(conn)
     # Every commit reaches the disk before it is acknowledged (WAL with NORMAL could lose
     # the last acknowledged moves on a power cut).
     conn.execute("PRAGMA synchronous = FULL")
     return sqlite_utils.Database(conn)
+
+
+def _write_ahead_log(conn: sqlite3.Connection, timeout: float = 30) -> None:
+    """Put the file in WAL mode (readers never wait for the writer). A new file's first
+    switch needs the file to itself, and SQLite does not wait for that as it waits for
+    locks: processes starting together on a new file (gunicorn and the job process) try
+    again."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def private_file(path: Path) -> None:
@@ -232,15 +249,17 @@ ADDED_COLUMNS = (
 )
 
 
-def init_db(db: sqlite_utils.Database) -> None:
-    """Create whatever of the schema is missing. Safe to run on every start, in several
-    processes at once: one write transaction from the first statement, so each process
-    waits for the one before it instead of failing to upgrade a read to a write (on
-    PostgreSQL, an advisory lock makes them take turns)."""
+def init_db(db: sqlite_utils.Database) -> set[str]:
+    """Create whatever of the schema is missing; returns the tables it created. Safe to run
+    on every start, in several processes at once: one write transaction from the first
+    statement, so each process waits for the one before it instead of failing to upgrade a
+    read to a write (on PostgreSQL, an advisory lock makes them take turns)."""
     with write(db):
         if dialect(db) == "postgresql":
             db.execute(f"SELECT pg_advisory_xact_lock({LOCK_KEY})", ["init-db"])
+        before = set(db.table_names())
         _create_schema(db)
+        return set(db.table_names()) - before
 
 
 def _create_schema(db: sqlite_utils.Database) -> None:
@@ -328,10 +347,6 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "updated_at": str,
     }, pk=("game_id", "seat"), not_null={"lines"}, if_not_exists=True)
     db["games"].create_index(["public", "status"], if_not_exists=True)  # the lobby
-    # the seats the server plays (pbem/computer.py): few among many, so partial indexes
-    db.execute("CREATE INDEX IF NOT EXISTS seats_bot ON seats(bot) WHERE bot IS NOT NULL")
-    db.execute("CREATE INDEX IF NOT EXISTS seats_stand_in ON seats(stand_in) "
-               "WHERE stand_in = 1")
     db["email_links"].create({  # the secret of every email's settings and unsubscribe links
         "token_hash": str,    # sha256, like links
         "purpose": str,       # seat (one seat's emails), digest or home (an address's)
@@ -349,6 +364,22 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db["notes"].create({  # each player's private notes on a game: never shown to anyone else
         "game_id": str, "seat": int, "text": str, "updated_at": str,
     }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
+    db["due"].create({  # what the scheduler's jobs look at, and from when (pbem/due.py)
+        "game_id": str, "seat": int,
+        "kind": str,          # timeout, warning, reminder, waiting or computer
+        "at": str,            # when it falls due (a reminder: when the turn began)
+        "not_before": str,    # a reminder held back by a vacation: its end
+    }, pk=("game_id", "seat", "kind"), not_null={"at"}, if_not_exists=True)
+    db["due"].create_index(["kind", "at"], if_not_exists=True)
+    # the digest starts from the seats that chose it: few among many, so a partial index
+    db.execute("CREATE INDEX IF NOT EXISTS seats_digest ON seats(game_id, seat) "
+               "WHERE notify = 'digest'")
+    db["snapshots"].create({  # each game's last kept position (pbem/positions.py)
+        "game_id": str, "ply": int,
+        "engine": str,        # the engine code that made it: another one's is not used
+        "state": bytes,       # the position, pickled
+        "to_move": str,       # JSON: who was to move after each ply up to it
+    }, pk="game_id", not_null={"ply", "engine", "state", "to_move"}, if_not_exists=True)
 
 
 @click.command("init-db")

@@ -49,16 +49,16 @@ def mint(db: sqlite_utils.Database, game_id: str, seat: int | None, *,
     """A new secret link for ``seat`` of a game (None: spectator). Returns the token.
     ``table`` INVITATIONS: the join link of an open seat instead."""
     token = new_token()
-    db[table].insert({"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
-                      "created_at": utcnow()})
+    db.execute(f"INSERT INTO {table} (token_hash, game_id, seat, created_at) "
+               f"VALUES (?, ?, ?, ?)", [token_hash(token), game_id, seat, utcnow()])
     return token
 
 
 def resolve(db: sqlite_utils.Database, token: str, *, table: str = "links") -> Access | None:
     if not TOKEN_SHAPE.fullmatch(token):
         return None
-    rows = list(db.query(f"SELECT game_id, seat FROM {table} WHERE token_hash = ?",
-                         [token_hash(token)]))
+    rows = db.execute(f"SELECT game_id, seat FROM {table} WHERE token_hash = ?",
+                      [token_hash(token)]).fetchall()
     return Access(rows[0]["game_id"], rows[0]["seat"]) if rows else None
 
 

@@ -13,9 +13,7 @@ import re
 from email.errors import HeaderParseError
 from email.headerregistry import Address
 import secrets
-import threading
 import unicodedata
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Sequence
@@ -24,8 +22,9 @@ import engine
 import sqlite_utils
 from engine import bots
 
-from . import clocks, conditional, links, signals
+from . import clocks, conditional, due, links, positions, signals
 from .db import hold_game, utcnow, write
+from .lru import BytesLRU
 
 MAX_NAME = 60
 MAX_CHAT = 2000  # characters of one chat message
@@ -158,9 +157,9 @@ class Match:
     seed: str
     created_at: str
     seats: tuple[Seat, ...]
+    states: positions.Positions            # states[p]: the position after p moves
     events: tuple[Event, ...] = ()
     moves: tuple[Event, ...] = ()          # the move events; moves[p - 1] made ply p
-    states: tuple[engine.State, ...] = ()  # states[p]: the position after p moves
     current: engine.State | None = None    # after every event (a resignation ends the game)
     draw_offer: int | None = None          # the seat whose draw offer stands
     resign_offers: tuple[int, ...] = ()    # the seats whose proposals that their team resign
@@ -177,6 +176,11 @@ class Match:
     @property
     def last_seq(self) -> int:
         return self.events[-1].seq if self.events else 0
+
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the memory the match holds, for the cache."""
+        return self.states.nbytes + EVENT_BYTES * len(self.events)
 
     @property
     def finished(self) -> bool:
@@ -394,6 +398,23 @@ class Match:
         return next((event.text for event in self.events
                      if event.kind == "rematch" and event.text), None)
 
+    def turn_began(self, seat: int) -> Event | None:
+        """The move that began ``seat``'s current turn (None: the game's start began it):
+        the last move after which the seat was to move and before which it was not, or which
+        it made itself (a game may give one seat several moves in a row)."""
+        for ply in range(self.ply, 0, -1):
+            move = self.moves[ply - 1]
+            if seat not in self.states.to_move(ply - 1) or move.seat == seat:
+                return move
+        return None
+
+    def waits_for(self, seat: int) -> bool:
+        """Whether the game waits for ``seat``: its turn, or a draw offer or a partner's
+        proposal to resign that it may answer."""
+        return not self.finished and (seat in self.to_move
+                                      or self.draw_offer_open_to(seat)
+                                      or self.resign_offer_open_to(seat))
+
     def draw_offer_open_to(self, seat: int) -> bool:
         """Whether ``seat`` may answer a standing draw offer (one made by another team)."""
         return (self.draw_offer is not None and not self.finished
@@ -438,7 +459,7 @@ class Match:
 
     def with_events(self, events: Sequence[Event]) -> Match:
         """This match with ``events`` (the next ones in the log) applied."""
-        states, current, offer = list(self.states), self.current, self.draw_offer
+        states, current, offer = self.states, self.current, self.draw_offer
         resign_offers = self.resign_offers
         draw_declined, resign_declined = self.draw_declined, self.resign_declined
         last_join = self.last_join
@@ -447,10 +468,19 @@ class Match:
         def team(seat: int) -> tuple[int, ...]:
             return game.team_of(self.players, seat)
 
+        played: list[tuple[int, str]] = []  # moves not yet replayed (replayed together)
+
+        def position() -> engine.State:
+            """The position after the events so far (the moves not yet replayed replayed)."""
+            nonlocal states, played, current
+            if played:
+                states, played = states.played(played), []
+                current = states.last
+            return current
+
         for event in events:
             if event.kind == "move":
-                current = game.apply(current, event.seat, event.move)
-                states.append(current)
+                played.append((event.seat, event.move))
                 if offer is not None and event.seat not in team(offer):
                     # moving on declines the opponent's offer
                     draw_declined, offer = Declined(offer, event.seat, played_on=True), None
@@ -459,7 +489,7 @@ class Match:
                     draw_declined = None
                 resign_declined = tuple(d for d in resign_declined if d.offerer != event.seat)
             elif event.kind in ("resign", "resign_accept"):
-                current = game.conclude(current, game.resignation(current, event.seat))
+                current = game.conclude(position(), game.resignation(position(), event.seat))
                 resign_offers = ()
             elif event.kind == "resign_offer":
                 resign_offers += (event.seat,)
@@ -472,20 +502,21 @@ class Match:
             elif event.kind == "draw_offer":
                 offer, draw_declined = event.seat, None
             elif event.kind == "draw_accept":
-                current = game.conclude(current, engine.Outcome((), True, "draw agreed"))
+                current = game.conclude(position(), engine.Outcome((), True, "draw agreed"))
                 offer = None
             elif event.kind == "draw_decline":
                 draw_declined, offer = Declined(offer, event.seat), None
             elif event.kind == "timeout":  # recorded by the server (record_timeouts)
-                current = game.conclude(current, clocks.timeout_outcome(
-                    game, current, event.seat, self.clock))
+                current = game.conclude(position(), clocks.timeout_outcome(
+                    game, position(), event.seat, self.clock))
             elif event.kind == "join":  # its player is in ``seats`` (``load`` reads them)
                 last_join = event
             elif event.kind == "withdraw":
-                current = game.conclude(current, WITHDRAWN)
+                current = game.conclude(position(), WITHDRAWN)
             # a "vacation" pauses its player's clock (clocks.py) and changes no state;
             # "chat" and "rematch" are talk about the game, not moves in it
-        return replace(self, events=self.events + tuple(events), states=tuple(states),
+        position()
+        return replace(self, events=self.events + tuple(events), states=states,
                        moves=self.moves + tuple(e for e in events if e.kind == "move"),
                        current=current, draw_offer=offer, resign_offers=resign_offers,
                        draw_declined=draw_declined, resign_declined=resign_declined,
@@ -497,34 +528,22 @@ WITHDRAWN = engine.Outcome((), False, "withdrawn before it started")
 
 # -- the per-process cache of replayed matches ---------------------------------------------
 
-class MatchCache:
-    def __init__(self, size: int = 256):
-        self.size = size
-        self._matches: OrderedDict[str, Match] = OrderedDict()
-        self._lock = threading.Lock()
+EVENT_BYTES = 400  # an event's memory, roughly
 
-    def get(self, game_id: str) -> Match | None:
-        with self._lock:
-            match = self._matches.get(game_id)
-            if match is not None:
-                self._matches.move_to_end(game_id)
-            return match
+
+class MatchCache(BytesLRU):
+    """The matches this process replayed, by game id, sized by ``Match.nbytes``; a put never
+    replaces a copy with an older one."""
 
     def put(self, match: Match) -> None:
+        size = match.nbytes
         with self._lock:
-            known = self._matches.get(match.id)
-            if known is None or known.last_seq <= match.last_seq:
-                self._matches[match.id] = match
-                self._matches.move_to_end(match.id)
-            while len(self._matches) > self.size:
-                self._matches.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._matches.clear()
+            known = self._entries.get(match.id)
+            if known is None or known[0].last_seq <= match.last_seq:
+                self._store(match.id, match, size)
 
 
-CACHE = MatchCache()
+CACHE = MatchCache(64 * 2**20)  # create_app sets its size: MATCH_CACHE_MB
 
 
 def load(db: sqlite_utils.Database, game_id: str) -> Match | None:
@@ -553,24 +572,26 @@ def _caught_up(db: sqlite_utils.Database, game_id: str, match: Match | None) -> 
 
 
 def _events_after(db: sqlite_utils.Database, game_id: str, seq: int) -> list[Event]:
-    rows = db.query("SELECT seq, seat, kind, move, created_at, text FROM events "
-                    "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, seq])
+    rows = db.execute("SELECT seq, seat, kind, move, created_at, text FROM events "
+                      "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, seq])
     return [Event(**row) for row in rows]
 
 
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
-    rows = list(db.query("SELECT * FROM games WHERE id = ?", [game_id]))
+    rows = db.execute("SELECT * FROM games WHERE id = ?", [game_id]).fetchall()
     if not rows:
         return None
     row = rows[0]
     game = engine.get(row["game"])
     options = json.loads(row["options"])
-    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"]) for r in db.query(
+    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"]) for r in db.execute(
         "SELECT seat, name, email, bot FROM seats WHERE game_id = ? ORDER BY seat", [game_id]))
     start = game.start(row["players"], options, row["seed"])
     return Match(id=game_id, game=game, players=row["players"], options=options,
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
-                 states=(start,), current=start, clock=clocks.stored(row["clock"]))
+                 states=positions.Positions.starting(game, start,
+                                                     positions.restore(db, game_id)),
+                 current=start, clock=clocks.stored(row["clock"]))
 
 
 # -- creating a game -----------------------------------------------------------------------
@@ -630,6 +651,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
                       else None for s in seats)
         spectator = links.mint(db, new_id, None)
         match = load(db, new_id)
+        due.schedule(db, match)
         signals.game_created.send(db, match=match, spectator_token=spectator)
     return Created(match, tokens, joins, spectator)
 
@@ -702,6 +724,7 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
         db["games"].update(game_id, {**_summary(after.current, after.waiting),
                                      "updated_at": event.created_at})
         token = links.mint(db, game_id, seat)
+        due.schedule(db, after)
         signals.event_recorded.send(db, before=before, after=after, event=event,
                                     latest=after)
     if outermost:  # as in ``act``: only what was committed goes into the cache
@@ -756,6 +779,7 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
         while (answer := _conditional_reply(db, *recorded[-1], now)) is not None:
             recorded.append(answer)
         after = recorded[-1][1]
+        due.schedule(db, after)
         for earlier, later, event in recorded:
             signals.event_recorded.send(db, before=earlier, after=later, event=event,
                                         latest=after)
@@ -783,6 +807,8 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move
                f"outcome = :outcome{changed} WHERE id = :id",
                {**_summary(after.current, after.waiting), "updated_at": event.created_at,
                 "id": before.id})
+    if kind == "move" and after.ply % positions.EVERY == 0:
+        positions.store(db, after.id, after.states)
     return before, after, event
 
 
@@ -866,17 +892,15 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
 
 def record_timeouts(db: sqlite_utils.Database, now: datetime) -> int:
     """Record a timeout for every running game whose to-move seat's deadline has passed
-    (the clock job). Everything is read from the database, so the job may run anywhere,
-    any number of times. Returns how many games ended."""
+    (the clock job), found by their ``due`` rows. Everything is read from the database, so
+    the job may run anywhere, any number of times. Returns how many games ended."""
     timeouts = 0
-    rows = list(db.query("SELECT id FROM games WHERE status = 'active' AND clock IS NOT NULL "
-                         "AND clock <> ? ORDER BY created_at", [json.dumps(clocks.NO_CLOCK)]))
-    for row in rows:
-        late = clocks.ran_out(load(db, row["id"]), now)
+    for game_id in dict.fromkeys(game_id for game_id, _seat in due.found(db, "timeout", now)):
+        late = clocks.ran_out(load(db, game_id), now)
         if late is None:
-            continue
+            continue  # the row's time is rounded down to the second: the next run ends it
         try:
-            act(db, row["id"], late.seat, "timeout", server=True, now=now)
+            act(db, game_id, late.seat, "timeout", server=True, now=now)
         except ActionError:
             continue  # a move got in first: the next run looks again
         timeouts += 1

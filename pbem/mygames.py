@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from flask import Blueprint, abort, flash, redirect, render_template, session, url_for
 
-from . import clocks, limits, links, matches, notify
+from . import clocks, limits, links, matches
 from .db import get_db, write
 from .matches import Match
 
@@ -46,7 +46,7 @@ class Entry:
 
     @property
     def your_turn(self) -> bool:
-        return notify.waiting_for(self.match, self.seat)
+        return self.match.waits_for(self.seat)
 
 
 def open_seat(game_id: str, seat: int):

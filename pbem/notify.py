@@ -20,14 +20,13 @@ event log, what was already sent from the outbox (``unique_key``) and ``digest_d
 """
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import sqlite_utils
 from flask import current_app, render_template
 
-from . import clocks, links, mail, matches, signals, webhooks
+from . import clocks, due, links, mail, matches, signals, webhooks
 from .boards import board_for
 from .db import utcnow, write
 from .matches import Event, Match
@@ -132,17 +131,6 @@ def legal_hint(match: Match, seat: int) -> str:
     return f"You have {count} legal moves, for example: {', '.join(sample)}."
 
 
-def turn_began(match: Match, seat: int) -> Event | None:
-    """The move that began ``seat``'s current turn (None: the game's start began it): the
-    last move after which the seat was to move and before which it was not, or which it
-    made itself (a game may give one seat several moves in a row)."""
-    for ply in range(match.ply, 0, -1):
-        move = match.moves[ply - 1]
-        if seat not in match.states[ply - 1].to_move or move.seat == seat:
-            return move
-    return None
-
-
 @signals.game_created.connect
 def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: str) -> None:
     if not match.open_seats:  # else it starts when the last open seat is taken
@@ -219,27 +207,25 @@ def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock) 
 
 def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
     """Warn each seat to move whose deadline is near, once per turn (the clock job's
-    second half: ``clock_warnings`` remembers what was sent). Returns how many."""
+    second half), found by their ``due`` rows; ``clock_warnings`` remembers what was sent.
+    Returns how many."""
     warnings = 0
-    rows = list(db.query("SELECT id FROM games WHERE status = 'active' AND clock IS NOT NULL "
-                         "AND clock <> ? ORDER BY created_at", [json.dumps(clocks.NO_CLOCK)]))
-    for row in rows:
-        for clock in clocks.of_match(matches.load(db, row["id"]), now) or ():
-            if not clocks.warning_due(clock, now):
-                continue
-            with write(db):
-                fresh = matches.load(db, row["id"])
-                current = (clocks.of_match(fresh, now) or ())[clock.seat]
-                if not clocks.warning_due(current, now) or current.turn_seq != clock.turn_seq:
-                    continue
-                inserted = db.execute(
-                    "INSERT INTO clock_warnings (game_id, seat, turn_seq, deadline, "
-                    "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    [fresh.id, clock.seat, clock.turn_seq, clocks.iso(current.deadline),
-                     utcnow()]).rowcount
-                if inserted:
-                    deadline_warning(db, fresh, clock.seat, current)
-                    warnings += 1
+    for game_id, seat in due.found(db, "warning", now):
+        with write(db):
+            match = matches.load(db, game_id)
+            clock = (clocks.of_match(match, now) or [None] * match.players)[seat]
+            if clock is None or not clocks.warning_due(clock, now):
+                if clock is None or not clock.running or clock.expired:
+                    due.done(db, game_id, seat, "warning")  # too late: the timeout ends it
+                continue  # else the row's time was rounded down: the next run warns
+            inserted = db.execute(
+                "INSERT INTO clock_warnings (game_id, seat, turn_seq, deadline, "
+                "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [game_id, seat, clock.turn_seq, clocks.iso(clock.deadline), utcnow()]).rowcount
+            if inserted:
+                deadline_warning(db, match, seat, clock)
+                warnings += 1
+            due.done(db, game_id, seat, "warning")
     return warnings
 
 
@@ -264,8 +250,12 @@ def preference(db: sqlite_utils.Database, game_id: str, seat: int) -> str:
 def set_preference(db: sqlite_utils.Database, game_id: str, seat: int, choice: str) -> None:
     if choice not in PREFERENCES:
         raise ValueError(f"unknown email choice {choice!r}")
+    before = preference(db, game_id, seat)
     db.execute("UPDATE seats SET notify = ? WHERE game_id = ? AND seat = ?",
                [choice, game_id, seat])
+    if "reminder" in HELD_BACK[before] and "reminder" not in HELD_BACK[choice]:
+        # the reminder job dropped this turn's reminder while the choice held it back
+        due.schedule(db, matches.load(db, game_id))
 
 
 def home_opted_out(db: sqlite_utils.Database, email: str) -> bool:
@@ -332,58 +322,53 @@ def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
 
 # -- the scheduler's jobs --------------------------------------------------------------------
 
-def _active_game_ids(db: sqlite_utils.Database) -> list[str]:
-    return [row["id"] for row in db.query(
-        "SELECT id FROM games WHERE status = 'active' ORDER BY created_at")]
-
-
 def send_reminders(db: sqlite_utils.Database, now: datetime, hours: float) -> int:
     """Queue one reminder to each seat (that chose an email at every turn) whose turn began
     more than ``hours`` before ``now`` and that has not been reminded of this turn (a
-    player on vacation, see clocks.py, is reminded once it is over). The turn's start comes
-    from the event log; "reminded" is the outbox row whose unique_key names the game, the
-    seat and the event that began the turn. Returns how many."""
+    player on vacation, see clocks.py, is reminded once it is over). The seats are found by
+    their ``due`` rows (``at``: when the turn began); "reminded" is the outbox row whose
+    unique_key names the game, the seat and the event that began the turn. Returns how
+    many."""
     if not hours or float(hours) <= 0:
         return 0
-    due = now - timedelta(hours=float(hours))
+    cutoff = now - timedelta(hours=float(hours))
     queued = 0
-    for game_id in _active_game_ids(db):
-        if not _reminders_due(db, matches.load(db, game_id), now, due):
-            continue  # the common case reads only, and never takes the write lock
-        with write(db):  # check again, as of this transaction
-            match = matches.load(db, game_id)
-            for seat, began, since, key in _reminders_due(db, match, now, due):
-                shown = (match.game.public_move(began.seat, began.move, seat, match.current)
-                         if began else None)
-                if _send(db, match, seat, "reminder", unique_key=key,
-                         since=since.strftime("%Y-%m-%d %H:%M UTC"),
-                         waited=_duration(now - since),
-                         mover=match.seats[began.seat].name if began else None,
-                         last_move=shown):
-                    queued += 1
+    for game_id, seat in due.found(db, "reminder", cutoff, now):
+        with write(db):
+            queued += _remind(db, matches.load(db, game_id), seat, now, cutoff)
     return queued
 
 
-def _reminders_due(db: sqlite_utils.Database, match: Match | None, now: datetime,
-                   due: datetime) -> list[tuple[int, Event | None, datetime, str]]:
-    """(seat, the move that began its turn, when, the reminder's unique key) for each seat
-    of ``match`` to remind: its turn began before ``due`` and it has not been reminded."""
-    found = []
-    if match is None or match.finished:
-        return found
-    seat_clocks = clocks.of_match(match, now) if match.clock else None
-    for seat in match.to_move:
-        if not match.seats[seat].email or "reminder" in HELD_BACK[preference(db, match.id, seat)]:
-            continue
-        if seat_clocks and seat_clocks[seat].vacation_until is not None:
-            continue
-        began = turn_began(match, seat)
+def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
+            cutoff: datetime) -> bool:
+    """Queue the reminder a ``due`` row asks for, if the log says it is due: ``seat`` to
+    move since before ``cutoff``, not on vacation (then the row waits for its end), not yet
+    reminded of this turn. The row is dropped once the turn needs none, also when the
+    seat's choice holds reminders back (``set_preference`` writes it again)."""
+    seat_clocks = clocks.of_match(match, now)
+    if seat_clocks and seat_clocks[seat].vacation_until is not None:
+        due.hold(db, match.id, seat, "reminder", seat_clocks[seat].vacation_until)
+        return False
+    queued = False
+    if seat in match.to_move:
+        began = match.turn_began(seat)
         since = clocks.parse(began.created_at if began else match.started_at)
+        if since > cutoff:
+            return False  # the row only says where to look: the log decides
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
-        if since <= due and not list(db.query("SELECT 1 FROM outbox WHERE unique_key = ?",
-                                               [key])):
-            found.append((seat, began, since, key))
-    return found
+        queued = not _queued(db, key) and _send(
+            db, match, seat, "reminder", unique_key=key,
+            since=since.strftime("%Y-%m-%d %H:%M UTC"), waited=_duration(now - since),
+            mover=match.seats[began.seat].name if began else None,
+            last_move=match.game.public_move(began.seat, began.move, seat, match.current)
+            if began else None) is not None
+    due.done(db, match.id, seat, "reminder")
+    return queued
+
+
+def _queued(db: sqlite_utils.Database, unique_key: str) -> bool:
+    return db.execute("SELECT 1 FROM outbox WHERE unique_key = ?",
+                      [unique_key]).fetchone() is not None
 
 
 def _duration(delta: timedelta) -> str:
@@ -391,14 +376,6 @@ def _duration(delta: timedelta) -> str:
     if hours < 72:
         return f"{hours} hour{'s' if hours != 1 else ''}"
     return f"{hours // 24} days"
-
-
-def waiting_for(match: Match, seat: int) -> bool:
-    """Whether the game waits for ``seat``: its turn, or a draw offer or a partner's
-    proposal to resign that it may answer."""
-    return not match.finished and (seat in match.to_move
-                                   or match.draw_offer_open_to(seat)
-                                   or match.resign_offer_open_to(seat))
 
 
 def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
@@ -416,14 +393,11 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
         if not db.execute("INSERT INTO digest_days (day, created_at) VALUES (?, ?) "
                           "ON CONFLICT DO NOTHING", [day, utcnow()]).rowcount:
             return 0
-        rows = list(db.query(
-            "SELECT s.game_id, s.seat, s.email FROM seats s JOIN games g ON g.id = s.game_id "
-            "WHERE s.notify = 'digest' AND s.email IS NOT NULL AND g.status = 'active' "
-            "ORDER BY g.created_at, s.seat"))
+        rows = due.waiting_for_digests(db)
         by_address: dict[str, list[dict[str, Any]]] = {}
         for row in rows:
             match = matches.load(db, row["game_id"])
-            if match is None or not waiting_for(match, row["seat"]):
+            if not match.waits_for(row["seat"]):
                 continue
             by_address.setdefault(row["email"].lower(), []).append(
                 _digest_entry(db, match, row["seat"]))

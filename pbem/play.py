@@ -8,18 +8,24 @@ viewer may know.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import engine
 from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_template,
-                   request, url_for)
+                   request, session, url_for)
 from markupsafe import Markup, escape
 
 from . import builder, clocks, conditional, limits, links, matches, mygames, talk
 from .boards import board_for
 from .db import get_db, write
+from .lru import BytesLRU
 from .matches import Match
 
 bp = Blueprint("play", __name__)
@@ -49,47 +55,158 @@ def move_texts(match: Match, viewer: int | None) -> list[str]:
             for event in match.moves]
 
 
-def _game_page(match: Match, seat: int | None, token: str, role: str, *,
-               ply: int | None = None, error: str | None = None, typed: str = "",
-               status: int = 200, error_in: str | None = None, draft: str = "",
-               invitations: list[tuple[int, str]] | None = None):
-    """The game page; ``error_in`` names the section whose form the error is about (chat,
-    notes, rematch; None: the move forms at the top), ``draft`` what was typed into it."""
-    game, board = match.game, board_for(match.game.id)
-    reviewing = ply is not None
-    state = match.states[ply] if reviewing else match.current
+# -- the game page: a board drawn once per (game, event, viewer, ply, selection), a page
+# rendered once per everything its viewer sees, both kept in RENDERS with PLACEHOLDER
+# where the viewer's secret token goes (each of a seat's links gets the same page) --------
+
+PLACEHOLDER = secrets.token_hex(16)  # no page can hold it by chance, nor anyone type it
+RENDERS = BytesLRU(32 * 2**20)  # create_app sets its size: RENDER_CACHE_MB
+# The code that draws pages: an ETag made by other code is a different page.
+CODE = hashlib.sha256(b"".join(
+    path.read_bytes() for folder in ("pbem", "engine", "templates")
+    for path in sorted((Path(__file__).resolve().parent.parent / folder).rglob("*"))
+    if path.suffix in (".py", ".html", ".txt"))).hexdigest()
+
+
+QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unquoted in a query (werkzeug)
+
+
+@dataclass(frozen=True)
+class Board:
+    """The board of a game page and its move builder, as ``_board`` draws them."""
+    legal: tuple[str, ...]   # the viewer's legal moves (none when it may not move now)
+    build: builder.Build
+    svg: Markup
+    choices: tuple[tuple[str, str], ...]  # (label, link) of the builder's buttons
+
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the memory it holds, for RENDERS."""
+        return 2000 + len(self.svg) + sum(60 + len(move) for move in self.legal) \
+            + sum(60 + len(label) + len(link) for label, link in self.choices)
+
+
+def _board(match: Match, seat: int | None, role: str, ply: int | None,
+           path: tuple[str, ...]) -> Board:
+    """The board of the page at history ``ply`` (None: the game now) with the clicks
+    ``path``, as ``seat`` may see it: drawn once, then reused from RENDERS. The key holds
+    the viewer, so no board drawn for one seat (Magnet's values, a Magnetic Field hand) is
+    ever shown to another, nor to a spectator (seat None); and the game's last event, so a
+    move or an ending (which may reveal more) draws afresh."""
+    key = ("board", match.id, match.last_seq, seat, ply, path)
+    board = RENDERS.get(key)
+    if board is None:
+        board = _draw(match, seat, role, ply, path)
+        RENDERS.put(key, board, board.nbytes)
+    return board
+
+
+def _draw(match: Match, seat: int | None, role: str, ply: int | None,
+          path: tuple[str, ...]) -> Board:
+    game, drawing = match.game, board_for(match.game.id)
+    state = match.states[ply] if ply is not None else match.current
     shown_ply = match.ply if ply is None else ply
-    texts = move_texts(match, seat)
-    legal = game.legal_moves(state, seat) \
-        if not reviewing and seat is not None and not match.waiting else []
-    build = builder.for_board(board, game, state, seat, legal,
-                              builder.parse_path(request.args.get("path")))
-    here = url_for(".page", role=role, token=token)
+    legal = tuple(game.legal_moves(state, seat)) \
+        if ply is None and seat is not None and not match.waiting else ()
+    build = builder.for_board(drawing, game, state, seat, legal, path)
 
-    def click(token_: str) -> str:
-        return url_for(".page", role=role, token=token, path=build.extend(token_))
+    page_url = url_for(".page", role=role, token=PLACEHOLDER)
 
-    svg = board.render(
+    def click(token_: str) -> str:  # url_for's link, without building the route each time
+        return f"{page_url}?{urlencode({'path': build.extend(token_)}, safe=QUERY_SAFE)}"
+
+    last = match.moves[shown_ply - 1] if shown_ply else None
+    svg = drawing.render(
         {**game.review_view(state, seat, match.current), **(build.overlay or {})}, seat=seat,
-        selected=tuple(t for t in build.path if board.is_cell(t)),
+        selected=tuple(t for t in build.path if drawing.is_cell(t)),
         targets={t: click(t) for t in build.cells + build.choices} if legal else {},
-        last=board.move_cells(texts[shown_ply - 1]) if shown_ply else set())
-    history_prefix = url_for(".history", role=role, token=token, ply=0)[:-1]
-    return render_template(
-        "play.html", match=match, seat=seat, role=role, token=token, here=here,
-        state=state, shown_ply=shown_ply, reviewing=reviewing, svg=svg,
-        move_list=_move_list(match, texts, history_prefix, shown_ply if reviewing else None),
-        legal=legal, build=build, error=error, typed=typed,
-        choices=[(board.choice_label(c), click(c)) for c in build.choices],
-        history_prefix=history_prefix, framed=getattr(board, "FRAMED", False),
-        clocks=clocks.of_match(match), time_control=clocks.describe(match.clock),
-        conditional_lines=conditional.lines_of(get_db(), match.id, seat)
+        last=drawing.move_cells(game.public_move(last.seat, last.move, seat, match.current))
+        if last else set())
+    return Board(legal, build, svg, tuple((drawing.choice_label(c), click(c))
+                                          for c in build.choices))
+
+
+def _extras(match: Match, seat: int | None) -> dict[str, Any]:
+    """What a game page shows besides the game's log: its clocks (which run), and the
+    viewer's conditional moves and notes."""
+    db = get_db()
+    return {
+        "clocks": clocks.of_match(match),
+        "conditional_lines": conditional.lines_of(db, match.id, seat)
         if seat is not None and not match.finished
-        and conditional.supported(game, match.players) else None,
-        error_in=error_in, draft=draft, chat=match.chat_seen_by(seat),
-        notes=talk.notes(get_db(), match.id, seat) if seat is not None else None,
-        invitations=invitations,
-    ), status
+        and conditional.supported(match.game, match.players) else None,
+        "notes": talk.notes(db, match.id, seat) if seat is not None else None,
+    }
+
+
+def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...],
+          extras: dict[str, Any]) -> str | None:
+    """The page's ETag: a digest of everything it shows its viewer (None while a flash
+    message waits: shown once, it makes the page new). From what the viewer may know
+    alone (the events it may know of, not the log's length; no ids, no secret), so two
+    games that differ only in a secret of another seat have the same ETag."""
+    if session.get("_flashes"):
+        return None
+    shown_clocks = [(c.left_text, c.running, c.deadline_text, c.paused, c.vacation_text,
+                     c.vacation_days_left) for c in extras["clocks"] or ()]
+    lines = extras["conditional_lines"]
+    notes = extras["notes"]
+    parts = (CODE, seat, ply, path, match.known_events(seat), shown_clocks,
+             None if lines is None else len(lines), notes and (notes["text"], notes["updated_at"]))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
+
+
+def _viewed(match: Match, seat: int | None, token: str, role: str, ply: int | None = None):
+    """A game page as its link opens it: 304 Not Modified when the viewer's copy (its ETag
+    in If-None-Match) is the page as it is now, else the page from RENDERS or rendered."""
+    path = builder.parse_path(request.args.get("path"))
+    extras = _extras(match, seat)
+    etag = _etag(match, seat, ply, path, extras)
+    if etag is not None and etag in request.if_none_match:
+        response = Response(status=304)
+        response.set_etag(etag)
+        return response
+    key = ("page", match.id, match.last_seq, etag)
+    html = RENDERS.get(key) if etag is not None else None
+    if html is None:
+        html = _render(match, seat, role, ply, path, extras)
+        if etag is not None:
+            RENDERS.put(key, html, len(html))
+    response = Response(html.replace(PLACEHOLDER, token))
+    if etag is not None:
+        response.set_etag(etag)
+    return response
+
+
+def _game_page(match: Match, seat: int | None, token: str, role: str, *,
+               status: int = 200, **shown: Any):
+    """The game page as the answer to a form (an error, new join links): never cached."""
+    html = _render(match, seat, role, None, builder.parse_path(request.args.get("path")),
+                   _extras(match, seat), **shown)
+    return html.replace(PLACEHOLDER, token), status
+
+
+def _render(match: Match, seat: int | None, role: str, ply: int | None,
+            path: tuple[str, ...], extras: dict[str, Any], *, error: str | None = None,
+            typed: str = "", error_in: str | None = None, draft: str = "",
+            invitations: list[tuple[int, str]] | None = None) -> str:
+    """The game page's HTML, with PLACEHOLDER for the viewer's token; ``error_in`` names
+    the section whose form the error is about (chat, notes, rematch; None: the move forms
+    at the top), ``draft`` what was typed into it."""
+    board = _board(match, seat, role, ply, path)
+    reviewing = ply is not None
+    history_prefix = url_for(".history", role=role, token=PLACEHOLDER, ply=0)[:-1]
+    return render_template(
+        "play.html", match=match, seat=seat, role=role, token=PLACEHOLDER,
+        here=url_for(".page", role=role, token=PLACEHOLDER),
+        state=match.states[ply] if reviewing else match.current,
+        shown_ply=match.ply if ply is None else ply, reviewing=reviewing, svg=board.svg,
+        move_list=_move_list(match, move_texts(match, seat), history_prefix, ply),
+        legal=board.legal, build=board.build, error=error, typed=typed,
+        choices=board.choices, history_prefix=history_prefix,
+        framed=getattr(board_for(match.game.id), "FRAMED", False),
+        time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
+        chat=match.chat_seen_by(seat), invitations=invitations, **extras)
 
 
 def _move_list(match: Match, texts: list[str], history_prefix: str,
@@ -110,7 +227,7 @@ def page(role: str, token: str):
     match, seat = open_link(token, role)
     if seat is not None:
         mygames.remember(match.id, seat)
-    return _game_page(match, seat, token, role)
+    return _viewed(match, seat, token, role)
 
 
 @bp.get(f"/{ROLES}/<token>/version")
@@ -133,7 +250,7 @@ def history(role: str, token: str, ply: int):
     match, seat = open_link(token, role)
     if ply > match.ply:
         abort(404, f"This game has {match.ply} plies so far; there is no ply {ply}.")
-    return _game_page(match, seat, token, role, ply=ply)
+    return _viewed(match, seat, token, role, ply)
 
 
 def _seen_ply() -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import psycopg
 from psycopg import pq
@@ -73,6 +73,7 @@ class Connection:
 
     def __init__(self, url: str):
         self.raw = psycopg.connect(url, autocommit=True, row_factory=_rows)
+        self._trace: Callable[[str], None] | None = None
         # An acknowledged move must survive a crash, as on SQLite: a server set not to wait
         # for the disk at commit is asked to, for this connection (stronger settings, such
         # as waiting for a standby, are kept).
@@ -88,15 +89,30 @@ class Connection:
         """False once the server has gone (restarted, or the network lost): connect again."""
         return not (self.raw.closed or self.raw.broken)
 
+    def set_trace_callback(self, trace: Callable[[str], None] | None) -> None:
+        """Have ``trace`` called with every statement run, its values in place (as
+        sqlite3's is)."""
+        self._trace = trace
+
+    def _traced(self, sql: str, parameters: Any) -> None:
+        self._trace(sql if parameters is None else
+                    psycopg.ClientCursor(self.raw).mogrify(translated(sql), parameters))
+
     def execute(self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] | None = None
                 ) -> psycopg.Cursor:
+        if self._trace:
+            self._traced(sql, parameters)
         if parameters is None:
             return self.raw.execute(sql)
         return self.raw.execute(translated(sql), parameters)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
+        rows = list(rows)
+        if self._trace:
+            for row in rows:
+                self._traced(sql, row)
         cursor = self.raw.cursor()
-        cursor.executemany(translated(sql), list(rows))
+        cursor.executemany(translated(sql), rows)
         return cursor
 
     def close(self) -> None:

@@ -27,7 +27,7 @@ from werkzeug.serving import make_server
 
 from flask import url_for
 
-from pbem import create_app, links, matches
+from pbem import create_app, links, matches, play
 from pbem.db import connect, dialect, get_db
 from pbem.matches import CACHE
 
@@ -74,6 +74,7 @@ def database(request, tmp_path):
 @pytest.fixture
 def app(tmp_path, monkeypatch, database):
     CACHE.clear()  # every test starts from its own database
+    play.RENDERS.clear()
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))  # its own lock and key
     app = create_app({
         "TESTING": True,
@@ -225,22 +226,25 @@ def normalised(text: str, game: NewGame) -> str:
 
 
 def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
-    """Everything a viewer receives now: the page (with builder paths), the API answer (with
-    the chat), a player's own notes, the page's live-update poll, every history page and
-    both record downloads, normalised."""
+    """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
+    answer (with the chat), a player's own notes, the page's live-update poll, every
+    history page and its ETag, and both record downloads, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
     for path in paths:
         response = client.get(base + (f"?path={path}" if path else ""))
-        seen[f"page {path}"] = f"{response.status_code} " + response.get_data(as_text=True)
+        seen[f"page {path}"] = f"{response.status_code} {response.headers.get('ETag')} " \
+            + response.get_data(as_text=True)
     seen["api"] = client.get(api).get_data(as_text=True)
     if seat is not None:
         seen["notes"] = client.get(f"{api}/notes").get_data(as_text=True)
     version = client.get(f"{base}/version")  # what the page's script polls
     seen["version"] = f"{version.headers['ETag']} {version.get_data(as_text=True)}"
     for ply in range(client.get(api).json["ply"] + 1):
-        seen[f"history {ply}"] = client.get(f"{base}/history/{ply}").get_data(as_text=True)
+        response = client.get(f"{base}/history/{ply}")
+        seen[f"history {ply}"] = f"{response.headers.get('ETag')} " \
+            + response.get_data(as_text=True)
     for kind in ("json", "txt"):
         response = client.get(f"{base}/record.{kind}")
         seen[f"record.{kind}"] = response.get_data(as_text=True) + \

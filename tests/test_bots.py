@@ -173,3 +173,44 @@ def test_the_weakest_level_beats_random_moves(game_id, players):
             move = rng.choice(game.legal_moves(state, seat))
         state = game.apply(state, seat, move)
     assert state.outcome is not None and set(state.outcome.winners) & bot_seats, state.outcome
+
+
+def magnet_positions_with_a_possible_king_on_the_centre(count: int):
+    """Positions from random games without promotions where the side to move can capture,
+    without letting its own king be taken, an opponent's piece on f6 that may be its king
+    (rank 1, not yet seen to hold the centre), and cannot win at once."""
+    game, found = engine.get("magnet"), []
+    for number in range(100):
+        state = game.start(2, {"random_setup": True}, f"centre-{number}")
+        rng = random.Random(number)
+        while state.outcome is None and len(found) < count:
+            seat = state.to_move[0]
+            piece = state.board[M.CENTRE]
+            afters = [game.apply(state, seat, move) for move in game.legal_moves(state, seat)]
+            if (piece and piece >> 6 != seat and piece & 7 == 1
+                    and M._homes(state)[M.CENTRE] not in state.cleared
+                    and not any(after.outcome for after in afters)
+                    and any(not _enemy_on_centre(after, seat) and not bots.HEURISTICS["magnet"].threat(
+                        after, 1 - seat) for after in afters)):
+                found.append(state)
+                break
+            quiet = [move for move in game.legal_moves(state, seat) if "+" not in move]
+            state = game.apply(state, seat, rng.choice(quiet))
+        if len(found) == count:
+            return found
+    raise AssertionError("too few positions")
+
+
+def test_magnet_a_piece_that_may_be_the_king_is_not_left_on_the_centre():
+    # Left there, it wins at the start of its owner's turn if it is the king: the bot takes
+    # it, whatever the world it drew.
+    game = engine.get("magnet")
+    for n, state in enumerate(magnet_positions_with_a_possible_king_on_the_centre(4)):
+        seat = state.to_move[0]
+        after = game.apply(state, seat, bots.choose(game, state, seat, level=WEAKEST, seed=n))
+        assert not _enemy_on_centre(after, seat)
+
+
+def _enemy_on_centre(state: M.MagnetState, seat: int) -> bool:
+    piece = state.board[M.CENTRE]
+    return bool(piece) and piece >> 6 != seat

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from pbem import clocks, create_app, matches, scheduler
+from pbem import clocks, create_app, due, matches, scheduler
 from pbem.clocks import Step
 from pbem.db import connect
 from pbem.matches import CACHE
@@ -439,11 +439,13 @@ def test_moves_after_the_deadline_are_refused_before_the_job_runs(client, app):
     created = create(client, {"mode": "per_move", "days": 1})
     dark = apis(created)[0]
     db = connect(app.config["DATABASE"])
-    # the game was created two days ago (which is all that passing time changes)
+    # the game was created two days ago (which is all that passing time changes), and its
+    # rows for the scheduler, derived from that, say so
     past = (datetime.now(timezone.utc) - 2 * DAY).isoformat(timespec="seconds")
     db.execute("UPDATE games SET created_at = ? WHERE id = ?", [past, created["id"]])
-    db.close()
     CACHE.clear()
+    due.schedule(db, matches.load(db, created["id"]))
+    db.close()
     state = client.get(dark).json
     assert state["clocks"][0]["remaining_seconds"] == 0 and state["outcome"] is None
     refused = client.post(f"{dark}/moves", json={"move": state["legal_moves"][0], "ply": 0})
@@ -517,6 +519,10 @@ def test_an_older_database_gains_the_clock_column(tmp_path):
                "status TEXT, ply INTEGER, to_move TEXT, outcome TEXT, updated_at TEXT)")
     db.execute("INSERT INTO games VALUES ('old', 'mastery', 2, '{}', 's', "
                "'2024-01-01T00:00:00+00:00', 'active', 0, '[0]', NULL, NULL)")
+    db.execute("CREATE TABLE seats (game_id TEXT, seat INTEGER, name TEXT, email TEXT, "
+               "PRIMARY KEY (game_id, seat))")
+    db.execute("INSERT INTO seats VALUES ('old', 0, 'Ann', 'ann@example.org'), "
+               "('old', 1, 'Bob', 'bob@example.org')")
     db.close()
     CACHE.clear()
     app = create_app({"TESTING": True, "DATABASE": path, "SECRET_KEY": "test",

@@ -5,6 +5,7 @@ a player on vacation who asked for it; rematches against the computer."""
 from __future__ import annotations
 
 import threading
+from datetime import datetime, timezone
 
 import pytest
 
@@ -280,21 +281,23 @@ def test_a_rematch_against_the_computer_starts_when_the_person_asks(client, app,
     assert client.get(path_of(response.json["api"])).json["to_move"] == [1]
 
 
-def test_the_due_query_starts_from_the_indexes_of_the_seats_the_server_plays(db):
+def test_the_due_query_reads_only_the_due_rows_of_the_seats_the_server_plays(db):
+    statements = []
+    now = datetime(2030, 1, 1, tzinfo=timezone.utc)
+    db.conn.set_trace_callback(statements.append)
+    try:
+        computer.due_turns(db, now)
+    finally:
+        db.conn.set_trace_callback(None)
+    [query] = statements
     if dialect(db) == "sqlite":
-        plan = " | ".join(row["detail"] for row in db.query(
-            "EXPLAIN QUERY PLAN " + computer.SEATS_PLAYED))
-        assert "USING INDEX seats_bot" in plan and "USING INDEX seats_stand_in" in plan
-        assert "SCAN s" not in plan and "SCAN g" not in plan  # never every seat or game
-    else:  # its planner reads tables this small whole: ask whether the indexes serve the
-        # conditions of the query's two halves
+        plan = " | ".join(row["detail"] for row in db.query("EXPLAIN QUERY PLAN " + query))
+        assert "SEARCH d USING INDEX idx_due_kind_at (kind=? AND at<?)" in plan
+        assert "SCAN" not in plan  # never every row, seat or game
+    else:  # its planner reads tables this small whole: ask whether the index serves
         db.execute("SET enable_seqscan = off")
-        for condition, index in (("s.bot IS NOT NULL", "seats_bot"),
-                                 ("s.stand_in = 1 AND s.bot IS NULL", "seats_stand_in")):
-            assert condition in computer.SEATS_PLAYED
-            plan = " | ".join(row[0] for row in db.execute(
-                f"EXPLAIN SELECT s.game_id FROM seats s WHERE {condition}"))
-            assert index in plan
+        plan = " | ".join(row[0] for row in db.execute("EXPLAIN " + query))
+        assert "idx_due_kind_at" in plan and "Seq Scan" not in plan
 
 
 def test_the_computer_plays_the_same_whatever_the_secrets_it_cannot_see(app, client, db):

@@ -3,6 +3,7 @@ PostgreSQL whole, every table and row, and its games playing on there with the l
 players already have."""
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 from pathlib import Path
 
@@ -59,6 +60,14 @@ def installation(tmp_path, monkeypatch):
     computer = create([ANN, {"bot": "easy"}])
     post(f"{path_of(computer['seats'][0]['api'])}/moves", {"move": "d4xc5", "ply": 0})
     assert scheduler.play_bots(app) == 1
+    # a game long enough for a stored position (a snapshot)
+    long = create([ANN, BOB], options={"repetition_draw": False})
+    long_apis = [path_of(seat["api"]) for seat in long["seats"]]
+    rng = random.Random(1)
+    for ply in range(20):
+        [seat] = client.get(long_apis[0]).json["to_move"]
+        moves = client.get(long_apis[seat]).json["legal_moves"]
+        post(f"{long_apis[seat]}/moves", {"move": rng.choice(moves), "ply": ply})
     over = create([ANN, BOB])
     over_apis = [path_of(seat["api"]) for seat in over["seats"]]
     post(f"{over_apis[0]}/resign", {})
@@ -91,7 +100,7 @@ def test_copy_db_moves_every_row_to_postgresql_and_the_games_play_on(installatio
     tables = source.table_names()
     assert {"games", "seats", "events", "links", "invitations", "outbox", "notes",
             "conditional_lines", "email_links", "home_links", "home_optouts", "digest_days",
-            "clock_warnings"} <= set(tables)
+            "clock_warnings", "due", "snapshots"} <= set(tables)
     assert all(source[table].count for table in tables), \
         [table for table in tables if not source[table].count]  # the test uses every table
     assert source.execute("SELECT count(*) FROM outbox WHERE status = 'sent'").fetchone()[0]

@@ -540,6 +540,7 @@ def test_an_older_database_gains_the_notification_columns_and_tables(app, client
     create(client, "p1@example.org", "p2@example.org")
     db.execute("DROP INDEX outbox_unique_key")
     db.execute("DROP INDEX idx_outbox_game_id_seat_kind")
+    db.execute("DROP INDEX seats_digest")
     for table, column in (("seats", "notify"), ("outbox", "kind"), ("outbox", "seat"),
                           ("outbox", "unique_key")):
         db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")

@@ -13,6 +13,7 @@ import pytest
 import engine
 from pbem.db import connect
 from pbem.matches import Event, Match
+from pbem.positions import Positions
 
 RED, BLUE = 0, 1
 MAGNET = engine.get("magnet")
@@ -62,7 +63,8 @@ class SealedBids(engine.Game):
 def played(game: engine.Game, *moves: tuple[int, str], **options: Any) -> Match:
     start = game.start(2, options, "stale")
     match = Match(id="m", game=game, players=2, options=start.options, seed="stale",
-                  created_at="", seats=(), states=(start,), current=start)
+                  created_at="", seats=(), states=Positions.starting(game, start),
+                  current=start)
     return match.with_events([Event(n, seat, "move", move, "")
                               for n, (seat, move) in enumerate(moves, start=1)])
 

@@ -1,6 +1,7 @@
 """The event log: append-only, ordered, replayed into the same state, cached."""
 from __future__ import annotations
 
+import sqlite3
 import threading
 
 import pytest
@@ -151,3 +152,34 @@ def test_a_worker_thread_keeps_one_connection_and_every_commit_is_synced(app, cl
         "SELECT count(*) FROM events").fetchone()[0] == 1
     if dialect(first) == "sqlite":
         assert first.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_a_move_reads_the_log_once_and_commits_once(app, client, new_game):
+    from pbem.db import get_db
+
+    game = new_game()
+    statements = []
+    with app.test_request_context():  # the connection this thread's requests use
+        get_db().conn.set_trace_callback(statements.append)
+    try:
+        play(client, game.apis[0], "d4xc5", 0)
+    finally:
+        with app.test_request_context():
+            get_db().conn.set_trace_callback(None)
+    assert sum("FROM events" in sql for sql in statements) == 1
+    assert sum(sql.startswith(("BEGIN", "COMMIT")) for sql in statements) == 2
+    assert len(statements) <= 20, statements
+
+
+def test_a_process_starting_while_another_writes_to_a_new_file_waits_for_it(tmp_path):
+    """Switching a new SQLite file to WAL needs the file to itself, and SQLite does not wait
+    for that as for a lock: gunicorn and the job process starting together on a new file
+    must not fail with "database is locked"."""
+    path = str(tmp_path / "new.sqlite")
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE t (x)")  # the file in its first journal mode, then written
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO t VALUES (1)")
+    threading.Timer(0.5, other.execute, ["COMMIT"]).start()
+    db = connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -17,7 +17,7 @@ from .search import Heuristics, Search, lost, won
 
 # Simulations per move in the game whose simulations cost the least; each game scales them
 # by its ``Heuristics.cost``, so that a level takes about as long in every game.
-LEVELS: dict[str, int] = {"easy": 300, "medium": 1500, "hard": 7500}
+LEVELS: dict[str, int] = {"easy": 100, "medium": 500, "hard": 2500}
 
 HEURISTICS: dict[str, Heuristics] = {h.game.id: h for h in (
     mastery.HEURISTICS, magnet.HEURISTICS, the_right_moves.HEURISTICS,
@@ -59,7 +59,8 @@ def _sensible_moves(heuristics: Heuristics, state: State, seat: int,
         after = [heuristics.apply(world, seat, move) for world in worlds]
         if all(won(state, seat) for state in after):
             return [move]
-        if _safe(heuristics, after[0], seat) and all(
+        if _safe(heuristics, after[0], seat) and not heuristics.risky(
+                worlds[0], after[0], seat) and all(
                 state.outcome is None or not lost(state, seat) for state in after[1:]):
             safe.append(move)
             if len(safe) == heuristics.width:

@@ -9,9 +9,9 @@ import random
 from typing import Hashable
 
 from .. import magnet as rules
-from ..magnet import (COORDS, INDEX, KING, NAMES, RAYS, SET, VALUE, MagnetState, Turn,
-                      _affected, affected_everywhere, carry_out, knowledge, public_board)
-from .search import Heuristics, squash
+from ..magnet import (CENTRE, COORDS, INDEX, KING, NAMES, RAYS, SET, VALUE, MagnetState, Turn,
+                      _affected, _homes, affected_everywhere, carry_out, knowledge, public_board)
+from .search import Heuristics, result, squash
 
 
 def _distance(vertex: int) -> int:
@@ -35,7 +35,8 @@ def turn_options(state: MagnetState, seat: int) -> list[str]:
     """The turns the tree considers, from what both players see (owners and ranks): for
     each magnet vertex that moves a piece, the affected pieces in vertex order, and, when
     several may reach the magnet, one order for each of them going first; every piece
-    marked to promote (a mark that cannot apply does nothing)."""
+    marked to promote (a mark that cannot apply does nothing). The turns that may capture
+    most come first, then those whose magnet is nearest the centre (the kings' goal)."""
     kn = knowledge(state, seat)
     options = []
     for magnet, pieces in enumerate(affected_everywhere(kn)):
@@ -43,17 +44,23 @@ def turn_options(state: MagnetState, seat: int) -> list[str]:
         if not movable:
             continue
         head = NAMES[magnet] + ":"
+        promise = (-sum(len(p.captures) for p in pieces), DISTANCE[magnet])
         if kn.opening:
-            options += [head + NAMES[p.origin] + "+" for p in movable]
+            options += [(promise, head + NAMES[p.origin] + "+") for p in movable]
             continue
         names = [NAMES[p.origin] + "+" for p in pieces]
         reachers = [i for i, p in enumerate(pieces) if p.reach]
         if len(reachers) < 2:
-            options.append(head + ",".join(names))
+            options.append((promise, head + ",".join(names)))
         else:
-            options += [head + ",".join([names[i]] + names[:i] + names[i + 1:])
+            options += [(promise, head + ",".join([names[i]] + names[:i] + names[i + 1:]))
                         for i in reachers]
-    return options
+    options.sort(key=_promise)
+    return [text for _, text in options]
+
+
+def _promise(option: tuple[tuple[int, int], str]) -> tuple[int, int]:
+    return option[0]
 
 
 def king_in_reach(state: MagnetState, seat: int) -> bool:
@@ -87,11 +94,23 @@ class MagnetHeuristics(Heuristics):
         return rules.GAME.setup_text(seat, kinds)
 
     def root_moves(self, state: MagnetState, seat: int) -> list[str]:
-        """The legal moves, each with as many promotions as it may carry."""
+        """The legal moves, each with as many promotions as it may carry, the best looking
+        first (the search looks at the first ones most)."""
         most: dict[str, str] = {}
         for move in self.game.legal_moves(state, seat):
             most[move.replace("+", "")] = move  # the legal list marks more later
-        return list(most.values())
+        return sorted(most.values(), key=lambda move: -self._worth(state, seat, move))
+
+    def _worth(self, state: MagnetState, seat: int, move: str) -> float:
+        after = self.apply(state, seat, move)
+        return self.evaluate(after, seat) if after.outcome is None else result(after, seat)
+
+    def risky(self, before: MagnetState, after: MagnetState, seat: int) -> bool:
+        """Whether an opponent's piece that may be its king is left on f6, where it wins at
+        the start of its owner's turn (in the world drawn, it was not the king)."""
+        x = after.board[CENTRE]
+        return (bool(x) and x >> 6 != seat and x & 7 == 1
+                and _homes(after)[CENTRE] not in before.cleared)
 
     def moves(self, state: MagnetState, seat: int) -> list[str]:
         return turn_options(state, seat)

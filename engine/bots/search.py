@@ -84,6 +84,12 @@ class Heuristics:
         return any(won(self.game.apply(state, seat, move), seat)
                    for move in self.game.legal_moves(state, seat))
 
+    def risky(self, before: State, after: State, seat: int) -> bool:
+        """Whether the move of ``seat`` from ``before`` to ``after`` (a world drawn by
+        ``resample``, where it did not lose) may lose at once in another world: what only a
+        game with hidden information needs."""
+        return False
+
     def opening(self, state: State, seat: int, rng: random.Random) -> str | None:
         """A move to play without searching (a secret setup), or None. Reads only what
         ``seat`` may know of ``state``."""

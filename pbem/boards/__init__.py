@@ -7,9 +7,10 @@
 - ``is_cell(token) -> bool`` and ``choice_label(token) -> str``: board clicks versus buttons;
 - ``move_cells(move) -> set[str]``: the cells a move touched, to mark the last move;
 - ``text(view, seat) -> str``: the position as plain text for emails, from ``view`` only;
-- optionally ``build(game, state, seat, path) -> builder.Build``: the board's own move builder,
-  for games whose legal moves cannot all be listed, or whose clicks depend on the other legal
-  moves (see ``builder.for_board``);
+- optionally ``build(game, state, seat, path, legal=None) -> builder.Build``: the board's own
+  move builder, for games whose legal moves cannot all be listed, or whose clicks depend on
+  the other legal moves (see ``builder.for_board``); ``legal``: the seat's legal moves, when
+  the caller has them already (generated once per page);
 - optionally ``move_hint(game, state, seat, moves) -> str``: what an email says of a long
   list of legal moves (``moves``), in place of a sample of it (see ``notify.legal_hint``);
 - optionally ``FRAMED = True``: ``render`` wraps what may pan on a phone in its own

@@ -35,7 +35,7 @@ import random
 import re
 import textwrap
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from flask import render_template
 from markupsafe import Markup
@@ -118,14 +118,17 @@ def move_cells(move: str) -> set[str]:
 
 # -- the builders ------------------------------------------------------------------------------
 
-def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...]) -> Build:
+def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
+          legal: Sequence[str] | None = None) -> Build:
     """What ``seat`` (who is to move) may click after ``path``; an unknown path starts over.
-    Reads the state only through ``view``, ``legal_moves``, ``path_preview``,
-    ``order_pieces`` and ``parse``, which give the mover nothing they do not know."""
+    Reads the state only through ``view``, ``legal_moves`` (``legal``, if the caller has
+    them), ``path_preview``, ``order_pieces`` and ``parse``, which give the mover nothing
+    they do not know."""
     view = game.view(state, seat)
     if view["phase"] == "setup":
         return _build_setup(seat, path)
-    return _build_turn(game, state, seat, view, path)
+    legal = game.legal_moves(state, seat) if legal is None else legal
+    return _build_turn(game, state, seat, view, legal, path)
 
 
 # -- setup
@@ -300,8 +303,7 @@ def _settle(game: Any, state: Any, seat: int, turn: _Turn) -> None:
 
 
 def _build_turn(game: Any, state: Any, seat: int, view: Mapping[str, Any],
-                path: tuple[str, ...]) -> Build:
-    legal = game.legal_moves(state, seat)
+                legal: Sequence[str], path: tuple[str, ...]) -> Build:
     magnets = tuple(sorted({m.split(":")[0] for m in legal}, key=_sort_key))
     first = Build(path=(), cells=magnets, overlay={"mg_turn": {"faint": magnets}},
                   hint="Click a vertex to place the magnet there (any vertex where it moves "
@@ -320,13 +322,13 @@ def _build_turn(game: Any, state: Any, seat: int, view: Mapping[str, Any],
                 turn.clicked.append(token)
                 _settle(game, state, seat, turn)
             elif token in magnets and turn.order is not None:
-                return _build_turn(game, state, seat, view, (token,) + path[i + 1:])
+                return _build_turn(game, state, seat, view, legal, (token,) + path[i + 1:])
             else:
-                return _build_turn(game, state, seat, view, (magnet,))
+                return _build_turn(game, state, seat, view, legal, (magnet,))
         elif token[-1:] in "+-" and turn.order is not None and token[:-1] in turn.allowed:
             (turn.promote.add if token[-1] == "+" else turn.promote.discard)(token[:-1])
         else:
-            return _build_turn(game, state, seat, view, (magnet,))
+            return _build_turn(game, state, seat, view, legal, (magnet,))
     return _turn_build(view, seat, turn, magnets)
 
 

@@ -26,7 +26,7 @@ new counts and scores), and the words before the confirm button say what happene
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from flask import render_template
 from markupsafe import Markup
@@ -113,10 +113,12 @@ def move_cells(move: str) -> set[str]:
 
 # -- the turn builder ------------------------------------------------------------------------
 
-def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...]) -> Build:
+def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
+          legal: Sequence[str] | None = None) -> Build:
     """What ``seat`` (who is to move) may click after ``path``; an unknown path starts over.
     Reads the state only through ``view``, ``turn_options`` and ``preview``, which give the
-    mover nothing they do not know."""
+    mover nothing they do not know (not ``legal``: the list leaves out turns of several
+    tiles)."""
     view = game.view(state, seat)
     if view["phase"] == "draft":
         picks = tuple(PICK + code for code in view["draft_pool"])

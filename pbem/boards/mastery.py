@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from flask import render_template
 from markupsafe import Markup
@@ -44,10 +44,12 @@ def move_cells(move: str) -> set[str]:
     return set(re.findall(r"[a-h][1-8]", move))
 
 
-def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...]) -> builder.Build:
-    """The generic builder over the legal moves, except that a capture which allows a
-    resurrection is clicked with a choice at its end: ``d1, d5, none`` plays ``d1xd5``."""
-    moves = game.legal_moves(state, seat)
+def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
+          legal: Sequence[str] | None = None) -> builder.Build:
+    """The generic builder over the legal moves (``legal``, if the caller has them), except
+    that a capture which allows a resurrection is clicked with a choice at its end:
+    ``d1, d5, none`` plays ``d1xd5``."""
+    moves = game.legal_moves(state, seat) if legal is None else legal
     resurrecting = {move.partition("=")[0] for move in moves if "=" in move}
 
     def clicks(move: str) -> tuple[str, ...]:

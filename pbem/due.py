@@ -1,0 +1,115 @@
+"""What the scheduler's jobs must look at, and from when: the ``due`` table.
+
+Each job would otherwise have to replay every active game to find the few it has work for.
+Instead, every transaction that records an event (``matches.create``, ``act`` and ``join``)
+also rewrites that game's rows here from its log, one per seat and kind:
+
+- ``timeout``: a seat to move under a clock; ``at`` its deadline (``matches.record_timeouts``);
+- ``warning``: the same seat; ``at`` when its deadline warning falls due
+  (``notify.send_deadline_warnings``);
+- ``reminder``: a seat with an email address to move; ``at`` when its turn began, since
+  ``REMINDER_HOURS`` (a setting) count from there, and ``not_before`` the end of a vacation
+  that held the reminder back (``notify.send_reminders``);
+- ``waiting``: a seat the game waits for (its move, or an offer to answer); ``at`` the
+  game's last event (``notify.send_digests``, which lists them all once a day);
+- ``computer``: a computer player the game waits for, or a person to move while on
+  vacation (played only if they let the computer stand in); ``at`` the game's last event
+  (``computer.play_due``).
+
+So each job finds its work with an indexed query on time and loads only those games, and
+checks each again against the game itself before acting. A job deletes the row of what it
+has done (or found nothing to do for) in this turn; the game's next event writes fresh rows.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable
+
+import sqlite_utils
+
+from . import clocks
+
+
+def plan(match: Any) -> list[tuple[int, str, str]]:
+    """(seat, kind, at) of every row a game (a ``matches.Match``) needs now."""
+    if match.finished or match.waiting:
+        return []
+    rows = []
+    for seat in match.to_move:
+        if match.seats[seat].email:
+            began = match.turn_began(seat)
+            rows.append((seat, "reminder", began.created_at if began else match.started_at))
+    last = match.events[-1].created_at if match.events else match.created_at
+    seat_clocks = clocks.of_match(match, clocks.parse(last))
+    for clock in seat_clocks or ():
+        if clock.running:
+            rows.append((clock.seat, "timeout", clocks.iso(clock.deadline)))
+            rows.append((clock.seat, "warning", clocks.iso(clocks.warning_at(clock))))
+    for seat in range(match.players):
+        if match.waits_for(seat):
+            rows.append((seat, "waiting", last))
+            if match.seats[seat].bot or seat_clocks and seat in match.to_move \
+                    and seat_clocks[seat].vacation_until is not None:
+                rows.append((seat, "computer", last))
+    return rows
+
+
+def schedule(db: sqlite_utils.Database, match: Any) -> None:
+    """Rewrite the game's rows from ``match`` (inside the transaction that changed it)."""
+    db.execute("DELETE FROM due WHERE game_id = ?", [match.id])
+    db.conn.executemany("INSERT INTO due (game_id, seat, kind, at) VALUES (?, ?, ?, ?)",
+                        [(match.id, *row) for row in plan(match)])
+
+
+def found(db: sqlite_utils.Database, kind: str, until: datetime,
+          now: datetime | None = None) -> list[tuple[str, int]]:
+    """(game id, seat) of the rows of ``kind`` due at ``until`` (and not held back past
+    ``now``), the earliest first."""
+    rows = db.execute(
+        "SELECT game_id, seat FROM due WHERE kind = ? AND at <= ? "
+        "AND (not_before IS NULL OR not_before <= ?) ORDER BY at, game_id, seat",
+        [kind, clocks.iso(until), clocks.iso(now or until)]).fetchall()
+    return [(game_id, seat) for game_id, seat in rows]
+
+
+def done(db: sqlite_utils.Database, game_id: str, seat: int, kind: str) -> None:
+    db.execute("DELETE FROM due WHERE game_id = ? AND seat = ? AND kind = ?",
+               [game_id, seat, kind])
+
+
+def hold(db: sqlite_utils.Database, game_id: str, seat: int, kind: str,
+         until: datetime) -> None:
+    """Look at a row again only from ``until`` on."""
+    db.execute("UPDATE due SET not_before = ? WHERE game_id = ? AND seat = ? AND kind = ?",
+               [clocks.iso(until), game_id, seat, kind])
+
+
+def waiting_for_digests(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """The seats with an address that chose the daily digest and that an active game waits
+    for, in the order the games were created (from the few seats that chose it)."""
+    return [dict(row) for row in db.execute(
+        "SELECT d.game_id, d.seat, s.email FROM seats s "
+        "JOIN due d ON d.game_id = s.game_id AND d.seat = s.seat AND d.kind = 'waiting' "
+        "JOIN games g ON g.id = d.game_id "
+        "WHERE s.notify = 'digest' AND s.email IS NOT NULL "
+        "ORDER BY g.created_at, d.seat").fetchall()]
+
+
+def computer_turns(db: sqlite_utils.Database, now: datetime) -> list[dict[str, Any]]:
+    """The ``computer`` rows due at ``now`` of seats the server plays: computer players,
+    and people who let it stand in for them (``seats.stand_in``), the longest waiting
+    first."""
+    return [dict(row) for row in db.execute(
+        "SELECT d.game_id, d.seat, s.bot AS level FROM due d "
+        "JOIN seats s ON s.game_id = d.game_id AND s.seat = d.seat "
+        "WHERE d.kind = 'computer' AND d.at <= ? AND (s.bot IS NOT NULL OR s.stand_in = 1) "
+        "ORDER BY d.at, d.game_id, d.seat", [clocks.iso(now)]).fetchall()]
+
+
+def backfill(db: sqlite_utils.Database, load: Callable[[sqlite_utils.Database, str], Any]) -> None:
+    """Write the rows of every active game (of a database from before this table), each
+    replayed by ``load`` (``matches.load``)."""
+    for (game_id,) in db.execute("SELECT id FROM games WHERE status = 'active'").fetchall():
+        match = load(db, game_id)
+        if match is not None:
+            schedule(db, match)
