@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem import clocks, create_app, scheduler
+from pbem import clocks, create_app, mail, scheduler
 from pbem.db import connect, is_url
 
 from conftest import free_port, path_of
@@ -137,6 +137,41 @@ def test_two_job_runners_send_every_email_once(app, client, tmp_path, smtp):
     assert len(ids) == len(set(ids)) == 120
     db = connect(database)
     assert db.execute("SELECT count(*) FROM outbox WHERE status = 'sent'").fetchone()[0] == 120
+
+
+def test_two_deliverers_at_once_claim_different_emails(app, client, monkeypatch):
+    database = app.config["DATABASE"]
+    for _ in range(3):  # 6 start emails
+        client.post("/api/games", json={"game": "mastery", "players": [ANN, BOB]})
+    first_claimed, second_claimed = threading.Event(), threading.Event()
+    lease = mail._lease
+
+    def lease_later(db, rows):  # the first claim commits only once the second has read
+        if not first_claimed.is_set():
+            first_claimed.set()
+            second_claimed.wait(2)  # (SQLite: the second waits for this one to commit)
+        else:
+            second_claimed.set()
+        lease(db, rows)
+
+    monkeypatch.setattr(mail, "_lease", lease_later)
+    claims = []
+
+    def claim() -> None:
+        db = connect(database)
+        try:
+            claims.append([row["id"] for row in mail._claim(db, 4)])
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=claim) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+        first_claimed.wait(5)
+    for thread in threads:
+        thread.join()
+    assert sorted(len(ids) for ids in claims) == [2, 4]
+    assert len(set(claims[0] + claims[1])) == 6
 
 
 def test_two_job_runners_play_every_computer_move_once(app, client, tmp_path):
