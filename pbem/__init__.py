@@ -51,7 +51,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
         WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
-        RATELIMIT_STORAGE_URI=None,   # None: limits.SQLiteCounts in the instance folder
+        RATELIMIT_STORAGE_URI=None,   # None: limits.SQLiteCounts, or PostgresCounts
         # The session cookie remembers the seats a browser opened (pbem/mygames.py).
         SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_SECURE=None,  # None: if PUBLIC_URL is https
         PERMANENT_SESSION_LIFETIME=timedelta(days=365), SESSION_REFRESH_EACH_REQUEST=False,
@@ -73,8 +73,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
     os.makedirs(app.instance_path, mode=0o700, exist_ok=True)
     if not app.config["RATELIMIT_STORAGE_URI"]:
-        app.config["RATELIMIT_STORAGE_URI"] = limits.storage_uri(app.instance_path)
-    Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
+        app.config["RATELIMIT_STORAGE_URI"] = limits.storage_uri(app.instance_path,
+                                                                 app.config["DATABASE"])
+    if not db.is_url(app.config["DATABASE"]):
+        Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path) / "secret_key")
 

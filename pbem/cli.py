@@ -9,7 +9,7 @@ from flask.cli import with_appcontext
 from werkzeug.serving import run_simple
 
 from . import links, mail, scheduler
-from .db import get_db, init_db_command
+from .db import copy_db_command, get_db, init_db_command
 from .listener import mail_listener_command, receive_mail_command
 
 
@@ -86,7 +86,7 @@ def list_games_command(status: str | None) -> None:
 
 
 def register(app: Flask) -> None:
-    for command in (init_db_command, serve_command, send_mail_command,
+    for command in (init_db_command, copy_db_command, serve_command, send_mail_command,
                     run_scheduler_command, play_bots_command, list_games_command,
                     receive_mail_command, mail_listener_command):
         app.cli.add_command(command)

@@ -11,7 +11,9 @@ Moves are computed here, by the background jobs (``scheduler.play_bots``) and th
 ``play-bots`` command, never in a web request: a search takes up to seconds. A move goes
 through ``matches.act`` like a person's, with the ply it was computed at, so a second
 runner that computed the same turn is refused as stale; it is logged, timed and told like
-any move. Its seed is derived from the game's secret seed and the ply, so the computer's
+any move. Where several job runners share a PostgreSQL database, each turn is claimed
+first (an advisory lock, ``db.claimed``), so only one of them spends the seconds of the
+search. Its seed is derived from the game's secret seed and the ply, so the computer's
 moves in a game are repeatable, and the seed itself is never shown.
 
 A computer player never offers a draw and never resigns, so it never resigns a won game.
@@ -31,7 +33,7 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, due, matches
-from .db import write
+from .db import claimed, write
 from .matches import Match
 
 STAND_IN_LEVEL = "medium"
@@ -69,10 +71,12 @@ def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None) 
         if not turns:
             break
         for turn in turns[:most - played]:
-            if play(db, turn, now):
-                played += 1
-            else:
-                done.add((turn.game_id, turn.seat))
+            # another job runner's turn (PostgreSQL: several machines) is left to it
+            with claimed(db, f"computer:{turn.game_id}:{turn.seat}") as mine:
+                if mine and play(db, turn, now):
+                    played += 1
+                else:
+                    done.add((turn.game_id, turn.seat))
     return played
 
 

@@ -1,16 +1,28 @@
-"""The SQLite database: one connection per thread of a worker, the schema, and write
-transactions.
+"""The database: one connection per thread of a worker, the schema, write transactions,
+and the locks that let several machines share the work.
+
+``DATABASE`` is an SQLite file (the embedded default, through sqlite-utils) or a
+``postgresql://`` URL (``pbem/postgres.py``, which the app uses through the same interface).
+The SQL and the schema are written once, for both; the few things that differ are here.
 
 A game's history is the ``events`` table: an append-only log ordered by a per-game sequence
 number, which triggers protect from UPDATE and DELETE. Everything else about a game is
 either fixed at creation (``games``, ``seats``) or a summary rebuilt from the log.
+
+Writers: SQLite has one at a time (``BEGIN IMMEDIATE`` takes the whole database). On
+PostgreSQL, writers of different games go on side by side, and those of one game take turns
+(``hold_game``: a write transaction that reads a game holds its row until the commit), so a
+move is still checked against the position it is recorded in.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import secrets
 import sqlite3
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
@@ -21,16 +33,47 @@ from flask import current_app, g
 from flask.cli import with_appcontext
 
 
+def is_url(database: str) -> bool:
+    """Whether the DATABASE setting names a PostgreSQL server rather than an SQLite file."""
+    return str(database).startswith(("postgresql://", "postgres://"))
+
+
+def shown(database: str) -> str:
+    """The DATABASE setting as it may be printed: a URL without its password."""
+    without = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", str(database))
+    return re.sub(r"(password=)[^&\s]*", r"\1***", without)
+
+
 def connect(path: str) -> sqlite_utils.Database:
+    """A new connection to the database ``path``: an SQLite file, or a PostgreSQL URL."""
+    if is_url(path):
+        from .postgres import PostgresDatabase  # psycopg is loaded only where it is used
+        return PostgresDatabase(path)
     private_file(Path(path))  # the database holds every game: nobody else may read it
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA journal_mode = WAL")  # readers never wait for the writer
+    _write_ahead_log(conn)
     # Every commit reaches the disk before it is acknowledged (WAL with NORMAL could lose
     # the last acknowledged moves on a power cut).
     conn.execute("PRAGMA synchronous = FULL")
     return sqlite_utils.Database(conn)
+
+
+def _write_ahead_log(conn: sqlite3.Connection, timeout: float = 30) -> None:
+    """Put the file in WAL mode (readers never wait for the writer). A new file's first
+    switch needs the file to itself, and SQLite does not wait for that as it waits for
+    locks: processes starting together on a new file (gunicorn and the job process) try
+    again."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def private_file(path: Path) -> None:
@@ -56,43 +99,134 @@ def get_db() -> sqlite_utils.Database:
 
 def _thread_connection(path: str) -> sqlite_utils.Database:
     key = (os.getpid(), path)  # a forked worker opens its own
-    if getattr(_thread, "key", None) != key:
+    if getattr(_thread, "key", None) != key or not usable(_thread.db):
         if getattr(_thread, "key", (None,))[0] == os.getpid():
-            _thread.db.close()  # another database (tests): one connection per thread
+            # another database (tests): one connection per thread; or a PostgreSQL
+            # connection the server dropped (a restart): the next request connects again
+            _thread.db.close()
         _thread.db, _thread.key = connect(path), key
     return _thread.db
 
 
 def close_db(_error: BaseException | None = None) -> None:
     db = g.pop("db", None)
-    if db is not None and db.conn.in_transaction:
+    if db is not None and usable(db) and db.conn.in_transaction:
         db.conn.execute("ROLLBACK")  # the thread's next request starts afresh
+
+
+def dialect(db: sqlite_utils.Database) -> str:
+    """"sqlite" or "postgresql"."""
+    return getattr(db, "dialect", "sqlite")
+
+
+def usable(db: sqlite_utils.Database) -> bool:
+    """False once a PostgreSQL server has dropped the connection (an SQLite file's stays)."""
+    return getattr(db.conn, "usable", True)
+
+
+# How a write transaction begins. SQLite: with the write lock (IMMEDIATE), so two requests
+# for the same game serialise instead of failing to upgrade a read lock. PostgreSQL: each
+# statement sees what was committed before it (READ COMMITTED), and a game's writers take
+# turns on its row (``hold_game``).
+BEGIN = {"sqlite": "BEGIN IMMEDIATE", "postgresql": "BEGIN"}
 
 
 @contextlib.contextmanager
 def write(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
-    """A write transaction that takes the write lock at once (BEGIN IMMEDIATE), so two
-    requests for the same game serialise instead of failing to upgrade a read lock.
-    Inside another write transaction it is a savepoint of that one: the outer commit
-    decides for both."""
+    """A write transaction (``BEGIN``). Inside another write transaction it is a savepoint
+    of that one: the outer commit decides for both."""
     if db.conn.in_transaction:
-        with db.atomic():
+        savepoint = f"nested_{secrets.token_hex(8)}"
+        db.execute(f"SAVEPOINT {savepoint}")
+        try:
             yield db
+        except BaseException:
+            if db.conn.in_transaction:  # an error may have ended the whole transaction
+                db.execute(f"ROLLBACK TO SAVEPOINT {savepoint}")
+                db.execute(f"RELEASE SAVEPOINT {savepoint}")
+            raise
+        db.execute(f"RELEASE SAVEPOINT {savepoint}")
         return
-    db.conn.execute("BEGIN IMMEDIATE")
+    db.conn.execute(BEGIN[dialect(db)])
     try:
         yield db
     except BaseException:
-        db.conn.execute("ROLLBACK")
+        if usable(db):
+            db.conn.execute("ROLLBACK")
         raise
     db.conn.execute("COMMIT")
+
+
+def hold_game(db: sqlite_utils.Database, game_id: str) -> None:
+    """Inside a write transaction: keep the game's other writers waiting until this one
+    commits, so that what it read of the game stays true. SQLite's write transaction holds
+    the whole database already; on PostgreSQL this locks the game's row (NO KEY UPDATE:
+    rows that only refer to the game, such as new links, are not held up)."""
+    if dialect(db) == "postgresql":
+        db.execute("SELECT 1 FROM games WHERE id = ? FOR NO KEY UPDATE", [game_id])
+
+
+def claiming(db: sqlite_utils.Database) -> str:
+    """What a SELECT of rows to work on (due emails) ends with, so that two job runners
+    never take the same rows: on PostgreSQL, rows another transaction has claimed are
+    skipped. SQLite has one writer at a time, which is claim enough."""
+    return " FOR UPDATE SKIP LOCKED" if dialect(db) == "postgresql" else ""
+
+
+# The number of a PostgreSQL advisory lock named by the parameter, within this
+# installation (its schema: several may share a database).
+LOCK_KEY = "hashtextextended(current_schema() || ':' || ?, 0)"
+
+
+def try_lock(db: sqlite_utils.Database, name: str) -> bool:
+    """Take the PostgreSQL advisory lock ``name`` for the connection's session, if no other
+    session holds it: a job only one process may do at a time. Release it with ``unlock``
+    (or by closing the connection)."""
+    return db.execute(f"SELECT pg_try_advisory_lock({LOCK_KEY})", [name]).fetchone()[0]
+
+
+def unlock(db: sqlite_utils.Database, name: str) -> None:
+    db.execute(f"SELECT pg_advisory_unlock({LOCK_KEY})", [name])
+
+
+@contextlib.contextmanager
+def claimed(db: sqlite_utils.Database, name: str) -> Iterator[bool]:
+    """Whether this process has the job ``name`` to itself for the block: on PostgreSQL,
+    whether no other session held its advisory lock (which this one then holds until the
+    block ends); on SQLite, always (one machine's job process, ``pbem/scheduler.py``)."""
+    if dialect(db) != "postgresql":
+        yield True
+        return
+    mine = try_lock(db, name)
+    try:
+        yield mine
+    finally:
+        if mine and usable(db):
+            unlock(db, name)
 
 
 def utcnow() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-APPEND_ONLY = "SELECT RAISE(ABORT, 'the event log is append-only')"
+APPEND_ONLY = "the event log is append-only"
+# The triggers that refuse to change or delete events (PostgreSQL: to empty the table too).
+APPEND_ONLY_TRIGGERS = {
+    "sqlite": [
+        f"CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
+        f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END",
+        f"CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "
+        f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END",
+    ],
+    "postgresql": [
+        f"CREATE OR REPLACE FUNCTION append_only() RETURNS trigger LANGUAGE plpgsql AS "
+        f"$$ BEGIN RAISE EXCEPTION '{APPEND_ONLY}'; END $$",
+        "CREATE OR REPLACE TRIGGER events_no_update BEFORE UPDATE OR DELETE ON events "
+        "FOR EACH ROW EXECUTE FUNCTION append_only()",
+        "CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events "
+        "FOR EACH STATEMENT EXECUTE FUNCTION append_only()",
+    ],
+}
 
 
 # Columns added after their table's first version: (table, column, type, default).
@@ -119,8 +253,10 @@ def init_db(db: sqlite_utils.Database) -> set[str]:
     """Create whatever of the schema is missing; returns the tables it created. Safe to run
     on every start, in several processes at once: one write transaction from the first
     statement, so each process waits for the one before it instead of failing to upgrade a
-    read to a write."""
+    read to a write (on PostgreSQL, an advisory lock makes them take turns)."""
     with write(db):
+        if dialect(db) == "postgresql":
+            db.execute(f"SELECT pg_advisory_xact_lock({LOCK_KEY})", ["init-db"])
         before = set(db.table_names())
         _create_schema(db)
         return set(db.table_names()) - before
@@ -159,10 +295,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "created_at": str,
     }, pk=("game_id", "seq"), foreign_keys=[("game_id", "games", "id")],
         not_null={"kind", "created_at"}, if_not_exists=True)
-    db.execute(f"CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
-               f"BEGIN {APPEND_ONLY}; END")
-    db.execute(f"CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "
-               f"BEGIN {APPEND_ONLY}; END")
+    for statement in APPEND_ONLY_TRIGGERS[dialect(db)]:
+        db.execute(statement)
     db["links"].create({
         "token_hash": str,    # sha256 of the secret; the secret itself is never stored
         "game_id": str,
@@ -197,6 +331,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "last_error": str,
     }, pk="id", if_not_exists=True)
     db["seats"].create_index(["email"], if_not_exists=True)
+    # addresses are compared without case (as people type them), in SQL both engines know
+    db.execute("CREATE INDEX IF NOT EXISTS seats_email_lower ON seats (lower(email))")
     db["links"].create_index(["game_id", "seat"], if_not_exists=True)
     db["outbox"].create_index(["status", "next_attempt_at"], if_not_exists=True)
     for table, column, type_, default in ADDED_COLUMNS:  # upgrade older databases in place
@@ -251,4 +387,73 @@ def _create_schema(db: sqlite_utils.Database) -> None:
 def init_db_command() -> None:
     """Create the database tables (the server also does this on start)."""
     init_db(get_db())
-    click.echo(f"Initialised {current_app.config['DATABASE']}")
+    click.echo(f"Initialised {shown(current_app.config['DATABASE'])}")
+
+
+def copy(source: sqlite_utils.Database, target: sqlite_utils.Database) -> dict[str, int]:
+    """Copy every row of ``source`` into ``target``, which gets the schema here and must
+    hold no game yet: an installation moving to another database (SQLite to PostgreSQL).
+    The rows are read from one snapshot of ``source`` and written in one transaction, so
+    the copy is whole or nothing. Returns how many rows each table received."""
+    init_db(target)
+    tables = [table for table in source.table_names() if table in set(target.table_names())]
+    # every other table refers to games alone: its rows go first
+    tables.sort(key=lambda table: table != "games")
+    copied = {}
+    source.conn.execute(SNAPSHOT[dialect(source)])
+    try:
+        with write(target):
+            if target.execute("SELECT count(*) FROM games").fetchone()[0]:
+                raise click.ClickException("The database copied to already holds games: "
+                                           "copy only into a new, empty one.")
+            for table in tables:
+                copied[table] = _copy_table(source, target, table)
+    finally:
+        source.conn.execute("ROLLBACK")
+    return copied
+
+
+# A read transaction that sees one moment of the database, even while others write.
+SNAPSHOT = {"sqlite": "BEGIN", "postgresql": "BEGIN ISOLATION LEVEL REPEATABLE READ"}
+
+
+def _copy_table(source: sqlite_utils.Database, target: sqlite_utils.Database,
+                table: str) -> int:
+    columns = list(source[table].columns_dict)
+    keys = source[table].pks
+    numbered = len(keys) == 1 and source[table].columns_dict[keys[0]] is int
+    # in the order they were written (the lobby lists games that way where times tie)
+    rows = source.execute(f"SELECT {', '.join(columns)} FROM {table} "
+                          f"ORDER BY {keys[0] if numbered else 'rowid'}")
+    count = 0
+    while batch := rows.fetchmany(1000):
+        target.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) "
+                                f"VALUES ({', '.join('?' * len(columns))})",
+                                [tuple(row) for row in batch])
+        count += len(batch)
+    if numbered and dialect(target) == "postgresql":  # go on numbering after the copies
+        target.execute(f"SELECT setval(pg_get_serial_sequence(?, ?), "
+                       f"COALESCE(MAX({keys[0]}), 0) + 1, false) FROM {table}",
+                       [table, keys[0]])
+    return count
+
+
+@click.command("copy-db")
+@with_appcontext
+@click.option("--to", "to", required=True, metavar="DATABASE",
+              help="Where to: a postgresql:// URL (or an SQLite file), with no games yet.")
+def copy_db_command(to: str) -> None:
+    """Copy this installation's database (DATABASE), every game, event, link, seat, email and
+    setting, to another: e.g. from SQLite to PostgreSQL. Stop the server and its jobs
+    first, then set DATABASE to the new one."""
+    try:
+        target = connect(to)
+    except Exception as error:  # noqa: BLE001 - sqlite3's or psycopg's: said in one line
+        raise click.ClickException(f"Cannot open {shown(to)}: {error}") from None
+    try:
+        copied = copy(get_db(), target)
+    finally:
+        target.close()
+    for table, rows in copied.items():
+        click.echo(f"{table}: {rows} rows")
+    click.echo(f"Copied {shown(current_app.config['DATABASE'])} to {shown(to)}.")

@@ -5,8 +5,9 @@ Only requests that succeed count: a refused request sends nothing. The limits ar
 settings (``RATE_LIMIT_*``, in Flask-Limiter's notation such as "10 per minute; 60 per
 hour"); ``RATELIMIT_STORAGE_URI`` says where the counts live. The default is a SQLite file
 in the instance folder (``SQLiteCounts``), shared by every worker process of the machine,
-so that N gunicorn workers do not give a client N times a limit; a ``redis://`` or
-``memcached://`` URI shares them between machines. Behind a reverse proxy, set ``PROXIES``
+so that N gunicorn workers do not give a client N times a limit; with a PostgreSQL
+``DATABASE``, that database (``PostgresCounts``), shared by every machine. A ``redis://``
+or ``memcached://`` URI shares them between machines too. Behind a reverse proxy, set ``PROXIES``
 so that the client's address is the one the proxy saw.
 """
 from __future__ import annotations
@@ -14,12 +15,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from flask import Flask, current_app
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits.storage import Storage
+
+from .db import connect, is_url
 
 limiter = Limiter(key_func=get_remote_address)
 
@@ -56,60 +59,88 @@ class SQLiteCounts(Storage):
     share them. Counts need no durability, so commits are not synced to disk."""
 
     STORAGE_SCHEME = ["sqlite"]
+    TABLE = "counts"
 
     def __init__(self, uri: str, wrap_exceptions: bool = False, **options) -> None:
         super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
-        self.path = uri.removeprefix("sqlite://")
-        self._connection: tuple[int, sqlite3.Connection] | None = None
+        self.uri = uri
+        self._connection: tuple[int, Any] | None = None
 
     @property
     def base_exceptions(self) -> type[Exception]:
         return sqlite3.Error
 
-    def _db(self) -> sqlite3.Connection:
+    def _db(self):
         # one connection per process: gunicorn forks workers after the app is made
         if self._connection is None or self._connection[0] != os.getpid():
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
-            db = sqlite3.connect(self.path, timeout=10, isolation_level=None,
-                                 check_same_thread=False)
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = OFF")
-            db.execute("CREATE TABLE IF NOT EXISTS counts (key TEXT PRIMARY KEY, "
-                       "count INTEGER NOT NULL, expires REAL NOT NULL)")
-            self._connection = (os.getpid(), db)
+            self._connection = (os.getpid(), self._connect())
         return self._connection[1]
+
+    def _connect(self) -> sqlite3.Connection:
+        path = self.uri.removeprefix("sqlite://")
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = OFF")
+        db.execute("CREATE TABLE IF NOT EXISTS counts (key TEXT PRIMARY KEY, "
+                   "count INTEGER NOT NULL, expires REAL NOT NULL)")
+        return db
 
     def incr(self, key: str, expiry: float, amount: int = 1) -> int:
         now = time.time()
         # a window that has expired starts again from this amount
         return self._db().execute(
-            "INSERT INTO counts (key, count, expires) VALUES (?1, ?2, ?3) "
-            "ON CONFLICT (key) DO UPDATE SET "
-            "count = CASE WHEN expires <= ?4 THEN ?2 ELSE count + ?2 END, "
-            "expires = CASE WHEN expires <= ?4 THEN ?3 ELSE expires END RETURNING count",
-            [key, amount, now + expiry, now]).fetchone()[0]
+            f"INSERT INTO {self.TABLE} AS c (key, count, expires) "
+            "VALUES (:key, :amount, :expires) ON CONFLICT (key) DO UPDATE SET "
+            "count = CASE WHEN c.expires <= :now THEN :amount ELSE c.count + :amount END, "
+            "expires = CASE WHEN c.expires <= :now THEN :expires ELSE c.expires END "
+            "RETURNING count",
+            {"key": key, "amount": amount, "expires": now + expiry, "now": now}).fetchone()[0]
 
     def get(self, key: str) -> int:
-        row = self._db().execute("SELECT count FROM counts WHERE key = ? AND expires > ?",
+        row = self._db().execute(f"SELECT count FROM {self.TABLE} WHERE key = ? AND expires > ?",
                                  [key, time.time()]).fetchone()
         return row[0] if row else 0
 
     def get_expiry(self, key: str) -> float:
-        row = self._db().execute("SELECT expires FROM counts WHERE key = ?", [key]).fetchone()
+        row = self._db().execute(f"SELECT expires FROM {self.TABLE} WHERE key = ?",
+                                 [key]).fetchone()
         return row[0] if row else time.time()
 
     def check(self) -> bool:
         return self._db().execute("SELECT 1").fetchone() == (1,)
 
     def reset(self) -> int:
-        return self._db().execute("DELETE FROM counts").rowcount
+        return self._db().execute(f"DELETE FROM {self.TABLE}").rowcount
 
     def clear(self, key: str) -> None:
-        self._db().execute("DELETE FROM counts WHERE key = ?", [key])
+        self._db().execute(f"DELETE FROM {self.TABLE} WHERE key = ?", [key])
 
 
-def storage_uri(instance_path: str) -> str:
-    """The default place of the counts: beside the database in the instance folder."""
+class PostgresCounts(SQLiteCounts):
+    """The same counts in the PostgreSQL database of ``DATABASE`` (its URL): every machine
+    shares them. The table is unlogged: counts need no durability."""
+
+    STORAGE_SCHEME = ["postgresql", "postgres"]
+    TABLE = "rate_limit_counts"
+
+    @property
+    def base_exceptions(self) -> type[Exception]:
+        import psycopg
+        return psycopg.Error
+
+    def _connect(self):
+        db = connect(self.uri)
+        db.execute(f"CREATE UNLOGGED TABLE IF NOT EXISTS {self.TABLE} (key TEXT PRIMARY KEY, "
+                   "count BIGINT NOT NULL, expires DOUBLE PRECISION NOT NULL)")
+        return db
+
+
+def storage_uri(instance_path: str, database: str) -> str:
+    """The default place of the counts: the PostgreSQL database of a ``DATABASE`` URL, else
+    a file beside the database in the instance folder."""
+    if is_url(database):
+        return database
     return "sqlite://" + os.path.join(os.path.abspath(instance_path), "ratelimits.sqlite")
 
 

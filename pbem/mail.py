@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Protocol
 import sqlite_utils
 
 from . import webhooks
-from .db import utcnow, write
+from .db import claiming, utcnow, write
 from .links import PUBLIC_URL_MARK, redact
 from .mailmessage import HeaderInjection, compose
 
@@ -214,7 +214,7 @@ def _claim(db: sqlite_utils.Database, chunk: int) -> list[dict[str, Any]]:
     with write(db):
         rows = [dict(row) for row in db.execute(
             "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
-            "ORDER BY id LIMIT ?", [utcnow(), chunk]).fetchall()]
+            f"ORDER BY id LIMIT ?{claiming(db)}", [utcnow(), chunk]).fetchall()]
         _lease(db, rows)
     return rows
 

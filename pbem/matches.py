@@ -23,7 +23,7 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, conditional, due, links, positions, signals
-from .db import utcnow, write
+from .db import hold_game, utcnow, write
 from .lru import BytesLRU
 
 MAX_NAME = 60
@@ -547,7 +547,10 @@ CACHE = MatchCache(64 * 2**20)  # create_app sets its size: MATCH_CACHE_MB
 
 
 def load(db: sqlite_utils.Database, game_id: str) -> Match | None:
-    """The game as its log makes it now: the cached copy brought up to date."""
+    """The game as its log makes it now: the cached copy brought up to date. Inside a write
+    transaction, the game stays as read until the commit: its other writers wait."""
+    if db.conn.in_transaction:
+        hold_game(db, game_id)
     match = _caught_up(db, game_id, CACHE.get(game_id))
     if match is not None and not db.conn.in_transaction:  # what it reads may still roll back
         CACHE.put(match)

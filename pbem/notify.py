@@ -219,8 +219,8 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
                     due.done(db, game_id, seat, "warning")  # too late: the timeout ends it
                 continue  # else the row's time was rounded down: the next run warns
             inserted = db.execute(
-                "INSERT OR IGNORE INTO clock_warnings (game_id, seat, turn_seq, deadline, "
-                "created_at) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO clock_warnings (game_id, seat, turn_seq, deadline, "
+                "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [game_id, seat, clock.turn_seq, clocks.iso(clock.deadline), utcnow()]).rowcount
             if inserted:
                 deadline_warning(db, match, seat, clock)
@@ -264,7 +264,8 @@ def home_opted_out(db: sqlite_utils.Database, email: str) -> bool:
 
 def set_home_opt_out(db: sqlite_utils.Database, email: str, out: bool) -> None:
     if out:
-        db.execute("INSERT OR IGNORE INTO home_optouts (email, created_at) VALUES (?, ?)",
+        db.execute("INSERT INTO home_optouts (email, created_at) VALUES (?, ?) "
+                   "ON CONFLICT DO NOTHING",
                    [email.lower(), utcnow()])
     else:
         db.execute("DELETE FROM home_optouts WHERE email = ?", [email.lower()])
@@ -313,7 +314,7 @@ def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
     if link["purpose"] == "seat":
         set_preference(db, link["game_id"], link["seat"], "none")
     elif link["purpose"] == "digest":
-        db.execute("UPDATE seats SET notify = 'none' WHERE email = ? COLLATE NOCASE "
+        db.execute("UPDATE seats SET notify = 'none' WHERE lower(email) = lower(?) "
                    "AND notify = 'digest'", [link["email"]])
     elif link["purpose"] == "home":
         set_home_opt_out(db, link["email"], True)
@@ -388,9 +389,10 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
         return 0
     day = now.date().isoformat()
     with write(db):
-        if list(db.query("SELECT 1 FROM digest_days WHERE day = ?", [day])):
+        # a second job runner at the same time finds the day taken and does nothing
+        if not db.execute("INSERT INTO digest_days (day, created_at) VALUES (?, ?) "
+                          "ON CONFLICT DO NOTHING", [day, utcnow()]).rowcount:
             return 0
-        db["digest_days"].insert({"day": day, "created_at": utcnow()})
         rows = due.waiting_for_digests(db)
         by_address: dict[str, list[dict[str, Any]]] = {}
         for row in rows:

@@ -40,7 +40,7 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
     else:
         rows = list(db.query(
             "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
-            "WHERE s.email = ? COLLATE NOCASE AND g.status = 'active' "
+            "WHERE lower(s.email) = lower(?) AND g.status = 'active' "
             "ORDER BY g.created_at, s.seat", [link["email"]]))
     entries = []
     for row in rows:

@@ -3,7 +3,10 @@ deadline warnings), reminders, the daily digests, and the computer players' move
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
-file in the instance folder; the others skip it.
+file in the instance folder (on PostgreSQL, where several machines share the database: an
+advisory lock of the database, held by the scheduler's own connection); the others skip it.
+Other job runners (``send-mail``, ``play-bots``) may run beside it: due emails and the
+computer's turns are claimed, so none is sent or played twice.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
 from . import computer, mail, matches, notify, webhooks
-from .db import connect
+from .db import connect, is_url, try_lock
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +102,14 @@ def play_bots(app: Flask, now: datetime | None = None) -> int:
     return played
 
 
-def _lock(app: Flask) -> IO | None:
+def _lock(app: Flask) -> IO | sqlite_utils.Database | None:
     """The scheduler lock, or None if another process holds it."""
+    if is_url(app.config["DATABASE"]):
+        db = connect(app.config["DATABASE"])
+        if try_lock(db, "scheduler"):
+            return db  # the lock lasts as long as this connection
+        db.close()
+        return None
     handle = open(Path(app.instance_path) / "scheduler.lock", "w")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -127,7 +127,7 @@ def home_request():
     with write(db):
         # One email per address per HOME_LINK_INTERVAL, so the form cannot flood a mailbox.
         since = (datetime.now(timezone.utc) - HOME_LINK_INTERVAL).isoformat(timespec="seconds")
-        recent = list(db.query("SELECT 1 FROM home_links WHERE email = ? COLLATE NOCASE "
+        recent = list(db.query("SELECT 1 FROM home_links WHERE lower(email) = lower(?) "
                                "AND created_at > ?", [address, since]))
         if not recent:
             token = links.new_token()
@@ -151,7 +151,7 @@ def home(token: str):
     address = _home_email(token)
     rows = get_db().query(
         "SELECT g.*, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
-        "WHERE s.email = ? COLLATE NOCASE ORDER BY g.status, g.updated_at DESC", [address])
+        "WHERE lower(s.email) = lower(?) ORDER BY g.status, g.updated_at DESC", [address])
     entries = []
     for row in rows:
         match = matches.load(get_db(), row["id"])
@@ -167,7 +167,7 @@ def home_open(token: str, game_id: str, seat: int):
     address = _home_email(token)
     db = get_db()
     owned = list(db.query("SELECT 1 FROM seats WHERE game_id = ? AND seat = ? "
-                          "AND email = ? COLLATE NOCASE", [game_id, seat, address]))
+                          "AND lower(email) = lower(?)", [game_id, seat, address]))
     if not owned:
         abort(404, "That game is not one of yours.")
     return mygames.open_seat(game_id, seat)

@@ -1,12 +1,20 @@
-"""Shared fixtures, in flaskr's manner: ``app`` (a fresh SQLite file per test), ``client``,
-``runner``; plus ``new_game`` to create a game through the JSON API, ``live_server`` for
-tests that need a real HTTP server (browsers), and ``smtp``, a real SMTP server on loopback."""
+"""Shared fixtures, in flaskr's manner: ``app``, ``client``, ``runner``; plus ``new_game`` to
+create a game through the JSON API, ``live_server`` for tests that need a real HTTP server
+(browsers), and ``smtp``, a real SMTP server on loopback.
+
+Every test that uses a database (``database``, and so ``app``) runs on both storage
+engines: on a fresh SQLite file, and on a fresh schema of a throwaway PostgreSQL cluster
+that the session starts on a free loopback port (``tests/postgres.py``). ``--database
+sqlite`` or ``--database postgresql`` (or ``PBEM_TEST_DATABASE``) runs one of them only.
+Where PostgreSQL is not installed, its half is skipped, saying so."""
 from __future__ import annotations
 
 import email
 import email.policy
+import os
 import socket
 import re
+import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,18 +28,57 @@ from werkzeug.serving import make_server
 from flask import url_for
 
 from pbem import create_app, links, matches, play
-from pbem.db import connect, get_db
+from pbem.db import connect, dialect, get_db
 from pbem.matches import CACHE
+
+import postgres
+
+ENGINES = ("sqlite", "postgresql")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--database", choices=(*ENGINES, "both"),
+                     default=os.environ.get("PBEM_TEST_DATABASE", "both"),
+                     help="the storage engine(s) of the tests that use a database "
+                          "(default: both, or PBEM_TEST_DATABASE)")
+
+
+def pytest_generate_tests(metafunc):
+    if "database" in metafunc.fixturenames:
+        chosen = metafunc.config.getoption("database")
+        metafunc.parametrize("database", ENGINES if chosen == "both" else [chosen],
+                             indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """The session's throwaway PostgreSQL cluster, started when a test first needs it."""
+    try:
+        cluster = postgres.Cluster.start(max_connections=300)
+    except postgres.Unavailable as why:
+        pytest.skip(f"PostgreSQL tests skipped: {why}")
+    yield cluster
+    cluster.stop()
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch):
+def database(request, tmp_path):
+    """The ``DATABASE`` setting of a test: a new SQLite file, or a new PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "pbem.sqlite")
+        return
+    with request.getfixturevalue("postgres_cluster").schema() as url:
+        yield url
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch, database):
     CACHE.clear()  # every test starts from its own database
     play.RENDERS.clear()
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))  # its own lock and key
     app = create_app({
         "TESTING": True,
-        "DATABASE": str(tmp_path / "pbem.sqlite"),
+        "DATABASE": database,
         "MAIL_FOLDER": str(tmp_path / "mail"),
         "SECRET_KEY": "test",
         "PUBLIC_URL": "http://localhost",  # the test client's own address
@@ -109,6 +156,35 @@ def db(app):
     database = connect(app.config["DATABASE"])
     yield database
     database.close()
+
+
+def database_errors() -> tuple[type[Exception], ...]:
+    """What a failing statement raises, on either engine."""
+    import psycopg
+    return sqlite3.DatabaseError, psycopg.DatabaseError
+
+
+def refuse_inserts(db, table: str, message: str, when: str = "true") -> None:
+    """Make the inserts into ``table`` for which ``when`` holds (of the row ``NEW``) fail with
+    ``message``: storage failing in the middle of a transaction."""
+    if dialect(db) == "sqlite":
+        db.execute(f"CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} WHEN {when} "
+                   f"BEGIN SELECT RAISE(ABORT, '{message}'); END")
+    else:
+        db.execute(f"CREATE FUNCTION refuse_{table}() RETURNS trigger LANGUAGE plpgsql AS "
+                   f"$$ BEGIN RAISE EXCEPTION '{message}'; END $$")
+        db.execute(f"CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} FOR EACH ROW "
+                   f"WHEN ({when}) EXECUTE FUNCTION refuse_{table}()")
+
+
+def allow_inserts(db, table: str) -> None:
+    db.execute(f"DROP TRIGGER refuse_{table}" + ("" if dialect(db) == "sqlite" else f" ON {table}"))
+
+
+def everything_in(db) -> str:
+    """Every row of every table, as text: everything the database holds."""
+    return "\n".join(f"{table}: {row}" for table in db.table_names()
+                     for row in db.query(f"SELECT * FROM {table}"))
 
 
 # -- pages: what a test reads off them ------------------------------------------------------

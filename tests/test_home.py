@@ -204,7 +204,6 @@ def test_a_teams_talk_of_resigning_does_not_reorder_its_opponents_list(client, a
     for day, game in enumerate(games, start=1):  # the first last changed a day earlier
         db.execute("UPDATE games SET updated_at = ? WHERE id = ?",
                    [f"2026-01-0{day}T00:00:00+00:00", game["id"]])
-    db.conn.commit()
     _, home = ask_for_home(client, app, "p1@example.org")  # seat 1: the other team
 
     def order() -> list[str]:

@@ -12,7 +12,6 @@ import os
 import re
 import smtplib
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ from pbem.db import connect
 from pbem.inbound import receive
 from pbem.listener import MailListener
 
-from conftest import free_port
+from conftest import allow_inserts, database_errors, free_port, refuse_inserts
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLY_TO = re.compile(r"move\+(\d+)\.([A-Za-z0-9_-]{32})@pbem\.localhost")
@@ -684,12 +683,11 @@ def test_an_emailed_move_and_its_answer_are_one_transaction(app, client, new_gam
     game = new_game()
     to_p1 = only(post(), P1)
     reply = write_reply(to_p1, legal(client, game.apis[0])[0])
-    db.execute("CREATE TRIGGER no_answers BEFORE INSERT ON outbox WHEN NEW.kind = 'answer' "
-               "BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END")
-    with app.app_context(), pytest.raises(sqlite3.DatabaseError, match="outbox unavailable"):
+    refuse_inserts(db, "outbox", "outbox unavailable", when="NEW.kind = 'answer'")
+    with app.app_context(), pytest.raises(database_errors(), match="outbox unavailable"):
         receive(db, bytes(reply))
     assert events(db) == []
-    db.execute("DROP TRIGGER no_answers")
+    allow_inserts(db, "outbox")
     with app.app_context():
         assert receive(db, bytes(reply)).status == "recorded"
     assert len(events(db)) == 1

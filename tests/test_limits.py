@@ -18,11 +18,12 @@ PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email":
 
 
 @pytest.fixture
-def limited(tmp_path, monkeypatch):
-    """An app with the limits on (small ones, so a test reaches them)."""
+def limited(tmp_path, monkeypatch, database):
+    """An app with the limits on (small ones, so a test reaches them); with a PostgreSQL
+    database, the counts are kept there."""
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))
     CACHE.clear()
-    app = create_app({"DATABASE": str(tmp_path / "pbem.sqlite"), "SECRET_KEY": "test",
+    app = create_app({"DATABASE": database, "SECRET_KEY": "test",
                       "PUBLIC_URL": "http://localhost", "RATELIMIT_ENABLED": True,
                       "RATE_LIMIT_CREATE": "3 per hour", "RATE_LIMIT_HOME": "2 per hour",
                       "RATE_LIMIT_ACTIONS": "4 per hour"})

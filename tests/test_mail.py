@@ -10,7 +10,6 @@ import email
 import email.policy
 import json
 import re
-import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from aiosmtpd.controller import Controller
 from pbem import mail, scheduler
 from pbem.db import connect
 
-from conftest import Recorder, free_port
+from conftest import Recorder, allow_inserts, database_errors, free_port, refuse_inserts
 
 PAST = "2000-01-01T00:00:00+00:00"
 # A secret link in an email body, as a path the test client can open.
@@ -112,28 +111,26 @@ def test_creating_a_game_queues_one_pending_start_email_per_player(client, new_g
 
 def test_start_emails_are_queued_in_the_transaction_that_creates_the_game(client, db):
     """If the outbox cannot take the emails, the game is not created either."""
-    db.execute("CREATE TRIGGER no_mail BEFORE INSERT ON outbox "
-               "BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END")
+    refuse_inserts(db, "outbox", "outbox unavailable")
     body = {"game": "mastery", "players": [{"name": "A", "email": "a@example.org"},
                                            {"name": "B", "email": "b@example.org"}]}
-    with pytest.raises(sqlite3.DatabaseError, match="outbox unavailable"):
+    with pytest.raises(database_errors(), match="outbox unavailable"):
         client.post("/api/games", json=body)
     for table in ("games", "seats", "links", "outbox"):
         assert db[table].count == 0, table
 
-    db.execute("DROP TRIGGER no_mail")
+    allow_inserts(db, "outbox")
     assert client.post("/api/games", json=body).status_code == 201
     assert db["games"].count == 1 and db["outbox"].count == 2
 
 
 def test_a_move_whose_email_cannot_be_queued_is_not_recorded(client, new_game, db):
     game = new_game()
-    db.execute("CREATE TRIGGER no_mail BEFORE INSERT ON outbox "
-               "BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END")
+    refuse_inserts(db, "outbox", "outbox unavailable")
     state = client.get(game.apis[0]).json
-    with pytest.raises(sqlite3.DatabaseError, match="outbox unavailable"):
+    with pytest.raises(database_errors(), match="outbox unavailable"):
         client.post(f"{game.apis[0]}/moves", json={"move": state["legal_moves"][0], "ply": 0})
-    db.execute("DROP TRIGGER no_mail")
+    allow_inserts(db, "outbox")
     assert db["events"].count == 0
     assert client.get(game.apis[0]).json["ply"] == 0
     assert len(outbox(db)) == 2  # the start emails only

@@ -441,7 +441,7 @@ def test_digest_once_a_day_across_runs_and_a_restart_listing_only_waiting_games(
                        message["List-Unsubscribe"].strip()).group(1)
     assert client.post(url, data={"List-Unsubscribe": "One-Click"}).status_code == 200
     choices = {r["game_id"]: r["notify"] for r in db.query(
-        "SELECT game_id, notify FROM seats WHERE email = ? COLLATE NOCASE", [me])}
+        "SELECT game_id, notify FROM seats WHERE lower(email) = lower(?)", [me])}
     assert choices == {waiting.id: "none", not_yet.id: "none", offered.id: "none",
                        finished.id: "none", every.id: "each"}
     assert scheduler.send_digests(app, at_seven + timedelta(days=2)) == 1  # x's only
