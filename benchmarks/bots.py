@@ -111,7 +111,8 @@ def strength(variants, names, games: int, jobs: int, max_plies: int) -> None:
                 low, high = wilson(score, games)
                 label = f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
                 print(f"{label:<22} {name:<18} {won:>4} {drawn:>4} {games - won - drawn:>4} "
-                      f"{score:>6.0%}  {low:4.0%} to {high:4.0%}  {elapsed * jobs / games:7.1f}  {openers:>10}",
+                      f"{score:>6.0%}  {low:4.0%} to {high:4.0%}  {elapsed * jobs / games:7.1f}"
+                      f"  {openers:>10}",
                       flush=True)
 
 

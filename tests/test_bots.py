@@ -180,22 +180,22 @@ def magnet_positions_with_a_possible_king_on_the_centre(count: int):
     without letting its own king be taken, an opponent's piece on f6 that may be its king
     (rank 1, not yet seen to hold the centre), and cannot win at once."""
     game, found = engine.get("magnet"), []
+    threat = bots.HEURISTICS["magnet"].threat
     for number in range(100):
         state = game.start(2, {"random_setup": True}, f"centre-{number}")
         rng = random.Random(number)
         while state.outcome is None and len(found) < count:
             seat = state.to_move[0]
-            piece = state.board[M.CENTRE]
-            afters = [game.apply(state, seat, move) for move in game.legal_moves(state, seat)]
-            if (piece and piece >> 6 != seat and piece & 7 == 1
-                    and M._homes(state)[M.CENTRE] not in state.cleared
-                    and not any(after.outcome for after in afters)
-                    and any(not _enemy_on_centre(after, seat) and not bots.HEURISTICS["magnet"].threat(
-                        after, 1 - seat) for after in afters)):
-                found.append(state)
-                break
-            quiet = [move for move in game.legal_moves(state, seat) if "+" not in move]
-            state = game.apply(state, seat, rng.choice(quiet))
+            legal = game.legal_moves(state, seat)
+            if (_enemy_on_centre(state, seat) and state.board[M.CENTRE] & 7 == 1
+                    and M._homes(state)[M.CENTRE] not in state.cleared):
+                afters = [game.apply(state, seat, move) for move in legal]
+                if not any(after.outcome for after in afters) and any(
+                        not _enemy_on_centre(after, seat) and not threat(after, 1 - seat)
+                        for after in afters):
+                    found.append(state)
+                    break
+            state = game.apply(state, seat, rng.choice([m for m in legal if "+" not in m]))
         if len(found) == count:
             return found
     raise AssertionError("too few positions")

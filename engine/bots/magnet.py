@@ -55,12 +55,8 @@ def turn_options(state: MagnetState, seat: int) -> list[str]:
         else:
             options += [(promise, head + ",".join([names[i]] + names[:i] + names[i + 1:]))
                         for i in reachers]
-    options.sort(key=_promise)
+    options.sort(key=lambda option: option[0])
     return [text for _, text in options]
-
-
-def _promise(option: tuple[tuple[int, int], str]) -> tuple[int, int]:
-    return option[0]
 
 
 def king_in_reach(state: MagnetState, seat: int) -> bool:
