@@ -36,6 +36,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import engine  # noqa: E402
 import postgres  # noqa: E402  (tests/postgres.py)
+import serving  # noqa: E402
 
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 MASTERY = engine.get("mastery")
@@ -44,27 +45,19 @@ OPTIONS = {"repetition_draw": False}
 
 def serve(database: str, folder: Path, processes: int) -> tuple[list[subprocess.Popen], list[str]]:
     """``processes`` web processes on ``database``: the processes and their base URLs."""
-    started, bases = [], []
+    started, ports = [], []
     for number in range(processes):
-        port = postgres.free_port()
+        port = serving.free_port()
         env = {**os.environ, "PBEM_DATABASE": database, "PBEM_BIND": f"127.0.0.1:{port}",
                "PBEM_WORKERS": "1", "PBEM_INSTANCE": str(folder / f"web{number}"),
                "PBEM_PUBLIC_URL": "https://games.example.org", "PBEM_SECRET_KEY": "bench",
                "PBEM_MAIL_FOLDER": str(folder / "mail"), "PBEM_RATELIMIT_ENABLED": "false"}
         started.append(subprocess.Popen([str(GUNICORN)], cwd=ROOT, env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        bases.append(f"http://127.0.0.1:{port}")
-    for process, base in zip(started, bases):
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(base + "/", timeout=5)
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the web process at {base} did not start")
-                time.sleep(0.1)
-    return started, bases
+        ports.append(port)
+    for process, port in zip(started, ports):
+        serving.wait_for(port, process)
+    return started, [f"http://127.0.0.1:{port}" for port in ports]
 
 
 def call(url: str, body: dict | None = None) -> tuple[int, bytes]:

@@ -26,7 +26,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _wait_for(port: int, process: subprocess.Popen, seconds: float = 60) -> None:
+def wait_for(port: int, process: subprocess.Popen, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -67,7 +67,7 @@ def gunicorn(app: str, env: dict[str, str] | None = None) -> Iterator[Server]:
              "--pythonpath", str(HERE), "--log-level", "warning", app],
             cwd=folder, env={**os.environ, **(env or {})})
         try:
-            _wait_for(port, process)
+            wait_for(port, process)
             yield Server(port, process.pid)
         finally:
             process.terminate()

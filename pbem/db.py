@@ -330,9 +330,9 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "sent_at": str,
         "last_error": str,
     }, pk="id", if_not_exists=True)
-    db["seats"].create_index(["email"], if_not_exists=True)
     # addresses are compared without case (as people type them), in SQL both engines know
     db.execute("CREATE INDEX IF NOT EXISTS seats_email_lower ON seats (lower(email))")
+    db.execute("DROP INDEX IF EXISTS idx_seats_email")  # the same, with case: never used
     db["links"].create_index(["game_id", "seat"], if_not_exists=True)
     db["outbox"].create_index(["status", "next_attempt_at"], if_not_exists=True)
     for table, column, type_, default in ADDED_COLUMNS:  # upgrade older databases in place
@@ -396,7 +396,8 @@ def copy(source: sqlite_utils.Database, target: sqlite_utils.Database) -> dict[s
     The rows are read from one snapshot of ``source`` and written in one transaction, so
     the copy is whole or nothing. Returns how many rows each table received."""
     init_db(target)
-    tables = [table for table in source.table_names() if table in set(target.table_names())]
+    wanted = set(target.table_names())
+    tables = [table for table in source.table_names() if table in wanted]
     # every other table refers to games alone: its rows go first
     tables.sort(key=lambda table: table != "games")
     copied = {}
@@ -419,9 +420,10 @@ SNAPSHOT = {"sqlite": "BEGIN", "postgresql": "BEGIN ISOLATION LEVEL REPEATABLE R
 
 def _copy_table(source: sqlite_utils.Database, target: sqlite_utils.Database,
                 table: str) -> int:
-    columns = list(source[table].columns_dict)
+    types = source[table].columns_dict
+    columns = list(types)
     keys = source[table].pks
-    numbered = len(keys) == 1 and source[table].columns_dict[keys[0]] is int
+    numbered = len(keys) == 1 and types[keys[0]] is int
     # in the order they were written (the lobby lists games that way where times tie)
     rows = source.execute(f"SELECT {', '.join(columns)} FROM {table} "
                           f"ORDER BY {keys[0] if numbered else 'rowid'}")

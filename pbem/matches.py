@@ -718,11 +718,9 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
         event = Event(before.last_seq + 1, seat, "join", None, utcnow())
         db.execute("UPDATE seats SET name = ?, email = ? WHERE game_id = ? AND seat = ?",
                    [name, email, game_id, seat])
-        db["events"].insert({"game_id": game_id, "seq": event.seq, "seat": seat,
-                             "kind": "join", "move": None, "created_at": event.created_at})
+        _append(db, game_id, event)
         after = _caught_up(db, game_id, before)
-        db["games"].update(game_id, {**_summary(after.current, after.waiting),
-                                     "updated_at": event.created_at})
+        _summarise(db, after, event)
         token = links.mint(db, game_id, seat)
         due.schedule(db, after)
         signals.event_recorded.send(db, before=before, after=after, event=event,
@@ -798,18 +796,29 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move
         after = before.with_events([event])
     except engine.IllegalMove as error:
         raise Refused(str(error)) from None
-    db.execute("INSERT INTO events (game_id, seq, seat, kind, move, created_at, text) "
-               "VALUES (?, ?, ?, ?, ?, ?, ?)",
-               [before.id, event.seq, seat, kind, event.move, event.created_at, event.text])
-    # a team's own talk must not show as a change to anyone else (lists of games by it)
-    changed = "" if kind in TEAM_ONLY else ", updated_at = :updated_at"
-    db.execute("UPDATE games SET status = :status, ply = :ply, to_move = :to_move, "
-               f"outcome = :outcome{changed} WHERE id = :id",
-               {**_summary(after.current, after.waiting), "updated_at": event.created_at,
-                "id": before.id})
+    _append(db, before.id, event)
+    _summarise(db, after, event)
     if kind == "move" and after.ply % positions.EVERY == 0:
         positions.store(db, after.id, after.states)
     return before, after, event
+
+
+def _append(db: sqlite_utils.Database, game_id: str, event: Event) -> None:
+    """Write ``event`` at the end of the game's log."""
+    db.execute("INSERT INTO events (game_id, seq, seat, kind, move, created_at, text) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?)",
+               [game_id, event.seq, event.seat, event.kind, event.move, event.created_at,
+                event.text])
+
+
+def _summarise(db: sqlite_utils.Database, after: Match, event: Event) -> None:
+    """Bring the game's row up to ``after``, the game once ``event`` is recorded."""
+    # a team's own talk must not show as a change to anyone else (lists of games by it)
+    changed = "" if event.kind in TEAM_ONLY else ", updated_at = :updated_at"
+    db.execute("UPDATE games SET status = :status, ply = :ply, to_move = :to_move, "
+               f"outcome = :outcome{changed} WHERE id = :id",
+               {**_summary(after.current, after.waiting), "updated_at": event.created_at,
+                "id": after.id})
 
 
 def _conditional_reply(db: sqlite_utils.Database, before: Match, after: Match, event: Event,
