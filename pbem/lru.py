@@ -40,6 +40,9 @@ class BytesLRU:
         while self.nbytes > self.max_bytes and len(self._entries) > 1:
             self.nbytes -= self._entries.popitem(last=False)[1][1]
 
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._entries
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
