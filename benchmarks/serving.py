@@ -81,7 +81,7 @@ def smtp_sink() -> Iterator[int]:
     process = subprocess.Popen([sys.executable, "-m", "aiosmtpd", "-n", "-c",
                                 "aiosmtpd.handlers.Sink", "-l", f"127.0.0.1:{port}"])
     try:
-        _wait_for(port, process)
+        wait_for(port, process)
         yield port
     finally:
         process.terminate()
