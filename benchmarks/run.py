@@ -113,17 +113,21 @@ def page_figures() -> None:
         pages = {game_id: page_at_ply(client, game_id, 12) for game_id in engine.GAMES}
         drawing = {game_id: drawn_afresh(client, url) for game_id, url in pages.items()}
         etags = {game_id: client.get(url).headers["ETag"] for game_id, url in pages.items()}
+        # a browser views a page again with the session cookie its last view left it
+        # (which remembers that game as its latest: the view leaves the cookie as it is)
+        cookies = {game_id: browser_cookie(client, url) for game_id, url in pages.items()}
         poll = pages["mastery"] + "/version"
         with serving.gunicorn("pbem:create_app()", server_env(folder)) as server:
             viewed, checked, drawn = [], [], []
             for game_id, url in pages.items():
                 title = engine.get(game_id).title
-                again = serving.hammer(server, [serving.repeat(("GET", url, b""))] * 16,
-                                       SECONDS)
+                again = serving.hammer(
+                    server, [serving.repeat(("GET", url, b"", cookies[game_id]))] * 16,
+                    SECONDS)
                 assert not again.failed, f"{again.failed} failed requests for {game_id}"
                 row(f"{title} play page, ply 12, viewed again", f"{again.rate:8.0f} /s",
                     again.cpu_ms, "bare Flask page", again.rate / bare.rate)
-                etag = {"If-None-Match": etags[game_id]}
+                etag = {"If-None-Match": etags[game_id], **cookies[game_id]}
                 same = serving.hammer(
                     server, [serving.repeat(("GET", url, b"", etag))] * 16, SECONDS)
                 assert not same.failed, f"{same.failed} failed requests for {game_id}"
@@ -150,6 +154,12 @@ def page_figures() -> None:
 
 
 POLL_SECONDS = 3  # how often an open page polls (static/app.js, POLL_MS)
+
+
+def browser_cookie(client, url: str) -> dict[str, str]:
+    """The Cookie header of a browser that has just viewed ``url``."""
+    client.get(url)
+    return {"Cookie": f"session={client.get_cookie('session').value}"}
 
 
 def drawn_afresh(client, url: str, repeats: int = 30) -> tuple[float, float]:
@@ -405,8 +415,10 @@ PEAK = 10  # the busiest hour's rate, as a multiple of the day's mean
 PER_GAME = {"moves": 2, "page views": 20, "emails": 2}  # a game's day
 
 
-# The page views of a move drawn afresh: the two clicks that build it, the page after it
-# (with its message, shown once), and the opponent's first look at the new position.
+# The page views of a move drawn afresh: the mover's first look at the position (the game
+# cold: hours have passed since the last move, and the process's match cache holds a few
+# thousand of a million games), the two clicks that build the move and the page after it
+# (the game warm: they follow the first look within minutes).
 FRESH_PER_MOVE = 4
 
 
@@ -415,20 +427,22 @@ def capacity() -> None:
     CPU divided by one game's share at the costs measured above, beside its disk, where
     every move is a synced commit; from CPU time rather than this run's rates, which other
     programs on the machine slow down. Page views three ways: every one drawn afresh from
-    a cold game (in no process's cache); ``FRESH_PER_MOVE`` a move drawn so and the others
-    viewed again from the render cache; and every one viewed again (the bound)."""
+    a cold game (in no process's cache, the bound below); ``FRESH_PER_MOVE`` a move drawn
+    afresh, the first of them from a cold game, and the others viewed again from the
+    render cache; and every one viewed again (the bound above)."""
     cores = os.cpu_count() or 1
-    views = PER_GAME["page views"]
-    cold = FIGURES["drawn"] * FIGURES.get("cold", 1)
-    fresh = min(views, PER_GAME["moves"] * FRESH_PER_MOVE)
+    views, moves = PER_GAME["page views"], PER_GAME["moves"]
+    warm = FIGURES["drawn"]
+    cold = warm * FIGURES.get("cold", 1)
+    fresh = min(views, moves * FRESH_PER_MOVE)
     print(f"Capacity: active games at {', '.join(f'{n} {what}' for what, n in PER_GAME.items())} "
           f"per game a day, x{PEAK} at peak")
     for how, page_ms in (
             ("all views drawn afresh, the game cold", views * cold),
-            (f"{fresh} drawn so, {views - fresh} viewed again", fresh * cold
-             + (views - fresh) * FIGURES["page"]),
+            (f"{fresh} drawn afresh ({moves} cold), {views - fresh} viewed again",
+             moves * cold + (fresh - moves) * warm + (views - fresh) * FIGURES["page"]),
             ("all viewed again (render cache)", views * FIGURES["page"])):
-        day_ms = {"moves": PER_GAME["moves"] * FIGURES["move"], "pages": page_ms,
+        day_ms = {"moves": moves * FIGURES["move"], "pages": page_ms,
                   "emails": PER_GAME["emails"] * FIGURES["mail"]}  # a game's day
         by_cpu = cores * DAY * 1000 / (PEAK * sum(day_ms.values()))
         spent = " ".join(f"{what} {ms / sum(day_ms.values()):.0%}"

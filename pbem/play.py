@@ -106,8 +106,8 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
     game, drawing = match.game, board_for(match.game.id)
     state = match.states[ply] if ply is not None else match.current
     shown_ply = match.ply if ply is None else ply
-    legal = tuple(game.legal_moves(state, seat)) \
-        if ply is None and seat is not None and not match.waiting else ()
+    legal = _legal(match, seat) if ply is None and seat is not None and not match.waiting \
+        else ()
     build = builder.for_board(drawing, game, state, seat, legal, path)
 
     page_url = url_for(".page", role=role, token=PLACEHOLDER)
@@ -124,6 +124,17 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
         if last else set())
     return Board(legal, build, svg, tuple((drawing.choice_label(c), click(c))
                                           for c in build.choices))
+
+
+def _legal(match: Match, seat: int) -> tuple[str, ...]:
+    """``seat``'s legal moves now: generated once per position, then reused by the clicks
+    that build a move (each a board of its own; Magnet's moves take milliseconds)."""
+    key = ("legal", match.id, match.last_seq, seat)
+    legal = RENDERS.get(key)
+    if legal is None:
+        legal = tuple(match.game.legal_moves(match.current, seat))
+        RENDERS.put(key, legal, 100 + sum(60 + len(move) for move in legal))
+    return legal
 
 
 def _extras(match: Match, seat: int | None) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Game pages drawn once and reused (pbem/play.py): each board once per game, event, viewer,
 ply and selection; each page once per everything its viewer sees, answered 304 Not Modified
-when the viewer's copy (its ETag) is current; the legal moves generated once per page.
-Nothing drawn for one viewer reaches another."""
+when the viewer's copy (its ETag) is current; the legal moves generated once per position
+and seat, whatever clicks build the move. Nothing drawn for one viewer reaches another."""
 from __future__ import annotations
 
 import random
@@ -81,6 +81,11 @@ def test_each_board_and_page_is_drawn_once_and_the_legal_moves_generated_once(
     assert client.put(f"{game.apis[0]}/notes", json={"text": "Watch a5"}).status_code == 200
     assert "Watch a5" in client.get(game.urls[0]).get_data(as_text=True)
     assert (generated.count, drawn.count, rendered.count) == (1, 1, 2)
+    # each click that builds the move draws a board of its own, from the same legal moves
+    clicks = links_in(client.get(game.urls[0]).get_data(as_text=True))
+    for number, click in enumerate(sorted(clicks.values())[:3], start=2):
+        assert client.get(click).status_code == 200
+        assert (generated.count, drawn.count) == (1, number)
 
 
 def test_a_seats_every_link_gets_its_own_token_in_a_page_rendered_once(app, client,
