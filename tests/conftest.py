@@ -13,6 +13,7 @@ import email
 import email.policy
 import os
 import socket
+import sys
 import re
 import sqlite3
 import threading
@@ -27,6 +28,7 @@ from werkzeug.serving import make_server
 
 from flask import url_for
 
+import pbem.db
 from pbem import create_app, links, matches, play
 from pbem.db import connect, dialect, get_db
 from pbem.matches import CACHE
@@ -34,6 +36,7 @@ from pbem.matches import CACHE
 import postgres
 
 ENGINES = ("sqlite", "postgresql")
+HERE = Path(__file__).resolve().parent
 
 
 def pytest_addoption(parser):
@@ -71,10 +74,39 @@ def database(request, tmp_path):
         yield url
 
 
+class WritesWatched:
+    """``sqlite3`` as ``pbem.db`` sees it, the server's connections noting every statement
+    that writes outside a transaction: ``db.write`` syncs the log after its commit, and a
+    write committed on its own would not be synced (``db.connect``). The connections tests
+    open themselves, to look or to break things on purpose, are not watched."""
+
+    WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+    def __init__(self):
+        self.unsynced: list[str] = []
+
+    def __getattr__(self, name: str):
+        return getattr(sqlite3, name)
+
+    def connect(self, *args, **kwargs) -> sqlite3.Connection:
+        conn = sqlite3.connect(*args, **kwargs)
+        if Path(sys._getframe(2).f_code.co_filename).parent == HERE:  # db.connect's caller
+            return conn
+
+        def watch(sql: str) -> None:
+            if sql.lstrip().upper().startswith(self.WRITES) and not conn.in_transaction:
+                self.unsynced.append(sql)
+
+        conn.set_trace_callback(watch)
+        return conn
+
+
 @pytest.fixture
 def app(tmp_path, monkeypatch, database):
     CACHE.clear()  # every test starts from its own database
     play.RENDERS.clear()
+    watched = WritesWatched()
+    monkeypatch.setattr(pbem.db, "sqlite3", watched)
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))  # its own lock and key
     app = create_app({
         "TESTING": True,
@@ -85,6 +117,7 @@ def app(tmp_path, monkeypatch, database):
     })
     yield app
     CACHE.clear()
+    assert not watched.unsynced, "writes committed outside db.write (never synced)"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 import engine
 from pbem import links, play
-from pbem.db import connect, get_db
+from pbem.db import connect, get_db, write
 from pbem.matches import CACHE
 
 from conftest import api_move, links_in, normalised, path_of
@@ -91,8 +91,8 @@ def test_each_board_and_page_is_drawn_once_and_the_legal_moves_generated_once(
 def test_a_seats_every_link_gets_its_own_token_in_a_page_rendered_once(app, client,
                                                                         new_game):
     game = new_game()
-    with app.test_request_context():
-        other = links.mint(get_db(), game.id, 0)
+    with app.test_request_context(), write(get_db()) as db:
+        other = links.mint(db, game.id, 0)
     mine = game.urls[0].rsplit("/", 1)[1]
     first = client.get(game.urls[0]).get_data(as_text=True)
     second = client.get(f"/play/{other}").get_data(as_text=True)
