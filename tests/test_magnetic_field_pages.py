@@ -59,6 +59,15 @@ def builds(app, state, seat, *clicks) -> builder.Build:
         return board.build(GAME, state, seat, tuple(clicks))
 
 
+def built_svg(app, state, *clicks, link="/x?path={}") -> str:
+    """Blue's drawing after ``clicks``, with the builder's overlay, and a link (``link``
+    formatted with the click) on each cell and choice that may come next."""
+    step = builds(app, state, 0, *clicks)
+    with app.test_request_context():
+        return str(board.render({**GAME.view(state, 0), **(step.overlay or {})}, seat=0,
+                                targets={t: link.format(t) for t in step.cells + step.choices}))
+
+
 def cell_markup(svg: str, name: str) -> str:
     match = re.search(rf'<(?:a|g) [^>]*class="cell" data-cell="{name}".*?(?=<(?:a|g) [^>]*'
                       rf'class="cell"|<line class="reaction|<text class="coord")', svg, re.S)
@@ -198,6 +207,42 @@ def test_draft_pool_is_drawn_and_clickable(app):
     assert "Face-up tiles to pick:" in svg and "×16" in svg and "×15" in svg and "×1<" in svg
     assert '<a href="/x?path=pick-K" class="choice pool-tile" data-choice="pick-K">' in svg
     assert 'data-choice="pick-D"' not in svg  # not a target: drawn, not a link
+
+
+
+def test_every_link_in_the_drawing_is_escaped(app):
+    """Cells, hand tiles and draft picks are links whose query has several parameters (the
+    conditional-moves page's do): each & is written &amp;, and a quote or a bracket in a link
+    cannot end its attribute."""
+    link = '/c/x?m=K%40e5&m="<b>&path={}'
+    play = position(figures={"e4": "N"}, tiles={"e5": "K"}, hands=("KD", ""))
+    cells, hand = built_svg(app, play, link=link), built_svg(app, play, "K", "e6", link=link)
+    pool = built_svg(app, GAME.start(2, BLUE_FIRST, "s"), link=link)
+    assert len(re.findall(r'<a href="[^"]*" class="cell"', cells)) == 100  # any may take a figure
+    assert 'class="choice hand-tile" data-choice="D"' in hand
+    assert 'class="choice pool-tile" data-choice="pick-K"' in pool
+    for svg in (cells, hand, pool):
+        hrefs = re.findall(r'<a href="([^"]*)"', svg)
+        assert hrefs and svg.count("<a ") == len(hrefs)
+        assert all(h.startswith("/c/x?m=K%40e5&amp;m=&#34;&lt;b&gt;&amp;path=") for h in hrefs)
+        assert '"<b>' not in svg and "&m=" not in svg
+
+
+def test_the_mover_the_tile_picked_up_and_the_entry_cells_are_marked(app):
+    state = dataclasses.replace(position(figures={"e4": "N"}, tiles={"e5": "K"},
+                                         hands=("KD", "")), passes=2)
+    svg = built_svg(app, state)
+    assert '<g class="player blue to-move" data-seat="0">' in svg and ">▶ Blue — you</text>" in svg
+    assert '<g class="player red" data-seat="1">' in svg and ">Red</text>" in svg
+    assert f"passes in a row: 2 of {board.PASS_LIMIT}" in svg
+    # any empty cell may take a figure: a faint outline; the figure that may act, a bold one
+    assert 'class="target faint"/></a>' in cell_markup(svg, "a1")
+    assert 'class="target"/></a>' in cell_markup(svg, "e4")
+    # the tile picked up is marked in the hand, and is no longer a link
+    svg = built_svg(app, state, "K")
+    hand = re.search(r'<g class="hand-tile selected" data-tile="K">.*?</g>', svg, re.S)[0]
+    assert '<title>Knockout (K)</title>' in hand and 'class="mark selected"' in hand
+    assert 'class="choice hand-tile"' not in svg
 
 
 # -- the turn builder ----------------------------------------------------------------------------

@@ -26,10 +26,9 @@ new counts and scores), and the words before the confirm button say what happene
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from flask import render_template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from engine.core import IllegalMove
 from engine.magnetic_field import (CELL_INDEX, CENTRE, DIRECTIONS, FILES, PASS_LIMIT, SIZE,
@@ -378,7 +377,7 @@ def points_words(points: Mapping[str, Any]) -> str:
 
 def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
     """The result of the turn being built, up to the draw, in words (the main field draws
-    it: see ``_render``)."""
+    it: see ``render``)."""
     colours = view["colours"]
     items = [event_words(e, colours) for e in preview["events"]] or (
         ["No magnetic reaction."] if preview["move"] != PASS and any(
@@ -406,6 +405,44 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
 
 
 # -- the drawing -------------------------------------------------------------------------------
+#
+# The SVG is built as strings: a page drawn afresh spent half its time in a template. Every
+# value from ``view``, the builder or a player goes through ``escape``; the numbers are written
+# with ``str`` (``28.0`` stays ``28.0``).
+
+def _patterns(p: str) -> str:
+    """The tiles' fill patterns and the arrow heads, their ids prefixed with ``p`` (each of
+    the two drawings has its own)."""
+    return f"""<defs>
+  <pattern id="{p}-C" width="12" height="12" patternUnits="userSpaceOnUse"><rect width="12" height="12" fill="#cfe6c3"/><circle cx="6" cy="6" r="3.2" fill="none" stroke="#4f8a3c" stroke-width="1.3"/></pattern>
+  <pattern id="{p}-X" width="9" height="9" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="9" height="9" fill="#ddcdec"/><path d="M0 0V9M0 0H9" stroke="#7d5a9c" stroke-width="1.6"/></pattern>
+  <pattern id="{p}-K" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#f6cfac"/><path d="M0 0V8" stroke="#c0703a" stroke-width="3"/></pattern>
+  <pattern id="{p}-D" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#f2e5a6"/><circle cx="4" cy="4" r="1.6" fill="#a88a18"/></pattern>
+  <pattern id="{p}-back" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#5b6570"/><path d="M0 0V6" stroke="#434b54" stroke-width="2"/></pattern>
+  <marker id="{p}-arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arrow-head"/></marker>
+  <marker id="{p}-arrow-pending" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arrow-head pending"/></marker>
+</defs>"""
+
+
+def _field_open(after: bool) -> str:
+    """The field's drawing up to its first cell (``after``: it shows a turn being built)."""
+    return (f'<div class="board-frame mf-frame">\n<svg xmlns="http://www.w3.org/2000/svg" '
+            f'class="board magnetic-field field{" after" if after else ""}" '
+            f'viewBox="0 0 {WIDTH} {WIDTH}" role="img" aria-label="Magnetic Field board'
+            f'{": the result of your turn, not played yet" if after else ""}">\n'
+            f'{_patterns("mf")}\n<rect class="field-bg" x="{MARGIN - 3}" y="{MARGIN - 3}" '
+            f'width="{FIELD + 6}" height="{FIELD + 6}"/>')
+
+
+FIELD_OPEN = {after: _field_open(after) for after in (False, True)}
+# The file letters under the field and the rank numbers left of it, and the field's end.
+FIELD_CLOSE = "".join(
+    [f'\n  <text class="coord" x="{MARGIN + i * CELL + CELL / 2}" y="{MARGIN + FIELD + 17}">'
+     f'{f}</text>' for i, f in enumerate(FILES)]
+    + [f'\n  <text class="coord" x="{MARGIN / 2}" y="{MARGIN + (SIZE - r) * CELL + CELL / 2}" '
+       f'dy="0.35em">{r}</text>' for r in range(1, SIZE + 1)]) + "\n</svg>\n</div>\n"
+PANEL_PATTERNS = _patterns("mfh")
+
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
            targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
@@ -422,61 +459,87 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     under it are those after the turn."""
     targets = targets or {}
     colours = view["colours"]
-    pending: Mapping[str, str] = view.get("pending") or {}
     after: Mapping[str, Any] | None = view.get("after")
-    figures = after["figures"] if after else view["figures"]
     acting, slide = _action_cells(view.get("action") or "") if after else ("", None)
-    faint = frozenset(view.get("faint") or ())
-    cells = []
-    for rank in range(SIZE, 0, -1):
-        for file in FILES:
-            name = f"{file}{rank}"
-            x, y = _cell_xy(name)
-            tile = view["tiles"].get(name) or pending.get(name)
-            figure = figures.get(name)
-            gone = view["figures"].get(name) if after and name not in figures else None
-            words = []
-            if tile:
-                words.append(f"{TILE_NAMES[tile]} tile" + (" (placed this turn)"
-                                                           if name in pending else ""))
-            if figure:
-                words.append(_figure_words(figure) + (" (this turn)" if name == acting else ""))
-            if gone:
-                words.append(_figure_words(gone) + " before this turn")
-            centre = (x + CELL / 2, y + CELL / 2)
-            cells.append({
-                "name": name, "x": x, "y": y, "tile": tile, "pending": name in pending,
-                "centre": name in CENTRE_NAMES, "href": targets.get(name), "faint": name in faint,
-                "selected": name in selected and name not in pending, "last": name in last,
-                "magnet": _magnet(*centre, figure) if figure else None,
-                "acting": name == acting and figure is not None,
-                "gone": _magnet(*centre, gone) if gone else None,
-                "title": name + (": " + ", ".join(words) if words else "")})
+    parts = [FIELD_OPEN[after is not None]]
+    parts += _cells(view, after, acting, selected, targets, last)
     events = after["events"] if after else (view.get("last_move") or {}).get("events", ())
-    arrows = [_arrow(e["from"], e.get("to"), e["actor"], e["kind"], event_words(e, colours))
-              for e in events]
+    arrows = [_arrow(e["from"], e.get("to"), e["actor"], e["kind"], event_words(e, colours),
+                     after is not None) for e in events]
     if slide:
         arrows.insert(0, _arrow(*slide, slide[0], "slide",
-                                f"Your figure slides from {slide[0]} to {slide[1]}"))
+                                f"Your figure slides from {slide[0]} to {slide[1]}", True))
+    parts += arrows
+    parts.append(FIELD_CLOSE)
     counts = {**view, **{key: after[key] for key in AFTER_COUNTS}} if after else view
-    players, top = [], 0
     order = [seat, 1 - seat] if seat is not None else [colours.index("blue"),
                                                         colours.index("red")]
+    panel, top = [], 0
     for s in order:
-        block = _player_block(counts, s, seat, top, targets)
-        players.append(block)
-        top = block["bottom"]
-    footer = _footer(view, top, targets)
-    return Markup(render_template(
-        "boards/magnetic-field.svg", cells=cells, arrows=arrows, players=players,
-        footer=footer, size=CELL, margin=MARGIN, width=WIDTH, field=FIELD, hand=HAND_TILE,
-        hand_hit=HAND_HIT, panel_width=PANEL_WIDTH, panel_height=footer["bottom"],
-        after=after is not None, tile_names=TILE_NAMES,
-        files=[(MARGIN + i * CELL + CELL / 2, f) for i, f in enumerate(FILES)],
-        ranks=[(MARGIN + (SIZE - r) * CELL + CELL / 2, r) for r in range(1, SIZE + 1)]))
+        block, top = _player(counts, s, seat, top, targets)
+        panel.append(block)
+    footer, height = _footer(view, top, targets)
+    parts += [f'<svg xmlns="http://www.w3.org/2000/svg" class="board magnetic-field panel" '
+              f'viewBox="0 0 {PANEL_WIDTH} {height}" role="img" aria-label="Players, hands and '
+              f'deck{" after your turn" if after else ""}">\n{PANEL_PATTERNS}',
+              *panel, footer, "\n</svg>"]
+    return Markup("".join(parts))
 
 
 AFTER_COUNTS = ("scores", "figures_in_hand", "figures_on_field", "knocked_out")
+
+
+def _cells(view: Mapping[str, Any], after: Mapping[str, Any] | None, acting: str,
+           selected: tuple[str, ...], targets: Mapping[str, str], last: set[str]) -> list[str]:
+    """Each cell of the field, rank 10 first: a link if it may be clicked, its tile, marks and
+    figures (``acting``: the cell of the figure the turn being built moves), and its contents
+    in words (its title)."""
+    tiles, before = view["tiles"], view["figures"]
+    pending: Mapping[str, str] = view.get("pending") or {}
+    figures = after["figures"] if after else before
+    faint = frozenset(view.get("faint") or ())
+    drawn = []
+    for square in SQUARES:
+        name = square.name
+        tile = tiles.get(name) or pending.get(name)
+        figure = figures.get(name)
+        gone = before.get(name) if after and name not in figures else None
+        href = targets.get(name)
+        if not (tile or figure or gone or href or name in last or name in selected):
+            drawn.append(square.plain)
+            continue
+        body = [square.square]
+        words = []
+        if tile:
+            tile_code = escape(tile)
+            body.append(f'\n  <g class="tile-on-field{" pending" if name in pending else ""}" '
+                        f'data-tile="{tile_code}">'
+                        f'{_tile_face("mf", tile_code, square.x + 1, square.y + 1, CELL - 2, 13)}'
+                        f'</g>')
+            words.append(f"{TILE_NAMES[tile]} tile" + (" (placed this turn)"
+                                                       if name in pending else ""))
+        if name in last:
+            body.append(square.last)
+        if name in selected and name not in pending:
+            body.append(square.selected)
+        if gone:
+            body.append("\n  " + _magnet(*square.centre, gone, extra=" gone"))
+        if figure:
+            body.append("\n  " + _magnet(*square.centre, figure,
+                                         extra=" pending" if name == acting else ""))
+            words.append(_figure_words(figure) + (" (this turn)" if name == acting else ""))
+        if gone:
+            words.append(_figure_words(gone) + " before this turn")
+        title = escape(name + (": " + ", ".join(words) if words else ""))
+        if href:
+            body.append(square.faint if name in faint else square.target)
+            drawn.append(f'\n  <a href="{escape(href)}" class="cell" data-cell="{name}">'
+                         f'<title>{title}</title>{"".join(body)}</a>')
+        else:
+            label = f' role="img" aria-label="{title}"' if words else ""
+            drawn.append(f'\n  <g class="cell" data-cell="{name}"{label}><title>{title}</title>'
+                         f'{"".join(body)}</g>')
+    return drawn
 
 
 def _figure_words(figure: Mapping[str, Any]) -> str:
@@ -497,21 +560,87 @@ def _cell_xy(name: str) -> tuple[int, int]:
     return MARGIN + (index % SIZE) * CELL, MARGIN + (SIZE - 1 - index // SIZE) * CELL
 
 
-def _magnet(cx: float, cy: float, figure: Mapping[str, Any], scale: float = 1.0) -> dict:
+class _Square(NamedTuple):
+    """A cell's place on the field and the parts of its drawing that depend on nothing else."""
+    name: str
+    x: int
+    y: int
+    centre: tuple[float, float]
+    square: str      # the cell's own square, first in its drawing
+    plain: str       # the whole drawing of a cell with nothing on it and no link
+    last: str        # the marks of the last move and of a selected cell
+    selected: str
+    target: str      # the outline of a cell that may be clicked
+    faint: str
+
+
+def _square(name: str) -> _Square:
+    x, y = _cell_xy(name)
+    square = (f'\n  <rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" '
+              f'class="square{" centre" if name in CENTRE_NAMES else ""}"/>')
+    mark = f'<rect x="{x + 2}" y="{y + 2}" width="{CELL - 4}" height="{CELL - 4}" class="mark'
+    target = f'<rect x="{x + 4}" y="{y + 4}" width="{CELL - 8}" height="{CELL - 8}" class="target'
+    return _Square(name, x, y, (x + CELL / 2, y + CELL / 2), square,
+                   f'\n  <g class="cell" data-cell="{name}"><title>{name}</title>{square}</g>',
+                   mark + ' last"/>', mark + ' selected"/>', target + '"/>', target + ' faint"/>')
+
+
+SQUARES = tuple(_square(f"{file}{rank}") for rank in range(SIZE, 0, -1) for file in FILES)
+
+
+def _tile_face(p: str, code: str, x: float, y: float, s: float, letter_size: int) -> str:
+    """A tile (``code`` escaped already) with its pattern of the drawing ``p`` and its
+    letter."""
+    return (f'<rect x="{x}" y="{y}" width="{s}" height="{s}" class="tile tile-{code}" '
+            f'fill="url(#{p}-{code})"/>\n<text class="tile-letter" x="{x + 3}" '
+            f'y="{y + letter_size}" font-size="{letter_size}">{code}</text>')
+
+
+def _tile_link(href: str, choice: str, title: str, code: str, x: float, y: float) -> str:
+    """A tile under the field that may be clicked (a hand tile to place, a draft pick)."""
+    code = escape(code)
+    margin = (HAND_HIT - HAND_TILE) / 2
+    kind = "pool-tile" if choice.startswith(PICK) else "hand-tile"
+    return (f'<a href="{escape(href)}" class="choice {kind}" data-choice="{escape(choice)}">'
+            f'<title>{escape(title)}</title><rect class="hit" x="{x - margin}" '
+            f'y="{y - margin}" width="{HAND_HIT}" height="{HAND_HIT}"/>'
+            f'{_tile_face("mfh", code, x, y, HAND_TILE, 16)}<rect x="{x - 3}" y="{y - 3}" '
+            f'width="{HAND_TILE + 6}" height="{HAND_TILE + 6}" class="target"/></a>')
+
+
+def _magnet(cx: float, cy: float, figure: Mapping[str, Any], scale: float = 1.0,
+            extra: str = "") -> str:
+    """A figure as a bar magnet centred on (cx, cy), its N pole where it faces; ``extra``:
+    more classes."""
     length, width = MAGNET_HALF_LENGTH * scale, MAGNET_HALF_WIDTH * scale
+    colour = figure["colour"]
     dx, dy = VECTORS[figure["facing"]]
-    return {"cx": cx, "cy": cy, "angle": ANGLES[figure["facing"]], "length": length,
-            "width": width, "colour": figure["colour"],
-            "round": width if figure["colour"] == "red" else 1.5 * scale,
-            "nx": cx + dx * length / 2, "ny": cy + dy * length / 2,
-            "sx": cx - dx * length / 2, "sy": cy - dy * length / 2,
-            "font": round(POLE_FONT * scale, 1)}
+    rx = width if colour == "red" else 1.5 * scale
+    x, y, bar_width = cx - width, cy - length, 2 * width
+    font = round(POLE_FONT * scale, 1)
+    return (f'<g class="magnet {escape(colour)}{extra}">\n'
+            f'  <g transform="rotate({ANGLES[figure["facing"]]} {cx} {cy})">\n'
+            f'    <rect class="s-half" x="{x}" y="{y}" width="{bar_width}" height="{2 * length}" '
+            f'rx="{rx}"/>\n'
+            f'    <rect class="n-half" x="{x}" y="{y}" width="{bar_width}" height="{length}" '
+            f'rx="{rx}"/>\n'
+            f'    <rect class="n-half" x="{x}" y="{cy - length / 2}" width="{bar_width}" '
+            f'height="{length / 2}"/>\n'
+            f'    <rect class="outline" x="{x}" y="{y}" width="{bar_width}" height="{2 * length}" '
+            f'rx="{rx}"/>\n'
+            f'  </g>\n'
+            f'  <text class="pole n" x="{cx + dx * length / 2}" y="{cy + dy * length / 2}" '
+            f'dy="0.36em" font-size="{font}">N</text>\n'
+            f'  <text class="pole s" x="{cx - dx * length / 2}" y="{cy - dy * length / 2}" '
+            f'dy="0.36em" font-size="{font}">S</text>\n</g>')
 
 
-def _arrow(origin: str, target: str | None, actor: str, kind: str, title: str) -> dict:
+def _arrow(origin: str, target: str | None, actor: str, kind: str, title: str,
+           pending: bool) -> str:
     """An arrow from ``origin`` towards ``target``, stopping short of the figure there; with
     no target (knocked off the field), one cell on, away from ``actor``; a figure pulled
-    without moving (it already touched the actor) points at the actor."""
+    without moving (it already touched the actor) points at the actor. ``pending``: part of
+    the turn being built."""
     if target == origin:
         target = actor
     x1, y1 = (c + CELL / 2 for c in _cell_xy(origin))
@@ -522,85 +651,129 @@ def _arrow(origin: str, target: str | None, actor: str, kind: str, title: str) -
         x2, y2 = x1 + ((x1 > ax) - (x1 < ax)) * CELL * 1.2, y1 + ((y1 > ay) - (y1 < ay)) * CELL * 1.2
     length = max(abs(x2 - x1), abs(y2 - y1))
     keep = (length - CELL * 0.4) / length
-    return {"kind": kind, "x1": x1, "y1": y1, "x2": x1 + (x2 - x1) * keep,
-            "y2": y1 + (y2 - y1) * keep, "title": title}
+    suffix = "-pending" if pending else ""
+    return (f'\n  <line class="reaction {escape(kind)}{" pending" if pending else ""}" '
+            f'x1="{x1}" y1="{y1}" x2="{x1 + (x2 - x1) * keep}" y2="{y1 + (y2 - y1) * keep}" '
+            f'marker-end="url(#mf-arrow{suffix})"><title>{escape(title)}</title></line>')
 
 
 def _count(n: int, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}" if n else f"no {what}s"
 
 
-def _player_block(view: Mapping[str, Any], s: int, seat: int | None, top: float,
-                  targets: Mapping[str, str]) -> dict:
+def _player(view: Mapping[str, Any], s: int, seat: int | None, top: int,
+            targets: Mapping[str, str]) -> tuple[str, int]:
+    """Seat ``s``'s block under the field, from ``top``: its magnet, name, score, figures and
+    tiles (the viewer's own by code, the opponent's drafted ones by code and the others face
+    down); and where the next block starts."""
     hand = view["hands"][s]
     colour = view["colours"][s]
-    choosing = view.get("choosing") or ""
     tiles = []
     if "tiles" in hand:  # the viewer's own hand: every tile by code
         shown = list(hand["tiles"])
         for code in (view.get("pending") or {}).values():  # placed this turn already
             if code in shown:
                 shown.remove(code)
-        tiles += [{"code": code, "href": targets.get(code), "selected": code == choosing}
-                  for code in shown]
+        choosing = view.get("choosing") or ""
+        tiles += [(code, targets.get(code), code == choosing) for code in shown]
         tile_words = _count(len(shown), "tile") + " in hand"
     else:  # the opponent's: the drafted tiles by code, the others face down, each drawn
-        tiles += [{"code": code} for code in hand["public"]]
-        tiles += [{"code": None} for _ in range(hand["hidden"])]
+        tiles += [(code, None, False) for code in hand["public"]]
+        tiles += [(None, None, False)] * hand["hidden"]
         tile_words = _count(hand["size"], "tile") + " in hand"
         if hand["public"] and hand["hidden"]:
             tile_words += f": {len(hand['public'])} known, {hand['hidden']} face down"
         elif hand["hidden"]:
             tile_words += ", face down"
+    tile_words = escape(tile_words)
     per_row = (PANEL_WIDTH - 2 * HAND_X) // HAND_STEP
-    for k, tile in enumerate(tiles):
-        tile["x"] = HAND_X + (k % per_row) * HAND_STEP
-        tile["y"] = top + 74 + (k // per_row) * HAND_STEP
-    rows = -(-len(tiles) // per_row)
-    in_hand, on_field = view["figures_in_hand"][s], view["figures_on_field"][s]
+    drawn = [_hand_tile(code, href, chosen, HAND_X + (k % per_row) * HAND_STEP,
+                        top + 74 + (k // per_row) * HAND_STEP)
+             for k, (code, href, chosen) in enumerate(tiles)]
+    bottom = top + 76 + -(-len(tiles) // per_row) * HAND_STEP
+    to_move = s in view["to_move"]
     knocked = view["knocked_out"][s]
-    return {
-        "seat": s, "colour": colour,
-        "name": colour.capitalize() + (" — you" if s == seat else ""),
-        "to_move": s in view["to_move"], "score": view["scores"][s], "target": view["target"],
-        "figures": f"figures: {in_hand} in hand · {on_field} on the field"
-                   + (f" · {knocked} out" if knocked else ""),
-        "tile_words": tile_words, "tiles": tiles, "top": top,
-        "icon": _magnet(22, top + 20, {"facing": "e", "colour": colour}, scale=0.7),
-        "bottom": top + 76 + rows * HAND_STEP}
+    figures = (f"figures: {view['figures_in_hand'][s]} in hand · {view['figures_on_field'][s]} "
+               f"on the field" + (f" · {knocked} out" if knocked else ""))
+    name = colour.capitalize() + (" — you" if s == seat else "")
+    icon = _magnet(22, top + 20, {"facing": "e", "colour": colour}, scale=0.7)
+    return (f'\n  <g class="player {escape(colour)}{" to-move" if to_move else ""}" '
+            f'data-seat="{escape(s)}">\n'
+            f'    <rect class="player-bg" x="2" y="{top}" width="{PANEL_WIDTH - 4}" '
+            f'height="{bottom - top - 6}" rx="4"/>\n'
+            f'    {icon}\n'
+            f'    <text class="player-name" x="40" y="{top + 24}">{"▶ " if to_move else ""}'
+            f'{escape(name)}</text>\n'
+            f'    <text class="player-score" x="{PANEL_WIDTH - 12}" y="{top + 25}">'
+            f'<tspan class="score-value">{escape(view["scores"][s])}</tspan> / '
+            f'{escape(view["target"])}</text>\n'
+            f'    <text class="player-figures" x="40" y="{top + 44}">{escape(figures)}</text>\n'
+            f'    <g class="hand" aria-label="{tile_words}"><title>{tile_words}</title>\n'
+            f'    <text class="hand-count" x="40" y="{top + 63}">{tile_words}</text>'
+            f'{"".join(drawn)}\n    </g>\n  </g>'), bottom
 
 
-def _footer(view: Mapping[str, Any], top: float, targets: Mapping[str, str]) -> dict:
-    pool = []
-    if view["phase"] == "draft":
-        for k, (code, count) in enumerate(view["draft_pool"].items()):
-            pool.append({"code": code, "count": count, "x": HAND_X + k * POOL_STEP,
-                         "href": targets.get(PICK + code)})
+def _hand_tile(code: str | None, href: str | None, chosen: bool, x: int, y: int) -> str:
+    """A tile of a hand: face down (None), a link to place it, or drawn (``chosen``: picked
+    up to be placed)."""
+    if code is None:
+        return (f'\n      <g class="hand-tile hidden"><rect x="{x}" y="{y}" width="{HAND_TILE}" '
+                f'height="{HAND_TILE}" class="tile back" fill="url(#mfh-back)"/>'
+                f'<text class="tile-letter back" x="{x + HAND_TILE / 2}" '
+                f'y="{y + HAND_TILE / 2}" dy="0.36em" font-size="18">?</text></g>')
+    if href:
+        return "\n      " + _tile_link(href, code, f"Place a {TILE_NAMES[code]} tile ({code})",
+                                       code, x, y)
+    return "\n      " + _tile_drawn("hand-tile", code, x, y, chosen)
+
+
+def _tile_drawn(kind: str, code: str, x: int, y: int, chosen: bool = False) -> str:
+    """A tile under the field that may not be clicked, named in its title."""
+    escaped = escape(code)
+    mark = (f'<rect x="{x - 3}" y="{y - 3}" width="{HAND_TILE + 6}" height="{HAND_TILE + 6}" '
+            f'class="mark selected"/>' if chosen else "")
+    return (f'<g class="{kind}{" selected" if chosen else ""}" data-tile="{escaped}">'
+            f'<title>{escape(f"{TILE_NAMES[code]} ({code})")}</title>'
+            f'{_tile_face("mfh", escaped, x, y, HAND_TILE, 16)}{mark}</g>')
+
+
+def _footer(view: Mapping[str, Any], top: int, targets: Mapping[str, str]) -> tuple[str, int]:
+    """The deck, the passes in a row, the draft pool and the last turn in words, from
+    ``top``; and the drawing's height."""
     words = [f"Deck: {view['deck_size']} tiles face down"]
     if view["passes_in_a_row"]:
         words.append(f"passes in a row: {view['passes_in_a_row']} of {PASS_LIMIT}")
+    y = top + 20
+    drawn = [f'\n  <g class="footer">\n    <text class="deck" x="16" y="{y}">'
+             f'{escape(" · ".join(words))}</text>']
+    if view["phase"] == "draft" and view["draft_pool"]:
+        pool_y = y + 36
+        drawn.append(f'\n    <text class="deck" x="16" y="{y + 26}">Face-up tiles to pick:</text>')
+        for k, (code, count) in enumerate(view["draft_pool"].items()):
+            x = HAND_X + k * POOL_STEP
+            href = targets.get(PICK + code)
+            tile = (_tile_link(href, PICK + code, f"Pick {TILE_NAMES[code]} ({code})", code, x,
+                               pool_y) if href else _tile_drawn("pool-tile", code, x, pool_y))
+            drawn.append(f'\n      {tile}\n      <text class="deck" x="{x + HAND_TILE + 8}" '
+                         f'y="{pool_y + HAND_TILE / 2 + 5}">×{escape(count)}</text>')
+        y += 90
     last = view.get("last_move")
-    last_words, last_effects = "", []
     if last and view["phase"] != "draft" and not last["move"].startswith("pick"):
         colour = view["colours"][last["seat"]].capitalize()
-        last_words = f"Last turn, {colour}: {last['move']}"
-        if last["events"]:
-            last_effects.append(_count(len(last["events"]), "reaction"))
-        if last["gained"]:
-            last_effects.append(f"+{_count(last['gained'], 'point')}")
-    y = top + 20
-    lines = {"deck": y}
-    if pool:
-        lines["pool_words"], lines["pool"] = y + 26, y + 36
-        y += 90
-    if last_words:
-        lines["last"] = y + 20
+        last_words = escape(f"Last turn, {colour}: {last['move']}")
+        drawn.append(f'\n    <text class="last-turn" x="16" y="{y + 20}">{last_words}</text>')
         y += 20
-        if last_effects:
-            lines["effects"] = y + 18
+        effects = []
+        if last["events"]:
+            effects.append(_count(len(last["events"]), "reaction"))
+        if last["gained"]:
+            effects.append(f"+{_count(last['gained'], 'point')}")
+        if effects:
+            drawn.append(f'<text class="last-turn" x="16" y="{y + 18}">'
+                         f'{escape(" · ".join(effects))}</text>')
             y += 18
-    return {"top": top, "pool": pool, "words": " · ".join(words), "last": last_words,
-            "effects": " · ".join(last_effects), "lines": lines, "bottom": y + 12}
+    drawn.append("\n  </g>")
+    return "".join(drawn), y + 12
 
 
 # -- the position as plain text (emails) --------------------------------------------------------
