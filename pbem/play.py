@@ -15,7 +15,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 import engine
 from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_template,
@@ -82,8 +82,13 @@ class Board:
     @property
     def nbytes(self) -> int:
         """An estimate of the memory it holds, for RENDERS."""
-        return 2000 + len(self.svg) + sum(60 + len(move) for move in self.legal) \
+        return 2000 + len(self.svg) + _weight(self.legal) \
             + sum(60 + len(label) + len(link) for label, link in self.choices)
+
+
+def _weight(moves: tuple[str, ...]) -> int:
+    """An estimate of the memory a tuple of moves holds (Magnetic Field has thousands)."""
+    return 100 + 60 * len(moves) + sum(map(len, moves))
 
 
 def _board(match: Match, seat: int | None, role: str, ply: int | None,
@@ -110,10 +115,10 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
         else ()
     build = builder.for_board(drawing, game, state, seat, legal, path)
 
-    page_url = url_for(".page", role=role, token=PLACEHOLDER)
+    clicked = f"{url_for('.page', role=role, token=PLACEHOLDER)}?path="
 
     def click(token_: str) -> str:  # url_for's link, without building the route each time
-        return f"{page_url}?{urlencode({'path': build.extend(token_)}, safe=QUERY_SAFE)}"
+        return clicked + quote_plus(build.extend(token_), safe=QUERY_SAFE)
 
     last = match.moves[shown_ply - 1] if shown_ply else None
     svg = drawing.render(
@@ -133,7 +138,7 @@ def _legal(match: Match, seat: int) -> tuple[str, ...]:
     legal = RENDERS.get(key)
     if legal is None:
         legal = tuple(match.game.legal_moves(match.current, seat))
-        RENDERS.put(key, legal, 100 + sum(60 + len(move) for move in legal))
+        RENDERS.put(key, legal, _weight(legal))
     return legal
 
 
