@@ -332,6 +332,35 @@ def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
     assert len(layout(svg)["marks"]) == pieces + 4 + 1 + 1  # and the magnet's horseshoe
 
 
+def test_links_and_words_from_the_view_go_into_the_drawing_escaped(app):
+    """The drawing is built as strings: every link and every word from the view is escaped
+    where it goes in (a link's & and quotes, a tooltip's apostrophe, markup in a value)."""
+    link, escaped = "/play/t?path=3&x=\"<b>'", "/play/t?path=3&amp;x=&#34;&lt;b&gt;&#39;"
+    start = GAME.start(2, {}, "s")
+    setup = builds(app, start, RED, "K", "a2", "T2")
+    with app.test_request_context():
+        svg = str(board.render({**GAME.view(start, RED), **setup.overlay}, seat=RED,
+                               targets={t: link for t in setup.cells + setup.choices}))
+    assert f'<a href="{escaped}" class="cell" data-cell="a3" data-drop="1">' in svg
+    assert f'<a href="{escaped}" class="choice tray-piece" data-choice="3"' in svg
+    assert "<title>a3: Red start vertex</title>" in svg and "<b>" not in svg
+    state = position({"b7": "RK", "j3": "BK", "f3": "R4/3", "f4": "BT2", "f5": "B3/2",
+                      "e6": "R2"})
+    view = GAME.view(GAME.apply(state, RED, "f6:f3+,e6"), BLUE)
+    view["pieces"]["b7"]["rank"] = "<i>1</i>"
+    view["captured"][0]["vertex"] = "<i>f4</i>"
+    with app.test_request_context():
+        svg = str(board.render(view, seat=BLUE, targets={"f6": link}))
+    assert "<i>" not in svg and "<b>" not in svg
+    b7 = vertex_markup(svg, "b7")
+    assert 'data-rank="&lt;i&gt;1&lt;/i&gt;"' in b7
+    assert "<title>b7: Red piece, rank &lt;i&gt;1&lt;/i&gt;, value unknown</title>" in b7
+    assert "captured on &lt;i&gt;f4&lt;/i&gt; (turn 2)" in svg
+    f6 = vertex_markup(svg, "f6")
+    assert f6.startswith(f'<a href="{escaped}" class="cell" data-cell="f6">')
+    assert "the last turn&#39;s magnet</title>" in f6
+
+
 # -- emails: the board as text -------------------------------------------------------------------
 
 def height_of(text: str, pattern: str) -> float:

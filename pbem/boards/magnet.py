@@ -30,15 +30,15 @@ a trap (the mover cannot know it).
 """
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
 import textwrap
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from flask import render_template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from engine.core import IllegalMove
 from engine.magnet import (CODES, FILES, GAME, INDEX, NAMES, RAYS, SET, START_NAMES,
@@ -53,6 +53,7 @@ SPACING = 46  # between neighbouring vertices
 MARGIN_X = 24
 MARGIN_Y = 42  # above and below: the outline's corners and the file letters
 PIECE = 16
+LOST_PIECE = 11  # the pieces listed under the board
 R3 = math.sqrt(3) / 2
 CX = round(MARGIN_X + 5 * R3 * SPACING, 1)
 CY = MARGIN_Y + 5 * SPACING
@@ -426,6 +427,10 @@ def _preview_note(view: Mapping[str, Any], seat: int, turn: _Turn) -> Markup:
 
 
 # -- the drawing -------------------------------------------------------------------------------
+# The SVG is built as strings: what depends only on the geometry and on which way up the board
+# is drawn is made once (``_spots``, ``_coordinates``, ``_shape``), each drawing adds what
+# varies. Every value from the view, the builder's overlay or the links is escaped where it
+# goes into the markup.
 
 # The seat whose start vertices are drawn on the upper sides (Red) sees the board turned
 # round, so that each player's pieces start at the bottom; spectators see it as drawn.
@@ -461,7 +466,7 @@ CELL = hexagon(SPACING / 2 / R3, 0)
 # the last) or where a piece was captured last turn has neither an order number nor a
 # promotion (only the mover's moving pieces have them), so a small horseshoe takes the
 # promotion's place and the capture's cross the order number's.
-MARKS = {"rank": polar(60, 20), "order": polar(240, 20), "promote": polar(120, 16)}
+RANK_MARK, ORDER_MARK, PROMOTE_MARK = polar(60, 20), polar(240, 20), polar(120, 16)
 
 
 def star(r_out: float, r_in: float, points: int) -> str:
@@ -473,21 +478,7 @@ def star(r_out: float, r_in: float, points: int) -> str:
     return " ".join(coords)
 
 
-def _piece(owner: int, rank: int, code: str | None, *, badge: bool = True,
-           pending: bool = False) -> dict[str, Any]:
-    kind = ("unknown" if code is None else "king" if code == "K" else
-            "trap" if code.startswith("T") else "plain")
-    return {"owner": owner, "side": COLOURS[owner], "rank": rank, "code": code,
-            "label": code or "?", "kind": kind, "badge": badge, "pending": pending}
-
-
-def _piece_title(piece: Mapping[str, Any], seat: int | None) -> str:
-    whose = SIDES[piece["owner"]] + (" (yours)" if piece["owner"] == seat else "")
-    if piece["code"] is None:
-        return f"{whose} piece, rank {piece['rank']}, value unknown"
-    if piece["code"] == "K":
-        return f"{whose} king"
-    return f"{whose} {CODE_WORDS[piece['code']]}, rank {piece['rank']}"
+SPIKES = star(PIECE * 0.78, PIECE * 0.58, 10)  # a trap's jagged ring
 
 
 def _lattice() -> list[tuple[float, float, float, float]]:
@@ -545,6 +536,207 @@ def _outline(upright: float = MARGIN_X, slanted: float = 34) -> str:
 
 OUTLINE = _outline()
 
+# What follows the drawing's height in its opening tag: the arrow heads, the board's
+# outline, the lattice's lines.
+BACKGROUND = (
+    '" role="img" aria-label="Magnet board">\n<defs>\n'
+    '  <marker id="mg-arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" '
+    'markerHeight="4" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" '
+    'class="arrow-head"/></marker>\n'
+    '  <marker id="mg-arrow-preview" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" '
+    'markerHeight="4" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" '
+    'class="arrow-head preview"/></marker>\n</defs>\n'
+    f'<polygon class="board-bg" points="{OUTLINE}"/>\n<path class="lattice" d="'
+    + "".join(f"M{x1} {y1}L{x2} {y2}" for x1, y1, x2, y2 in LATTICE) + '"/>\n')
+CENTRE_STAR = star(17, 7, 12)
+ARROW_HEADS = {"trail": "mg-arrow", "preview": "mg-arrow-preview"}  # by the arrow's class
+HORSESHOE = ('<path class="shoe" d="M-6 -7V1A6 6 0 0 0 6 1V-7"/>'
+             '<path class="tips" d="M-6 -7V-3M6 -7V-3"/></g>')
+BADGE = (f'<g class="rank"><circle cx="{RANK_MARK[0]}" cy="{RANK_MARK[1]}" r="7.5"/>'
+         f'<text x="{RANK_MARK[0]}" y="{RANK_MARK[1]}" dy="0.35em">')
+TRAY_X = tuple(round(20 + (WIDTH - 40) / len(PIECE_CODES) * (k + 0.5), 1)
+               for k in range(len(PIECE_CODES)))
+
+
+class _Spot(NamedTuple):
+    """A vertex as drawn one way up."""
+    x: float
+    y: float
+    ground: str  # its tap target, its start tint (if a start vertex) and its dot
+    plain: str   # the whole vertex when nothing stands on it, marks it or clicks it
+
+
+@functools.cache
+def _spots(turned: bool) -> dict[str, _Spot]:
+    spots = {}
+    for name in NAMES:
+        x, y = xy(name, turned)
+        start = START_OF.get(name)
+        ground = (f'\n  <polygon class="hit" points="{CELL}" transform="translate({x} {y})"/>'
+                  + (f'<circle class="start start{start}" cx="{x}" cy="{y}" r="10"/>'
+                     if start is not None else "")
+                  + f'\n  <circle class="dot" cx="{x}" cy="{y}" r="3"/>')
+        spots[name] = _Spot(x, y, ground, f'\n  <g class="cell" data-cell="{name}">'
+                                          f'<title>{name}</title>{ground}</g>')
+    return spots
+
+
+@functools.cache
+def _coordinates(turned: bool) -> str:
+    """The files' letters and the ranks round the board (turned round with it)."""
+    away = -1 if turned else 1  # a label's offset from its vertex turns round with the board
+    return "".join(f'\n  <text class="coord" x="{x + away * dx}" y="{y + away * dy}" '
+                   f'dy="0.35em">{label}</text>'
+                   for name, dx, dy, label in LABELS for x, y in [xy(name, turned)])
+
+
+def _kind(code: str | None) -> str:
+    return ("unknown" if code is None else "king" if code == "K" else
+            "trap" if code.startswith("T") else "plain")
+
+
+@functools.cache
+def _shape(round_body: bool, kind: str, size: float) -> str:
+    """A piece's body (Red's round, Blue's hexagonal) and the ring its kind wears."""
+    body = (f'<circle class="body" r="{size}"/>' if round_body else
+            f'<polygon class="body" points="{hexagon(size + 1.5)}"/>')
+    ring = {"king": f'<circle class="ring" r="{size * 0.74}"/>',
+            "trap": f'<polygon class="spikes" points="{SPIKES}" '
+                    f'transform="scale({size / PIECE})"/>',
+            "unknown": f'<circle class="ring" r="{size * 0.7}"/>'}.get(kind, "")
+    return body + ring
+
+
+def _piece(owner: int, rank: Any, code: str | None, x: float, y: float, size: float = PIECE,
+           *, badge: bool = True, pending: bool = False) -> str:
+    """A piece centred on (x, y): its value in the middle ("?" on a dashed face when
+    unknown), its rank in the badge; the king with a gold ring, the traps with a jagged
+    ring."""
+    kind = _kind(code)
+    label = code or "?"
+    value, rank_text = escape(label), escape(rank)
+    return (f'<g class="piece {COLOURS[owner]} {kind}{" pending" if pending else ""}" '
+            f'transform="translate({x} {y})" data-owner="{escape(owner)}" '
+            f'data-rank="{rank_text}" data-value="{value}">{_shape(owner == 0, kind, size)}'
+            f'\n  <text class="value{" long" if len(label) > 1 else ""}'
+            f'{" small" if size < PIECE else ""}" dy="0.36em">{value}</text>'
+            + (f"{BADGE}{rank_text}</text></g>" if badge else "") + "\n</g>")
+
+
+def _piece_title(owner: int, rank: Any, code: str | None, seat: int | None) -> str:
+    whose = SIDES[owner] + (" (yours)" if owner == seat else "")
+    if code is None:
+        return f"{whose} piece, rank {rank}, value unknown"
+    if code == "K":
+        return f"{whose} king"
+    return f"{whose} {CODE_WORDS[code]}, rank {rank}"
+
+
+def _horseshoe(x: float, y: float, cls: str, scale: float) -> str:
+    return (f'<g class="horseshoe {cls}" transform="translate({x} {y}) scale({scale})">'
+            + HORSESHOE)
+
+
+class _Marks:
+    """What the view's overlays and the last turn mark on the vertices."""
+
+    def __init__(self, view: Mapping[str, Any]):
+        setup = view.get("mg_setup")
+        turn = view.get("mg_turn") or {}
+        last_turn = view.get("last_turn")
+        moves = (last_turn or {}).get("moves", ())
+        self.placed: Mapping[str, str] = setup["placed"] if setup else {}
+        self.holding = setup["holding"] if setup else None
+        self.drop = set(setup["start"]) if setup else set()
+        self.preview: Mapping[str, Any] = turn.get("preview") or {}
+        self.order = list(turn.get("order") or ())
+        self.promote = set(turn.get("promote") or ())
+        self.captures = {v for p in self.preview.values() for v in p["captures"]}
+        self.faint = set(turn.get("faint") or ())
+        self.magnet = turn.get("magnet")
+        self.last_magnet = last_turn["magnet"] if last_turn else None
+        self.took = {v for m in moves for v in m["captured"]}
+        self.destroyed = {m["to"] for m in moves if m["destroyed"]}
+
+    def vertices(self) -> set[str]:
+        """The vertices marked."""
+        return {*self.placed, *self.drop, *self.preview, *self.order, *self.promote,
+                *self.captures, *self.took, *self.destroyed, self.magnet, self.last_magnet}
+
+
+def _vertex(name: str, spot: _Spot, view: Mapping[str, Any], seat: int | None,
+            marks: _Marks, href: str | None) -> str:
+    """A vertex that something stands on, marks or clicks: a link if ``href``."""
+    x, y = spot.x, spot.y
+    words = [name]
+    piece = None
+    if name in marks.placed:
+        piece = (seat, 1, marks.placed[name])
+        words.append(_piece_title(*piece, seat) + " (placed, not yet confirmed)")
+    elif name in view["pieces"]:
+        p = view["pieces"][name]
+        piece = (p["owner"], p["rank"], p.get("piece"))
+        words.append(_piece_title(*piece, seat))
+    if name == view["centre"]:
+        words.append("the centre")
+    if name in START_OF and view["phase"] == "setup":
+        words.append(f"{SIDES[START_OF[name]]} start vertex")
+    if name in marks.preview:
+        p = marks.preview[name]
+        words.append("pulled by the magnet: " + (" → ".join(p["path"]) if p["can_move"]
+                                                  else "blocked"))
+    if name in marks.captures:
+        words.append("would be captured")
+    if name == marks.last_magnet:
+        words.append("the last turn's magnet")
+    title = ": ".join(words[:2]) + ("; " + "; ".join(words[2:]) if len(words) > 2 else "")
+
+    body = [spot.ground]
+    if name == marks.last_magnet:
+        body.append(f'<circle class="magnet-ring last" cx="{x}" cy="{y}" r="20"/>')
+    if name == marks.magnet:
+        body.append(f'<circle class="magnet-ring pending" cx="{x}" cy="{y}" r="20"/>')
+    if name in marks.preview:
+        body.append(f'<circle class="affected" cx="{x}" cy="{y}" r="21"/>')
+    if name in marks.captures:
+        body.append(f'<circle class="capture" cx="{x}" cy="{y}" r="20.5"/>')
+    if href:
+        faint = " faint" if name in marks.faint and name not in marks.preview else ""
+        body.append(f'<circle class="target{faint}" cx="{x}" cy="{y}" '
+                    f'r="{20 if piece else 9}"/>')
+    if piece:
+        body.append("\n  " + _piece(*piece, x, y, pending=name in marks.placed))
+    if name in marks.took:
+        tx, ty = ORDER_MARK if piece else (0, 0)
+        body.append(f'<path class="took" d="M{x + tx - 4} {y + ty - 4}l8 8m0 -8l-8 8"/>')
+    if name in marks.destroyed:
+        body.append(f'<path class="destroyed" d="M{x - 11} {y - 11}l22 22m0 -22l-22 22">'
+                    "<title>destroyed by a trap</title></path>")
+    if name in marks.order and len(marks.order) > 1:
+        ox, oy = x + ORDER_MARK[0], y + ORDER_MARK[1]
+        body.append(f'<g class="order"><circle cx="{ox}" cy="{oy}" r="7.5"/><text x="{ox}" '
+                    f'y="{oy}" dy="0.35em">{marks.order.index(name) + 1}</text></g>')
+    if name in marks.promote:
+        px, py = x + PROMOTE_MARK[0], y + PROMOTE_MARK[1]
+        body.append(f'<g class="promote"><circle cx="{px}" cy="{py}" r="6"/><text x="{px}" '
+                    f'y="{py}" dy="0.35em">+</text></g>')
+    # one horseshoe: this turn's magnet if it is here, else the last turn's
+    if name == marks.magnet or name == marks.last_magnet:
+        mx, my = PROMOTE_MARK if piece else (0, 1)
+        body.append(_horseshoe(x + mx, y + my, "pending" if name == marks.magnet else "last",
+                               0.8 if piece else 1.45))
+
+    described = title != name  # says more than its name: an image with a label
+    title = escape(title)
+    drop = ' data-drop="1"' if name in marks.drop else ""
+    if href:
+        drag = ' data-drag="1"' if name in marks.placed and not marks.holding else ""
+        return (f'\n  <a href="{escape(href)}" class="cell" data-cell="{name}"{drop}{drag}>'
+                f'<title>{title}</title>{"".join(body)}</a>')
+    label = f' role="img" aria-label="{title}"' if described else ""
+    return (f'\n  <g class="cell" data-cell="{name}"{drop}{label}><title>{title}</title>'
+            f'{"".join(body)}</g>')
+
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
            targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
@@ -555,105 +747,61 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     tray) that may be clicked to their links."""
     targets = targets or {}
     turned = seat == TURNED_FOR
-    setup = view.get("mg_setup")
-    turn = view.get("mg_turn") or {}
-    placed: Mapping[str, str] = setup["placed"] if setup else {}
-    holding = setup["holding"] if setup else None
-    drop = set(setup["start"]) if setup else set()
-    preview: Mapping[str, Any] = turn.get("preview") or {}
-    order = list(turn.get("order") or ())
-    promote = set(turn.get("promote") or ())
-    captures = {v for p in preview.values() for v in p["captures"]}
-    faint = set(turn.get("faint") or ())
-    last_turn = view.get("last_turn")
-    last_magnet = last_turn["magnet"] if last_turn else None
-    took = {v for m in (last_turn or {}).get("moves", ()) for v in m["captured"]}
-    destroyed_at = {m["to"] for m in (last_turn or {}).get("moves", ()) if m["destroyed"]}
+    spots = _spots(turned)
+    marks = _Marks(view)
+    centre = view["centre"]
+    # the vertices drawn one by one (the others as ``_Spot.plain``): the centre's title
+    # says it is, and while the players set up, each start vertex's title says whose it is
+    marked = marks.vertices() | view["pieces"].keys() | targets.keys() | {centre}
+    if view["phase"] == "setup":
+        marked |= START_OF.keys()
+    centre_x, centre_y = xy(centre, turned)
+    parts = [f'<polygon class="centre-star" points="{CENTRE_STAR}" '
+             f'transform="translate({centre_x} {centre_y})"/>']
 
-    vertices = []
-    for name in NAMES:
-        x, y = xy(name, turned)
-        piece = None
-        if name in placed:
-            piece = _piece(seat, 1, placed[name], pending=True)
-        elif name in view["pieces"]:
-            p = view["pieces"][name]
-            piece = _piece(p["owner"], p["rank"], p.get("piece"))
-        words = [name]
-        if piece:
-            words.append(_piece_title(piece, seat) + (" (placed, not yet confirmed)"
-                                                       if piece.get("pending") else ""))
-        if name == view["centre"]:
-            words.append("the centre")
-        if name in START_OF and view["phase"] == "setup":
-            words.append(f"{SIDES[START_OF[name]]} start vertex")
-        if name in preview:
-            p = preview[name]
-            words.append("pulled by the magnet: " + (" → ".join(p["path"]) if p["can_move"]
-                                                      else "blocked"))
-        if name in captures:
-            words.append("would be captured")
-        if name == last_magnet:
-            words.append("the last turn's magnet")
-        href = targets.get(name)
-        vertices.append({
-            "name": name, "x": x, "y": y, "piece": piece, "href": href,
-            "start": START_OF.get(name), "centre": name == view["centre"],
-            "faint": name in faint and name not in preview, "drop": name in drop,
-            "drag": bool(href) and name in placed and not holding,
-            "affected": name in preview, "capture": name in captures,
-            "order": order.index(name) + 1 if name in order and len(order) > 1 else None,
-            "promote": name in promote, "magnet": name == turn.get("magnet"),
-            "last_magnet": name == last_magnet, "took": name in took,
-            "destroyed": name in destroyed_at, "title": ": ".join(words[:2]) + (
-                "; " + "; ".join(words[2:]) if len(words) > 2 else "")})
-
-    trails = []
-    for move in (last_turn or {}).get("moves", ()):
+    for move in (view.get("last_turn") or {}).get("moves", ()):
         if move["from"] != move["to"]:
-            trails.append(_arrow(move["from"], move["to"], turned, "trail",
-                                 f"last turn: {move['from']} → {move['to']}"))
-    previews = []
-    for origin, p in preview.items():
-        if p["can_move"] and not (view.get("opening") and turn.get("order")
-                                  and origin not in order):
-            previews.append(_arrow(origin, p["path"][-1], turned, "preview",
-                                   f"{origin} → {' → '.join(p['path'])}", start=PIECE - 4,
-                                   stop=6 if p["path"][-1] in view["pieces"] else 0))
+            parts.append(_arrow(move["from"], move["to"], turned, "trail",
+                                f"last turn: {move['from']} → {move['to']}"))
+    for name, spot in spots.items():
+        parts.append(_vertex(name, spot, view, seat, marks, targets.get(name))
+                     if name in marked else spot.plain)
+    opening_order = view.get("opening") and marks.order  # only the piece chosen moves
+    for origin, p in marks.preview.items():
+        if p["can_move"] and not (opening_order and origin not in marks.order):
+            parts.append(_arrow(origin, p["path"][-1], turned, "preview",
+                                f"{origin} → {' → '.join(p['path'])}", start=PIECE - 4,
+                                stop=6 if p["path"][-1] in view["pieces"] else 0))
+    parts.append(_coordinates(turned))
 
-    lines, top = _panel_lines(view, seat), BOARD_HEIGHT + 6
-    text_lines = [{"y": top + LINE * (k + 1), "text": t, "cls": cls}
-                  for k, (t, cls) in enumerate(lines)]
+    parts.append('\n<g class="panel">')
+    top = BOARD_HEIGHT + 6
+    lines = _panel_lines(view, seat)
+    parts += [f'\n  <text class="words {cls}" x="16" y="{top + LINE * (k + 1)}">'
+              f'{escape(words)}</text>' for k, (words, cls) in enumerate(lines)]
     top += LINE * len(lines) + 8
-    losses, top = _losses(view, seat, top)
-    tray = None
-    if setup:
-        tray = _tray(setup, targets, top)
-        top = tray["bottom"]
-    height = top + 8
-    away = -1 if turned else 1  # a label's offset from its vertex turns round with the board
-    labels = [(x + away * dx, y + away * dy, text) for name, dx, dy, text in LABELS
-              for x, y in [xy(name, turned)]]
-    return Markup(render_template(
-        "boards/magnet.svg", vertices=vertices, lattice=LATTICE, trails=trails,
-        previews=previews, labels=labels, width=WIDTH, height=height,
-        board_height=BOARD_HEIGHT, r=PIECE, hexagon=hexagon, star=star(17, 7, 12),
-        spikes=star(PIECE * 0.78, PIECE * 0.58, 10), text_lines=text_lines, losses=losses,
-        tray=tray, centre=xy(view["centre"], turned), seat=seat, outline=OUTLINE, cell=CELL,
-        marks=MARKS))
+    losses, top = _losses(view, top)
+    parts.append(losses)
+    if view.get("mg_setup"):
+        tray, top = _tray(view["mg_setup"], targets, top)
+        parts.append(tray)
+    parts.append("\n</g>\n</svg>")
+    return Markup(f'<svg xmlns="http://www.w3.org/2000/svg" class="board magnet" '
+                  f'viewBox="0 0 {WIDTH} {top + 8}{BACKGROUND}' + "".join(parts))
 
 
 def _arrow(origin: str, end: str, turned: bool, cls: str, title: str, start: float = 0,
-           stop: float = PIECE + 3) -> dict[str, Any]:
+           stop: float = PIECE + 3) -> str:
     """A line from ``origin`` to ``end``, ``start`` after the one and ``stop`` before the
     other (the edge of a piece standing there)."""
     x1, y1 = xy(origin, turned)
     x2, y2 = xy(end, turned)
     dx, dy = x2 - x1, y2 - y1
     length = math.hypot(dx, dy) or 1
-    return {"cls": cls, "title": title,
-            "x1": round(x1 + dx * start / length, 1), "y1": round(y1 + dy * start / length, 1),
-            "x2": round(x2 - dx * stop / length, 1), "y2": round(y2 - dy * stop / length, 1)}
+    return (f'\n<line class="path {cls}" x1="{round(x1 + dx * start / length, 1)}" '
+            f'y1="{round(y1 + dy * start / length, 1)}" '
+            f'x2="{round(x2 - dx * stop / length, 1)}" y2="{round(y2 - dy * stop / length, 1)}" '
+            f'marker-end="url(#{ARROW_HEADS[cls]})"><title>{escape(title)}</title></line>')
 
 
 def _last_turn_words(last: Mapping[str, Any]) -> str:
@@ -698,44 +846,65 @@ def _panel_lines(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, s
     return lines
 
 
-def _losses(view: Mapping[str, Any], seat: int | None, top: float) -> tuple[list, float]:
+def _losses(view: Mapping[str, Any], top: float) -> tuple[str, float]:
     """Each side's pieces off the board: captured ones with their (public) values, and
-    those a trap destroyed, with their value only where the view includes it."""
+    those a trap destroyed, with their value only where the view includes it; and the
+    height drawn down to."""
     rows = []
     for owner in (0, 1):
-        icons = [{"piece": _piece(owner, 1, c["piece"], badge=False),
-                  "title": f"{SIDES[owner]} {CODE_WORDS[c['piece']]}, captured on "
-                           f"{c['vertex']} (turn {c['turn'] + 1})", "destroyed": False}
+        # (rank, code, title, destroyed) of each
+        icons = [(1, c["piece"], f"{SIDES[owner]} {CODE_WORDS[c['piece']]}, captured on "
+                                 f"{c['vertex']} (turn {c['turn'] + 1})", False)
                  for c in view["captured"] if c["owner"] == owner]
-        icons += [{"piece": _piece(owner, d["rank"], d.get("piece"), badge=False),
-                   "title": f"{SIDES[owner]} piece of rank {d['rank']}"
-                            + (f" ({CODE_WORDS[d['piece']]})" if d.get("piece") else "")
-                            + f", destroyed by a trap on {d['vertex']} (turn {d['turn'] + 1})",
-                   "destroyed": True}
+        icons += [(d["rank"], d.get("piece"),
+                   f"{SIDES[owner]} piece of rank {d['rank']}"
+                   + (f" ({CODE_WORDS[d['piece']]})" if d.get("piece") else "")
+                   + f", destroyed by a trap on {d['vertex']} (turn {d['turn'] + 1})", True)
                   for d in view["destroyed"] if d["owner"] == owner]
         if not icons:
             continue
-        for k, icon in enumerate(icons):
-            icon["x"] = 120 + k * 27
-            icon["y"] = top + 14
-        rows.append({"label": f"{SIDES[owner]} lost:", "y": top + 14, "icons": icons})
+        y = top + 14
+        rows.append(f'\n  <text class="words" x="16" y="{y}" dy="0.35em">{SIDES[owner]} lost:'
+                    "</text>")
+        for k, (rank, code, title, destroyed) in enumerate(icons):
+            title = escape(title)
+            rows.append(f'\n  <g class="lost{" destroyed" if destroyed else ""}" role="img" '
+                        f'aria-label="{title}"><title>{title}</title>'
+                        f'{_piece(owner, rank, code, 120 + k * 27, y, LOST_PIECE, badge=False)}'
+                        "</g>")
         top += 30
-    return rows, top
+    return "".join(rows), top
 
 
-def _tray(setup: Mapping[str, Any], targets: Mapping[str, str], top: float) -> dict[str, Any]:
+def _tray(setup: Mapping[str, Any], targets: Mapping[str, str], top: float) -> tuple[str, float]:
+    """The pieces still to place, each a link that picks it up; and the height drawn down
+    to."""
     seat = setup["seat"]
-    items = []
-    step = (WIDTH - 40) / len(PIECE_CODES)
-    for k, code in enumerate(PIECE_CODES):
-        n = setup["left"][code]
-        items.append({"code": code, "left": n, "x": round(20 + step * (k + 0.5), 1),
-                      "y": top + 40, "href": targets.get(code) if n else None,
-                      "selected": code == setup["holding"],
-                      "piece": _piece(seat, 1, code, badge=False),
-                      "title": f"{CODE_WORDS[code]} ({code}): {n} left to place"})
-    return {"label": "Your pieces to place (click one, then a tinted start vertex):",
-            "y": top + 14, "items": items, "bottom": top + 84}
+    y = top + 40
+    items = [f'\n  <g class="tray">\n  <text class="words" x="16" y="{top + 14}">Your pieces to '
+             "place (click one, then a tinted start vertex):</text>"]
+    for code, x in zip(PIECE_CODES, TRAY_X):
+        left = setup["left"][code]
+        body = [f'\n    <circle class="hit" cx="{x}" cy="{y}" r="24"/>']
+        if code == setup["holding"]:
+            body.append(f'<circle class="selected" cx="{x}" cy="{y}" r="22"/>')
+        body.append(_piece(seat, 1, code, x, y, badge=False) if left else
+                    f'<circle class="empty-slot" cx="{x}" cy="{y}" r="{PIECE}"/>')
+        body.append(f'\n    <text class="count" x="{x}" y="{y + 33}">{code} ×{escape(left)}'
+                    "</text>")
+        href = targets.get(code) if left else None
+        if href:
+            body.append(f'<circle class="target" cx="{x}" cy="{y}" r="21"/>')
+        title = escape(f"{CODE_WORDS[code]} ({code}): {left} left to place")
+        if href:
+            items.append(f'\n    <a href="{escape(href)}" class="choice tray-piece" '
+                         f'data-choice="{code}" data-drag="1"><title>{title}</title>'
+                         f'{"".join(body)}</a>')
+        else:
+            items.append(f'\n    <g class="choice tray-piece" data-choice="{code}">'
+                         f'<title>{title}</title>{"".join(body)}</g>')
+    items.append("\n  </g>")
+    return "".join(items), top + 84
 
 
 # -- the position as plain text (emails) --------------------------------------------------------
