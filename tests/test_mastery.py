@@ -838,3 +838,61 @@ def test_moving_an_enemy_piece_without_tilde_hints_at_control_only_when_it_is_co
     with pytest.raises(engine.IllegalMove) as caught:
         GAME.apply(far, 0, "d6-d5")
     assert "opponent's" in str(caught.value) and "~" not in str(caught.value)
+
+
+# -- the board drawing (pbem/boards/mastery.py) ------------------------------------------------
+
+def drawn_square(svg: str, name: str) -> str:
+    """The markup of one square: its link or group."""
+    match = re.search(rf'<(a|g) [^>]*data-cell="{name}".*?</\1>', svg, re.S)
+    assert match, name
+    return match.group(0)
+
+
+def test_the_drawing_names_each_square_and_turns_the_board_for_light():
+    from pbem.boards import mastery as board
+
+    # Dark has an Officer off the board, Light a Pawn; Dark's Master stands on d2
+    state = play(GAME.start(2, {}, "x"), "e3xe5", "b6-a5", "d1xd2")
+    marks = dict(selected=("d2", "e4"), targets={"d2": '/play/t?path=d2&m=<"1">'},
+                 last={"d1", "d2"})
+    dark = str(board.render(GAME.view(state, 0), seat=0, **marks))
+    light = str(board.render(GAME.view(state, 1), seat=1, **marks))
+    # a clickable square is a link named by its title, the link escaped
+    assert drawn_square(dark, "d2").startswith(
+        '<a href="/play/t?path=d2&amp;m=&lt;&#34;1&#34;&gt;" class="cell" data-cell="d2">'
+        "<title>d2: Dark Master (selected)</title>")
+    assert 'class="square dark last selected"' in drawn_square(dark, "d2")
+    # a square holding a piece, or selected, is an image named as its title; others are not
+    assert drawn_square(dark, "e4").startswith(
+        '<g class="cell" data-cell="e4" role="img" aria-label="e4 (selected)">')
+    assert drawn_square(dark, "c6").startswith(
+        '<g class="cell" data-cell="c6" role="img" aria-label="c6: Light Pawn">'
+        "<title>c6: Light Pawn</title>")
+    assert drawn_square(dark, "d1").startswith('<g class="cell" data-cell="d1"><title>d1</title>')
+    assert 'class="square light last"' in drawn_square(dark, "d1")
+    # Dark sees a1 at the bottom left and its own pieces off the board below; Light the
+    # other way round
+    for svg, a1, h8, trays in ((dark, (22, 433), (414, 41), ("1", "0")),
+                               (light, (414, 41), (22, 433), ("0", "1"))):
+        assert f'<rect x="{a1[0]}" y="{a1[1]}" ' in drawn_square(svg, "a1")
+        assert f'<rect x="{h8[0]}" y="{h8[1]}" ' in drawn_square(svg, "h8")
+        assert re.findall(r'class="off-board" data-owner="(\d)"', svg) == list(trays)
+    assert 'aria-label="Dark, off the board: 1 Officer"' in dark
+    assert 'aria-label="Light, off the board: 1 Pawn"' in dark
+
+
+def test_the_drawing_counts_each_kind_off_the_board_beside_its_icon():
+    from pbem.boards import mastery as board
+
+    svg = str(board.render(GAME.view(position({"d1": "M", "c8": "m", "c7": "o"}), 0), seat=0))
+    dark = re.search(r'<g class="off-board" data-owner="0".*?\n  </g>', svg, re.S).group(0)
+    assert 'aria-label="Dark, off the board: 2 Masters, 4 Officers, 6 Pawns"' in dark
+    icons = re.findall(r'data-piece="(\w)"><circle cx="(\d+)"', dark)
+    assert icons == [("M", "187"), ("O", "243"), ("P", "299")]
+    assert re.findall(r"×(\d+)", dark) == ["2", "4", "6"]
+    light = re.search(r'<g class="off-board" data-owner="1".*?\n  </g>', svg, re.S).group(0)
+    assert 'aria-label="Light, off the board: 2 Masters, 3 Officers, 6 Pawns"' in light
+    start = GAME.view(GAME.start(2, {}, "x"), None)
+    assert svg.count(">none</text>") == 0
+    assert str(board.render(start, seat=None)).count(">none</text>") == 2

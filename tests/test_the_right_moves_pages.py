@@ -134,6 +134,25 @@ def test_targets_selection_and_last_move_are_marked(app):
     assert svg.count('class="target"') == 1 and svg.count("<a ") == 1
 
 
+
+def test_spaces_with_pieces_are_images_named_like_their_titles_and_links_escaped(app):
+    state = position({"1a": "R", "3c": "b", "4g": "r"})
+    svg = svg_of(app, state, seat=None, selected=("3c", "2a"),
+                 targets={"3c": '/play/t/conditional?path=3c&m=4g-3g&m=<"x">'})
+    assert cell_markup(svg, "1a").startswith(
+        '<g class="cell" data-cell="1a" transform="translate(52.0 -0.0)" role="img" '
+        'aria-label="1a: promoted Red piece"><title>1a: promoted Red piece</title>')
+    assert cell_markup(svg, "3c").startswith(
+        '<a href="/play/t/conditional?path=3c&amp;m=4g-3g&amp;m=&lt;&#34;x&#34;&gt;" '
+        'class="cell" data-cell="3c" transform="translate(111.72 -111.72)">'
+        "<title>3c: Blue piece (selected)</title>")
+    # an empty space is named by its title alone, even when selected
+    assert cell_markup(svg, "2a").startswith(
+        '<g class="cell" data-cell="2a" transform="translate(104.0 -0.0)"><title>2a</title>')
+    assert 'class="space selected"' in cell_markup(svg, "2a")
+    assert 'class="space inner"' in cell_markup(svg, "1a")
+
+
 # -- clicking moves --------------------------------------------------------------------------
 
 def test_click_paths_of_steps_skips_and_chains():

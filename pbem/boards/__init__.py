@@ -15,6 +15,8 @@
   list of legal moves (``moves``), in place of a sample of it (see ``notify.legal_hint``);
 - optionally ``FRAMED = True``: ``render`` wraps what may pan on a phone in its own
   ``.board-frame`` (else the page wraps the whole drawing in one).
+
+``cells.cell`` draws one cell of a board: a link, or a group named for screen readers.
 """
 from types import ModuleType
 

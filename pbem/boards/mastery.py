@@ -3,19 +3,22 @@ clicked."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any, Mapping, Sequence
 
-from flask import render_template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from engine.mastery import FILES, KIND_NAMES
 
 from .. import builder
+from .cells import cell
 
 SQUARE = 56
 MARGIN = 22
 TRAY = 30  # the strip above and below the board: that side's pieces off the board
+TOP = TRAY + MARGIN // 2  # of the top rank (the coordinates are left and below)
+BOTTOM = TOP + 8 * SQUARE + MARGIN  # of the bottom coordinates
 SIDES = ("Dark", "Light")
 _MOVE = re.compile(r"~?([a-h][1-8])[-x]([a-h][1-8])(?:=([OP])@([a-h][1-8]))?")
 # A capture that allows a resurrection ends with a choice: a kind to bring back (then its
@@ -72,46 +75,109 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     """The board from ``seat``'s side (Light sees rank 8 at the bottom), with each side's
     pieces off the board in a strip on that side's edge."""
     targets = targets or {}
+    board = view["board"]
     flip = seat == 1
-    top = TRAY + MARGIN // 2  # of the top rank (the coordinates are left and below)
-    squares = []
+    squares = "".join(
+        _square(place, board.get(place.name), targets.get(place.name),
+                place.name in selected, place.name in last) for place in _squares(flip))
+    return Markup(f"{_OPENING}{squares}{_coordinates(flip)}"
+                  f"{_tray(view, 0 if flip else 1, TRAY / 2)}"
+                  f"{_tray(view, 1 if flip else 0, BOTTOM + TRAY / 2)}\n</svg>")
+
+
+_OPENING = (f'<svg xmlns="http://www.w3.org/2000/svg" class="board mastery" '
+            f'viewBox="0 0 {2 * MARGIN + 8 * SQUARE} {BOTTOM + TRAY}" role="group" '
+            f'aria-label="Mastery board">')
+
+
+@dataclasses.dataclass(frozen=True)
+class _Place:
+    """A square's drawing as far as it depends only on where the square is."""
+    name: str
+    square: str  # the square, up to the end of its class's colour
+    disc: str    # a piece's disc, up to its letter
+    target: str  # the mark of a square that may be clicked
+
+
+@functools.cache
+def _squares(flip: bool) -> tuple[_Place, ...]:
+    """Every square in drawing order (a1, b1, ... h8), placed for one side's view."""
+    places = []
     for rank in range(1, 9):
         for file_index, file in enumerate(FILES):
-            name = f"{file}{rank}"
-            column = 7 - file_index if flip else file_index
-            row = rank - 1 if flip else 8 - rank
-            piece = view["board"].get(name)
-            words = [name]
-            if piece:
-                words.append(f"{SIDES[piece['owner']]} {KIND_NAMES[piece['piece']]}")
-            squares.append({
-                "name": name, "x": MARGIN + column * SQUARE, "y": top + row * SQUARE,
-                "dark": (file_index + rank) % 2 == 1, "piece": piece,
-                "label": ": ".join(words) + (" (selected)" if name in selected else ""),
-                "href": targets.get(name), "selected": name in selected, "last": name in last})
-    files = [(MARGIN + (7 - i if flip else i) * SQUARE + SQUARE / 2, f) for i, f in enumerate(FILES)]
-    ranks = [(top + ((r - 1) if flip else (8 - r)) * SQUARE + SQUARE / 2, r) for r in range(1, 9)]
-    bottom = top + 8 * SQUARE + MARGIN
-    trays = [_tray(view, 0 if flip else 1, TRAY / 2),
-             _tray(view, 1 if flip else 0, bottom + TRAY / 2)]
-    return Markup(render_template("boards/mastery.svg", squares=squares, files=files,
-                                  ranks=ranks, trays=trays, size=SQUARE, margin=MARGIN,
-                                  width=2 * MARGIN + 8 * SQUARE, height=bottom + TRAY,
-                                  files_y=bottom - 6))
+            x, y = _left(file_index, flip), _top(rank, flip)
+            centre_x, centre_y = x + SQUARE / 2, y + SQUARE / 2
+            places.append(_Place(
+                name=f"{file}{rank}",
+                square=f'<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" '
+                       f'class="square {"dark" if (file_index + rank) % 2 == 1 else "light"}',
+                disc=f'<circle cx="{centre_x}" cy="{centre_y}" r="{SQUARE * 0.38}"/>'
+                     f'<text x="{centre_x}" y="{centre_y}" dy="0.35em">',
+                target=f'<rect x="{x + 3}" y="{y + 3}" width="{SQUARE - 6}" '
+                       f'height="{SQUARE - 6}" class="target"/>'))
+    return tuple(places)
 
 
-def _tray(view: Mapping[str, Any], owner: int, y: float) -> dict[str, Any]:
+def _left(file_index: int, flip: bool) -> int:
+    """The left edge of a file's squares."""
+    return MARGIN + (7 - file_index if flip else file_index) * SQUARE
+
+
+def _top(rank: int, flip: bool) -> int:
+    """The top edge of a rank's squares."""
+    return TOP + (rank - 1 if flip else 8 - rank) * SQUARE
+
+
+def _square(place: _Place, piece: Mapping[str, Any] | None, href: str | None,
+            selected: bool, last: bool) -> str:
+    """A square, named for screen readers like the pieces' tooltips (see ``cell``): a
+    square holding a piece is an image of its own ("c6: Light Pawn"), so no piece is read as
+    a bare letter; the letters and coordinates are hidden."""
+    body = f'\n  {place.square}{" last" if last else ""}{" selected" if selected else ""}"/>'
+    label = place.name
+    if piece:
+        owner, kind = piece["owner"], piece["piece"]
+        label = f"{label}: {SIDES[owner]} {KIND_NAMES[kind]}"
+        body += (f'\n  <g class="piece owner{escape(owner)}" aria-hidden="true">'
+                 f'{place.disc}{escape(kind)}</text></g>')
+    if selected:
+        label += " (selected)"
+    if href:
+        body += place.target
+    return "\n  " + cell(place.name, label, body, href=href, labelled=bool(piece or selected))
+
+
+@functools.cache
+def _coordinates(flip: bool) -> str:
+    """The files' letters below the board and the ranks' numbers on its left."""
+    files = "".join(
+        f'\n  <text class="coord" x="{_left(i, flip) + SQUARE / 2}" y="{BOTTOM - 6}" '
+        f'aria-hidden="true">{file}</text>' for i, file in enumerate(FILES))
+    ranks = "".join(
+        f'\n  <text class="coord" x="{MARGIN / 2}" y="{_top(rank, flip) + SQUARE / 2}" '
+        f'dy="0.35em" aria-hidden="true">{rank}</text>' for rank in range(1, 9))
+    return files + ranks
+
+
+def _tray(view: Mapping[str, Any], owner: int, y: float) -> str:
     """``owner``'s pieces off the board, one icon per kind with its count, centred on ``y``."""
     counts = view["off_board"][owner]
     start = x = MARGIN + 165  # after the label
-    pieces = []
+    icons = []
     for kind in "MOP":
         if counts[kind]:
-            pieces.append({"kind": kind, "count": counts[kind], "x": x})
+            icons.append(
+                f'\n    <g class="piece owner{owner}" data-piece="{kind}"><circle cx="{x}" '
+                f'cy="{y}" r="12"/><text x="{x}" y="{y}" dy="0.35em">{kind}</text></g>'
+                f'\n    <text class="count" x="{x + 16}" y="{y}" dy="0.35em">'
+                f'×{escape(counts[kind])}</text>')
             x += 56
-    return {"owner": owner, "y": y, "start": start, "pieces": pieces,
-            "label": f"{SIDES[owner]}, off the board:",
-            "words": f"{SIDES[owner]}, off the board: {_counted(counts)}"}
+    if not icons:
+        icons.append(f'\n    <text class="count" x="{start}" y="{y}" dy="0.35em">none</text>')
+    words = escape(f"{SIDES[owner]}, off the board: {_counted(counts)}")
+    return (f'\n  <g class="off-board" data-owner="{owner}" role="img" aria-label="{words}">'
+            f'<title>{words}</title>\n    <text class="tray-label" x="{MARGIN}" y="{y}" '
+            f'dy="0.35em">{SIDES[owner]}, off the board:</text>{"".join(icons)}\n  </g>')
 
 
 def _counted(counts: Mapping[str, int]) -> str:

@@ -12,10 +12,11 @@ import math
 import re
 from typing import Any, Mapping
 
-from flask import render_template
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from engine.the_right_moves import INDEX, JUMPED, LETTERS, PATHS, SPACES
+
+from .cells import cell
 
 # Radius of each ring (index 0 unused), and of the board's rim. Ring 3 has 16 spaces, so
 # its radius sets how big a piece may be.
@@ -70,15 +71,16 @@ def move_cells(move: str) -> set[str]:
     return touched
 
 
-def _point(ring: int, angle: float) -> tuple[float, float]:
-    r, t = RADII[ring], math.radians(angle)
-    return round(r * math.cos(t), 2), round(-r * math.sin(t), 2)
+def _polar(radius: float, angle: float) -> tuple[float, float]:
+    """The point ``radius`` from the centre, ``angle`` degrees counter-clockwise from east."""
+    t = math.radians(angle)
+    return round(radius * math.cos(t), 2), round(-radius * math.sin(t), 2)
 
 
 def _path_d(a: str, b: str) -> str:
     """An arc for two neighbours on one ring (the short way round), else a straight line."""
     sa, sb = SPACES[INDEX[a]], SPACES[INDEX[b]]
-    (x1, y1), (x2, y2) = _point(sa.ring, sa.angle), _point(sb.ring, sb.angle)
+    (x1, y1), (x2, y2) = _polar(RADII[sa.ring], sa.angle), _polar(RADII[sb.ring], sb.angle)
     if sa.ring == sb.ring and sa.ring > 1:
         r = RADII[sa.ring]
         # counter-clockwise on the page (y down) is sweep 0
@@ -88,17 +90,7 @@ def _path_d(a: str, b: str) -> str:
     return f"M{x1} {y1} L{x2} {y2}"
 
 
-_PATHS = tuple({"a": a, "b": b, "d": _path_d(a, b)} for a, b in PATHS)
 MARGIN = 30     # around the rim, for the letters
-
-# Where the letters and ring numbers are printed: letters just outside the rim, ring
-# numbers along the radius half a step below "a" (east).
-_LETTERS = tuple((LETTERS[k],) + tuple(round(v, 2) for v in (
-    (RIM + 15) * math.cos(math.radians(22.5 * k)), -(RIM + 15) * math.sin(math.radians(22.5 * k))))
-    for k in range(16))
-_RING_LABELS = tuple((ring,) + tuple(round(v, 2) for v in (
-    (RADII[ring] + 26) * math.cos(math.radians(-11.25)),
-    -(RADII[ring] + 26) * math.sin(math.radians(-11.25)))) for ring in range(1, 6))
 # A crown drawn with lines (no font needed), centred on (0, 0), for promoted pieces.
 CROWN = "M-9 5 L-10 -6 L-5 -1 L0 -9 L5 -1 L10 -6 L9 5 Z"
 
@@ -109,25 +101,90 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     Every seat sees it the same way round: the notation's letters are compass angles."""
     targets = targets or {}
     pieces = view["pieces"]
-    spaces = []
+    spaces = "".join(
+        _space(name, place, pieces.get(name), targets.get(name), name in selected, name in last)
+        for name, place in _PLACES.items())
+    return Markup(f"{_UNDER}{spaces}{_OVER}")
+
+
+def _under() -> str:
+    """What is drawn under the spaces: the rim, the bands between the rings (dark circles,
+    the outer first), the centre and the paths."""
+    corner, size = -RIM - MARGIN, 2 * (RIM + MARGIN)
+    bands = "".join(
+        f'\n  <circle class="band band{ring}" r="{(RADII[ring] + RADII[ring + 1]) / 2}"/>'
+        for ring in range(4, 0, -1))
+    paths = "".join(f'\n    <path class="path" data-path="{a} {b}" d="{_path_d(a, b)}"/>'
+                    for a, b in PATHS)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="board the-right-moves" '
+            f'viewBox="{corner} {corner} {size} {size}" role="group" '
+            f'aria-label="The Right Moves board">\n  <circle class="rim" r="{RIM}"/>{bands}'
+            f'\n  <circle class="centre" r="{RADII[1] * 0.35}"/>'
+            f'\n  <g class="paths">{paths}\n  </g>')
+
+
+def _over() -> str:
+    """What is drawn over the spaces: the letters just outside the rim, and the ring
+    numbers along the radius half a step below "a" (east)."""
+    letters = "".join(_coordinate("coord", letter, RIM + 15, 22.5 * k)
+                      for k, letter in enumerate(LETTERS))
+    numbers = "".join(_coordinate("coord ring-number", ring, RADII[ring] + 26, -11.25)
+                      for ring in range(1, 6))
+    return f"{letters}{numbers}\n</svg>"
+
+
+def _coordinate(kind: str, text: Any, radius: float, angle: float) -> str:
+    x, y = _polar(radius, angle)
+    return f'\n  <text class="{kind}" x="{x}" y="{y}" dy="0.35em" aria-hidden="true">{text}</text>'
+
+
+def _places() -> dict[str, str]:
+    """Each space's place: the transform of its drawing, which is centred on (0, 0)."""
+    places = {}
     for space in SPACES:
-        x, y = _point(space.ring, space.angle)
-        piece = pieces.get(space.name)
-        label = ""
-        if piece:
-            label = (f"{'promoted ' if piece['promoted'] else ''}"
-                     f"{piece['colour'].capitalize()} piece"
-                     f"{' (selected)' if space.name in selected else ''}")
-        spaces.append({
-            "name": space.name, "ring": space.ring, "x": x, "y": y, "piece": piece,
-            "label": label, "inner": space.ring == 1,
-            "href": targets.get(space.name), "selected": space.name in selected,
-            "last": space.name in last})
-    bands = [{"r": (RADII[ring] + RADII[ring + 1]) / 2, "ring": ring} for ring in range(1, 5)]
-    return Markup(render_template(
-        "boards/the-right-moves.svg", spaces=spaces, paths=_PATHS, bands=bands, rim=RIM, margin=MARGIN,
-        radii=RADII, piece=PIECE, space=SPACE, hit=HIT, crown=CROWN, letters=_LETTERS,
-        ring_labels=_RING_LABELS))
+        x, y = _polar(RADII[space.ring], space.angle)
+        places[space.name] = f' transform="translate({x} {y})"'
+    return places
+
+
+_UNDER, _OVER, _PLACES = _under(), _over(), _places()
+_INNER = {space.name for space in SPACES if space.ring == 1}
+# A piece's shapes, by whether it is round (Red; Blue's are square) and promoted (a double
+# outline and a crown).
+_SHAPES = {
+    (True, False): f'\n      <circle class="body" r="{PIECE}"/>',
+    (True, True): f'\n      <circle class="body" r="{PIECE}"/>'
+                  f'<circle class="inner-outline" r="{PIECE - 5}"/>'
+                  f'<path class="crown" d="{CROWN}"/>',
+    (False, False): f'\n      <rect class="body" x="{-PIECE + 1}" y="{-PIECE + 1}" '
+                    f'width="{2 * PIECE - 2}" height="{2 * PIECE - 2}" rx="3"/>',
+    (False, True): f'\n      <rect class="body" x="{-PIECE + 1}" y="{-PIECE + 1}" '
+                   f'width="{2 * PIECE - 2}" height="{2 * PIECE - 2}" rx="3"/>'
+                   f'<rect class="inner-outline" x="{-PIECE + 6}" y="{-PIECE + 6}" '
+                   f'width="{2 * PIECE - 12}" height="{2 * PIECE - 12}" rx="2"/>'
+                   f'<path class="crown" d="{CROWN}"/>',
+}
+
+
+def _space(name: str, place: str, piece: Mapping[str, Any] | None, href: str | None,
+           selected: bool, last: bool) -> str:
+    """A space with its marks, piece and click target, named for screen readers by its
+    name and piece ("3c: promoted Red piece")."""
+    marks = f'{" last" if last else ""}{" selected" if selected else ""}'
+    body = (f'\n    <circle class="hit" r="{HIT}" fill="transparent"/>'
+            f'\n    <circle class="space{" inner" if name in _INNER else ""}{marks}" r="{SPACE}"/>')
+    if marks:
+        body += f'<circle class="mark{marks}" r="{PIECE + 4}"/>'
+    title = name
+    if piece:
+        colour, promoted = piece["colour"], bool(piece["promoted"])
+        title = (f"{name}: {'promoted ' if promoted else ''}{colour.capitalize()} piece"
+                 f"{' (selected)' if selected else ''}")
+        body += (f'\n    <g class="piece {escape(colour)}{" promoted" if promoted else ""}">'
+                 f'{_SHAPES[colour == "red", promoted]}\n    </g>')
+    if href:
+        body += f'<circle class="target" r="{PIECE + 2}"/>'
+    return "\n  " + cell(name, title, body, href=href, labelled=bool(piece), attributes=place)
 
 
 def text(view: Mapping[str, Any], seat: int | None) -> str:
