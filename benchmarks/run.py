@@ -23,6 +23,7 @@ from __future__ import annotations
 import email
 import email.policy
 import gc
+import html
 import json
 import os
 import random
@@ -118,7 +119,7 @@ def page_figures() -> None:
         cookies = {game_id: browser_cookie(client, url) for game_id, url in pages.items()}
         poll = pages["mastery"] + "/version"
         with serving.gunicorn("pbem:create_app()", server_env(folder)) as server:
-            viewed, checked, drawn = [], [], []
+            viewed, checked, drawn, clicked = [], [], [], []
             for game_id, url in pages.items():
                 title = engine.get(game_id).title
                 again = serving.hammer(
@@ -133,12 +134,16 @@ def page_figures() -> None:
                 assert not same.failed, f"{same.failed} failed requests for {game_id}"
                 row("  asked with its ETag: 304", f"{same.rate:8.0f} /s", same.cpu_ms,
                     "bare Flask page", same.rate / bare.rate)
-                fresh, cached = drawing[game_id]
+                fresh, click, cached = drawing[game_id]
                 row("  drawn afresh (CPU in this process)", "", fresh,
                     f"viewed again {cached:.2f} ms", fresh / cached)
+                row("  a click on it drawn afresh", "", click,
+                    f"viewed again {cached:.2f} ms", click / cached)
                 viewed.append(again.cpu_ms)
                 checked.append(same.cpu_ms)
-                drawn.append(again.cpu_ms + fresh - cached)  # as the server would draw it
+                # as the server would draw them
+                drawn.append(again.cpu_ms + fresh - cached)
+                clicked.append(again.cpu_ms + click - cached)
             version = {"If-None-Match": client.get(poll).headers["ETag"]}
             polled = serving.hammer(
                 server, [serving.repeat(("GET", poll, b"", version))] * 16, SECONDS)
@@ -151,6 +156,7 @@ def page_figures() -> None:
     FIGURES["page"] = statistics.mean(viewed)
     FIGURES["304"] = statistics.mean(checked)
     FIGURES["drawn"] = statistics.mean(drawn)
+    FIGURES["click"] = statistics.mean(clicked)
 
 
 POLL_SECONDS = 3  # how often an open page polls (static/app.js, POLL_MS)
@@ -162,17 +168,25 @@ def browser_cookie(client, url: str) -> dict[str, str]:
     return {"Cookie": f"session={client.get_cookie('session').value}"}
 
 
-def drawn_afresh(client, url: str, repeats: int = 30) -> tuple[float, float]:
+def drawn_afresh(client, url: str, repeats: int = 30) -> tuple[float, float, float]:
     """CPU ms (medians) of a page drawn afresh (nothing of it in the render cache, the game
-    in the match cache), and of the same page viewed again, in this process."""
-    def cpu_ms(fresh: bool) -> float:
+    in the match cache); of the page of its first click drawn afresh, once the page has
+    been drawn (the legal moves of the position are known: a move is built by clicks on
+    one position); and of the page viewed again, in this process."""
+    page = client.get(url).get_data(as_text=True)
+    click = html.unescape(re.search(r'href="([^"]*\?path=[^"]*)"', page).group(1))
+
+    def cpu_ms(fresh: bool, page: str = url) -> float:
         if fresh:
             play.RENDERS.clear()
+            if page != url:
+                client.get(url)
         start = time.process_time()
-        assert client.get(url).status_code == 200
+        assert client.get(page).status_code == 200
         return (time.process_time() - start) * 1000
 
     return (statistics.median(cpu_ms(True) for _ in range(repeats)),
+            statistics.median(cpu_ms(True, click) for _ in range(repeats)),
             statistics.median(cpu_ms(False) for _ in range(repeats * 3)))
 
 
@@ -416,8 +430,9 @@ PER_GAME = {"moves": 2, "page views": 20, "emails": 2}  # a game's day
 
 # The page views of a move drawn afresh: the mover's first look at the position (the game
 # cold: hours have passed since the last move, and the process's match cache holds a few
-# thousand of a million games), the two clicks that build the move and the page after it
-# (the game warm: they follow the first look within minutes).
+# thousand of a million games), then, as much as a click drawn afresh costs, the two
+# clicks that build the move and the page after it (the game warm: they follow the first
+# look within minutes; the page after it has no legal moves to generate for its viewer).
 FRESH_PER_MOVE = 4
 
 
@@ -431,15 +446,15 @@ def capacity() -> None:
     render cache; and every one viewed again (the bound above)."""
     cores = os.cpu_count() or 1
     views, moves = PER_GAME["page views"], PER_GAME["moves"]
-    warm = FIGURES["drawn"]
-    cold = warm * FIGURES.get("cold", 1)
+    cold = FIGURES["drawn"] * FIGURES.get("cold", 1)
     fresh = min(views, moves * FRESH_PER_MOVE)
     print(f"Capacity: active games at {', '.join(f'{n} {what}' for what, n in PER_GAME.items())} "
           f"per game a day, x{PEAK} at peak")
     for how, page_ms in (
             ("all views drawn afresh, the game cold", views * cold),
             (f"{fresh} drawn afresh ({moves} cold), {views - fresh} viewed again",
-             moves * cold + (fresh - moves) * warm + (views - fresh) * FIGURES["page"]),
+             moves * cold + (fresh - moves) * FIGURES["click"]
+             + (views - fresh) * FIGURES["page"]),
             ("all viewed again (render cache)", views * FIGURES["page"])):
         day_ms = {"moves": moves * FIGURES["move"], "pages": page_ms,
                   "emails": PER_GAME["emails"] * FIGURES["mail"]}  # a game's day

@@ -487,7 +487,9 @@ class Match:
                 # the offerer has moved since: the news of the decline is old
                 if draw_declined is not None and event.seat == draw_declined.offerer:
                     draw_declined = None
-                resign_declined = tuple(d for d in resign_declined if d.offerer != event.seat)
+                if resign_declined:  # (most games have none: a long log replays faster)
+                    resign_declined = tuple(d for d in resign_declined
+                                            if d.offerer != event.seat)
             elif event.kind in ("resign", "resign_accept"):
                 current = game.conclude(position(), game.resignation(position(), event.seat))
                 resign_offers = ()
@@ -574,7 +576,7 @@ def _caught_up(db: sqlite_utils.Database, game_id: str, match: Match | None) -> 
 def _events_after(db: sqlite_utils.Database, game_id: str, seq: int) -> list[Event]:
     rows = db.execute("SELECT seq, seat, kind, move, created_at, text FROM events "
                       "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, seq])
-    return [Event(**row) for row in rows]
+    return [Event(*row) for row in rows]  # the columns in the order of its fields
 
 
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:

@@ -71,10 +71,42 @@ CODE = hashlib.sha256(b"".join(
 QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unquoted in a query (werkzeug)
 
 
+LISTED_MOST = 1500  # a game with thousands of moves (Magnetic Field) would make pages huge
+
+
+@dataclass(frozen=True)
+class Legal:
+    """A seat's legal moves in a position, and the page's lists of them (empty when there
+    are more than LISTED_MOST), made once for every page of the position."""
+    moves: tuple[str, ...]
+    options: Markup  # the <option>s of the typed move's list
+    listed: Markup   # "a, b, c"
+
+    @classmethod
+    def of(cls, moves: tuple[str, ...]) -> Legal:
+        if len(moves) > LISTED_MOST:
+            return cls(moves, Markup(), Markup())
+        escaped = [escape(move) for move in moves]
+        return cls(moves, Markup("".join(f'<option value="{move}">' for move in escaped)),
+                   Markup(", ").join(escaped))
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the memory it holds (Magnetic Field has thousands of moves)."""
+        return 100 + 60 * len(self.moves) + sum(map(len, self.moves)) \
+            + len(self.options) + len(self.listed)
+
+
+NOT_TO_MOVE = Legal((), Markup(), Markup())
+
+
 @dataclass(frozen=True)
 class Board:
     """The board of a game page and its move builder, as ``_board`` draws them."""
-    legal: tuple[str, ...]   # the viewer's legal moves (none when it may not move now)
+    legal: Legal   # the viewer's legal moves (none when it may not move now)
     build: builder.Build
     svg: Markup
     choices: tuple[tuple[str, str], ...]  # (label, link) of the builder's buttons
@@ -82,13 +114,8 @@ class Board:
     @property
     def nbytes(self) -> int:
         """An estimate of the memory it holds, for RENDERS."""
-        return 2000 + len(self.svg) + _weight(self.legal) \
+        return 2000 + len(self.svg) + self.legal.nbytes \
             + sum(60 + len(label) + len(link) for label, link in self.choices)
-
-
-def _weight(moves: tuple[str, ...]) -> int:
-    """An estimate of the memory a tuple of moves holds (Magnetic Field has thousands)."""
-    return 100 + 60 * len(moves) + sum(map(len, moves))
 
 
 def _board(match: Match, seat: int | None, role: str, ply: int | None,
@@ -112,8 +139,8 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
     state = match.states[ply] if ply is not None else match.current
     shown_ply = match.ply if ply is None else ply
     legal = _legal(match, seat) if ply is None and seat is not None and not match.waiting \
-        else ()
-    build = builder.for_board(drawing, game, state, seat, legal, path)
+        else NOT_TO_MOVE
+    build = builder.for_board(drawing, game, state, seat, legal.moves, path)
 
     clicked = f"{url_for('.page', role=role, token=PLACEHOLDER)}?path="
 
@@ -131,14 +158,14 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
                                           for c in build.choices))
 
 
-def _legal(match: Match, seat: int) -> tuple[str, ...]:
+def _legal(match: Match, seat: int) -> Legal:
     """``seat``'s legal moves now: generated once per position, then reused by the clicks
     that build a move (each a board of its own; Magnet's moves take milliseconds)."""
     key = ("legal", match.id, match.last_seq, seat)
     legal = RENDERS.get(key)
     if legal is None:
-        legal = tuple(match.game.legal_moves(match.current, seat))
-        RENDERS.put(key, legal, _weight(legal))
+        legal = Legal.of(tuple(match.game.legal_moves(match.current, seat)))
+        RENDERS.put(key, legal, legal.nbytes)
     return legal
 
 

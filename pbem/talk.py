@@ -60,9 +60,9 @@ def chat_json(match: Match, viewer: int | None) -> list[dict[str, Any]]:
 
 def notes(db: sqlite_utils.Database, game_id: str, seat: int) -> dict[str, Any]:
     """``seat``'s own notes on the game: ``{"text", "updated_at"}`` (null: never saved)."""
-    rows = list(db.query("SELECT text, updated_at FROM notes WHERE game_id = ? AND seat = ?",
-                         [game_id, seat]))
-    return dict(rows[0]) if rows else {"text": "", "updated_at": None}
+    row = db.execute("SELECT text, updated_at FROM notes WHERE game_id = ? AND seat = ?",
+                     [game_id, seat]).fetchone()
+    return dict(row) if row else {"text": "", "updated_at": None}
 
 
 def save_notes(db: sqlite_utils.Database, game_id: str, seat: int, text: Any) -> dict[str, Any]:
