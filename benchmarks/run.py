@@ -3,13 +3,15 @@ the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for
 
 - pages: play pages of every game served per second by gunicorn (``serving.WORKERS`` sync
   workers) on loopback, beside a bare Flask page under the same server: viewed again (from
-  the render cache), asked again with their ETag (304), and drawn afresh (CPU time); and
-  the live pages' polls;
+  the render cache, by a browser sending its session cookie), asked again with their ETag
+  (304), drawn afresh, and the page of a click on it drawn afresh (CPU time); and the live
+  pages' polls;
 - cold: a Mastery play page at ply 400 in a process that has not loaded the game, beside the
   same page drawn from the game in the cache (CPU time), and the memory the match cache
   holds for that game;
 - commits: moves recorded per second through the same server (each a POST to the JSON API,
-  committed with the email it queues), beside raw SQLite commits with the same settings;
+  committed with the email it queues), beside raw SQLite commits with the same settings
+  and the same sync after each;
 - mail: messages delivered per second to a local SMTP server (aiosmtpd), beside raw smtplib
   sending the same messages over one connection to it;
 - jobs: one pass of every scheduler job over 100,000 active games loaded straight into the
@@ -206,7 +208,7 @@ def cold_figures(repeats: int = 30) -> None:
     with tempfile.TemporaryDirectory() as folder:
         app = new_app(folder)
         client = app.test_client()
-        ratios = []
+        loads = []  # what loading the game adds to a page, ms
         for plies in (400, 415):
             url = page_at_ply(client, "mastery", plies)
 
@@ -223,8 +225,8 @@ def cold_figures(repeats: int = 30) -> None:
             row(f"drawn from the cached game at ply {plies} (limit)", "", warm)
             row(f"drawn from a cold game at ply {plies}", "", cold, "2 x the cached game",
                 cold / warm)
-            ratios.append(cold / warm)
-        FIGURES["cold"] = max(ratios)
+            loads.append(cold - warm)
+        FIGURES["load"] = max(loads)
         db = connect(app.config["DATABASE"])
         game_id = db.execute("SELECT id FROM games WHERE ply = 400").fetchone()[0]
         CACHE.clear()
@@ -440,13 +442,15 @@ def capacity() -> None:
     """Active games one machine carries at the peak rate of ``PER_GAME``: all its cores'
     CPU divided by one game's share at the costs measured above, beside its disk, where
     every move is a synced commit; from CPU time rather than this run's rates, which other
-    programs on the machine slow down. Page views three ways: every one drawn afresh from
-    a cold game (in no process's cache, the bound below); ``FRESH_PER_MOVE`` a move drawn
-    afresh, the first of them from a cold game, and the others viewed again from the
-    render cache; and every one viewed again (the bound above)."""
+    programs on the machine slow down. A page from a cold game costs the page drawn afresh
+    and the game's loading at its dearest measured (a log of 415 events, 15 moves past its
+    stored position). Page views three ways: every one drawn afresh from a cold game (in
+    no process's cache, the bound below); ``FRESH_PER_MOVE`` a move drawn afresh, the
+    first of them from a cold game, and the others viewed again from the render cache;
+    and every one viewed again (the bound above)."""
     cores = os.cpu_count() or 1
     views, moves = PER_GAME["page views"], PER_GAME["moves"]
-    cold = FIGURES["drawn"] * FIGURES.get("cold", 1)
+    cold = FIGURES["drawn"] + FIGURES.get("load", 0)  # replaying a long log, at most
     fresh = min(views, moves * FRESH_PER_MOVE)
     print(f"Capacity: active games at {', '.join(f'{n} {what}' for what, n in PER_GAME.items())} "
           f"per game a day, x{PEAK} at peak")

@@ -86,9 +86,9 @@ class Legal:
     def of(cls, moves: tuple[str, ...]) -> Legal:
         if len(moves) > LISTED_MOST:
             return cls(moves, Markup(), Markup())
-        escaped = [escape(move) for move in moves]
+        escaped = escape("\n".join(moves)).split("\n")  # one escape: no move holds a "\n"
         return cls(moves, Markup("".join(f'<option value="{move}">' for move in escaped)),
-                   Markup(", ").join(escaped))
+                   Markup(", ".join(escaped)))
 
     def __len__(self) -> int:
         return len(self.moves)

@@ -1,0 +1,38 @@
+"""The benchmark (``./dev bench``, ``benchmarks/run.py``) runs every section and estimates the
+capacity from their figures. A short run whose figures are not judged (speed is measured,
+not asserted): the command the README quotes must keep working."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import run
+    monkeypatch.setattr(run, "SECONDS", 0.2)
+    monkeypatch.setattr(run, "FIGURES", {})
+    return run
+
+
+def test_every_section_runs_and_the_capacity_is_estimated_from_them(bench, capsys):
+    bench.page_figures()
+    bench.cold_figures(repeats=2)
+    bench.commit_figures(clients=2, games=4)
+    bench.mail_figures(count=20)
+    bench.job_figures(games=1000, due=5)
+    bench.playout_figures(seconds=0.1)
+    bench.magnet_figures(seconds=0.1)
+    bench.capacity()
+    printed = capsys.readouterr().out
+    assert set(bench.FIGURES) == {"page", "304", "drawn", "click", "load", "move", "commits",
+                                  "mail"}
+    assert all(figure > 0 for figure in bench.FIGURES.values())
+    for section in ("Pages:", "Cold cache:", "Commits:", "Mail:", "Jobs:", "Capacity:",
+                    "Magnet legal-move generation:"):
+        assert section in printed
+    assert "timeouts again: 0 done" in printed  # the second pass finds nothing left to do
