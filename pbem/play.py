@@ -194,8 +194,10 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
                      c.vacation_days_left) for c in extras["clocks"] or ()]
     lines = extras["conditional_lines"]
     notes = extras["notes"]
+    # the notes' time as the page shows it, to the minute
+    saved = notes and (notes["text"], (notes["updated_at"] or "")[:16])
     parts = (CODE, seat, ply, path, match.known_events(seat), shown_clocks,
-             None if lines is None else len(lines), notes and (notes["text"], notes["updated_at"]))
+             None if lines is None else len(lines), saved)
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
 
 

@@ -157,6 +157,19 @@ def test_a_repeat_view_is_answered_304_until_anything_the_page_shows_changes(app
     changed()  # a notice
     assert client.put(f"{ann_api}/notes", json={"text": "Bob likes draws"}).status_code == 200
     changed()
+    # the notes' time shows to the minute: saved again within it, the page is the same
+    db = connect(app.config["DATABASE"])
+    [stamp] = db.execute("SELECT updated_at FROM notes WHERE game_id = ?",
+                         [created["id"]]).fetchone()
+
+    def saved_at(moment: str) -> None:
+        db.execute("UPDATE notes SET updated_at = ? WHERE game_id = ?", [moment, created["id"]])
+
+    before = etag_of(client, ann)
+    saved_at(f"{stamp[:17]}{'01' if stamp[17:19] == '00' else '00'}{stamp[19:]}")
+    assert etag_of(client, ann) == before
+    saved_at("2026-01-01T09:30:00+00:00")
+    changed()
     api_move(client, bob_api, client.get(bob_api).json["legal_moves"][0])
     changed()
     assert client.get(bob).status_code == 200  # another viewer changes nothing of Ann's
