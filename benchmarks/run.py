@@ -178,18 +178,22 @@ def drawn_afresh(client, url: str, repeats: int = 30) -> tuple[float, float, flo
     page = client.get(url).get_data(as_text=True)
     click = html.unescape(re.search(r'href="([^"]*\?path=[^"]*)"', page).group(1))
 
-    def cpu_ms(fresh: bool, page: str = url) -> float:
-        if fresh:
-            play.RENDERS.clear()
-            if page != url:
-                client.get(url)
-        start = time.process_time()
-        assert client.get(page).status_code == 200
-        return (time.process_time() - start) * 1000
+    def drawn() -> None:  # the position's page drawn: its legal moves are known
+        play.RENDERS.clear()
+        client.get(url)
 
-    return (statistics.median(cpu_ms(True) for _ in range(repeats)),
-            statistics.median(cpu_ms(True, click) for _ in range(repeats)),
-            statistics.median(cpu_ms(False) for _ in range(repeats * 3)))
+    return (statistics.median(cpu_ms(client, url, play.RENDERS.clear) for _ in range(repeats)),
+            statistics.median(cpu_ms(client, click, drawn) for _ in range(repeats)),
+            statistics.median(cpu_ms(client, url) for _ in range(repeats * 3)))
+
+
+def cpu_ms(client, url: str, before=lambda: None) -> float:
+    """The CPU ms of one request for ``url`` in this process, after ``before`` (which drops
+    what the request should not find in the caches)."""
+    before()
+    start = time.process_time()
+    assert client.get(url).status_code == 200
+    return (time.process_time() - start) * 1000
 
 
 def server_env(folder: str) -> dict[str, str]:
@@ -212,16 +216,13 @@ def cold_figures(repeats: int = 30) -> None:
         for plies in (400, 415):
             url = page_at_ply(client, "mastery", plies)
 
-            def cpu_ms(cold: bool) -> float:
-                if cold:
-                    CACHE.clear()
+            def unloaded() -> None:
+                CACHE.clear()
                 play.RENDERS.clear()
-                start = time.process_time()
-                assert client.get(url).status_code == 200
-                return (time.process_time() - start) * 1000
 
-            warm = statistics.median(cpu_ms(False) for _ in range(repeats * 5))
-            cold = statistics.median(cpu_ms(True) for _ in range(repeats))
+            warm = statistics.median(cpu_ms(client, url, play.RENDERS.clear)
+                                     for _ in range(repeats * 5))
+            cold = statistics.median(cpu_ms(client, url, unloaded) for _ in range(repeats))
             row(f"drawn from the cached game at ply {plies} (limit)", "", warm)
             row(f"drawn from a cold game at ply {plies}", "", cold, "2 x the cached game",
                 cold / warm)

@@ -81,13 +81,8 @@ def _write_ahead_log(conn: sqlite3.Connection, timeout: float = 30) -> None:
             time.sleep(0.05)
 
 
-def sync_log(db: sqlite_utils.Database) -> None:
-    """Wait until the SQLite log, with everything committed so far by any process, is on
-    the disk (it stays while any connection is open, as this one is)."""
-    _sync(db.log_path)
-
-
 def _sync(path: str | Path) -> None:
+    """Wait until the file (or folder) ``path`` is on the disk."""
     handle = os.open(path, os.O_RDONLY)
     try:
         os.fdatasync(handle)
@@ -175,8 +170,10 @@ def write(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
             db.conn.execute("ROLLBACK")
         raise
     db.conn.execute("COMMIT")
-    if dialect(db) == "sqlite":  # PostgreSQL's COMMIT has waited for its disk
-        sync_log(db)
+    # SQLite's log, with everything committed so far by any process (it stays while a
+    # connection is open, as this one is); PostgreSQL's COMMIT has waited for its disk
+    if dialect(db) == "sqlite":
+        _sync(db.log_path)
 
 
 def hold_game(db: sqlite_utils.Database, game_id: str) -> None:
