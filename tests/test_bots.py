@@ -12,6 +12,7 @@ import engine
 from engine import bots
 from engine import magnet as M
 from engine import magnetic_field as MF
+from test_magnetic_field import position as field_position
 
 VARIANTS = [("mastery", 2), ("the-right-moves", 2), ("the-right-moves", 4), ("magnet", 2),
             ("magnetic-field", 2)]
@@ -156,6 +157,19 @@ def test_an_immediate_loss_is_parried():
         after = game.apply(state, 0, bots.choose(game, state, 0, level=WEAKEST, seed=seed))
         assert not any(game.apply(after, 1, reply).outcome
                        for reply in game.legal_moves(after, 1))
+
+
+def test_magnetic_field_ring_out_threats_are_judged_at_the_end_of_the_movers_turn():
+    threat = bots.HEURISTICS["magnetic-field"].threat
+    # Knocking out Red's last figure on the field wins nothing yet: Red may bring one back.
+    last = field_position(figures={"e10": "s", "a1": "W"}, in_hand=(4, 4))
+    assert MF.GAME.apply(last, 0, "+e9:n").outcome is None
+    assert not threat(last, 0)
+    # Sticking it with Blue's only figure leaves neither a figure, and Blue is ahead: a win.
+    ahead = field_position(figures={"e6": "n"}, in_hand=(5, 4), scores=(3, 1))
+    assert MF.GAME.apply(ahead, 0, "+e4:n").outcome.winners == (0,)
+    assert threat(ahead, 0)
+    assert not threat(dataclasses.replace(ahead, scores=(1, 3)), 0)
 
 
 @pytest.mark.parametrize("game_id, players", VARIANTS)

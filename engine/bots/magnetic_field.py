@@ -148,13 +148,18 @@ class MagneticFieldHeuristics(Heuristics):
         return squash(total, 4.0)
 
     def threat(self, state: MagneticFieldState, seat: int) -> bool:
-        """Whether ``seat`` can reach 15 points, or leave the opponent without a figure on
-        the field, this turn (by a figure action, with a tile where it lands)."""
+        """Whether ``seat`` can reach 15 points this turn (by a figure action, with a tile
+        where it lands), or end it with no figure on the field on either side and more points
+        (ring-out is judged at the end of the mover's own turn: leaving the opponent without
+        a figure does not win yet)."""
         if state.drafting:
             return False
         enemy = 1 - seat
-        ring_out = all(state.entered) and state.on_field(enemy) <= 2  # a turn moves two
         most = state.scores[seat] + _income(state.figures, state.tiles, seat) + MOST_GAINED
+        # An action takes at most three figures off the field: the acting one, and one on
+        # each of its sides.
+        ring_out = (state.on_field(seat) + state.on_field(enemy) <= 3
+                    and most > state.scores[enemy])
         if not ring_out and most < TARGET:
             return False
         for _, _, effects in self._turns(state, seat):
