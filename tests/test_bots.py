@@ -172,6 +172,17 @@ def test_magnetic_field_ring_out_threats_are_judged_at_the_end_of_the_movers_tur
     assert not threat(dataclasses.replace(ahead, scores=(1, 3)), 0)
 
 
+def test_magnetic_field_a_player_without_a_figure_on_the_field_brings_one_back():
+    # Blue's last figure was pulled off in Red's turn: a pass loses now, and comes last of
+    # the turns the search looks at (not first, as a pass that brings nothing otherwise does)
+    state = field_position(figures={"h8": "w"}, in_hand=(5, 4), deck="KK")
+    moves = bots.HEURISTICS["magnetic-field"].moves(state, 0)
+    assert moves[0] != "pass" and moves[-1] == "pass"
+    for seed in range(2):
+        move = bots.choose(MF.GAME, state, 0, level=WEAKEST, seed=seed)
+        assert move.startswith("+") and MF.GAME.apply(state, 0, move).outcome is None
+
+
 @pytest.mark.parametrize("game_id, players", VARIANTS)
 def test_the_weakest_level_beats_random_moves(game_id, players):
     game = engine.get(game_id)
