@@ -23,8 +23,13 @@ from .links import redact_logger
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def instance_folder() -> str:
+    """Where this installation keeps its files: ``PBEM_INSTANCE``, else ``instance/``."""
+    return os.environ.get("PBEM_INSTANCE", str(ROOT / "instance"))
+
+
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__, instance_path=os.environ.get("PBEM_INSTANCE", str(ROOT / "instance")),
+    app = Flask(__name__, instance_path=instance_folder(),
                 instance_relative_config=True, template_folder=str(ROOT / "templates"),
                 static_folder=str(ROOT / "static"))
     app.config.from_mapping(
