@@ -29,9 +29,8 @@ def instance_folder() -> str:
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__, instance_path=instance_folder(),
-                instance_relative_config=True, template_folder=str(ROOT / "templates"),
-                static_folder=str(ROOT / "static"))
+    # templates/ and static/ as pbem/ links to them, installed with the package
+    app = Flask(__name__, instance_path=instance_folder(), instance_relative_config=True)
     app.config.from_mapping(
         DATABASE=os.path.join(app.instance_path, "pbem.sqlite"),
         PUBLIC_URL=None,              # e.g. https://games.example.org, for links in emails
