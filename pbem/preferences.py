@@ -6,8 +6,9 @@ The pages open with the secret of an email's settings link (``/email/<token>``, 
 play page with the seat's own play link (``/play/<token>/email``), which also sets the
 seat's webhook (``webhooks``), makes feed links (``feeds``) and, in a game with vacation
 days, lets the computer play the seat's moves during a vacation (``computer``). A GET
-never changes anything (mail scanners fetch links); a POST to an unsubscribe URL unsubscribes with no further step, which is what
-mail providers do with the ``List-Unsubscribe-Post`` header.
+never changes anything (mail scanners fetch links); a POST to an unsubscribe URL
+unsubscribes with no further step, which is what mail providers do with the
+``List-Unsubscribe-Post`` header.
 """
 from __future__ import annotations
 

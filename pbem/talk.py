@@ -47,12 +47,13 @@ def post_chat(db: sqlite_utils.Database, game_id: str, seat: int, text: Any,
                   and clocks.parse(event.created_at) > since]
         most = int(current_app.config["CHAT_PER_HOUR"])
         if len(recent) >= most:
-            # the next message is taken once the oldest of the last `most` is an hour old
-            wait = recent[-most] - since
+            headers = {}  # the next message is taken once the oldest of the last `most` is
+            if most:      # an hour old (none ever, with a limit of 0)
+                wait = recent[-most] - since
+                headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
             raise TooManyMessages(
                 f"You have posted {len(recent)} chat messages in the last hour, the most this "
-                f"server takes ({most}). Please wait a while.",
-                {"Retry-After": str(max(1, math.ceil(wait.total_seconds())))})
+                f"server takes ({most}). Please wait a while.", headers)
         return matches.act(db, game_id, seat, "chat", text=text, now=now)
 
 
