@@ -228,7 +228,7 @@ class Game:
                 or not 0 <= seat < state.players:
             also = ", or None for a spectator" if spectator else ""
             raise error(f"{seat!r:.40} is not a seat of this game: its seats are "
-                                   f"numbered 0 to {state.players - 1}{also}.")
+                        f"numbered 0 to {state.players - 1}{also}.")
 
     def check_mover(self, state: State, seat: int) -> None:
         """Raise ``IllegalMove`` unless ``seat`` may move now: for what ``check_seat``
