@@ -229,7 +229,7 @@ def chat(role: str, token: str):
     try:
         after = talk.post_chat(get_db(), match.id, seat, _body().get("text"))
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return *_error(error.status, error.message), error.headers
     return jsonify(game_json(after, seat)), 201
 
 

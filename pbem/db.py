@@ -328,6 +328,9 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db["home_links"].create({
         "token_hash": str, "email": str, "created_at": str,
     }, pk="token_hash", if_not_exists=True)
+    db["forgotten_lists"].create({  # "Forget this browser": a copy of its cookie lists nothing
+        "list_id": str, "forgotten_at": str,
+    }, pk="list_id", if_not_exists=True)
     db["clock_warnings"].create({   # one "your time runs out" email per seat and turn
         "game_id": str, "seat": int,
         "turn_seq": int,      # the event that began the turn (0: the game's start)

@@ -12,6 +12,7 @@ so that the client's address is the one the proxy saw.
 """
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import time
@@ -103,9 +104,13 @@ class SQLiteCounts(Storage):
         return row[0] if row else 0
 
     def get_expiry(self, key: str) -> float:
-        row = self._db().execute(f"SELECT expires FROM {self.TABLE} WHERE key = ?",
-                                 [key]).fetchone()
-        return row[0] if row else time.time()
+        """When the key's window ends, rounded up to the second (Flask-Limiter's Retry-After
+        is the whole seconds to it: never 0 while a window runs); now if none runs (a row
+        whose window has ended is counted afresh: see ``incr``)."""
+        now = time.time()
+        row = self._db().execute(f"SELECT expires FROM {self.TABLE} WHERE key = ? "
+                                 "AND expires > ?", [key, now]).fetchone()
+        return math.ceil(row[0]) if row else now
 
     def check(self) -> bool:
         return self._db().execute("SELECT 1").fetchone() == (1,)

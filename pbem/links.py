@@ -10,7 +10,7 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import sqlite_utils
 from flask import current_app, request, url_for
@@ -23,6 +23,12 @@ TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
 TOKEN_IN_URL = re.compile(r"(?<=/)[A-Za-z0-9_-]{32}(?=[/?#\s\"]|$)")
 # A token in a reply address (move+<ply>.<token>@domain, see inbound.py).
 TOKEN_IN_ADDRESS = re.compile(r"(?<=[+.])[A-Za-z0-9_-]{32}(?=@)")
+# The routes whose next path segment is a secret (every <token> of the URL map; the API's
+# too, under /api/). A log line loses that segment whatever its shape, since a server also
+# answers a token percent-encoded (/play/%59...), or after "//" or "%2F".
+SECRET_ROUTES = frozenset({"play", "watch", "email", "home", "join", "feed"})
+URL_PATH = re.compile(r"/[^\s\"'<>?#]*")
+PATH_SEPARATOR = re.compile(r"(/|%2f)", re.IGNORECASE)  # kept by split: a capture group
 
 
 def new_token() -> str:
@@ -63,8 +69,25 @@ def resolve(db: sqlite_utils.Database, token: str, *, table: str = "links") -> A
 
 
 def redact(text: str) -> str:
-    """``text`` with anything shaped like a secret token replaced, for log lines."""
+    """``text`` with the secret of every URL path and anything shaped like a secret token
+    replaced, for log lines."""
+    text = URL_PATH.sub(_redact_path, text)
     return TOKEN_IN_ADDRESS.sub("[secret]", TOKEN_IN_URL.sub("[secret]", text))
+
+
+def _redact_path(path: re.Match) -> str:
+    """The path with each segment that follows a secret route replaced, decoded to compare
+    as the server routes it."""
+    pieces = PATH_SEPARATOR.split(path.group())  # segments, each separator between two
+    secret_next = False
+    for at in range(0, len(pieces), 2):
+        if not pieces[at]:
+            continue  # "//": empty segments are merged
+        if secret_next:
+            pieces[at], secret_next = "[secret]", False
+        else:
+            secret_next = unquote(pieces[at]).lower() in SECRET_ROUTES
+    return "".join(pieces)
 
 
 def external_url(endpoint: str, **values: object) -> str:

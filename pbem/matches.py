@@ -77,13 +77,15 @@ def checked_text(text: Any, what: str, most: int, *, may_be_empty: bool = False)
 
 
 class ActionError(Exception):
-    """A request the server refuses; ``status`` is the HTTP status it maps to."""
+    """A request the server refuses; ``status`` is the HTTP status it maps to, ``headers``
+    what its answer carries besides (a Retry-After)."""
 
     status = 400
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, headers: dict[str, str] | None = None):
         super().__init__(message)
         self.message = message
+        self.headers = headers or {}
 
 
 class InvalidRequest(ActionError):

@@ -400,8 +400,8 @@ def _talk_refused(match: Match, seat: int, token: str, section: str,
     """The page with ``error`` shown in ``section`` (chat, notes, rematch), beside the text
     the player typed there."""
     current = matches.load(get_db(), match.id)
-    return _game_page(current, seat, token, "play", error=error.message, status=error.status,
-                      error_in=section, draft=request.form.get("text", ""))
+    return *_game_page(current, seat, token, "play", error=error.message, status=error.status,
+                       error_in=section, draft=request.form.get("text", "")), error.headers
 
 
 def _back_to(token: str, section: str):
