@@ -10,8 +10,9 @@ answers nothing for them (nor moves while a draw offer waits for their answer).
 Moves are computed here, by the background jobs (``scheduler.play_bots``) and the
 ``play-bots`` command, never in a web request: a search takes up to seconds. A person
 waiting for the computer comes first: games between computers, which anyone may start
-through the API and nobody waits for, are paced and get only the time left (``play_due``). A move goes
-through ``matches.act`` like a person's, with the ply it was computed at, so a second
+through the API and nobody waits for, are paced and get only the time left (``play_due``),
+and a client may have only a few running (``check_running``). A move goes through
+``matches.act`` like a person's, with the ply it was computed at, so a second
 runner that computed the same turn is refused as stale; it is logged, timed and told like
 any move. Where several job runners share a PostgreSQL database, each turn is claimed
 first (an advisory lock, ``db.claimed``), so only one of them spends the seconds of the

@@ -26,7 +26,8 @@ def limited(tmp_path, monkeypatch, database):
     app = create_app({"DATABASE": database, "SECRET_KEY": "test",
                       "PUBLIC_URL": "http://localhost", "RATELIMIT_ENABLED": True,
                       "RATE_LIMIT_CREATE": "3 per hour", "RATE_LIMIT_HOME": "2 per hour",
-                      "RATE_LIMIT_ACTIONS": "4 per hour", "RATE_LIMIT_COMPUTER_GAMES": "2 per hour"})
+                      "RATE_LIMIT_ACTIONS": "4 per hour",
+                      "RATE_LIMIT_COMPUTER_GAMES": "2 per hour"})
     yield app
     CACHE.clear()
 
