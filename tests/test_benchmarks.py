@@ -15,6 +15,7 @@ def bench(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     import run
     monkeypatch.setattr(run, "SECONDS", 0.2)
+    monkeypatch.setattr(run, "THINK", 0.5)
     monkeypatch.setattr(run, "FIGURES", {})
     return run
 

@@ -73,7 +73,7 @@ def test_computers_may_play_every_seat_and_are_never_emailed(client, db, app):
     assert [s.get("bot") for s in created["seats"]] == ["easy", None, "medium", "hard"]
     both = create(client, "mastery", [EASY, EASY])
     assert [s["name"] for s in both["seats"]] == ["Computer (easy)"] * 2
-    app.config.update(BOT_MOVES_PER_RUN=4, BOT_PACE_SECONDS=0)
+    app.config.update(BOT_MOVES_PER_RUN=4, BOT_PACE_SECONDS=0, BOT_BETWEEN_COMPUTERS_SECONDS=60)
     assert scheduler.play_bots(app) == 4
     assert {row["recipient"] for row in db.query("SELECT recipient FROM outbox")} == \
         {"ann@example.org"}
@@ -116,7 +116,7 @@ def test_the_job_answers_a_person_s_moves_but_no_web_request_plays_the_computer(
 
 def test_computers_play_each_other_up_to_the_cap_of_a_run_and_others_get_their_turn(
         client, app, db):
-    app.config.update(BOT_MOVES_PER_RUN=5, BOT_PACE_SECONDS=0)
+    app.config.update(BOT_MOVES_PER_RUN=5, BOT_PACE_SECONDS=0, BOT_BETWEEN_COMPUTERS_SECONDS=60)
     between_computers = create(client, "mastery", [EASY, EASY])
     against_ann = create(client, "mastery", [EASY, ANN])
     assert scheduler.play_bots(app) == 5
