@@ -265,6 +265,8 @@ ADDED_COLUMNS = (
     ("seats", "bot", str, None),        # a computer player's level (pbem/computer.py)
     # 1: the computer plays the seat's moves while its player is on vacation
     ("seats", "stand_in", int, 0),
+    # a game between computers: who started it (pbem/computer.py, client_key); else null
+    ("games", "client", str, None),
 )
 
 
@@ -363,6 +365,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) "
                "WHERE unique_key IS NOT NULL")
     db["outbox"].create_index(["game_id", "seat", "kind"], if_not_exists=True)
+    db.execute("CREATE INDEX IF NOT EXISTS games_client ON games(client, status) "
+               "WHERE client IS NOT NULL")  # the few games between computers
     db["conditional_lines"].create({  # a seat's own conditional moves (pbem/conditional.py)
         "game_id": str, "seat": int,
         "lines": str,         # JSON list of lines, each a list of moves (theirs, mine, ...)

@@ -15,6 +15,7 @@ def bench(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     import run
     monkeypatch.setattr(run, "SECONDS", 0.2)
+    monkeypatch.setattr(run, "THINK", 0.5)
     monkeypatch.setattr(run, "FIGURES", {})
     return run
 
@@ -25,6 +26,7 @@ def test_every_section_runs_and_the_capacity_is_estimated_from_them(bench, capsy
     bench.commit_figures(clients=2, games=4)
     bench.mail_figures(count=20)
     bench.job_figures(games=1000, due=5)
+    bench.fairness_figures(games=20, moves=2)
     bench.playout_figures(seconds=0.1)
     bench.magnet_figures(seconds=0.1)
     bench.capacity()
@@ -32,8 +34,8 @@ def test_every_section_runs_and_the_capacity_is_estimated_from_them(bench, capsy
     assert set(bench.FIGURES) == {"page", "304", "drawn", "click", "load", "move", "commits",
                                   "mail"}
     assert all(figure > 0 for figure in bench.FIGURES.values())
-    for section in ("Pages:", "Cold cache:", "Commits:", "Mail:", "Jobs:", "Capacity:",
-                    "Magnet legal-move generation:"):
+    for section in ("Pages:", "Cold cache:", "Commits:", "Mail:", "Jobs:", "Fairness:",
+                    "Capacity:", "Magnet legal-move generation:"):
         assert section in printed
     assert "timeouts again: 0 done" in printed  # the second pass finds nothing left to do
 

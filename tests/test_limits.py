@@ -27,7 +27,8 @@ def limited(tmp_path, monkeypatch, database):
     app = create_app({"DATABASE": database, "SECRET_KEY": "test",
                       "PUBLIC_URL": "http://localhost", "RATELIMIT_ENABLED": True,
                       "RATE_LIMIT_CREATE": "3 per hour", "RATE_LIMIT_HOME": "2 per hour",
-                      "RATE_LIMIT_ACTIONS": "4 per hour"})
+                      "RATE_LIMIT_ACTIONS": "4 per hour",
+                      "RATE_LIMIT_COMPUTER_GAMES": "2 per hour"})
     yield app
     CACHE.clear()
 
@@ -95,6 +96,20 @@ def test_creating_games_is_limited_across_the_api_and_the_form(limited):
     assert client.post("/new/mastery", data=form).status_code == 429
     assert outbox(limited) == 6
     assert client.get("/new/mastery").status_code == 200  # reading the form is not limited
+
+
+def test_games_between_computers_have_an_allowance_of_their_own(limited):
+    client = limited.test_client()
+    computers = {"game": "mastery", "players": [{"bot": "easy"}, {"bot": "hard"}]}
+    for _ in range(2):
+        assert client.post("/api/games", json=computers).status_code == 201
+    refused = client.post("/api/games", json=computers)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert refused.json == {"error": "Too many games between computers from your address. "
+                                     "Please wait a while and try again."}
+    # a game with a person counts only against the allowance of new games (3 an hour)
+    against = {"game": "mastery", "players": [PLAYERS[0], {"bot": "easy"}]}
+    assert client.post("/api/games", json=against).status_code == 201
 
 
 def test_actions_that_email_opponents_are_limited(limited):
