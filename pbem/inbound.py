@@ -45,7 +45,7 @@ from typing import Iterable, Sequence
 import sqlite_utils
 from flask import current_app, has_request_context, render_template
 
-from . import links, mail, matches, notify, talk
+from . import invites, links, mail, matches, notify, talk
 from .db import write
 
 log = logging.getLogger(__name__)
@@ -411,6 +411,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         return Result("ignored", game_id, seat)
     # The event and its answer are one transaction, like every event and its emails.
     with _request_context(), write(db):
+        invites.answered(db, game_id, seat)  # a person replied to an email of the game
         text = command(reply, game_id)
         kind, move = action(text)
         kind = answering(matches.load(db, game_id), seat, kind)
@@ -506,7 +507,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             log.warning("inbound mail for game %s seat %s: answer held back (%d answers to "
                         "this player in the last hour)", match.id, seat, recent)
             return None
-        token = links.mint(db, match.id, seat)
+        token = links.mint(db, match.id, seat, emailed=True)
         link = links.email_url("play.page", role="play", token=token)
         legal = match.game.legal_moves(match.current, seat)
         body = render_template(

@@ -30,6 +30,8 @@ DEFAULTS = {
     "RATE_LIMIT_CREATE": "10 per minute; 60 per hour; 200 per day",  # new games, seats taken
     "RATE_LIMIT_HOME": "3 per minute; 10 per hour; 30 per day",      # "Your games" emails
     "RATE_LIMIT_ACTIONS": "60 per minute; 1000 per hour",  # moves, offers: mail opponents
+    # per recipient address, from games it has not answered (pbem/invites.py)
+    "RATE_LIMIT_INVITATIONS": "5 per day",
 }
 
 
