@@ -6,8 +6,10 @@ nothing of the original may."""
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import format_datetime, localtime, make_msgid
+from typing import Callable
 
 import pytest
 
@@ -18,10 +20,10 @@ GMAIL_RU = "чт, 26 нояб. 2026 г. в 10:00, Correspondence games <games@lo
 GMAIL_RU_WRAPPED = "чт, 26 нояб. 2026 г. в 10:00, Correspondence games <\ngames@localhost>:"
 OUTLOOK_EN = ("From: Correspondence games <games@localhost>\n"
               "Sent: Thursday, November 26, 2026 10:00:00 AM\n"
-              "To: p1@example.org <p1@example.org>\nSubject: {subject}\n")
+              "To: p1@example.org <p1@example.org>\nSubject: Your move\n")
 OUTLOOK_RU = ("От: Correspondence games <games@localhost>\n"
               "Отправлено: 26 ноября 2026 г. 10:00\n"
-              "Кому: Player 1 <p1@example.org>\nТема: {subject}\n")
+              "Кому: Player 1 <p1@example.org>\nТема: Ваш ход\n")
 
 
 def quoted(original: str) -> str:
@@ -51,70 +53,73 @@ def outlook_html(reply: str, headers: str, original: str) -> str:
             f"<div>{as_html(original)}</div></body></html>")
 
 
-# Each client: (plain text, HTML, charset, transfer encoding) of a reply, from the player's
-# text (the move, then any message), the original email's text and its subject.
+@dataclass(frozen=True)
+class Client:
+    """How a client writes a reply: its text (a template of the player's ``reply``, the
+    ``original`` email's text, ``quoted`` (it with "> ") and its ``subject``), its HTML
+    (from the reply and the original), the charset and the transfer encoding."""
+
+    text: str | None
+    html: Callable[[str, str], str] | None = None
+    charset: str = "utf-8"
+    encoding: str = "base64"
+
+
 CLIENTS = {
-    "gmail": lambda r, o, s: (f"{r}\n\n{GMAIL_EN}\n\n{quoted(o)}\n",
-                              gmail_html(r, GMAIL_EN, o), "utf-8", "quoted-printable"),
-    "gmail html only": lambda r, o, s: (None, gmail_html(r, GMAIL_EN, o), "utf-8", "base64"),
-    "gmail base64": lambda r, o, s: (f"{r}\n\n{GMAIL_EN}\n\n{quoted(o)}\n", None, "utf-8",
-                                     "base64"),
-    "apple mail iphone": lambda r, o, s: (
-        f"{r}\n\nSent from my iPhone\n\n> On 26 Nov 2026, at 10:00, Correspondence games "
-        f"<games@localhost> wrote:\n> \n{quoted(o)}\n", None, "utf-8", "quoted-printable"),
-    "thunderbird": lambda r, o, s: (
-        f"On 26/11/2026 10:00, Correspondence games wrote:\n{quoted(o)}\n\n{r}\n", None,
-        "utf-8", "8bit"),
-    "outlook plain": lambda r, o, s: (
-        f"{r}\n\n________________________________\n{OUTLOOK_EN.format(subject=s)}\n{o}\n",
-        None, "utf-8", "quoted-printable"),
-    "outlook html": lambda r, o, s: (None, outlook_html(r, OUTLOOK_EN.format(subject=s), o),
-                                     "utf-8", "quoted-printable"),
-    "outlook for android": lambda r, o, s: (
-        f"{r}\n\nGet Outlook for Android<https://aka.ms/AAb9ysg>\n\n"
-        f"{OUTLOOK_EN.format(subject=s)}\n{o}\n", None, "utf-8", "quoted-printable"),
-    "outlook for android, signature deleted": lambda r, o, s: (
-        f"{r}\n\n{OUTLOOK_EN.format(subject=s)}\n{o}\n", None, "utf-8", "base64"),
+    "gmail": Client(f"{{reply}}\n\n{GMAIL_EN}\n\n{{quoted}}\n",
+                    lambda r, o: gmail_html(r, GMAIL_EN, o), encoding="quoted-printable"),
+    "gmail html only": Client(None, lambda r, o: gmail_html(r, GMAIL_EN, o)),
+    "gmail base64": Client(f"{{reply}}\n\n{GMAIL_EN}\n\n{{quoted}}\n"),
+    "apple mail iphone": Client(
+        "{reply}\n\nSent from my iPhone\n\n> On 26 Nov 2026, at 10:00, Correspondence games "
+        "<games@localhost> wrote:\n> \n{quoted}\n", encoding="quoted-printable"),
+    "thunderbird": Client("On 26/11/2026 10:00, Correspondence games wrote:\n{quoted}\n\n"
+                          "{reply}\n", encoding="8bit"),
+    "outlook plain": Client(f"{{reply}}\n\n________________________________\n{OUTLOOK_EN}\n"
+                            "{original}\n", encoding="quoted-printable"),
+    "outlook html": Client(None, lambda r, o: outlook_html(r, OUTLOOK_EN, o),
+                           encoding="quoted-printable"),
+    "outlook for android": Client(
+        f"{{reply}}\n\nGet Outlook for Android<https://aka.ms/AAb9ysg>\n\n{OUTLOOK_EN}\n"
+        "{original}\n", encoding="quoted-printable"),
+    "outlook for android, signature deleted": Client(f"{{reply}}\n\n{OUTLOOK_EN}\n{{original}}\n"),
     # Russian
-    "gmail ru": lambda r, o, s: (f"{r}\n\n{GMAIL_RU}\n\n{quoted(o)}\n",
-                                 gmail_html(r, GMAIL_RU, o), "utf-8", "base64"),
-    "gmail ru wrapped": lambda r, o, s: (f"{r}\n\n{GMAIL_RU_WRAPPED}\n\n{quoted(o)}\n", None,
-                                         "utf-8", "base64"),
-    "gmail ru forward": lambda r, o, s: (
-        f"{r}\n\n---------- Пересылаемое сообщение ---------\nОт: Correspondence games "
-        f"<games@localhost>\nDate: чт, 26 нояб. 2026 г. в 10:00\nSubject: {s}\n\n{o}\n",
-        None, "utf-8", "base64"),
-    "apple mail iphone ru": lambda r, o, s: (
-        f"{r}\n\nОтправлено с iPhone\n\n> 26 нояб. 2026 г., в 10:00, Correspondence games "
-        f"<games@localhost> написал(а):\n> \n{quoted(o)}\n", None, "utf-8", "quoted-printable"),
-    "thunderbird ru windows-1251": lambda r, o, s: (
-        f"26.11.2026 10:00, Correspondence games пишет:\n{quoted(o)}\n\n{r}\n", None,
-        "windows-1251", "quoted-printable"),
-    "thunderbird ru forward": lambda r, o, s: (
-        f"{r}\n\n-------- Пересланное сообщение --------\nТема: \t{s}\nДата: \t"
-        f"Thu, 26 Nov 2026 10:00:00 +0000\nОт: \tCorrespondence games <games@localhost>\n\n{o}\n",
-        None, "utf-8", "base64"),
-    "outlook ru": lambda r, o, s: (
-        f"{r}\n\n________________________________\n{OUTLOOK_RU.format(subject=s)}\n{o}\n",
-        None, "windows-1251", "base64"),
-    "outlook ru, original message": lambda r, o, s: (
-        f"{r}\n\n-----Исходное сообщение-----\n{OUTLOOK_RU.format(subject=s)}\n{o}\n", None,
-        "windows-1251", "quoted-printable"),
-    "outlook for android ru": lambda r, o, s: (
-        f"{r}\n\nПолучить Outlook для Android<https://aka.ms/AAb9ysg>\n\n"
-        f"{OUTLOOK_RU.format(subject=s)}\n{o}\n", None, "utf-8", "base64"),
-    "yandex": lambda r, o, s: (
-        f'{r}\n\n26.11.2026, 10:00, "Correspondence games" <games@localhost>:\n{quoted(o)}\n',
-        None, "utf-8", "base64"),
-    "mail.ru": lambda r, o, s: (
-        f"{r}\n\n\nЧетверг, 26 ноября 2026, 10:00 +03:00 от Correspondence games "
-        f"<games@localhost>:\n\n{quoted(o)}\n", None, "utf-8", "base64"),
+    "gmail ru": Client(f"{{reply}}\n\n{GMAIL_RU}\n\n{{quoted}}\n",
+                       lambda r, o: gmail_html(r, GMAIL_RU, o)),
+    "gmail ru wrapped": Client(f"{{reply}}\n\n{GMAIL_RU_WRAPPED}\n\n{{quoted}}\n"),
+    "gmail ru forward": Client(
+        "{reply}\n\n---------- Пересылаемое сообщение ---------\nОт: Correspondence games "
+        "<games@localhost>\nDate: чт, 26 нояб. 2026 г. в 10:00\nSubject: {subject}\n\n"
+        "{original}\n"),
+    "apple mail iphone ru": Client(
+        "{reply}\n\nОтправлено с iPhone\n\n> 26 нояб. 2026 г., в 10:00, Correspondence games "
+        "<games@localhost> написал(а):\n> \n{quoted}\n", encoding="quoted-printable"),
+    "thunderbird ru windows-1251": Client(
+        "26.11.2026 10:00, Correspondence games пишет:\n{quoted}\n\n{reply}\n",
+        charset="windows-1251", encoding="quoted-printable"),
+    "thunderbird ru forward": Client(
+        "{reply}\n\n-------- Пересланное сообщение --------\nТема: \t{subject}\nДата: \t"
+        "Thu, 26 Nov 2026 10:00:00 +0000\nОт: \tCorrespondence games <games@localhost>\n\n"
+        "{original}\n"),
+    "outlook ru": Client(f"{{reply}}\n\n________________________________\n{OUTLOOK_RU}\n"
+                         "{original}\n", charset="windows-1251"),
+    "outlook ru, original message": Client(
+        f"{{reply}}\n\n-----Исходное сообщение-----\n{OUTLOOK_RU}\n{{original}}\n",
+        charset="windows-1251", encoding="quoted-printable"),
+    "outlook for android ru": Client(
+        f"{{reply}}\n\nПолучить Outlook для Android<https://aka.ms/AAb9ysg>\n\n{OUTLOOK_RU}\n"
+        "{original}\n"),
+    "yandex": Client('{reply}\n\n26.11.2026, 10:00, "Correspondence games" <games@localhost>:\n'
+                     "{quoted}\n"),
+    "mail.ru": Client("{reply}\n\n\nЧетверг, 26 ноября 2026, 10:00 +03:00 от Correspondence "
+                      "games <games@localhost>:\n\n{quoted}\n"),
 }
 
 
-def reply_of(client: str, original: EmailMessage, written: str) -> EmailMessage:
+def reply_of(name: str, original: EmailMessage, written: str) -> EmailMessage:
+    """A reply by the client ``name`` to ``original``, in which the player wrote ``written``."""
+    client = CLIENTS[name]
     text = original.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
-    plain, markup, charset, encoding = CLIENTS[client](written, text, original["Subject"])
     reply = EmailMessage()
     reply["From"] = original["To"]
     reply["To"] = original["Reply-To"]
@@ -122,12 +127,17 @@ def reply_of(client: str, original: EmailMessage, written: str) -> EmailMessage:
     reply["Date"] = format_datetime(localtime())
     reply["Message-ID"] = make_msgid(domain="example.org")
     reply["In-Reply-To"] = original["Message-ID"]
-    if plain is not None:
-        reply.set_content(plain, charset=charset, cte=encoding)
-    if markup is not None and plain is not None:
-        reply.add_alternative(markup, subtype="html", charset=charset, cte=encoding)
-    elif markup is not None:
-        reply.set_content(markup, subtype="html", charset=charset, cte=encoding)
+    parts = []
+    if client.text is not None:
+        parts.append((client.text.format(reply=written, original=text, quoted=quoted(text),
+                                         subject=original["Subject"]), "plain"))
+    if client.html is not None:
+        parts.append((client.html(written, text), "html"))
+    reply.set_content(parts[0][0], subtype=parts[0][1], charset=client.charset,
+                      cte=client.encoding)
+    for content, subtype in parts[1:]:
+        reply.add_alternative(content, subtype=subtype, charset=client.charset,
+                              cte=client.encoding)
     return reply
 
 
