@@ -76,11 +76,12 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
     see ``invites``). ``also``: other seats of the same address, whose links the email
     carries too. Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
-    if kind in HELD_BACK[preference(db, match.id, seat)]:
+    choice, held_back = _email_choice(db, match.id, seat)
+    if kind in HELD_BACK[choice]:
         return None
     summary = subject(match, SUBJECTS[kind])
     _post(db, match, seat, kind, summary, unique_key)
-    if not match.seats[seat].email or seat in invites.held_back(db, match.id):
+    if not match.seats[seat].email or held_back:
         return None
     token = links.mint(db, match.id, seat, emailed=True)
     link = links.email_url("play.page", role="play", token=token)
@@ -246,9 +247,19 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
 # -- preferences, and the links that change them ---------------------------------------------
 
 def preference(db: sqlite_utils.Database, game_id: str, seat: int) -> str:
-    row = db.execute("SELECT notify FROM seats WHERE game_id = ? AND seat = ?",
-                     [game_id, seat]).fetchone()
-    return row["notify"] if row and row["notify"] in PREFERENCES else "each"
+    return _email_choice(db, game_id, seat)[0]
+
+
+def _email_choice(db: sqlite_utils.Database, game_id: str, seat: int) -> tuple[str, bool]:
+    """The seat's choice of emails, and whether its address's invitation was held back
+    (``invites``: then it gets no email of the game), in the one query every email makes."""
+    row = db.execute(
+        "SELECT notify, EXISTS (SELECT 1 FROM invites WHERE invites.game_id = seats.game_id "
+        "AND invites.seat = seats.seat AND invites.sent = 0) AS held_back FROM seats "
+        "WHERE game_id = ? AND seat = ?", [game_id, seat]).fetchone()
+    if row is None:
+        return "each", False
+    return (row["notify"] if row["notify"] in PREFERENCES else "each"), bool(row["held_back"])
 
 
 def set_preference(db: sqlite_utils.Database, game_id: str, seat: int, choice: str) -> None:
