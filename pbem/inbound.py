@@ -55,6 +55,7 @@ MAX_LEGAL_LISTED = 100           # legal moves listed in an answer; more get a l
 MAX_ANSWERS_PER_HOUR = 30        # per recipient: a loop guard against badly behaved robots
 MAX_LINE = 200                   # characters: a longer first line is no move
 MAX_ECHO = 80                    # characters of the player's reply quoted in an answer
+MAX_ATTRIBUTION = 400            # characters of an "On ... wrote:" line, wrapped or not
 
 # What a reply address holds after its prefix: <prefix>+<ply>.<token>@domain. The prefix
 # is not checked, so a changed REPLY_ADDRESS keeps the addresses of emails already sent
@@ -200,8 +201,7 @@ def written(text: str) -> tuple[str, str]:
         line = lines[i].strip()
         if lines[i] == "--" or END_OF_REPLY.match(line) or _headers_at(lines, i):
             break
-        wrapped = line and next((n for n in range(1, 4) if ATTRIBUTION.match(
-            " ".join(part.strip() for part in lines[i:i + n]))), None)
+        wrapped = line and _attribution_at(lines, i)
         if line.startswith(">") or wrapped:
             if found:
                 break
@@ -214,6 +214,18 @@ def written(text: str) -> tuple[str, str]:
     if not found:
         return "", ""
     return " ".join(found[0].split()), "\n".join(found[1:]).strip()
+
+
+def _attribution_at(lines: list[str], i: int) -> int | None:
+    """How many lines an attribution at line ``i`` takes (clients wrap it over up to
+    three), or None. Longer text is none, and is not searched."""
+    for n in range(1, 4):
+        joined = " ".join(part.strip() for part in lines[i:i + n])
+        if len(joined) > MAX_ATTRIBUTION:
+            return None
+        if ATTRIBUTION.match(joined):
+            return n
+    return None
 
 
 def _headers_at(lines: list[str], i: int) -> bool:

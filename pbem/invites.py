@@ -23,7 +23,7 @@ import sqlite_utils
 from flask import current_app
 from limits import parse_many
 
-from .db import hold_name, utcnow, write
+from .db import hold_name, write
 from .matches import Match
 
 # Domains whose mailboxes ignore dots in the local part.
@@ -52,17 +52,19 @@ def invite(db: sqlite_utils.Database, match: Match) -> list[list[int]]:
     """The seats of a starting game grouped by start email: an address's seats in one
     group (its lowest seat first), each seat without an address alone. Notes whether each
     address is invited or held back. Inside the caller's write transaction."""
-    groups: dict[str, list[int]] = {}
+    addressed: dict[str, list[int]] = {}
     for seat in match.seats:
-        key = address_key(seat.email) if seat.email else f"seat {seat.seat}"
-        groups.setdefault(key, []).append(seat.seat)
+        if seat.email:
+            addressed.setdefault(address_key(seat.email), []).append(seat.seat)
     now = datetime.now(timezone.utc)
-    for key in sorted(key for key in groups if "@" in key):  # one order: no deadlock
-        sent = not _over_limit(db, key, now)
-        db["invites"].insert_all({"game_id": match.id, "seat": seat, "address": key,
-                                  "sent": int(sent), "answered": 0, "created_at": utcnow()}
-                                 for seat in groups[key])
-    return list(groups.values())
+    for address in sorted(addressed):  # one order of holding addresses: no deadlock
+        sent = not _over_limit(db, address, now)
+        db["invites"].insert_all({"game_id": match.id, "seat": seat, "address": address,
+                                  "sent": int(sent), "answered": 0,
+                                  "created_at": now.isoformat(timespec="seconds")}
+                                 for seat in addressed[address])
+    return sorted([*addressed.values(),
+                   *([seat.seat] for seat in match.seats if not seat.email)])
 
 
 def _over_limit(db: sqlite_utils.Database, address: str, now: datetime) -> bool:
