@@ -5,10 +5,11 @@ clients together cannot flood one mailbox either. A game's start email is its in
 An address that has had ``RATE_LIMIT_INVITATIONS`` invitations (Flask-Limiter's notation:
 "5 per day") from games it has not answered gets no more: the game still starts, its
 creator is shown every link and told why that address got no email, and no email of that
-game goes to that address. An address answers a game by acting (a move, a message, a
-reply by email) through a link that was emailed to it: the creator holds
-every seat's first link, so what is done with those proves nothing; and mail scanners open
-links, so opening one proves nothing either.
+game goes to that address until it answers the game. An address answers a game by acting
+(a move, a message, a reply by email, opening it from its "Your games" email) through a
+link that was emailed to it: the creator holds every seat's first link, so what is done
+with those proves nothing; and mail scanners open links, so opening one proves nothing
+either.
 
 Addresses count as one however they are written (``address_key``), an address on several
 seats of a game gets one start email for all of them, and the counts are rows of the
@@ -86,14 +87,17 @@ def _over_limit(db: sqlite_utils.Database, address: str, now: datetime) -> bool:
 
 
 def held_back(db: sqlite_utils.Database, game_id: str) -> set[int]:
-    """The seats of a game whose address got no start email, and so gets no email of it."""
+    """The seats of a game whose address got no start email, and so gets no email of it
+    until it answers."""
     return {row[0] for row in db.execute(
-        "SELECT seat FROM invites WHERE game_id = ? AND sent = 0", [game_id])}
+        "SELECT seat FROM invites WHERE game_id = ? AND sent = 0 AND answered = 0",
+        [game_id])}
 
 
 def answered(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
-    """Note that the address of ``seat`` acted through a link emailed to it: the game no
-    longer counts against it."""
+    """Note that the address of ``seat`` acted through a link emailed to it (a game email,
+    or its own "Your games" email): the game no longer counts against it, and emails it
+    if it was held back."""
     row = db.execute("SELECT address FROM invites WHERE game_id = ? AND seat = ? "
                      "AND answered = 0", [game_id, seat]).fetchone()
     if row is not None:  # a write only the first time

@@ -255,8 +255,8 @@ def _email_choice(db: sqlite_utils.Database, game_id: str, seat: int) -> tuple[s
     (``invites``: then it gets no email of the game), in the one query every email makes."""
     row = db.execute(
         "SELECT notify, EXISTS (SELECT 1 FROM invites WHERE invites.game_id = seats.game_id "
-        "AND invites.seat = seats.seat AND invites.sent = 0) AS held_back FROM seats "
-        "WHERE game_id = ? AND seat = ?", [game_id, seat]).fetchone()
+        "AND invites.seat = seats.seat AND invites.sent = 0 AND invites.answered = 0) "
+        "AS held_back FROM seats WHERE game_id = ? AND seat = ?", [game_id, seat]).fetchone()
     if row is None:
         return "each", False
     return (row["notify"] if row["notify"] in PREFERENCES else "each"), bool(row["held_back"])

@@ -172,6 +172,7 @@ def home_open(token: str, game_id: str, seat: int):
                           "AND lower(email) = lower(?)", [game_id, seat, address]))
     if not owned:
         abort(404, "That game is not one of yours.")
+    invites.answered(db, game_id, seat)  # the address's own email led here, and a click
     return mygames.open_seat(game_id, seat)
 
 

@@ -182,3 +182,24 @@ def test_one_address_on_several_seats_gets_one_email(app, client, db, smtp):
 ])
 def test_addresses_are_counted_as_the_mailbox_they_reach(written, key):
     assert address_key(written) == key
+
+
+def test_a_held_back_game_emails_its_address_once_the_address_opens_it_itself(limited):
+    """The address's own "Your games" email lists the game it was not emailed; opening it
+    from there answers the game, whose emails then come."""
+    client = limited.test_client()
+    for n in range(5):
+        create(client, "victim@example.org", "ann@example.org", "10.0.0.1")
+    held = create(client, "victim@example.org", "ann@example.org", "10.0.0.1").json
+    assert "not_emailed" in held["seats"][1]
+    assert client.post("/home", data={"email": "victim@example.org"}).status_code == 200
+    db = connect(limited.config["DATABASE"])
+    body = db.execute("SELECT body FROM outbox WHERE kind = 'home'").fetchone()[0]
+    home = re.search(r"/home/[A-Za-z0-9_-]{32}", body).group(0)
+    assert client.post(f"{home}/open/{held['id']}/1").status_code == 303
+    api = held["seats"][0]["api"].replace("http://localhost", "")
+    move = client.get(api).json["legal_moves"][0]
+    assert client.post(f"{api}/moves", json={"move": move, "ply": 0}).status_code == 200
+    assert [row[0] for row in db.execute(
+        "SELECT kind FROM outbox WHERE game_id = ? AND seat = 1", [held["id"]])] == ["turn"]
+    db.close()
