@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from . import clocks, computer, conditional, feeds, limits, links, matches, talk, webhooks
+from . import clocks, computer, conditional, feeds, invites, limits, links, matches, talk, webhooks
 from .db import get_db, write
 from .matches import Match
 from .play import open_link, open_seat
@@ -96,10 +96,13 @@ def create_game():
     except matches.ActionError as error:
         return _error(error.status, error.message)
     match = created.match
+    held_back = invites.held_back(get_db(), match.id)
     seats = [{"seat": s.seat, "name": s.name, "bot": s.bot} if s.bot else
              {"seat": s.seat, "name": s.name,
               "url": links.external_url("play.page", role="play", token=token),
-              "api": links.external_url("api.game", role="play", token=token)}
+              "api": links.external_url("api.game", role="play", token=token),
+              # why no email went to this player (their address had too many invitations)
+              **({"not_emailed": invites.HELD_BACK} if s.seat in held_back else {})}
              if token else
              {"seat": s.seat, "name": None, "join": links.external_url("lobby.join", token=join)}
              for s, token, join in zip(match.seats, created.tokens, created.joins)]

@@ -33,6 +33,8 @@ DEFAULTS = {
     "RATE_LIMIT_ACTIONS": "60 per minute; 1000 per hour",  # moves, offers: mail opponents
     # games whose every seat is a computer's: they take the job process's time
     "RATE_LIMIT_COMPUTER_GAMES": "10 per hour; 30 per day",
+    # per recipient address, from games it has not answered (pbem/invites.py)
+    "RATE_LIMIT_INVITATIONS": "5 per day",
 }
 
 

@@ -45,27 +45,33 @@ class Access:
 
     game_id: str
     seat: int | None
+    emailed: bool = False  # the link was minted for an email to the seat's address
 
 
 INVITATIONS = "invitations"  # the table of join links (an open seat's ``table``)
 
 
 def mint(db: sqlite_utils.Database, game_id: str, seat: int | None, *,
-         table: str = "links") -> str:
+         table: str = "links", emailed: bool = False) -> str:
     """A new secret link for ``seat`` of a game (None: spectator). Returns the token.
-    ``table`` INVITATIONS: the join link of an open seat instead."""
+    ``table`` INVITATIONS: the join link of an open seat instead. ``emailed``: the link
+    goes in an email to the seat's address (so using it shows the address answered)."""
     token = new_token()
-    db.execute(f"INSERT INTO {table} (token_hash, game_id, seat, created_at) "
-               f"VALUES (?, ?, ?, ?)", [token_hash(token), game_id, seat, utcnow()])
+    row = {"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
+           "created_at": utcnow(), **({"emailed": 1} if emailed else {})}
+    db.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+               list(row.values()))
     return token
 
 
 def resolve(db: sqlite_utils.Database, token: str, *, table: str = "links") -> Access | None:
     if not TOKEN_SHAPE.fullmatch(token):
         return None
-    rows = db.execute(f"SELECT game_id, seat FROM {table} WHERE token_hash = ?",
-                      [token_hash(token)]).fetchall()
-    return Access(rows[0]["game_id"], rows[0]["seat"]) if rows else None
+    emailed = "emailed" if table == "links" else "0"  # join links are never emailed
+    rows = db.execute(f"SELECT game_id, seat, {emailed} AS emailed FROM {table} "
+                      "WHERE token_hash = ?", [token_hash(token)]).fetchall()
+    return Access(rows[0]["game_id"], rows[0]["seat"], bool(rows[0]["emailed"])) \
+        if rows else None
 
 
 def redact(text: str) -> str:
