@@ -27,8 +27,9 @@ TOKEN_IN_ADDRESS = re.compile(r"(?<=[+.])[A-Za-z0-9_-]{32}(?=@)")
 # too, under /api/). A log line loses that segment whatever its shape, since a server also
 # answers a token percent-encoded (/play/%59...), or after "//" or "%2F".
 SECRET_ROUTES = frozenset({"play", "watch", "email", "home", "join", "feed"})
-URL_PATH = re.compile(r"/[^\s\"'<>?#]*")
+URL_PATH = re.compile(r"/[^\s?#]*")
 PATH_SEPARATOR = re.compile(r"(/|%2f)", re.IGNORECASE)  # kept by split: a capture group
+CLOSING = re.compile(r"[\"'>)\]]*$")  # what ends a quoted URL (a log's Referer), no token
 
 
 def new_token() -> str:
@@ -90,7 +91,7 @@ def _redact_path(path: re.Match) -> str:
         if not pieces[at]:
             continue  # "//": empty segments are merged
         if secret_next:
-            pieces[at], secret_next = "[secret]", False
+            pieces[at], secret_next = "[secret]" + CLOSING.search(pieces[at]).group(), False
         else:
             secret_next = unquote(pieces[at]).lower() in SECRET_ROUTES
     return "".join(pieces)

@@ -95,7 +95,7 @@ def secret_paths(url_map, token: str) -> list[str]:
     for prefix in sorted(prefixes):
         paths += [prefix + shape for shape in (token, f"{token}.", f"{token};x",
                                                  f"{token}%2Fx", f"x{token}", encoded,
-                                                 f"{token}/version")]
+                                                 f"{token}/version", f'"{token}', f">{token}")]
         route = prefix.rstrip("/")  # "/api/play": also as "//api/play", "/%61pi/play"...
         paths += [f"/{route}/{token}", f"/%{ord(route[1]):02X}{route[2:]}/{token}",
                   f"{route}%2F{token}"]
@@ -106,7 +106,7 @@ def test_a_secret_reaches_no_log_line_whatever_its_shape(app, live_server, new_g
     """werkzeug's request log (``serve``); gunicorn's is in test_production."""
     token = new_game().urls[0].rsplit("/", 1)[1]
     paths = secret_paths(app.url_map, token)
-    assert len(paths) >= 8 * 10  # play, watch, their API, email, home, join, feed
+    assert len(paths) >= 8 * 12  # play, watch, their API, email, home, join, feed
     caplog.set_level(logging.INFO)
     answers = {}
     for path in paths:
