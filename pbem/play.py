@@ -319,10 +319,22 @@ def _act(token: str, kind: str, move: str | None = None):
         return _game_page(current, seat, token, "play", error=error.message,
                           typed=move or "", status=error.status)
     if kind == "move":
-        flash(f"You played {after.moves[-1].move}.")
+        flash(_played(after, seat))
     elif kind == "withdraw":
         flash("You withdrew the game: it will not be played.")
     return redirect(url_for(".page", role="play", token=token), 303)
+
+
+def _played(match: Match, seat: int) -> str:
+    """What a move's page tells its mover: their own move, and the opponent's conditional
+    replies it set off (recorded after it, in the same transaction)."""
+    own = max(ply for ply, event in enumerate(match.moves) if event.seat == seat)
+    said = f"You played {match.moves[own].move}."
+    replies = [event.move for event in match.moves[own + 1:]]
+    if replies:
+        said += (f" Your opponent's conditional move{'s' if len(replies) > 1 else ''} "
+                 f"{', '.join(replies)} followed.")
+    return said
 
 
 @bp.post("/play/<token>/move")
