@@ -44,6 +44,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         BOT_INTERVAL_SECONDS=3,       # how often the computer players' due moves are played
         BOT_MOVES_PER_RUN=50,         # ... at most this many in one run
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
+        AWAY_MINUTES=5,               # a "Your move" email waits while its player was there
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
         MATCH_CACHE_MB=64,            # replayed games each process keeps in memory

@@ -22,7 +22,7 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
                    request, session, url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, conditional, limits, links, matches, mygames, talk
+from . import builder, clocks, conditional, limits, links, matches, mygames, notify, talk
 from .boards import board_for
 from .db import get_db, write
 from .lru import BytesLRU
@@ -272,6 +272,7 @@ def page(role: str, token: str):
     match, seat = open_link(token, role)
     if seat is not None:
         mygames.remember(match.id, seat)
+        notify.seen(get_db(), match.id, seat, clocks.utc_now())
     return _viewed(match, seat, token, role)
 
 
@@ -284,6 +285,8 @@ def version(role: str, token: str):
     what the viewer may know keeps a team's talk of resigning, or the players' chat before
     the end, from showing to others as a change."""
     match, seat = open_link(token, role)
+    if seat is not None:
+        notify.seen(get_db(), match.id, seat, clocks.utc_now())
     events = match.known_events(seat)
     response = jsonify(events=events)
     response.set_etag(str(events))
