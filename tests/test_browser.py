@@ -163,6 +163,35 @@ def test_two_players_start_a_game_through_the_form(person, live_server):
     expect(other.locator("#status")).to_have_text("Waiting for Ann (Dark).")
 
 
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_the_form_shows_the_inputs_of_the_clock_chosen_and_none_without_one(
+        person, live_server, javascript):
+    page = person(live_server + "/new/mastery", javascript=javascript)
+    clock = page.locator("fieldset.clock")
+    per_move, bank = clock.locator('[name="clock-days"]'), clock.locator('[name="clock-initial_days"]')
+    vacation = clock.locator('[name="clock-vacation_days"]')
+    expect(clock.locator('[name="clock-mode"]')).to_have_value("none")
+    for hidden in (per_move, bank, vacation, clock.locator('[name="clock-weekends"]')):
+        expect(hidden).to_be_hidden()
+    clock.locator('[name="clock-mode"]').select_option("per_move")
+    expect(per_move).to_be_visible()
+    expect(vacation).to_be_visible()
+    expect(bank).to_be_hidden()
+    clock.locator('[name="clock-mode"]').select_option("fischer")
+    expect(bank).to_be_visible()
+    expect(per_move).to_be_hidden()
+    clock.locator('[name="clock-increment_days"]').fill("2")  # the no-JS form posts it
+    form = page.locator("form.new-game")
+    form.locator('input[name="name0"]').fill("Ann")
+    form.locator('input[name="email0"]').fill("ann@example.org")
+    form.locator('input[name="name1"]').fill("Bob")
+    form.locator('input[name="email1"]').fill("bob@example.org")
+    form.get_by_role("button", name="Start the game").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("The game has started")
+    page.locator("a.seat-link").nth(0).click()
+    expect(page.locator("main")).to_contain_text("7 days, plus 2 days per move")
+
+
 # -- 2. building a move by clicking the board ----------------------------------------------
 
 def test_board_clicks_with_javascript(person, started):
