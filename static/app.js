@@ -65,9 +65,11 @@ document.addEventListener("keydown", (event) => {
 });
 
 // A board zoomed wider than the screen (The Right Moves on a phone, on its player's turn)
-// shows its centre first, then stays where its player panned it.
+// shows its centre first, or its start (Magnetic Field's field, whose ranks are at its left
+// edge: data-pan="start"), then stays where its player panned it.
 function pan(frame, panned) {
-  frame.scrollLeft = panned ?? (frame.scrollWidth - frame.clientWidth) / 2;
+  const centre = frame.dataset.pan === "start" ? 0 : (frame.scrollWidth - frame.clientWidth) / 2;
+  frame.scrollLeft = panned ?? centre;
 }
 
 for (const frame of document.querySelectorAll("#game .board-frame")) { pan(frame, null); }
