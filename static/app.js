@@ -32,8 +32,22 @@ document.addEventListener("click", (event) => {
   const href = new URL(link.getAttribute("href"), document.baseURI).href;
   const walking = link.closest(".plies, .moves") !== null;
   const place = placeOf(link);
-  swapGame(href, walking).then(() => keepPlace(place)).catch(() => { window.location.href = href; });
+  swapGame(href, walking).then(() => { keepPlace(place); uncover(); })
+    .catch(() => { window.location.href = href; });
 });
+
+// On a phone the move being chosen stays at the bottom of the screen, over the page
+// (style.css): scroll the board's lower edge (in Mastery, the mover's own pieces off the
+// board, which a resurrection brings back) up above it, its upper edge staying in view.
+function uncover() {
+  const panel = document.querySelector("#game .builder");
+  const board = document.querySelector("#game .board-area svg.board");
+  if (!panel || !board || getComputedStyle(panel).position !== "fixed") { return; }
+  const edges = board.getBoundingClientRect();
+  const hidden = edges.bottom - panel.getBoundingClientRect().top;
+  if (hidden > 0) { window.scrollBy(0, Math.min(hidden, edges.top)); }
+}
+uncover();
 
 // The swap replaces the element that had the focus: without this, focus falls back to
 // <body> and a keyboard or screen-reader user starts again from the top after every click.

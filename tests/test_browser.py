@@ -753,6 +753,10 @@ def test_mastery_on_a_phone(open_context, started):
     # the choices that end the capture are on screen, not below the board
     for choice in ("Bring back an Officer", "No resurrection"):
         expect(page.locator(".builder a.choice").get_by_text(choice)).to_be_in_viewport(ratio=1)
+    # and so are the pieces it may bring back, above them, not under them
+    strip, panel = off_board(page, "Dark").bounding_box(), page.locator(".builder").bounding_box()
+    assert 0 <= strip["y"] and strip["y"] + strip["height"] <= panel["y"], (strip, panel)
+    expect(page.locator(".board-area svg.board")).to_be_in_viewport()
     page.locator(".builder a.choice").get_by_text("Bring back an Officer").click()
     assert_fits_a_phone(page)
     select(page, "h8")  # the far corner: the page may scroll, the confirm button stays in view
@@ -781,3 +785,41 @@ def test_the_right_moves_on_a_phone(open_context, client, new_game, live_server,
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.locator("#confirm-move").click()
     expect(page.locator(".moves li")).to_have_count(1)
+
+
+def test_a_board_that_pans_on_a_phone_says_so(open_context, client, new_game, live_server):
+    """The Right Moves' board, zoomed on its player's turn, is wider than a phone: a line
+    under it says to swipe it; not on the desktop, nor when it is not zoomed."""
+    mover, waiting = game_at(client, new_game, live_server, "the-right-moves", 2, {}, ())
+    page = on_a_phone(open_context, mover)
+    assert page.locator(".board-frame").evaluate("frame => frame.scrollWidth > frame.clientWidth")
+    expect(page.locator(".pan-hint")).to_be_visible()
+    expect(page.locator(".pan-hint")).to_contain_text("Swipe the board sideways")
+    expect(on_a_phone(open_context, waiting).locator(".pan-hint")).to_be_hidden()
+    desktop = open_context(viewport=DESKTOP).new_page()
+    desktop.goto(mover)
+    expect(desktop.locator(".pan-hint")).to_be_hidden()
+
+
+def test_magnetic_field_s_ranks_stay_in_view_while_its_field_pans_on_a_phone(
+        open_context, client, new_game, live_server):
+    urls = game_at(client, new_game, live_server, "magnetic-field", 2, {"colours": "seat0-blue"},
+                   ("pick K", "pick K", "pick D", "pick D"))
+    page = on_a_phone(open_context, urls[0])
+    frame = page.locator(".board-frame.mf-frame")
+    expect(page.locator(".pan-hint")).to_be_visible()
+    for left in (0, 30, 10_000):  # from its start, panned a little, to its end
+        frame.evaluate(f"frame => {{ frame.scrollLeft = {left}; }}")
+        shown = frame.evaluate("""frame => {
+            const edges = frame.getBoundingClientRect(), shown = [];
+            for (const text of frame.querySelectorAll("text")) {
+                const box = text.getBoundingClientRect();
+                const x = box.left + box.width / 2, y = box.top + box.height / 2;
+                if (box.width && x > edges.left && x < edges.right
+                        && document.elementFromPoint(x, y) === text) {
+                    shown.push(text.textContent);
+                }
+            }
+            return shown; }""")
+        ranks = sorted(int(text) for text in shown if text.isdigit())
+        assert ranks == list(range(1, 11)), (left, shown)

@@ -121,9 +121,9 @@ def test_rules_diagrams_fit_a_phone_and_sit_side_by_side_on_a_desktop(
     try:
         phone.goto(url)
         figures = phone.locator("figure.diagram")
-        expect(figures.first.locator("svg").first).to_be_visible()
+        expect(figures.first.locator("svg.board").first).to_be_visible()
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        for box in figures.locator("svg").evaluate_all(
+        for box in figures.locator("svg.board").evaluate_all(
                 "svgs => svgs.map(s => s.getBoundingClientRect().toJSON())"):
             assert box["left"] >= 0 and box["right"] <= 390 and box["width"] >= 300, box
     finally:
