@@ -807,7 +807,7 @@ def test_magnetic_field_s_ranks_stay_in_view_while_its_field_pans_on_a_phone(
                    ("pick K", "pick K", "pick D", "pick D"))
     page = on_a_phone(open_context, urls[0])
     frame = page.locator(".board-frame.mf-frame")
-    expect(page.locator(".pan-hint")).to_be_visible()
+    expect(frame).to_be_visible()
     for left in (0, 30, 10_000):  # from its start, panned a little, to its end
         frame.evaluate(f"frame => {{ frame.scrollLeft = {left}; }}")
         shown = frame.evaluate("""frame => {
@@ -823,3 +823,4 @@ def test_magnetic_field_s_ranks_stay_in_view_while_its_field_pans_on_a_phone(
             return shown; }""")
         ranks = sorted(int(text) for text in shown if text.isdigit())
         assert ranks == list(range(1, 11)), (left, shown)
+    expect(page.locator(".pan-hint")).to_be_visible()
