@@ -825,3 +825,21 @@ def test_magnetic_field_s_ranks_stay_in_view_while_its_field_pans_on_a_phone(
         ranks = sorted(int(text) for text in shown if text.isdigit())
         assert ranks == list(range(1, 11)), (left, shown)
     expect(page.locator(".pan-hint")).to_be_visible()
+
+
+def test_magnet_s_pieces_and_coordinates_at_the_edges_are_whole_on_a_phone(
+        open_context, client, new_game, live_server):
+    """The board fills a phone's width: what is drawn by its side edges (files a and k,
+    each player's on their own side) keeps clear of the screen's edges."""
+    created = new_game("magnet")
+    for seat in (0, 1):
+        legal = client.get(created.apis[seat]).json["legal_moves"]
+        api_move(client, created.apis[seat], next(m for m in legal if m.startswith("setup")))
+    for url in created.urls:  # Red's page is turned round: a2-a5 at its right edge
+        page = on_a_phone(open_context, live_server + url)
+        boxes = page.locator("svg.board.magnet :is(.coord, .piece)").evaluate_all(
+            "marks => marks.map(m => { const r = m.getBoundingClientRect();"
+            " return [m.textContent.trim(), r.left, r.right]; })")
+        assert len(boxes) > 24 + 30
+        clipped = [box for box in boxes if box[1] < 2 or box[2] > 388]
+        assert not clipped, clipped
