@@ -123,6 +123,16 @@ def token_of(url: str) -> str:
 
 # -- 1. starting a game --------------------------------------------------------------------
 
+def start_ann_against_bob(page: Page) -> None:
+    """Fill in the two players of the form that creates a game, and send it."""
+    form = page.locator("form.new-game")
+    form.locator('input[name="name0"]').fill("Ann")
+    form.locator('input[name="email0"]').fill("ann@example.org")
+    form.locator('input[name="name1"]').fill("Bob")
+    form.locator('input[name="email1"]').fill("bob@example.org")
+    form.get_by_role("button", name="Start the game").click()
+
+
 def test_two_players_start_a_game_through_the_form(person, live_server):
     page = person(live_server + "/")
     page.locator("header.site").get_by_role("link", name="New game").click()
@@ -131,12 +141,7 @@ def test_two_players_start_a_game_through_the_form(person, live_server):
     expect(page).to_have_url(f"{live_server}/new/mastery")
     expect(page.get_by_role("heading", level=1)).to_have_text("New game of Mastery")
 
-    form = page.locator("form.new-game")
-    form.locator('input[name="name0"]').fill("Ann")
-    form.locator('input[name="email0"]').fill("ann@example.org")
-    form.locator('input[name="name1"]').fill("Bob")
-    form.locator('input[name="email1"]').fill("bob@example.org")
-    form.get_by_role("button", name="Start the game").click()
+    start_ann_against_bob(page)
 
     expect(page.get_by_role("heading", level=1)).to_have_text("The game has started")
     seat_links = page.locator("a.seat-link")
@@ -181,12 +186,7 @@ def test_the_form_shows_the_inputs_of_the_clock_chosen_and_none_without_one(
     expect(bank).to_be_visible()
     expect(per_move).to_be_hidden()
     clock.locator('[name="clock-increment_days"]').fill("2")  # the no-JS form posts it
-    form = page.locator("form.new-game")
-    form.locator('input[name="name0"]').fill("Ann")
-    form.locator('input[name="email0"]').fill("ann@example.org")
-    form.locator('input[name="name1"]').fill("Bob")
-    form.locator('input[name="email1"]').fill("bob@example.org")
-    form.get_by_role("button", name="Start the game").click()
+    start_ann_against_bob(page)
     expect(page.get_by_role("heading", level=1)).to_have_text("The game has started")
     page.locator("a.seat-link").nth(0).click()
     expect(page.locator("main")).to_contain_text("7 days, plus 2 days per move")
