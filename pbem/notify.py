@@ -208,12 +208,9 @@ def present(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -
     away = timedelta(minutes=float(current_app.config["AWAY_MINUTES"]))
     if not away:
         return None
-    row = db.execute("SELECT seen_at FROM seats WHERE game_id = ? AND seat = ?",
-                     [match.id, seat]).fetchone()
-    acted = next((event.created_at for event in reversed(match.events)
+    acted = next((clocks.parse(event.created_at) for event in reversed(match.events)
                   if event.seat == seat and event.kind not in matches.SERVER_KINDS), None)
-    times = [clocks.parse(at) for at in (row[0], acted) if at]
-    last = max(times, default=None)
+    last = max(filter(None, (_seen_at(db, match.id, seat), acted)), default=None)
     return last if last is not None and last > now - away else None
 
 
@@ -224,12 +221,17 @@ def seen(db: sqlite_utils.Database, game_id: str, seat: int, now: datetime) -> N
     """Note that ``seat``'s game page is open (its player's page, or that page's live
     poll), for ``present``: written at most once per ``SEEN_EVERY``, since a page polls
     every few seconds."""
-    row = db.execute("SELECT seen_at FROM seats WHERE game_id = ? AND seat = ?",
-                     [game_id, seat]).fetchone()
-    if row and (row[0] is None or clocks.parse(row[0]) <= now - SEEN_EVERY):
+    last = _seen_at(db, game_id, seat)
+    if last is None or last <= now - SEEN_EVERY:
         with write(db):
             db.execute("UPDATE seats SET seen_at = ? WHERE game_id = ? AND seat = ?",
                        [clocks.iso(now), game_id, seat])
+
+
+def _seen_at(db: sqlite_utils.Database, game_id: str, seat: int) -> datetime | None:
+    row = db.execute("SELECT seen_at FROM seats WHERE game_id = ? AND seat = ?",
+                     [game_id, seat]).fetchone()
+    return clocks.parse(row[0]) if row and row[0] else None
 
 
 def who(match: Match, seat: int) -> str:
