@@ -276,6 +276,7 @@ ADDED_COLUMNS = (
     # a game between computers: who started it (pbem/computer.py, client_key); else null
     ("games", "client", str, None),
     ("links", "emailed", int, 0),       # 1: minted for an email to the seat (pbem/invites.py)
+    ("seats", "seen_at", str, None),    # when the seat's game page was last open (notify.seen)
 )
 
 
@@ -400,9 +401,11 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
     db["due"].create({  # what the scheduler's jobs look at, and from when (pbem/due.py)
         "game_id": str, "seat": int,
-        "kind": str,          # timeout, warning, reminder, waiting or computer
-        "at": str,            # when it falls due (a reminder: when the turn began)
-        "not_before": str,    # a reminder held back by a vacation: its end
+        "kind": str,          # timeout, warning, reminder, turn, waiting or computer
+        "at": str,            # when it falls due (a reminder, a turn: when the turn began)
+        "not_before": str,    # a reminder held back by a vacation: its end; a turn's
+                              # email held back while its player was there: when they may
+                              # have left
     }, pk=("game_id", "seat", "kind"), not_null={"at"}, if_not_exists=True)
     db["due"].create_index(["kind", "at"], if_not_exists=True)
     # the digest starts from the seats that chose it: few among many, so a partial index
