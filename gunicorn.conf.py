@@ -5,12 +5,17 @@ the database) come from ``instance/config.py`` or ``PBEM_*`` variables, as for e
 command; the README's "Running in production" has the whole setup."""
 import os
 
+from pbem import instance_folder
+
 wsgi_app = "pbem:create_app()"
 bind = os.environ.get("PBEM_BIND", "127.0.0.1:8000")  # behind a reverse proxy doing TLS
 workers = int(os.environ.get("PBEM_WORKERS", "4"))
 accesslog = "-"
 logger_class = "pbem.production.RedactingLogger"  # no secret link in any log line
 forwarded_allow_ips = os.environ.get("PBEM_FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicornc's control socket: each installation its own (gunicorn's default, one per user,
+# is taken over by the last instance started, and removed when any of them stops)
+control_socket = os.path.join(instance_folder(), "gunicorn.ctl")
 
 
 def on_starting(server):

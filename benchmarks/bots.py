@@ -10,10 +10,15 @@ first player's wins, draws and losses, its score (a draw counts half) and the sc
 Wilson interval; then how many games the side that moved first won (a game can favour it
 more than any difference of levels shows).
 
+Balance: for every game, matches of a level against itself (the middle level unless
+``--level`` says otherwise), and the same figures for the side that moves first: how much
+the game itself favours it, between equal players.
+
     ./dev bench bots                      # everything, 10 games per match
     ./dev bench bots --games 40 --jobs 2  # more games, on two processes
     ./dev bench bots --speed              # speed only
     ./dev bench bots --game magnet --match easy-random
+    ./dev bench bots --balance --level easy --game magnetic-field --games 20
 """
 from __future__ import annotations
 
@@ -57,9 +62,9 @@ def player(name: str) -> Callable:
                                                             seed=seed)
 
 
-def play_game(args: tuple) -> tuple[float, bool]:
-    """One game: the first player's result (1 won, 0.5 drawn, 0 lost), and whether the side
-    that moved first won."""
+def play_game(args: tuple) -> tuple[float, float]:
+    """One game: the results (1 won, 0.5 drawn, 0 lost) of the first player and of the side
+    that moved first."""
     game_id, players, first, second, number, max_plies = args
     game = engine.get(game_id)
     # Magnet's setup is played (by the bots' secret arrangements); Magnetic Field's colours
@@ -77,9 +82,9 @@ def play_game(args: tuple) -> tuple[float, bool]:
         move = movers[seat](game, state, seat, rng, f"{number}-{state.ply}")
         state = game.apply(state, seat, move)
     if state.outcome is None or state.outcome.draw:
-        return 0.5, False
+        return 0.5, 0.5
     winners = set(state.outcome.winners)
-    return (1.0 if winners & first_seats else 0.0), bool(winners & set(opener))
+    return (1.0 if winners & first_seats else 0.0), (1.0 if winners & set(opener) else 0.0)
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -91,28 +96,62 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+HEADER = (f"{'game':<22} {'match':<18} {'W':>4} {'D':>4} {'L':>4} {'score':>6}  95% interval"
+          f"  {'s/game':>7}")
+
+
+def tally(results: list[float]) -> str:
+    """Wins, draws and losses in ``results`` (1, 0.5, 0), the score (a draw counts half) and
+    its 95% Wilson interval, as the tables print them."""
+    games = len(results)
+    won, drawn = results.count(1.0), results.count(0.5)
+    score = (won + drawn / 2) / games
+    low, high = wilson(score, games)
+    return (f"{won:>4} {drawn:>4} {games - won - drawn:>4} {score:>6.0%}  "
+            f"{low:4.0%} to {high:4.0%}")
+
+
+def played(pool, jobs: int, game_id: str, players: int, first: str, second: str,
+           games: int, max_plies: int) -> tuple[list[tuple[float, float]], float]:
+    """The results of ``games`` games (see ``play_game``) played on ``pool`` (of ``jobs``
+    processes), and the seconds of work a game took."""
+    start = time.perf_counter()
+    results = list(pool.map(play_game, [
+        (game_id, players, first, second, n, max_plies) for n in range(games)]))
+    return results, (time.perf_counter() - start) * jobs / games
+
+
+def label(game_id: str, players: int) -> str:
+    return f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
+
+
 def strength(variants, names, games: int, jobs: int, max_plies: int) -> None:
     print(f"Strength: {games} games per match, sides alternating, draw at {max_plies} plies")
-    print(f"{'game':<22} {'match':<18} {'W':>4} {'D':>4} {'L':>4} {'score':>6}  95% interval"
-          f"  {'s/game':>7}  opener won")
+    print(HEADER + "  opener won")
     with ProcessPoolExecutor(jobs) as pool:
         for game_id, players in variants:
             for name, first, second in matches():
                 if names and name not in names:
                     continue
-                start = time.perf_counter()
-                played = list(pool.map(play_game, [
-                    (game_id, players, first, second, n, max_plies) for n in range(games)]))
-                results = [score for score, _ in played]
-                openers = sum(opener_won for _, opener_won in played)
-                elapsed = time.perf_counter() - start
-                won, drawn = results.count(1.0), results.count(0.5)
-                score = (won + drawn / 2) / games
-                low, high = wilson(score, games)
-                label = f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
-                print(f"{label:<22} {name:<18} {won:>4} {drawn:>4} {games - won - drawn:>4} "
-                      f"{score:>6.0%}  {low:4.0%} to {high:4.0%}  {elapsed * jobs / games:7.1f}"
-                      f"  {openers:>10}",
+                results, seconds = played(pool, jobs, game_id, players, first, second, games,
+                                          max_plies)
+                openers = sum(1 for _, opener in results if opener == 1.0)
+                print(f"{label(game_id, players):<22} {name:<18} "
+                      f"{tally([first for first, _ in results])}  {seconds:7.1f}"
+                      f"  {openers:>10}", flush=True)
+
+
+def balance(variants, levels, games: int, jobs: int, max_plies: int) -> None:
+    print(f"Balance: {games} games of each level against itself, draw at {max_plies} plies; "
+          "wins, draws and losses of the side that moves first")
+    print(HEADER)
+    with ProcessPoolExecutor(jobs) as pool:
+        for game_id, players in variants:
+            for level in levels:
+                results, seconds = played(pool, jobs, game_id, players, level, level, games,
+                                          max_plies)
+                print(f"{label(game_id, players):<22} {level + '-' + level:<18} "
+                      f"{tally([opener for _, opener in results])}  {seconds:7.1f}",
                       flush=True)
 
 
@@ -144,9 +183,8 @@ def speed(variants, count: int) -> None:
                 bots.choose(game, state, state.to_move[0], level=level, seed=n)
                 times.append(time.process_time() - start)
             cells.append(f"{statistics.mean(times):5.2f} / {max(times):5.2f}")
-        label = f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
-        print(f"{label:<22} {sims / seconds:7.0f}  " + "  ".join(f"{c:>13}" for c in cells),
-              flush=True)
+        print(f"{label(game_id, players):<22} {sims / seconds:7.0f}  "
+              + "  ".join(f"{c:>13}" for c in cells), flush=True)
 
 
 def main() -> None:
@@ -161,14 +199,22 @@ def main() -> None:
                         help="only this game (may be repeated)")
     parser.add_argument("--match", action="append", choices=[m[0] for m in matches()],
                         help="only this match (may be repeated)")
+    parser.add_argument("--level", action="append", choices=LEVELS,
+                        help="the level playing itself for the balance figures (may be "
+                             f"repeated; default {LEVELS[len(LEVELS) // 2]})")
     parser.add_argument("--speed", action="store_true", help="only the speed figures")
     parser.add_argument("--strength", action="store_true", help="only the strength figures")
+    parser.add_argument("--balance", action="store_true", help="only the balance figures")
     options = parser.parse_args()
     variants = [v for v in VARIANTS if not options.game or v[0] in options.game]
-    if not options.strength:
+    only = options.speed or options.strength or options.balance
+    if options.speed or not only:
         speed(variants, options.positions)
-    if not options.speed:
+    if options.strength or not only:
         strength(variants, options.match, options.games, options.jobs, options.max_plies)
+    if options.balance or not only:
+        balance(variants, options.level or [LEVELS[len(LEVELS) // 2]], options.games,
+                options.jobs, options.max_plies)
 
 
 if __name__ == "__main__":

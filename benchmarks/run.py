@@ -17,6 +17,8 @@ the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for
 - jobs: one pass of every scheduler job over 100,000 active games loaded straight into the
   database, a few of them due, and the games each pass read (the computer players' job:
   finding its turns, not playing them);
+- fairness: a person's wait for the easy computer's reply while 1,000 games between
+  computers run, the job process running as in production;
 - capacity: the active games one machine carries, from those figures;
 - engine: random playouts per second for every game, and Magnet's move generation.
 """
@@ -424,6 +426,66 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
         db.close()
 
 
+# -- fairness -----------------------------------------------------------------------------
+
+THINK = 5.0  # the most seconds the person thinks before a move
+
+
+def fairness_figures(games: int = 1000, moves: int = 10) -> None:
+    """How long a person playing the easy computer waits for its reply while ``games``
+    games between easy computers run (every game in turn): the job process runs as in
+    production (``run-scheduler``, with the default settings) once the computers play,
+    the person moves through the app after up to ``THINK`` seconds, and the reply is
+    awaited in the database. Beside
+    it, the moves the games between computers got meanwhile."""
+    print(f"Fairness: a person's wait for the easy computer's reply, {games:,} games between "
+          f"easy computers running")
+    kinds = list(engine.GAMES.values())
+    with tempfile.TemporaryDirectory() as folder:
+        app = new_app(folder)
+        db = connect(app.config["DATABASE"])
+        with app.test_request_context():
+            for number in range(games):
+                game = kinds[number % len(kinds)]
+                matches.create(db, game.id, [{"bot": "easy"}] * game.player_counts[0],
+                               options(game))
+        client, rng, waits, api = app.test_client(), random.Random(1), [], ""
+        with serving.job_process(server_env(folder)):
+            deadline = time.monotonic() + 60
+            while not between_computers(db) and time.monotonic() < deadline:
+                time.sleep(0.1)  # the job process starts; the new games fall due
+            played, start = between_computers(db), time.perf_counter()
+            while len(waits) < moves:
+                answer = client.get(api).json if api else None
+                if answer is None or answer["outcome"]:
+                    created = client.post("/api/games", json={
+                        "game": "mastery", "players": [PLAYERS[0], {"bot": "easy"}]}).json
+                    game_id, api = created["id"], path(created["seats"][0]["api"])
+                    continue
+                time.sleep(rng.uniform(0, THINK))  # so that moves fall anywhere in a run
+                moved = client.post(api + "/moves", json={
+                    "move": rng.choice(answer["legal_moves"]), "ply": answer["ply"]}).json
+                sent = time.perf_counter()
+                while not moved["outcome"] and db.execute(
+                        "SELECT ply FROM games WHERE id = ?", [game_id]).fetchone()[0] \
+                        == moved["ply"]:
+                    time.sleep(0.02)
+                if not moved["outcome"]:
+                    waits.append(time.perf_counter() - sent)
+            played = (between_computers(db) - played) / (time.perf_counter() - start)
+        db.close()
+    row(f"the reply's wait, median of {moves}", f"{statistics.median(waits):8.1f} s", None,
+        "a few seconds")
+    row("  the longest", f"{max(waits):8.1f} s")
+    row("moves between computers meanwhile", f"{played:8.1f} /s")
+
+
+def between_computers(db) -> int:
+    """The moves recorded so far in games without a person."""
+    return db.execute("SELECT count(*) FROM events WHERE kind = 'move' AND game_id NOT IN "
+                      "(SELECT game_id FROM seats WHERE email IS NOT NULL)").fetchone()[0]
+
+
 # -- capacity -----------------------------------------------------------------------------
 
 DAY = 86400
@@ -524,7 +586,8 @@ def engine_figures() -> None:
 
 
 SECTIONS = {"pages": page_figures, "cold": cold_figures, "commits": commit_figures,
-            "mail": mail_figures, "jobs": job_figures, "engine": engine_figures}
+            "mail": mail_figures, "jobs": job_figures, "fairness": fairness_figures,
+            "engine": engine_figures}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

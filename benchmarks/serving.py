@@ -75,6 +75,20 @@ def gunicorn(app: str, env: dict[str, str] | None = None) -> Iterator[Server]:
 
 
 @contextlib.contextmanager
+def job_process(env: dict[str, str]) -> Iterator[subprocess.Popen]:
+    """The job process as production runs it (``flask --app pbem run-scheduler``), from the
+    project folder: the code the benchmark measures."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "pbem", "run-scheduler"], cwd=HERE.parent,
+        env={**os.environ, **env}, stdout=subprocess.DEVNULL)
+    try:
+        yield process
+    finally:
+        process.terminate()
+        process.wait()
+
+
+@contextlib.contextmanager
 def smtp_sink() -> Iterator[int]:
     """An SMTP server that accepts every message and keeps none; yields its port."""
     port = free_port()

@@ -215,24 +215,26 @@ class Game:
 
     # -- argument checks, shared by the contract and the games' own helpers ----------------
 
-    def check_seat(self, state: State, seat: int | None, *, spectator: bool = False) -> None:
-        """Raise ``InvalidGameSetup`` unless ``state`` is this game's and ``seat`` one of its
-        seats (or None, if ``spectator`` may be asked for)."""
+    def check_seat(self, state: State, seat: int | None, *, spectator: bool = False,
+                   error: type[ValueError] = InvalidGameSetup) -> None:
+        """Raise ``error`` unless ``state`` is this game's and ``seat`` one of its seats (or
+        None, if ``spectator`` may be asked for)."""
         if not isinstance(state, self.state_type):
-            raise InvalidGameSetup(
+            raise error(
                 f"That is not a state of {self.title} but {type(state).__name__!r}.")
         if spectator and seat is None:
             return
         if isinstance(seat, bool) or not isinstance(seat, int) \
                 or not 0 <= seat < state.players:
             also = ", or None for a spectator" if spectator else ""
-            raise InvalidGameSetup(f"{seat!r:.40} is not a seat of this game: its seats are "
-                                   f"numbered 0 to {state.players - 1}{also}.")
+            raise error(f"{seat!r:.40} is not a seat of this game: its seats are "
+                        f"numbered 0 to {state.players - 1}{also}.")
 
     def check_mover(self, state: State, seat: int) -> None:
-        """Raise unless ``seat`` may move now: ``IllegalMove`` once the game is over or out
-        of turn, ``InvalidGameSetup`` for what ``check_seat`` refuses."""
-        self.check_seat(state, seat)
+        """Raise ``IllegalMove`` unless ``seat`` may move now: for what ``check_seat``
+        refuses (the contract: bad input to ``apply`` is an IllegalMove), once the game is
+        over, or out of turn."""
+        self.check_seat(state, seat, error=IllegalMove)
         if state.outcome is not None:
             raise IllegalMove("The game is over.")
         if seat not in state.to_move:

@@ -1,6 +1,6 @@
 """Magnetic Field (Магнитное поле): two-pole figures that attract and repel on a 10×10 field
 that the players build up with special tiles; first to 15 points, or leave the opponent with
-no figure on the field. Rules: shared/rules/magnetic-field.md.
+no figure on the field at the end of their own turn. Rules: shared/rules/magnetic-field.md.
 
 The field is two 100-character strings indexed by ``10 * (rank - 1) + file``: ``tiles``
 ("." or a tile code) and ``figures`` ("." or the direction of the figure's N pole, upper case
@@ -304,6 +304,7 @@ def _action_texts(figures: str, seat: int, in_hand: int) -> list[str]:
 class Effects(NamedTuple):
     """A turn's result up to (not including) the draw: everything in it is known to the
     mover before the turn, since neither the reaction nor the scoring depend on hidden tiles."""
+    seat: int  # the player whose turn it is
     turn: Turn
     tiles: str
     figures: str
@@ -655,13 +656,16 @@ class MagneticField(Game):
                     in_hand[seat] += 1
         points = score(figures, tiles, seat, events)
         scores = _pair(state.scores, seat, state.scores[seat] + sum(p.points for p in points))
-        return Effects(turn, tiles, figures, events, points, scores, tuple(in_hand),
+        return Effects(seat, turn, tiles, figures, events, points, scores, tuple(in_hand),
                        tuple(knocked_out), tuple(entered),
                        state.passes + 1 if turn.is_pass else 0)
 
     def judge(self, state: MagneticFieldState, effects: Effects) -> Outcome | None:
-        """The outcome after a turn, if the game ends: 15 points (at once), then ring-out and
-        six passes (at the end of the turn). The draw cannot change any of them."""
+        """The outcome after a turn, if the game ends: 15 points (at once), then ring-out of
+        the mover and six passes (at the end of the turn). The draw cannot change any of them.
+
+        Ring-out is judged at the end of the player's own turn only: one whose last figure
+        was knocked out or stuck in the opponent's turn has a turn to bring one back."""
         scores = effects.scores
         reached = [s for s in (0, 1) if scores[s] >= TARGET]
         if len(reached) == 2:
@@ -669,14 +673,11 @@ class MagneticField(Game):
         if reached:
             return Outcome((reached[0],), False,
                            f"{state.colour(reached[0])} reached {TARGET} points")
-        if all(effects.entered):
-            empty = [s for s in (0, 1)
-                     if not any(f != EMPTY and owner(f) == s for f in effects.figures)]
-            if len(empty) == 2:
+        mover = effects.seat
+        if effects.entered[mover] and not figures_of(effects.figures, mover):
+            if not figures_of(effects.figures, 1 - mover):
                 return self._on_points(state, scores, "neither player has a figure on the field")
-            if empty:
-                return Outcome((1 - empty[0],), False,
-                               f"{state.colour(empty[0])} has no figure on the field")
+            return Outcome((1 - mover,), False, f"{state.colour(mover)} has no figure on the field")
         if effects.passes >= PASS_LIMIT:
             return self._on_points(state, scores, f"{PASS_LIMIT} passes in a row")
         return None

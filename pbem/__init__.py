@@ -13,7 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Mapping
 
-from flask import Flask, request
+from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import (api, cli, db, due, feeds, limits, links, lobby, matches, mygames, play,
@@ -23,10 +23,14 @@ from .links import redact_logger
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def instance_folder() -> str:
+    """Where this installation keeps its files: ``PBEM_INSTANCE``, else ``instance/``."""
+    return os.environ.get("PBEM_INSTANCE", str(ROOT / "instance"))
+
+
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
-    app = Flask(__name__, instance_path=os.environ.get("PBEM_INSTANCE", str(ROOT / "instance")),
-                instance_relative_config=True, template_folder=str(ROOT / "templates"),
-                static_folder=str(ROOT / "static"))
+    # templates/ and static/ as pbem/ links to them, installed with the package
+    app = Flask(__name__, instance_path=instance_folder(), instance_relative_config=True)
     app.config.from_mapping(
         DATABASE=os.path.join(app.instance_path, "pbem.sqlite"),
         PUBLIC_URL=None,              # e.g. https://games.example.org, for links in emails
@@ -43,6 +47,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         CLOCK_INTERVAL_SECONDS=60,    # how often game clocks are checked for timeouts
         BOT_INTERVAL_SECONDS=3,       # how often the computer players' due moves are played
         BOT_MOVES_PER_RUN=50,         # ... at most this many in one run
+        BOT_PACE_SECONDS=10,          # a game between computers: one move this often at most
+        BOT_BETWEEN_COMPUTERS_SECONDS=1,  # ... and they get this much of each run at most
+        COMPUTER_GAMES_RUNNING=5,     # games between computers a client may have running
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
@@ -99,6 +106,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(mygames.bp)
     limits.init_app(app)
     cli.register(app)
+    app.before_request(_refuse_deeply_nested_json)
     app.after_request(_security_headers)
     _keep_secrets_out_of_logs(app)
     return app
@@ -120,6 +128,17 @@ def _instance_secret(path: Path) -> str:
         finally:
             candidate.unlink()
     return path.read_text().strip()
+
+
+def _refuse_deeply_nested_json():
+    """Python's json raises RecursionError, not the ValueError a bad body raises, on one
+    nested deeper than the interpreter's recursion limit ("[" * 5000): parsed here, before
+    any endpoint acts, it is refused everywhere alike. The parse is kept for the view."""
+    if request.is_json:
+        try:
+            request.get_json(silent=True)
+        except RecursionError:
+            abort(400, "The JSON body is nested too deeply to be read.")
 
 
 def _security_headers(response):

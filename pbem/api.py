@@ -4,10 +4,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, current_app, jsonify, request
+from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from . import clocks, conditional, feeds, limits, links, matches, talk, webhooks
+from . import clocks, computer, conditional, feeds, invites, limits, links, matches, talk, webhooks
 from .db import get_db, write
 from .matches import Match
 from .play import open_link, open_seat
@@ -65,21 +66,43 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
     }
 
 
+def _between_computers() -> bool:
+    """Whether the request asks for a game whose every seat is a computer's."""
+    body = request.get_json(silent=True)
+    players = body.get("players") if isinstance(body, dict) else None
+    return isinstance(players, list) and bool(players) and all(
+        isinstance(player, dict) and "bot" in player for player in players)
+
+
 @bp.post("/games")
 @limits.creating
+@limits.between_computers(_between_computers)
 def create_game():
+    db = get_db()
     try:
         body = _body()
-        created = matches.create(get_db(), body.get("game"), body.get("players"),
-                                 body.get("options"), clock=body.get("clock"),
-                                 public=body.get("public", False))
+        with write(db):  # a client's running games counted with its new one
+            client = None
+            if _between_computers():
+                client = computer.client_key(get_remote_address(),
+                                             str(current_app.config["SECRET_KEY"]))
+                computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
+            created = matches.create(db, body.get("game"), body.get("players"),
+                                     body.get("options"), clock=body.get("clock"),
+                                     public=body.get("public", False), client=client)
+    except computer.TooManyRunning as error:
+        return jsonify(error=error.message), error.status, {
+            "Retry-After": str(computer.RETRY_SECONDS)}
     except matches.ActionError as error:
         return _error(error.status, error.message)
     match = created.match
+    held_back = invites.held_back(get_db(), match.id)
     seats = [{"seat": s.seat, "name": s.name, "bot": s.bot} if s.bot else
              {"seat": s.seat, "name": s.name,
               "url": links.external_url("play.page", role="play", token=token),
-              "api": links.external_url("api.game", role="play", token=token)}
+              "api": links.external_url("api.game", role="play", token=token),
+              # why no email went to this player (their address had too many invitations)
+              **({"not_emailed": invites.HELD_BACK} if s.seat in held_back else {})}
              if token else
              {"seat": s.seat, "name": None, "join": links.external_url("lobby.join", token=join)}
              for s, token, join in zip(match.seats, created.tokens, created.joins)]
@@ -229,7 +252,7 @@ def chat(role: str, token: str):
     try:
         after = talk.post_chat(get_db(), match.id, seat, _body().get("text"))
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return *_error(error.status, error.message), error.headers
     return jsonify(game_json(after, seat)), 201
 
 

@@ -8,8 +8,11 @@ page): then it plays that seat's moves at ``STAND_IN_LEVEL`` while a vacation ru
 answers nothing for them (nor moves while a draw offer waits for their answer).
 
 Moves are computed here, by the background jobs (``scheduler.play_bots``) and the
-``play-bots`` command, never in a web request: a search takes up to seconds. A move goes
-through ``matches.act`` like a person's, with the ply it was computed at, so a second
+``play-bots`` command, never in a web request: a search takes up to seconds. A person
+waiting for the computer comes first: games between computers, which anyone may start
+through the API and nobody waits for, are paced and get only the time left (``play_due``),
+and a client may have only a few running (``check_running``). A move goes through
+``matches.act`` like a person's, with the ply it was computed at, so a second
 runner that computed the same turn is refused as stale; it is logged, timed and told like
 any move. Where several job runners share a PostgreSQL database, each turn is claimed
 first (an advisory lock, ``db.claimed``), so only one of them spends the seconds of the
@@ -25,15 +28,18 @@ lost; otherwise it declines, or plays on.
 from __future__ import annotations
 
 import hashlib
+import hmac
+import math
 import random
+import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlite_utils
 from engine import bots
 
 from . import clocks, due, matches
-from .db import claimed, write
+from .db import LOCK_KEY, claimed, dialect, write
 from .matches import Match
 
 STAND_IN_LEVEL = "medium"
@@ -50,27 +56,52 @@ class Turn:
     seat: int
     level: str
     stand_in: bool
+    kind: str  # of its ``due`` row: a person waits for it (due.COMPUTER), or nobody does
 
 
 def due_turns(db: sqlite_utils.Database, now: datetime) -> list[Turn]:
-    """The seats the server may have to act for now, the longest waiting first (found by
-    their ``due`` rows, pbem/due.py)."""
+    """The seats the server may have to act for now in games with a person, who waits for
+    it, the longest waiting first (found by their ``due`` rows, pbem/due.py)."""
+    return _turns(db, due.COMPUTER, now)
+
+
+def paced_turns(db: sqlite_utils.Database, now: datetime, pace: float) -> list[Turn]:
+    """The same in games between computers, each at most one turn every ``pace`` seconds."""
+    return _turns(db, due.BETWEEN_COMPUTERS, now - timedelta(seconds=pace))
+
+
+def _turns(db: sqlite_utils.Database, kind: str, until: datetime) -> list[Turn]:
     return [Turn(row["game_id"], row["seat"], row["level"] or STAND_IN_LEVEL,
-                 row["level"] is None) for row in due.computer_turns(db, now)]
+                 row["level"] is None, kind) for row in due.computer_turns(db, kind, until)]
 
 
-def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None) -> int:
-    """Play every move (and answer every offer) that is due, one per seat in each round,
-    and again while the computer is to move after its own move (a game between computers),
-    up to ``most`` in all: games take turns, so one between computers holds up no other.
-    Returns how many were recorded."""
+def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None,
+             pace: float = 0, seconds: float = math.inf) -> int:
+    """Play the moves (and answers to offers) that are due, up to ``most`` in all. People
+    come first, always: every turn a person waits for, one per seat in each round, and
+    again while the computer is to move after its own move (several computers in a game).
+    Games between computers get what is left of ``seconds``, each at most one move every
+    ``pace`` seconds, the longest waiting first, and give way as soon as a person waits
+    again. Returns how many were recorded."""
+    ends = time.monotonic() + seconds
     played, done = 0, set()  # done: the seats with nothing (more) to do in this run
+
+    def left(turns: list[Turn]) -> list[Turn]:
+        return [turn for turn in turns if (turn.game_id, turn.seat) not in done]
+
+    def people_wait() -> list[Turn]:
+        return left(due_turns(db, now or clocks.utc_now()))
+
     while played < most:
-        turns = [turn for turn in due_turns(db, now or clocks.utc_now())
-                 if (turn.game_id, turn.seat) not in done]
+        turns = people_wait()
+        if not turns and time.monotonic() < ends:
+            turns = left(paced_turns(db, now or clocks.utc_now(), pace))
         if not turns:
             break
         for turn in turns[:most - played]:
+            if turn.kind == due.BETWEEN_COMPUTERS and (time.monotonic() >= ends
+                                                       or people_wait()):
+                break
             # another job runner's turn (PostgreSQL: several machines) is left to it
             with claimed(db, f"computer:{turn.game_id}:{turn.seat}") as mine:
                 if mine and play(db, turn, now):
@@ -91,7 +122,7 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
     if kind is None:
         with write(db):  # as of this transaction: an event may have come in meanwhile
             if action(matches.load(db, turn.game_id), turn, now) is None:
-                due.done(db, turn.game_id, turn.seat, "computer")
+                due.done(db, turn.game_id, turn.seat, turn.kind)
         return False
     seat, move = turn.seat, None
     if kind == "move":
@@ -141,6 +172,36 @@ def outlook(match: Match, seat: int) -> float:
 def on_vacation(match: Match, seat: int, now: datetime) -> bool:
     seat_clocks = clocks.of_match(match, now)
     return seat_clocks is not None and seat_clocks[seat].vacation_until is not None
+
+
+# -- games between computers, per client ---------------------------------------------------
+
+RETRY_SECONDS = 60  # when a client at COMPUTER_GAMES_RUNNING is told to ask again
+
+
+class TooManyRunning(matches.ActionError):
+    """A client has COMPUTER_GAMES_RUNNING games between computers running already."""
+
+    status = 429
+
+
+def client_key(address: str, secret: str) -> str:
+    """How a game between computers remembers the client that started it: its address
+    hashed with the server's secret key, not the address."""
+    return hmac.new(secret.encode(), address.encode(), hashlib.sha256).hexdigest()
+
+
+def check_running(db: sqlite_utils.Database, client: str, most: int) -> None:
+    """Inside the write transaction that starts a game between computers for ``client``:
+    refuse it if the client has ``most`` running already."""
+    if dialect(db) == "postgresql":  # its writers go on side by side: one client's wait
+        db.execute(f"SELECT pg_advisory_xact_lock({LOCK_KEY})", [f"client:{client}"])
+    running = db.execute("SELECT count(*) FROM games WHERE client = ? AND status = 'active'",
+                         [client]).fetchone()[0]
+    if running >= most:
+        raise TooManyRunning(f"You have {running} games between computers running, the most "
+                             f"this server runs for one address ({most}). Please wait for "
+                             f"one to end.")
 
 
 def stands_in(db: sqlite_utils.Database, game_id: str, seat: int) -> bool:

@@ -208,6 +208,14 @@ def unlock(db: sqlite_utils.Database, name: str) -> None:
     db.execute(f"SELECT pg_advisory_unlock({LOCK_KEY})", [name])
 
 
+def hold_name(db: sqlite_utils.Database, name: str) -> None:
+    """Inside a write transaction: keep the other writers that hold ``name`` waiting until
+    this one commits. SQLite's write transaction holds the whole database already; on
+    PostgreSQL this takes the transaction's advisory lock ``name``."""
+    if dialect(db) == "postgresql":
+        db.execute(f"SELECT pg_advisory_xact_lock({LOCK_KEY})", [name])
+
+
 @contextlib.contextmanager
 def claimed(db: sqlite_utils.Database, name: str) -> Iterator[bool]:
     """Whether this process has the job ``name`` to itself for the block: on PostgreSQL,
@@ -265,6 +273,9 @@ ADDED_COLUMNS = (
     ("seats", "bot", str, None),        # a computer player's level (pbem/computer.py)
     # 1: the computer plays the seat's moves while its player is on vacation
     ("seats", "stand_in", int, 0),
+    # a game between computers: who started it (pbem/computer.py, client_key); else null
+    ("games", "client", str, None),
+    ("links", "emailed", int, 0),       # 1: minted for an email to the seat (pbem/invites.py)
 )
 
 
@@ -274,8 +285,7 @@ def init_db(db: sqlite_utils.Database) -> set[str]:
     statement, so each process waits for the one before it instead of failing to upgrade a
     read to a write (on PostgreSQL, an advisory lock makes them take turns)."""
     with write(db):
-        if dialect(db) == "postgresql":
-            db.execute(f"SELECT pg_advisory_xact_lock({LOCK_KEY})", ["init-db"])
+        hold_name(db, "init-db")
         before = set(db.table_names())
         _create_schema(db)
         return set(db.table_names()) - before
@@ -328,6 +338,9 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db["home_links"].create({
         "token_hash": str, "email": str, "created_at": str,
     }, pk="token_hash", if_not_exists=True)
+    db["forgotten_lists"].create({  # "Forget this browser": a copy of its cookie lists nothing
+        "list_id": str, "forgotten_at": str,
+    }, pk="list_id", if_not_exists=True)
     db["clock_warnings"].create({   # one "your time runs out" email per seat and turn
         "game_id": str, "seat": int,
         "turn_seq": int,      # the event that began the turn (0: the game's start)
@@ -360,6 +373,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) "
                "WHERE unique_key IS NOT NULL")
     db["outbox"].create_index(["game_id", "seat", "kind"], if_not_exists=True)
+    db.execute("CREATE INDEX IF NOT EXISTS games_client ON games(client, status) "
+               "WHERE client IS NOT NULL")  # the few games between computers
     db["conditional_lines"].create({  # a seat's own conditional moves (pbem/conditional.py)
         "game_id": str, "seat": int,
         "lines": str,         # JSON list of lines, each a list of moves (theirs, mine, ...)
@@ -393,6 +408,15 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     # the digest starts from the seats that chose it: few among many, so a partial index
     db.execute("CREATE INDEX IF NOT EXISTS seats_digest ON seats(game_id, seat) "
                "WHERE notify = 'digest'")
+    db["invites"].create({  # each start email, sent or held back (pbem/invites.py)
+        "game_id": str, "seat": int,
+        "address": str,       # the seat's address, normalised (``invites.address_key``)
+        "sent": int,          # 1: emailed; 0: held back (the address had too many)
+        "answered": int,      # 1: the address acted through a link emailed to it
+        "created_at": str,
+    }, pk=("game_id", "seat"), not_null={"address", "sent", "answered", "created_at"},
+        if_not_exists=True)
+    db["invites"].create_index(["address", "created_at"], if_not_exists=True)
     db["snapshots"].create({  # each game's last kept position (pbem/positions.py)
         "game_id": str, "ply": int,
         "engine": str,        # the engine code that made it: another one's is not used

@@ -77,6 +77,8 @@ DIAGRAMS: dict[str, dict[str, Diagram]] = {
         "attract": Diagram(_MF_DRAFT + (_MF_FIRST,), "+e2:n"),
         "repel": Diagram(_MF_DRAFT + (_MF_FIRST,), "+e2:s"),
         "knockout": Diagram(_MF_DRAFT + (_MF_FIRST, "+e10:n"), "+e8:s"),
+        # Red pulls Blue's only figure off the field, keeping one of its own: Blue enters again
+        "bring-back": Diagram(_MF_DRAFT + (_MF_FIRST, "+h8:w", "pass", "+e2:n"), "+e6:n"),
     },
 }
 

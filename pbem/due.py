@@ -13,8 +13,10 @@ also rewrites that game's rows here from its log, one per seat and kind:
 - ``waiting``: a seat the game waits for (its move, or an offer to answer); ``at`` the
   game's last event (``notify.send_digests``, which lists them all once a day);
 - ``computer``: a computer player the game waits for, or a person to move while on
-  vacation (played only if they let the computer stand in); ``at`` the game's last event
-  (``computer.play_due``).
+  vacation (played only if they let the computer stand in), in a game with a seat a person
+  plays (who waits for it); ``at`` the game's last event (``computer.play_due``);
+- ``between_computers``: the same in a game whose every seat is a computer's, which nobody
+  waits for: played after the others, and paced.
 
 So each job finds its work with an indexed query on time and loads only those games, and
 checks each again against the game itself before acting. A job deletes the row of what it
@@ -28,6 +30,9 @@ from typing import Any, Callable
 import sqlite_utils
 
 from . import clocks
+
+# the kinds of the rows of the computer's turns: a person waits for it, or nobody does
+COMPUTER, BETWEEN_COMPUTERS = "computer", "between_computers"
 
 
 def plan(match: Any) -> list[tuple[int, str, str]]:
@@ -50,7 +55,8 @@ def plan(match: Any) -> list[tuple[int, str, str]]:
             rows.append((seat, "waiting", last))
             if match.seats[seat].bot or seat_clocks and seat in match.to_move \
                     and seat_clocks[seat].vacation_until is not None:
-                rows.append((seat, "computer", last))
+                rows.append((seat, COMPUTER if any(s.bot is None for s in match.seats)
+                             else BETWEEN_COMPUTERS, last))
     return rows
 
 
@@ -95,15 +101,16 @@ def waiting_for_digests(db: sqlite_utils.Database) -> list[dict[str, Any]]:
         "ORDER BY g.created_at, d.seat").fetchall()]
 
 
-def computer_turns(db: sqlite_utils.Database, now: datetime) -> list[dict[str, Any]]:
-    """The ``computer`` rows due at ``now`` of seats the server plays: computer players,
-    and people who let it stand in for them (``seats.stand_in``), the longest waiting
-    first."""
+def computer_turns(db: sqlite_utils.Database, kind: str,
+                   until: datetime) -> list[dict[str, Any]]:
+    """The rows of ``kind`` (``COMPUTER`` or ``BETWEEN_COMPUTERS``) due at ``until`` of
+    seats the server plays: computer players, and people who let it stand in for them
+    (``seats.stand_in``), the longest waiting first."""
     return [dict(row) for row in db.execute(
         "SELECT d.game_id, d.seat, s.bot AS level FROM due d "
         "JOIN seats s ON s.game_id = d.game_id AND s.seat = d.seat "
-        "WHERE d.kind = 'computer' AND d.at <= ? AND (s.bot IS NOT NULL OR s.stand_in = 1) "
-        "ORDER BY d.at, d.game_id, d.seat", [clocks.iso(now)]).fetchall()]
+        "WHERE d.kind = ? AND d.at <= ? AND (s.bot IS NOT NULL OR s.stand_in = 1) "
+        "ORDER BY d.at, d.game_id, d.seat", [kind, clocks.iso(until)]).fetchall()]
 
 
 def backfill(db: sqlite_utils.Database, load: Callable[[sqlite_utils.Database, str], Any]) -> None:

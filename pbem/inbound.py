@@ -45,7 +45,7 @@ from typing import Iterable, Sequence
 import sqlite_utils
 from flask import current_app, has_request_context, render_template
 
-from . import links, mail, matches, notify, talk
+from . import invites, links, mail, matches, notify, talk
 from .db import write
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,7 @@ MAX_LEGAL_LISTED = 100           # legal moves listed in an answer; more get a l
 MAX_ANSWERS_PER_HOUR = 30        # per recipient: a loop guard against badly behaved robots
 MAX_LINE = 200                   # characters: a longer first line is no move
 MAX_ECHO = 80                    # characters of the player's reply quoted in an answer
+MAX_ATTRIBUTION = 400            # characters of an "On ... wrote:" line, wrapped or not
 
 # What a reply address holds after its prefix: <prefix>+<ply>.<token>@domain. The prefix
 # is not checked, so a changed REPLY_ADDRESS keeps the addresses of emails already sent
@@ -154,12 +155,35 @@ def header_recipients(raw: bytes) -> list[str]:
 
 # -- reading a reply -----------------------------------------------------------------------
 
+# Where a reply ends and the original begins, as mail clients mark it. These rules are
+# written here rather than taken from a library of reply parsers (quotequail,
+# mail-parser-reply): neither knows the shapes players' clients write in Russian (Gmail's
+# attribution without a verb, Outlook's "От: … Отправлено: …", "Отправлено с iPhone"),
+# quotequail needs lxml, and only the first line and a short message are read here, in
+# time linear in the message, whatever hostile mail holds.
+#
+# An attribution: "On <date>, <name> wrote:" and its translations; or a line that begins
+# with a date and ends "написал(а):", "пишет:" or "<address>:" (Russian clients; Gmail
+# writes no verb in some languages: "чт, 26 нояб. 2026 г. в 10:00, Name <address>:").
+# Beginning with a date, it is never a move above it taken for part of a wrapped one.
+DATED = r"(?:[^\W\d_]+\.?,\s*)?\d{1,2}(?:\.\d{1,2}\.|/\d{1,2}/|\s+[^\W\d_]+\.?,?\s+)\d{2,4}\b"
 ATTRIBUTION = re.compile(
-    r"^(on|le|am|el|il|op|em|w dniu)\b.*\b(wrote|écrit|schrieb|escribió|scritto|"
-    r"geschreven|escreveu|napisał)\s*:?$", re.IGNORECASE)
+    r"^(?:(on|le|am|el|il|op|em|w dniu)\b.*\b(wrote|écrit|schrieb|escribió|scritto|"
+    r"geschreven|escreveu|napisał)"
+    rf"|{DATED}.*(\bнаписала?(\(а\))?|\bпишет|<\s*[^<>\s]+@[^<>\s]+\s*>\s*:))\s*:?$",
+    re.IGNORECASE)
+# A marker line above the original (Outlook's, forwards), or a client's own signature.
 END_OF_REPLY = re.compile(
-    r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)\s*-{2,}"
-    r"|_{8,}|sent from my .*)$", re.IGNORECASE)
+    r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht|"
+    r"исходное сообщение|пересланное сообщение|пересылаемое сообщение)\s*-{2,}"
+    r"|_{8,}|begin forwarded message:|начало переадресованного сообщения:"
+    r"|sent from my .*|get outlook for .*|отправлено (с|из) .*|(получить|скачайте) outlook .*)$",
+    re.IGNORECASE)
+# The header block that begins an original sent along unquoted (Outlook, and Outlook for
+# Android below "Get Outlook for Android"): a From line, then another header line.
+FROM_LINE = re.compile(r"^\*?(from|от|von|de)\s*:", re.IGNORECASE)
+HEADER_LINE = re.compile(r"^\*?(sent|date|to|cc|subject|отправлено|дата|кому|копия|тема|"
+                         r"gesendet|datum|an|betreff|envoyé|à|objet)\s*:", re.IGNORECASE)
 INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 
 
@@ -175,10 +199,9 @@ def written(text: str) -> tuple[str, str]:
     size, i = 0, 0
     while i < len(lines) and size <= 2 * matches.MAX_CHAT:  # longer is refused anyway
         line = lines[i].strip()
-        if lines[i] == "--" or END_OF_REPLY.match(line):
+        if lines[i] == "--" or END_OF_REPLY.match(line) or _headers_at(lines, i):
             break
-        wrapped = line and next((n for n in range(1, 4) if ATTRIBUTION.match(
-            " ".join(part.strip() for part in lines[i:i + n]))), None)
+        wrapped = line and _attribution_at(lines, i)
         if line.startswith(">") or wrapped:
             if found:
                 break
@@ -193,11 +216,29 @@ def written(text: str) -> tuple[str, str]:
     return " ".join(found[0].split()), "\n".join(found[1:]).strip()
 
 
+def _attribution_at(lines: list[str], i: int) -> int | None:
+    """How many lines an attribution at line ``i`` takes (clients wrap it over up to
+    three), or None. Longer text is none, and is not searched."""
+    for n in range(1, 4):
+        joined = " ".join(part.strip() for part in lines[i:i + n])
+        if len(joined) > MAX_ATTRIBUTION:
+            return None
+        if ATTRIBUTION.match(joined):
+            return n
+    return None
+
+
+def _headers_at(lines: list[str], i: int) -> bool:
+    """Whether an unquoted original's header block begins at line ``i``."""
+    return bool(FROM_LINE.match(lines[i].strip()) and i + 1 < len(lines)
+                and HEADER_LINE.match(lines[i + 1].strip()))
+
+
 class _HTMLText(HTMLParser):
     """The text of an HTML reply, without what it quotes: <blockquote>, Gmail's and
     Thunderbird's quote blocks, and everything after an <hr> (Outlook's marker)."""
 
-    BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+    BLOCKS = {"p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
               "table", "ul", "ol"}
     QUOTE_CLASSES = {"gmail_quote", "moz-cite-prefix", "yahoo_quoted"}
 
@@ -221,14 +262,21 @@ class _HTMLText(HTMLParser):
         elif tag in ("blockquote", "style", "script", "head", "title") \
                 or classes & self.QUOTE_CLASSES:
             self.skipping = (tag, 1)
-        elif tag in self.BLOCKS:
+        elif tag == "br":
             self.parts.append("\n")
+        elif tag in self.BLOCKS:
+            self._new_line()
 
     def handle_endtag(self, tag: str) -> None:
         if self.skipping and tag == self.skipping[0]:
             depth = self.skipping[1] - 1
             self.skipping = (tag, depth) if depth else None
         elif not self.skipping and tag in self.BLOCKS:
+            self._new_line()
+
+    def _new_line(self) -> None:
+        # a block starts or ends a line, once: Gmail's empty line is <div><br></div>
+        if self.parts and not self.parts[-1].endswith("\n"):
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
@@ -281,7 +329,7 @@ def action(text: str) -> tuple[str, str | None]:
     word = " ".join(text.lower().rstrip(".!").split())
     if word in WORDS:
         return WORDS[word], None
-    return "move", text
+    return "move", text.rstrip(".!?").rstrip()  # "d3-e4." written as a sentence
 
 
 def answering(match: matches.Match, seat: int, kind: str) -> str:
@@ -411,6 +459,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         return Result("ignored", game_id, seat)
     # The event and its answer are one transaction, like every event and its emails.
     with _request_context(), write(db):
+        invites.answered(db, game_id, seat)  # a person replied to an email of the game
         text = command(reply, game_id)
         kind, move = action(text)
         kind = answering(matches.load(db, game_id), seat, kind)
@@ -429,7 +478,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         except matches.StalePosition as stale:
             match = matches.load(db, game_id)
             status, error = (("duplicate", None)
-                             if match.already_played(seat, addressed.ply, text)
+                             if match.already_played(seat, addressed.ply, move)
                              else ("stale", stale.message))
         except matches.ActionError as refused:
             match = matches.load(db, game_id)
@@ -506,7 +555,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             log.warning("inbound mail for game %s seat %s: answer held back (%d answers to "
                         "this player in the last hour)", match.id, seat, recent)
             return None
-        token = links.mint(db, match.id, seat)
+        token = links.mint(db, match.id, seat, emailed=True)
         link = links.email_url("play.page", role="play", token=token)
         legal = match.game.legal_moves(match.current, seat)
         body = render_template(

@@ -12,6 +12,7 @@ so that the client's address is the one the proxy saw.
 """
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import time
@@ -30,6 +31,10 @@ DEFAULTS = {
     "RATE_LIMIT_CREATE": "10 per minute; 60 per hour; 200 per day",  # new games, seats taken
     "RATE_LIMIT_HOME": "3 per minute; 10 per hour; 30 per day",      # "Your games" emails
     "RATE_LIMIT_ACTIONS": "60 per minute; 1000 per hour",  # moves, offers: mail opponents
+    # games whose every seat is a computer's: they take the job process's time
+    "RATE_LIMIT_COMPUTER_GAMES": "10 per hour; 30 per day",
+    # per recipient address, from games it has not answered (pbem/invites.py)
+    "RATE_LIMIT_INVITATIONS": "5 per day",
 }
 
 
@@ -41,10 +46,10 @@ def _succeeded(response) -> bool:
     return response.status_code < 400
 
 
-def _limit(setting: str, what: str):
+def _limit(setting: str, what: str, exempt_when: Callable[[], bool] | None = None):
     return limiter.shared_limit(
         _setting(setting), scope=setting.lower(), methods=["POST", "PUT"],
-        deduct_when=_succeeded,
+        deduct_when=_succeeded, exempt_when=exempt_when,
         error_message=f"Too many {what} from your address. Please wait a while and try again.")
 
 
@@ -52,6 +57,13 @@ creating = _limit("RATE_LIMIT_CREATE", "new games")
 joining = _limit("RATE_LIMIT_CREATE", "seats taken")  # the same allowance as ``creating``
 asking_home = _limit("RATE_LIMIT_HOME", "requests for your games")
 acting = _limit("RATE_LIMIT_ACTIONS", "actions")
+
+
+def between_computers(asks: Callable[[], bool]):
+    """The allowance of new games between computers, counted for the requests that
+    ``asks`` says ask for one (besides ``creating``)."""
+    return _limit("RATE_LIMIT_COMPUTER_GAMES", "games between computers",
+                  exempt_when=lambda: not asks())
 
 
 class SQLiteCounts(Storage):
@@ -103,9 +115,13 @@ class SQLiteCounts(Storage):
         return row[0] if row else 0
 
     def get_expiry(self, key: str) -> float:
-        row = self._db().execute(f"SELECT expires FROM {self.TABLE} WHERE key = ?",
-                                 [key]).fetchone()
-        return row[0] if row else time.time()
+        """When the key's window ends, rounded up to the second (Flask-Limiter's Retry-After
+        is the whole seconds to it: never 0 while a window runs); now if none runs (a row
+        whose window has ended is counted afresh: see ``incr``)."""
+        now = time.time()
+        row = self._db().execute(f"SELECT expires FROM {self.TABLE} WHERE key = ? "
+                                 "AND expires > ?", [key, now]).fetchone()
+        return math.ceil(row[0]) if row else now
 
     def check(self) -> bool:
         return self._db().execute("SELECT 1").fetchone() == (1,)

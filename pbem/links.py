@@ -10,7 +10,7 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import sqlite_utils
 from flask import current_app, request, url_for
@@ -23,6 +23,13 @@ TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
 TOKEN_IN_URL = re.compile(r"(?<=/)[A-Za-z0-9_-]{32}(?=[/?#\s\"]|$)")
 # A token in a reply address (move+<ply>.<token>@domain, see inbound.py).
 TOKEN_IN_ADDRESS = re.compile(r"(?<=[+.])[A-Za-z0-9_-]{32}(?=@)")
+# The routes whose next path segment is a secret (every <token> of the URL map; the API's
+# too, under /api/). A log line loses that segment whatever its shape, since a server also
+# answers a token percent-encoded (/play/%59...), or after "//" or "%2F".
+SECRET_ROUTES = frozenset({"play", "watch", "email", "home", "join", "feed"})
+URL_PATH = re.compile(r"/[^\s?#]*")
+PATH_SEPARATOR = re.compile(r"(/|%2f)", re.IGNORECASE)  # kept by split: a capture group
+CLOSING = re.compile(r"[\"'>)\]]*$")  # what ends a quoted URL (a log's Referer), no token
 
 
 def new_token() -> str:
@@ -39,32 +46,55 @@ class Access:
 
     game_id: str
     seat: int | None
+    emailed: bool = False  # the link was minted for an email to the seat's address
 
 
 INVITATIONS = "invitations"  # the table of join links (an open seat's ``table``)
 
 
 def mint(db: sqlite_utils.Database, game_id: str, seat: int | None, *,
-         table: str = "links") -> str:
+         table: str = "links", emailed: bool = False) -> str:
     """A new secret link for ``seat`` of a game (None: spectator). Returns the token.
-    ``table`` INVITATIONS: the join link of an open seat instead."""
+    ``table`` INVITATIONS: the join link of an open seat instead. ``emailed``: the link
+    goes in an email to the seat's address (so using it shows the address answered)."""
     token = new_token()
-    db.execute(f"INSERT INTO {table} (token_hash, game_id, seat, created_at) "
-               f"VALUES (?, ?, ?, ?)", [token_hash(token), game_id, seat, utcnow()])
+    row = {"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
+           "created_at": utcnow(), **({"emailed": 1} if emailed else {})}
+    db.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+               list(row.values()))
     return token
 
 
 def resolve(db: sqlite_utils.Database, token: str, *, table: str = "links") -> Access | None:
     if not TOKEN_SHAPE.fullmatch(token):
         return None
-    rows = db.execute(f"SELECT game_id, seat FROM {table} WHERE token_hash = ?",
-                      [token_hash(token)]).fetchall()
-    return Access(rows[0]["game_id"], rows[0]["seat"]) if rows else None
+    emailed = "emailed" if table == "links" else "0"  # join links are never emailed
+    rows = db.execute(f"SELECT game_id, seat, {emailed} AS emailed FROM {table} "
+                      "WHERE token_hash = ?", [token_hash(token)]).fetchall()
+    return Access(rows[0]["game_id"], rows[0]["seat"], bool(rows[0]["emailed"])) \
+        if rows else None
 
 
 def redact(text: str) -> str:
-    """``text`` with anything shaped like a secret token replaced, for log lines."""
+    """``text`` with the secret of every URL path and anything shaped like a secret token
+    replaced, for log lines."""
+    text = URL_PATH.sub(_redact_path, text)
     return TOKEN_IN_ADDRESS.sub("[secret]", TOKEN_IN_URL.sub("[secret]", text))
+
+
+def _redact_path(path: re.Match) -> str:
+    """The path with each segment that follows a secret route replaced, decoded to compare
+    as the server routes it."""
+    pieces = PATH_SEPARATOR.split(path.group())  # segments, each separator between two
+    secret_next = False
+    for at in range(0, len(pieces), 2):
+        if not pieces[at]:
+            continue  # "//": empty segments are merged
+        if secret_next:
+            pieces[at], secret_next = "[secret]" + CLOSING.search(pieces[at]).group(), False
+        else:
+            secret_next = unquote(pieces[at]).lower() in SECRET_ROUTES
+    return "".join(pieces)
 
 
 def external_url(endpoint: str, **values: object) -> str:

@@ -77,13 +77,15 @@ def checked_text(text: Any, what: str, most: int, *, may_be_empty: bool = False)
 
 
 class ActionError(Exception):
-    """A request the server refuses; ``status`` is the HTTP status it maps to."""
+    """A request the server refuses; ``status`` is the HTTP status it maps to, ``headers``
+    what its answer carries besides (a Retry-After)."""
 
     status = 400
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, headers: dict[str, str] | None = None):
         super().__init__(message)
         self.message = message
+        self.headers = headers or {}
 
 
 class InvalidRequest(ActionError):
@@ -609,14 +611,15 @@ class Created:
 
 def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
            seed: str | None = None, clock: Any = None, public: Any = False, *,
-           addressless: bool = False) -> Created:
+           addressless: bool = False, client: str | None = None) -> Created:
     """Validate a request for a new game, store it and queue its start emails. The seed
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
     is the time control (``clocks.settings``), None for none. A player entry
     ``{"open": true}`` leaves that seat open, with a join link (``join``); ``public``
     lists the open seats in the lobby. ``{"bot": level}`` makes the seat a computer player
     of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless`` lets a player have no email (as one
-    who took an open seat without one may, in a rematch)."""
+    who took an open seat without one may, in a rematch). ``client`` is stored with a game
+    between computers: who started it (``computer.client_key``)."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
@@ -644,7 +647,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
             "id": new_id, "game": game.id, "players": len(seats),
             "options": json.dumps(start.options), "seed": seed, "created_at": now,
             **_summary(start, waiting), "updated_at": now, "clock": json.dumps(clock),
-            "public": int(public)})
+            "public": int(public), "client": client})
         db["seats"].insert_all({"game_id": new_id, "seat": s.seat, "name": s.name,
                                 "email": s.email, "bot": s.bot} for s in seats)
         tokens = tuple(None if s.open or s.bot else links.mint(db, new_id, s.seat)

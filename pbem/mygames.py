@@ -6,16 +6,19 @@ email's, a join, the page of a game it created) in its session cookie, which Fla
 (game id, seat), never the secret links themselves, at most ``MAX_REMEMBERED`` of them
 (the oldest are dropped), so the cookie stays small. The list opens each game with a fresh
 secret link, as the emailed list of ``/home`` does on other devices. "Forget this browser"
-empties it.
+empties it, and the server forgets the list too (its random id, in the cookie, is kept in
+``forgotten_lists``), so that a copy of the cookie lists and opens nothing either.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
-from flask import Blueprint, abort, flash, redirect, render_template, session, url_for
+from flask import (Blueprint, abort, current_app, flash, redirect, render_template, session,
+                   url_for)
 
 from . import clocks, limits, links, matches
-from .db import get_db, write
+from .db import get_db, utcnow, write
 from .matches import Match
 
 bp = Blueprint("mygames", __name__)
@@ -26,15 +29,22 @@ MAX_REMEMBERED = 40
 def remember(game_id: str, seat: int) -> None:
     """Add a seat to the browser's list (or move it to the end: the most recent)."""
     seats = session.get("seats", [])
-    if seats and seats[-1] == [game_id, seat]:
+    if seats and seats[-1] == [game_id, seat] and "list" in session:
         return  # already the latest: leave the cookie as it is
+    session.setdefault("list", links.new_token())  # what "Forget this browser" forgets
     session["seats"] = [s for s in seats if s != [game_id, seat]][-(MAX_REMEMBERED - 1):] + [
         [game_id, seat]]
     session.permanent = True
 
 
 def remembered() -> list[tuple[str, int]]:
-    """The browser's seats, the most recently opened first."""
+    """The browser's seats, the most recently opened first; none, and a new list from now
+    on, if its list was forgotten (a copy of a cookie that a browser forgot)."""
+    rows = get_db().execute("SELECT 1 FROM forgotten_lists WHERE list_id = ?",
+                            [session.get("list")]).fetchall()
+    if rows:
+        session.pop("list")
+        session.pop("seats", None)
     return [(game_id, seat) for game_id, seat in reversed(session.get("seats", []))]
 
 
@@ -87,5 +97,16 @@ def open_game(game_id: str, seat: int):
 @bp.post("/games/forget")
 def forget():
     session.pop("seats", None)
+    forgotten = session.pop("list", None)
+    if forgotten is not None:
+        db = get_db()
+        # a cookie expires PERMANENT_SESSION_LIFETIME after it was last written, which is
+        # after its list was made: older rows forget lists that no valid cookie can hold
+        expired = datetime.now(timezone.utc) - current_app.permanent_session_lifetime
+        with write(db):
+            db.execute("DELETE FROM forgotten_lists WHERE forgotten_at < ?",
+                       [expired.isoformat(timespec="seconds")])
+            db.execute("INSERT INTO forgotten_lists (list_id, forgotten_at) VALUES (?, ?) "
+                       "ON CONFLICT (list_id) DO NOTHING", [forgotten, utcnow()])
     flash("This browser no longer remembers your games. Their links still work.")
     return redirect(url_for(".my_games"), 303)

@@ -21,12 +21,12 @@ event log, what was already sent from the outbox (``unique_key``) and ``digest_d
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Sequence
 
 import sqlite_utils
 from flask import current_app, render_template
 
-from . import clocks, due, links, mail, matches, signals, webhooks
+from . import clocks, due, invites, links, mail, matches, signals, webhooks
 from .boards import board_for
 from .db import utcnow, write
 from .matches import Event, Match
@@ -67,26 +67,31 @@ def subject(match: Match, what: str) -> str:
 
 
 def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
-          kind: str | None = None, unique_key: str | None = None,
+          kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
           **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
     may see it, a hint of its legal moves and the settings footer, and its one-line summary
     to the seat's webhook; unless the seat's choice holds this kind of email back (then
-    None; a seat with no address gets no email). Returns the Message-ID."""
+    None; a seat with no address gets no email, nor one whose invitation was held back:
+    see ``invites``). ``also``: other seats of the same address, whose links the email
+    carries too. Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
-    if kind in HELD_BACK[preference(db, match.id, seat)]:
+    choice, held_back = _email_choice(db, match.id, seat)
+    if kind in HELD_BACK[choice]:
         return None
     summary = subject(match, SUBJECTS[kind])
     _post(db, match, seat, kind, summary, unique_key)
-    if not match.seats[seat].email:
+    if not match.seats[seat].email or held_back:
         return None
-    token = links.mint(db, match.id, seat)
+    token = links.mint(db, match.id, seat, emailed=True)
     link = links.email_url("play.page", role="play", token=token)
     footer, footer_headers = _footer(db, "seat", game_id=match.id, seat=seat)
     body = render_template(
         f"email/{template}.txt", match=match, seat=seat, name=match.seats[seat].name,
         link=link, rules=links.email_url("site.rules", game_id=match.game.id),
-        board=board_text(match, seat), hint=legal_hint(match, seat), **context)
+        board=board_text(match, seat), hint=legal_hint(match, seat),
+        also=[(other, links.email_url("play.page", role="play", token=links.mint(
+            db, match.id, other, emailed=True))) for other in also], **context)
     return mail.queue(
         db, recipient=match.seats[seat].email, subject=summary, body=body + footer,
         game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
@@ -139,8 +144,8 @@ def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: st
 
 def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str) -> None:
     watch = links.email_url("play.page", role="watch", token=spectator_token)
-    for seat in range(match.players):
-        _send(db, match, seat, "started", watch=watch)
+    for seat, *also in invites.invite(db, match):  # one email to each address
+        _send(db, match, seat, "started", also=also, watch=watch)
 
 
 @signals.event_recorded.connect
@@ -242,9 +247,19 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
 # -- preferences, and the links that change them ---------------------------------------------
 
 def preference(db: sqlite_utils.Database, game_id: str, seat: int) -> str:
-    row = db.execute("SELECT notify FROM seats WHERE game_id = ? AND seat = ?",
-                     [game_id, seat]).fetchone()
-    return row["notify"] if row and row["notify"] in PREFERENCES else "each"
+    return _email_choice(db, game_id, seat)[0]
+
+
+def _email_choice(db: sqlite_utils.Database, game_id: str, seat: int) -> tuple[str, bool]:
+    """The seat's choice of emails, and whether its address's invitation was held back
+    (``invites``: then it gets no email of the game), in the one query every email makes."""
+    row = db.execute(
+        "SELECT notify, EXISTS (SELECT 1 FROM invites WHERE invites.game_id = seats.game_id "
+        "AND invites.seat = seats.seat AND invites.sent = 0 AND invites.answered = 0) "
+        "AS held_back FROM seats WHERE game_id = ? AND seat = ?", [game_id, seat]).fetchone()
+    if row is None:
+        return "each", False
+    return (row["notify"] if row["notify"] in PREFERENCES else "each"), bool(row["held_back"])
 
 
 def set_preference(db: sqlite_utils.Database, game_id: str, seat: int, choice: str) -> None:
@@ -424,5 +439,5 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
             match.seats[last.seat].name + " played "
             + match.game.public_move(last.seat, last.move, seat, match.current)),
         "link": links.email_url("play.page", role="play",
-                                   token=links.mint(db, match.id, seat)),
+                                   token=links.mint(db, match.id, seat, emailed=True)),
     }

@@ -22,7 +22,7 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
                    request, session, url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, conditional, limits, links, matches, mygames, talk
+from . import builder, clocks, conditional, invites, limits, links, matches, mygames, talk
 from .boards import board_for
 from .db import get_db, write
 from .lru import BytesLRU
@@ -39,6 +39,8 @@ def open_seat(token: str, role: str) -> links.Access:
     access = links.resolve(get_db(), token)
     if access is None or (access.seat is None) != (role == "watch"):
         abort(404, "This link does not open any game. Check that you copied all of it.")
+    if access.emailed and request.method not in ("GET", "HEAD"):
+        invites.answered(get_db(), access.game_id, access.seat)  # acted: a person read it
     return access
 
 
@@ -400,8 +402,8 @@ def _talk_refused(match: Match, seat: int, token: str, section: str,
     """The page with ``error`` shown in ``section`` (chat, notes, rematch), beside the text
     the player typed there."""
     current = matches.load(get_db(), match.id)
-    return _game_page(current, seat, token, "play", error=error.message, status=error.status,
-                      error_in=section, draft=request.form.get("text", ""))
+    return *_game_page(current, seat, token, "play", error=error.message, status=error.status,
+                       error_in=section, draft=request.form.get("text", "")), error.headers
 
 
 def _back_to(token: str, section: str):

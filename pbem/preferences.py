@@ -1,15 +1,14 @@
 """Email settings pages: a seat's choice of emails (every turn, a daily digest, or none),
 an address's "Your games" emails, and the one-click unsubscribe of every email (RFC 8058).
 
-A seat's page also sets its webhook (``webhooks``), makes feed links (``feeds``) and, in a
-game with vacation days, lets the computer play the seat's moves during a vacation
-(``computer``).
-
 The pages open with the secret of an email's settings link (``/email/<token>``, see
-``notify.mint_email_link``), which opens nothing else, or from the play page with the
-seat's own play link (``/play/<token>/email``). A GET never changes anything (mail scanners
-fetch links); a POST to an unsubscribe URL unsubscribes with no further step, which is what
-mail providers do with the ``List-Unsubscribe-Post`` header.
+``notify.mint_email_link``), which opens nothing else and sets emails alone, or from the
+play page with the seat's own play link (``/play/<token>/email``), which also sets the
+seat's webhook (``webhooks``), makes feed links (``feeds``) and, in a game with vacation
+days, lets the computer play the seat's moves during a vacation (``computer``). A GET
+never changes anything (mail scanners fetch links); a POST to an unsubscribe URL
+unsubscribes with no further step, which is what mail providers do with the
+``List-Unsubscribe-Post`` header.
 """
 from __future__ import annotations
 
@@ -23,6 +22,7 @@ from .db import get_db, write
 bp = Blueprint("preferences", __name__)
 
 CHOICES = tuple(notify.PREFERENCES.items())
+SEAT_FIELDS = {"webhook", "feed", "stand-in"}  # the form's fields that only a play link sets
 
 
 def _email_link(token: str) -> dict[str, Any]:
@@ -57,12 +57,16 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
 def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None):
     entries = _entries(link)
     address = link["email"] if link["purpose"] != "seat" else None
-    seat = (link["game_id"], link["seat"]) if link["purpose"] == "seat" else None
+    # What else a seat sets (its webhook, a credential; feed links; the computer standing
+    # in) takes its play link: an email's settings link, which mail providers see in the
+    # List-Unsubscribe header, sets emails alone.
+    seat = (link["game_id"], link["seat"]) if game_page is not None else None
+    if request.method == "POST" and seat is None and SEAT_FIELDS & request.form.keys():
+        abort(403, "An email's settings link sets your emails alone: the webhook, feed links "
+                   "and the computer standing in are set on the notification settings of "
+                   "the game's own page.")
     feed = error = None
     if request.method == "POST" and seat and request.form.get("feed") == "new":
-        if game_page is None:  # an email's settings link opens no game, not even its feed
-            abort(403, "Feed links are made on the notification settings of the game's "
-                       "own page, not from an email's settings link.")
         db = get_db()
         with write(db):  # shown once, on this answer: only its hash is kept
             feed = feeds.url(feeds.mint(db, *seat))
@@ -94,13 +98,13 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
         "email_settings.html", entries=entries, choices=CHOICES, address=address, email=email,
         here=here, game_page=game_page, feed=feed, error=error, stand_in=stand_in,
         stand_in_level=computer.STAND_IN_LEVEL,
-        webhook=webhooks.url_of(get_db(), *seat) if seat else None, seat_settings=bool(seat),
+        webhook=webhooks.url_of(get_db(), *seat) if seat else None,
         home_on=address is not None and not notify.home_opted_out(get_db(), address)
     ), 400 if error else 200
 
 
 @bp.route("/email/<token>", methods=["GET", "POST"])
-@limits.acting  # a webhook is looked up in the DNS
+@limits.acting
 def settings(token: str):
     return _settings_page(_email_link(token), url_for(".settings", token=token))
 

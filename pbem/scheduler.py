@@ -93,10 +93,13 @@ def send_digests(app: Flask, now: datetime | None = None) -> int:
 
 
 def play_bots(app: Flask, now: datetime | None = None) -> int:
-    """Play the computer's moves that are due (``computer.play_due``); ``now`` lets tests
-    run it at another time. Returns how many moves and answers were recorded."""
+    """Play the computer's moves that are due (``computer.play_due``: people first, games
+    between computers paced and in the time left); ``now`` lets tests run it at another
+    time. Returns how many moves and answers were recorded."""
     with _job_database(app) as db:
-        played = computer.play_due(db, app.config["BOT_MOVES_PER_RUN"], now)
+        played = computer.play_due(db, app.config["BOT_MOVES_PER_RUN"], now,
+                                   pace=app.config["BOT_PACE_SECONDS"],
+                                   seconds=app.config["BOT_BETWEEN_COMPUTERS_SECONDS"])
     if played:
         log.info("computer players: %d moves", played)
     return played

@@ -16,7 +16,7 @@ from flask import (Blueprint, Response, abort, current_app, jsonify, render_temp
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, SecurityError
 
-from . import clocks, diagrams, limits, links, matches, mygames, notify
+from . import clocks, diagrams, invites, limits, links, matches, mygames, notify
 from .db import get_db, utcnow, write
 
 bp = Blueprint("site", __name__)
@@ -78,7 +78,9 @@ def new_game(game_id: str):
                   for s, t, j in zip(match.seats, created.tokens, created.joins)]
     watch = links.external_url("play.page", role="watch", token=created.spectator_token)
     return render_template("created.html", match=match, seat_links=seat_links, watch=watch,
-                           public=form.get("public") == "yes"), 201
+                           public=form.get("public") == "yes",
+                           held_back=invites.held_back(get_db(), match.id),
+                           held_back_text=invites.HELD_BACK), 201
 
 
 @bp.get("/favicon.ico")
@@ -170,6 +172,7 @@ def home_open(token: str, game_id: str, seat: int):
                           "AND lower(email) = lower(?)", [game_id, seat, address]))
     if not owned:
         abort(404, "That game is not one of yours.")
+    invites.answered(db, game_id, seat)  # the address's own email led here, and a click
     return mygames.open_seat(game_id, seat)
 
 

@@ -9,6 +9,7 @@ owner: no page, answer, record or email of another seat or a spectator reads the
 """
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -41,12 +42,18 @@ def post_chat(db: sqlite_utils.Database, game_id: str, seat: int, text: Any,
         if last and last.kind == "chat" and last.seat == seat and last.text == text:
             return match
         since = now - timedelta(hours=1)
-        recent = sum(1 for event in match.events if event.kind == "chat"
-                     and event.seat == seat and clocks.parse(event.created_at) > since)
+        recent = [clocks.parse(event.created_at) for event in match.events
+                  if event.kind == "chat" and event.seat == seat
+                  and clocks.parse(event.created_at) > since]
         most = int(current_app.config["CHAT_PER_HOUR"])
-        if recent >= most:
-            raise TooManyMessages(f"You have posted {recent} chat messages in the last hour, "
-                                  f"the most this server takes ({most}). Please wait a while.")
+        if len(recent) >= most:
+            headers = {}  # the next message is taken once the oldest of the last `most` is
+            if most:      # an hour old (none ever, with a limit of 0)
+                wait = recent[-most] - since
+                headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
+            raise TooManyMessages(
+                f"You have posted {len(recent)} chat messages in the last hour, the most this "
+                f"server takes ({most}). Please wait a while.", headers)
         return matches.act(db, game_id, seat, "chat", text=text, now=now)
 
 

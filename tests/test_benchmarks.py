@@ -15,6 +15,7 @@ def bench(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     import run
     monkeypatch.setattr(run, "SECONDS", 0.2)
+    monkeypatch.setattr(run, "THINK", 0.5)
     monkeypatch.setattr(run, "FIGURES", {})
     return run
 
@@ -25,6 +26,7 @@ def test_every_section_runs_and_the_capacity_is_estimated_from_them(bench, capsy
     bench.commit_figures(clients=2, games=4)
     bench.mail_figures(count=20)
     bench.job_figures(games=1000, due=5)
+    bench.fairness_figures(games=20, moves=2)
     bench.playout_figures(seconds=0.1)
     bench.magnet_figures(seconds=0.1)
     bench.capacity()
@@ -32,7 +34,33 @@ def test_every_section_runs_and_the_capacity_is_estimated_from_them(bench, capsy
     assert set(bench.FIGURES) == {"page", "304", "drawn", "click", "load", "move", "commits",
                                   "mail"}
     assert all(figure > 0 for figure in bench.FIGURES.values())
-    for section in ("Pages:", "Cold cache:", "Commits:", "Mail:", "Jobs:", "Capacity:",
-                    "Magnet legal-move generation:"):
+    for section in ("Pages:", "Cold cache:", "Commits:", "Mail:", "Jobs:", "Fairness:",
+                    "Capacity:", "Magnet legal-move generation:"):
         assert section in printed
     assert "timeouts again: 0 done" in printed  # the second pass finds nothing left to do
+
+
+@pytest.fixture
+def bots_bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bots
+    return bots
+
+
+def test_bots_bench_credits_each_game_to_the_side_that_moved_first(bots_bench):
+    # Sides alternate: the first player (easy) moves first in even games, second in odd ones.
+    for number in (0, 1):
+        first, opener = bots_bench.play_game(("mastery", 2, "easy", "random", number, 400))
+        assert first == 1.0  # easy beats random moves from either side
+        assert opener == (first if number % 2 == 0 else 1 - first)
+
+
+def test_bots_bench_balance_plays_each_level_against_itself(bots_bench, capsys):
+    bots_bench.balance([("mastery", 2), ("the-right-moves", 4)], ["easy"], games=2, jobs=1,
+                       max_plies=6)
+    printed = capsys.readouterr().out
+    assert "wins, draws and losses of the side that moves first" in printed
+    rows = [line.split() for line in printed.splitlines()[2:]]
+    assert [row[:2] for row in rows] == [["mastery", "easy-easy"],
+                                        ["the-right-moves", "(4p)"]]
+    assert rows[0][2:6] == ["0", "2", "0", "50%"]  # 6 plies: two unfinished games, draws

@@ -12,6 +12,7 @@ import engine
 from engine import bots
 from engine import magnet as M
 from engine import magnetic_field as MF
+from test_magnetic_field import position as field_position
 
 VARIANTS = [("mastery", 2), ("the-right-moves", 2), ("the-right-moves", 4), ("magnet", 2),
             ("magnetic-field", 2)]
@@ -201,6 +202,30 @@ def test_a_bot_behind_repeats_the_position():
     for seed in range(3):
         move = bots.choose(game, state, 0, level=WEAKEST, seed=seed)
         assert move == "d2-d3" and game.apply(state, 0, move).outcome.draw
+
+
+def test_magnetic_field_ring_out_threats_are_judged_at_the_end_of_the_movers_turn():
+    threat = bots.HEURISTICS["magnetic-field"].threat
+    # Knocking out Red's last figure on the field wins nothing yet: Red may bring one back.
+    last = field_position(figures={"e10": "s", "a1": "W"}, in_hand=(4, 4))
+    assert MF.GAME.apply(last, 0, "+e9:n").outcome is None
+    assert not threat(last, 0)
+    # Sticking it with Blue's only figure leaves neither a figure, and Blue is ahead: a win.
+    ahead = field_position(figures={"e6": "n"}, in_hand=(5, 4), scores=(3, 1))
+    assert MF.GAME.apply(ahead, 0, "+e4:n").outcome.winners == (0,)
+    assert threat(ahead, 0)
+    assert not threat(dataclasses.replace(ahead, scores=(1, 3)), 0)
+
+
+def test_magnetic_field_a_player_without_a_figure_on_the_field_brings_one_back():
+    # Blue's last figure was pulled off in Red's turn: a pass loses now, and comes last of
+    # the turns the search looks at (not first, as a pass that brings nothing otherwise does)
+    state = field_position(figures={"h8": "w"}, in_hand=(5, 4), deck="KK")
+    moves = bots.HEURISTICS["magnetic-field"].moves(state, 0)
+    assert moves[0] != "pass" and moves[-1] == "pass"
+    for seed in range(2):
+        move = bots.choose(MF.GAME, state, 0, level=WEAKEST, seed=seed)
+        assert move.startswith("+") and MF.GAME.apply(state, 0, move).outcome is None
 
 
 @pytest.mark.parametrize("game_id, players", VARIANTS)

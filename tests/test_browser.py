@@ -23,6 +23,7 @@ from conftest import api_move
 
 pytestmark = pytest.mark.browser
 
+HOOK = "https://93.184.216.34/hook"  # a webhook at a public address: no DNS look-up
 TIMEOUT_MS = 10_000  # generous: the machine's two cores are shared with other work
 
 expect.set_options(timeout=TIMEOUT_MS)
@@ -477,6 +478,25 @@ def test_two_players_chat_resign_and_land_in_their_rematch(person, started):
     expect(dark).to_have_title("Mastery — Light")
     expect(dark.locator("#status")).to_have_text("Waiting for Player 2 (Dark).")
     expect(dark.locator("ul.players")).to_contain_text("Player 1 (you)")
+
+
+def test_a_player_sets_and_clears_a_webhook_from_the_play_page(person, started):
+    """An email's settings link sets emails alone: the webhook is set from the game."""
+    dark = started()["dark"]
+    page = person(dark)
+    page.get_by_role("link", name="Notification settings").click()
+    expect(page.get_by_role("heading", name="Notification settings")).to_be_visible()
+    page.get_by_label("A Discord or Slack incoming-webhook URL").fill(HOOK)
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Your settings are saved.")).to_be_visible()
+    expect(page.get_by_label("A Discord or Slack incoming-webhook URL")).to_have_value(HOOK)
+    page.get_by_label("A Discord or Slack incoming-webhook URL").fill("")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_text("Your settings are saved.")).to_be_visible()
+    page.reload()
+    expect(page.get_by_label("A Discord or Slack incoming-webhook URL")).to_have_value("")
+    page.get_by_role("link", name="Back to the game").click()
+    expect(page).to_have_url(dark)
 
 
 def test_a_message_being_typed_survives_a_click_on_the_board(person, started):

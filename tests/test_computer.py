@@ -5,15 +5,15 @@ a player on vacation who asked for it; rematches against the computer."""
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 import engine
 from engine import bots
-from pbem import computer, matches, scheduler
+from pbem import clocks, computer, matches, scheduler
 from pbem.db import dialect
-from conftest import api_move, path_of
+from conftest import api_move, everything_in, path_of
 
 
 def create(client, game: str, players: list[dict], **extra) -> dict:
@@ -73,7 +73,7 @@ def test_computers_may_play_every_seat_and_are_never_emailed(client, db, app):
     assert [s.get("bot") for s in created["seats"]] == ["easy", None, "medium", "hard"]
     both = create(client, "mastery", [EASY, EASY])
     assert [s["name"] for s in both["seats"]] == ["Computer (easy)"] * 2
-    app.config["BOT_MOVES_PER_RUN"] = 4
+    app.config.update(BOT_MOVES_PER_RUN=4, BOT_PACE_SECONDS=0, BOT_BETWEEN_COMPUTERS_SECONDS=60)
     assert scheduler.play_bots(app) == 4
     assert {row["recipient"] for row in db.query("SELECT recipient FROM outbox")} == \
         {"ann@example.org"}
@@ -116,7 +116,7 @@ def test_the_job_answers_a_person_s_moves_but_no_web_request_plays_the_computer(
 
 def test_computers_play_each_other_up_to_the_cap_of_a_run_and_others_get_their_turn(
         client, app, db):
-    app.config["BOT_MOVES_PER_RUN"] = 5
+    app.config.update(BOT_MOVES_PER_RUN=5, BOT_PACE_SECONDS=0, BOT_BETWEEN_COMPUTERS_SECONDS=60)
     between_computers = create(client, "mastery", [EASY, EASY])
     against_ann = create(client, "mastery", [EASY, ANN])
     assert scheduler.play_bots(app) == 5
@@ -124,6 +124,91 @@ def test_computers_play_each_other_up_to_the_cap_of_a_run_and_others_get_their_t
     assert [seat for seat, _ in moves_in_log(db, between_computers["id"])] == [0, 1, 0, 1]
     assert scheduler.play_bots(app) == 5
     assert len(moves_in_log(db, between_computers["id"])) == 9
+
+
+# -- people first: games between computers paced, in the time left, and limited -------------
+
+def between_computers(app, db, count: int) -> list[str]:
+    with app.test_request_context():
+        return [matches.create(db, "mastery", [EASY, EASY], {}).match.id for _ in range(count)]
+
+
+def test_a_person_waiting_for_the_computer_is_answered_in_the_next_run_whatever_is_due(
+        client, app, db):
+    app.config.update(BOT_MOVES_PER_RUN=10, BOT_BETWEEN_COMPUTERS_SECONDS=60)
+    crowd = between_computers(app, db, 12)  # more than a run plays, all of them due
+    created = create(client, "mastery", [ANN, EASY])
+    later = datetime.now(timezone.utc) + timedelta(minutes=1)
+    match = matches.load(db, created["id"])
+    with app.test_request_context():  # Ann moves after the crowd began to wait
+        matches.act(db, created["id"], 0, "move", match.game.legal_moves(match.current, 0)[0],
+                    0, now=later)
+    assert scheduler.play_bots(app, later + timedelta(minutes=1)) == 10
+    assert [seat for seat, _ in moves_in_log(db, created["id"])] == [0, 1]
+    assert sum(len(moves_in_log(db, game_id)) for game_id in crowd) == 9
+
+
+def test_games_between_computers_get_only_the_time_left_and_give_way_to_a_person(
+        client, app, db, monkeypatch):
+    app.config.update(BOT_PACE_SECONDS=0, BOT_BETWEEN_COMPUTERS_SECONDS=0)
+    crowd = between_computers(app, db, 3)
+    created = create(client, "mastery", [EASY, ANN])
+    assert scheduler.play_bots(app) == 1  # the person's game alone
+    assert sum(len(moves_in_log(db, game_id)) for game_id in crowd) == 0
+
+    # with time left, the games between computers play on until a person waits again:
+    # Ann moves while the job plays one of them, and her game is answered next
+    app.config.update(BOT_BETWEEN_COMPUTERS_SECONDS=60, BOT_MOVES_PER_RUN=4)
+    play, order = computer.play, []
+
+    def ann_moves_meanwhile(job_db, turn, now=None):
+        if not order:
+            match = matches.load(db, created["id"])
+            with app.test_request_context():
+                matches.act(db, created["id"], 1, "move",
+                            match.game.legal_moves(match.current, 1)[0], 1)
+        order.append(turn.game_id == created["id"])
+        return play(job_db, turn, now)
+
+    monkeypatch.setattr(computer, "play", ann_moves_meanwhile)
+    assert scheduler.play_bots(app) == 4
+    assert order == [False, True, False, False]
+    assert [seat for seat, _ in moves_in_log(db, created["id"])] == [0, 1, 0]
+
+
+def test_a_game_between_computers_moves_once_in_each_pace(client, app, db):
+    app.config["BOT_PACE_SECONDS"] = 30
+    [game_id] = between_computers(app, db, 1)
+    start = clocks.parse(matches.load(db, game_id).created_at)
+    assert scheduler.play_bots(app, start + timedelta(seconds=29)) == 0
+    assert scheduler.play_bots(app, start + timedelta(seconds=30)) == 1
+    assert scheduler.play_bots(app, start + timedelta(seconds=59)) == 0
+    assert scheduler.play_bots(app, start + timedelta(seconds=60)) == 1
+    assert [seat for seat, _ in moves_in_log(db, game_id)] == [0, 1]
+
+
+def test_the_games_between_computers_a_client_has_running_are_capped(client, app, db):
+    app.config["COMPUTER_GAMES_RUNNING"] = 2
+    clock = {"mode": "per_move", "days": 1}
+    for _ in range(2):
+        create(client, "mastery", [EASY, EASY], clock=clock)
+    refused = client.post("/api/games", json={"game": "mastery", "players": [EASY, EASY]})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert refused.json == {"error": "You have 2 games between computers running, the most "
+                                     "this server runs for one address (2). Please wait for "
+                                     "one to end."}
+    create(client, "mastery", [ANN, EASY])  # a person's games are not counted
+    other = client.post("/api/games", json={"game": "mastery", "players": [EASY, EASY]},
+                        environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    assert other.status_code == 201  # another client's allowance
+    # the games remember their client by a keyed hash, not by its address
+    clients = [row["client"] for row in db.query(
+        "SELECT client FROM games ORDER BY created_at, client")]
+    assert clients.count(None) == 1 and len(set(clients) - {None}) == 2
+    assert "127.0.0.1" not in everything_in(db) and "10.1.2.3" not in everything_in(db)
+    # once one ends (here on time), the client may start another
+    matches.record_timeouts(db, datetime.now(timezone.utc) + timedelta(days=2))
+    create(client, "mastery", [EASY, EASY])
 
 
 def test_a_computer_partner_in_a_four_player_game(client, app, db):

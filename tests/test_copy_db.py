@@ -84,6 +84,8 @@ def installation(tmp_path, monkeypatch):
     scheduler.send_digests(app, now.replace(hour=23))
     scheduler.deliver_mail(app)
     client.post("/home", data={"email": "ann@example.org"})  # its email waits in the outbox
+    client.get(path_of(played["seats"][0]["url"]))  # a browser remembers a seat, then forgets
+    client.post("/games/forget")
     return app, {"played": apis, "waiting": waiting["id"]}
 
 

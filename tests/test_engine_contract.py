@@ -171,6 +171,20 @@ def test_arguments_of_the_wrong_type_raise_value_errors_with_messages(game):
 
 
 @pytest.mark.parametrize("game", GAMES, ids=ids)
+def test_a_move_for_a_seat_the_game_lacks_is_an_illegal_move(game):
+    """CONTRACT part 1: bad input to ``apply`` raises IllegalMove, whatever is bad."""
+    for players in game.player_counts:
+        state = game.start(players, {}, "seats")
+        move = game.legal_moves(state, state.to_move[0])[0]
+        for seat in [-1, players, 99, None, True, "0", 0.0]:
+            with pytest.raises(engine.IllegalMove, match="not a seat of this game"):
+                game.apply(state, seat, move)
+        other = next(g for g in GAMES if g is not game)
+        with pytest.raises(engine.IllegalMove, match="not a state of"):
+            game.apply(other.start(other.player_counts[0], {}, "s"), 0, move)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=ids)
 def test_entry_points_fuzzed_with_odd_arguments_answer_or_raise_value_errors(game):
     """Any mix of good and odd arguments gives a result or an IllegalMove/InvalidGameSetup
     with a message: never a TypeError, AttributeError, IndexError or KeyError."""

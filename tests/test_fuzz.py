@@ -13,6 +13,8 @@ import pytest
 
 from pbem.db import connect
 
+from conftest import everything_in
+
 SEED = 20261123
 REQUESTS = 2500
 
@@ -191,6 +193,25 @@ def test_no_input_gets_a_server_error_or_changes_a_game_when_refused(app, client
         statuses[status] = statuses.get(status, 0) + 1
     print(f"{REQUESTS} fuzzed requests, answers by status: {dict(sorted(statuses.items()))}")
     assert sum(n for status, n in statuses.items() if status < 400) > REQUESTS // 20
+
+
+def test_a_deeply_nested_body_is_refused_everywhere_and_changes_nothing(app, client, db, world):
+    """Python's json cannot read "[" * 5000 (a RecursionError, once a 500): every endpoint
+    that takes a body answers 400 with a readable error, and nothing changes."""
+    rng = random.Random(SEED + 2)
+    nested = "[" * 5000 + "]" * 5000
+    before = everything_in(db)
+    sent = 0
+    for rule in app.url_map.iter_rules():
+        for method in sorted(rule.methods & {"POST", "PUT", "PATCH", "DELETE"}):
+            path = path_of(rule, url_values(rng, rule, world))
+            for body in (nested, f'{{"text": "x", "move": {nested}}}'):
+                answer = client.open(path, method=method, data=body,
+                                     content_type="application/json")
+                assert answer.status_code == 400, f"{method} {path}"
+                assert answer.json == {"error": "The JSON body is nested too deeply to be read."}
+            sent += 1
+    assert sent > 30 and everything_in(db) == before
 
 
 SWEEP_TEXT = ["²", "٣", "-1", "", "9" * 5000, "1e9", "x" * 3000, "\x00", "a\r\nb", "http://[::1"]

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -26,7 +27,8 @@ def limited(tmp_path, monkeypatch, database):
     app = create_app({"DATABASE": database, "SECRET_KEY": "test",
                       "PUBLIC_URL": "http://localhost", "RATELIMIT_ENABLED": True,
                       "RATE_LIMIT_CREATE": "3 per hour", "RATE_LIMIT_HOME": "2 per hour",
-                      "RATE_LIMIT_ACTIONS": "4 per hour"})
+                      "RATE_LIMIT_ACTIONS": "4 per hour",
+                      "RATE_LIMIT_COMPUTER_GAMES": "2 per hour"})
     yield app
     CACHE.clear()
 
@@ -54,6 +56,30 @@ def test_asking_for_your_games_is_limited_per_client(limited):
     assert other.status_code == 200 and outbox(limited) == 3
 
 
+def test_retry_after_is_a_positive_number_of_seconds_whichever_limit_refused(limited):
+    """The chat's own hourly limit says when the next message is taken, also once the
+    window of the actions' limit has run out (it said -157); the actions' limit says when
+    its window ends, never 0 nor less."""
+    limited.config.update(CHAT_PER_HOUR=2, RATE_LIMIT_ACTIONS="3 per 2 seconds")
+    client = limited.test_client()
+    game = client.post("/api/games", json={"game": "mastery", "players": PLAYERS}).json
+    api, other = (seat["api"].replace("http://localhost", "") for seat in game["seats"])
+    page = game["seats"][0]["url"].replace("http://localhost", "")
+    for n in range(2):
+        assert client.post(f"{api}/chat", json={"text": f"hello {n}"}).status_code == 201
+    time.sleep(2.1)  # the actions' window ends; the chat's hour goes on
+    for refused in (client.post(f"{api}/chat", json={"text": "one more"}),
+                    client.post(f"{page}/chat", data={"text": "one more"})):
+        assert refused.status_code == 429
+        assert 3590 <= int(refused.headers["Retry-After"]) <= 3600
+    time.sleep(2.1)
+    for seat, answer in ((api, "offer"), (other, "decline"), (api, "offer")):
+        assert client.post(f"{seat}/draw", json={"answer": answer}).status_code == 200
+    refused = client.post(f"{other}/draw", json={"answer": "decline"})
+    assert refused.status_code == 429 and "Too many actions" in refused.json["error"]
+    assert 1 <= int(refused.headers["Retry-After"]) <= 3
+
+
 def test_creating_games_is_limited_across_the_api_and_the_form(limited):
     client = limited.test_client()
     assert client.post("/api/games", json={"game": "mastery", "players": PLAYERS}).status_code == 201
@@ -70,6 +96,20 @@ def test_creating_games_is_limited_across_the_api_and_the_form(limited):
     assert client.post("/new/mastery", data=form).status_code == 429
     assert outbox(limited) == 6
     assert client.get("/new/mastery").status_code == 200  # reading the form is not limited
+
+
+def test_games_between_computers_have_an_allowance_of_their_own(limited):
+    client = limited.test_client()
+    computers = {"game": "mastery", "players": [{"bot": "easy"}, {"bot": "hard"}]}
+    for _ in range(2):
+        assert client.post("/api/games", json=computers).status_code == 201
+    refused = client.post("/api/games", json=computers)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert refused.json == {"error": "Too many games between computers from your address. "
+                                     "Please wait a while and try again."}
+    # a game with a person counts only against the allowance of new games (3 an hour)
+    against = {"game": "mastery", "players": [PLAYERS[0], {"bot": "easy"}]}
+    assert client.post("/api/games", json=against).status_code == 201
 
 
 def test_actions_that_email_opponents_are_limited(limited):

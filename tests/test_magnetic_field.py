@@ -32,14 +32,14 @@ def board(cells):
 
 
 def position(figures=None, tiles=None, hands=("", ""), in_hand=(5, 5), entered=(True, True),
-             scores=(0, 0), deck="", passes=0, to_move=0):
+             scores=(0, 0), deck="", passes=0, to_move=0, knocked_out=(0, 0)):
     """A play position, seat 0 = Blue. ``figures``: cell -> N-pole direction, upper case for
     seat 0 (Blue), lower case for seat 1 (Red). Hands are all public here."""
     figures = figures or {}
     return dataclasses.replace(
         drafted(), figures=board(figures), tiles=board(tiles or {}), hands=hands,
         public_hands=hands, in_hand=in_hand, entered=entered, scores=scores, deck=deck,
-        passes=passes, to_move=(to_move,))
+        passes=passes, to_move=(to_move,), knocked_out=knocked_out)
 
 
 def fig(state, name):
@@ -401,17 +401,49 @@ def test_both_at_fifteen_is_a_draw():
     assert after.outcome.draw and after.outcome.winners == ()
 
 
-def test_no_ring_out_before_both_players_have_entered():
-    state = GAME.apply(drafted(), 0, "+c3:n")
-    assert state.outcome is None and state.entered == (True, False)
-    state = GAME.apply(state, 1, "pass")
-    assert state.outcome is None  # Red has never entered
+def test_no_ring_out_for_a_player_who_has_never_entered():
+    state = GAME.apply(drafted(), 0, "K@e5")
+    assert state.outcome is None and state.entered == (False, False)  # Blue has no figure
+    state = GAME.apply(state, 1, "+c3:n")
+    assert state.outcome is None and state.entered == (False, True)
+    state = GAME.apply(state, 0, "pass")
+    assert state.outcome is None  # Blue has never entered
 
 
-def test_ring_out_the_player_with_no_figure_loses():
-    state = position(figures={"e10": "s", "a1": "W"}, in_hand=(4, 4))
+def test_ring_out_is_judged_at_the_end_of_the_players_own_turn():
+    state = position(figures={"e10": "s", "a1": "W"}, in_hand=(4, 4), scores=(0, 14))
     after = GAME.apply(state, 0, "+e9:n")  # knocks out Red's only figure on the field
-    assert after.outcome.winners == (0,) and after.outcome.reason == "Red has no figure on the field"
+    assert after.on_field(1) == 0 and after.outcome is None and after.to_move == (1,)
+    # Red does not bring a figure back: Red loses at the end of its turn, whatever the score
+    for move in ("pass", "K@e4"):
+        with_tile = dataclasses.replace(after, tiles=board({"e5": "D"}), hands=("", "K"),
+                                        public_hands=("", "K"))
+        lost = GAME.apply(with_tile, 1, move)
+        assert lost.outcome.winners == (0,) and not lost.outcome.draw
+        assert lost.outcome.reason == "Red has no figure on the field"
+    # Red brings one back: the game goes on
+    back = GAME.apply(after, 1, "+c5:n")
+    assert back.outcome is None and back.to_move == (0,) and back.on_field(1) == 1
+
+
+def test_a_figure_stuck_at_once_by_one_from_the_opponents_hand_can_come_back():
+    # The reason for the Ruling: Red enters its first figure, Blue sticks it at once with a
+    # figure from hand (both go back). Red is not out: it enters again, and may do so again.
+    state = position(figures={"a1": "W"}, in_hand=(4, 5), entered=(True, False), to_move=1)
+    state = GAME.apply(state, 1, "+e7:s")
+    state = GAME.apply(state, 0, "+e5:s")  # S faces Red's N: Red's figure pulled to e6, stuck
+    assert figures_of(state) == {"a1": "W"} and state.in_hand == (4, 5)
+    assert state.outcome is None and state.to_move == (1,)
+    state = GAME.apply(state, 1, "+h8:e")
+    assert state.outcome is None and figures_of(state) == {"a1": "W", "h8": "e"}
+
+
+def test_ring_out_when_no_figure_is_left_to_bring_back():
+    state = position(figures={"e10": "s", "a1": "W"}, in_hand=(4, 0), knocked_out=(0, 4))
+    after = GAME.apply(state, 0, "+e9:n")  # Red's last figure is knocked out
+    assert after.outcome is None and after.in_hand[1] == 0 and after.knocked_out[1] == 5
+    assert GAME.legal_moves(after, 1) == ["pass"]
+    assert GAME.apply(after, 1, "pass").outcome.winners == (0,)
 
 
 def test_ring_out_of_the_mover():
@@ -433,6 +465,11 @@ def test_ring_out_neither_has_a_figure_equal_scores_draw():
     state = position(figures={"e6": "n"}, in_hand=(5, 4), scores=(2, 2))
     after = GAME.apply(state, 0, "+e4:n")
     assert after.outcome.draw and after.outcome.winners == ()
+    # The rule reads "the opponent has no figure on the field": it need not have entered one
+    # (Blue sticks its new figure to its only one, Red has not entered yet)
+    alone = position(figures={"e5": "N"}, in_hand=(4, 5), entered=(True, False))
+    after = GAME.apply(alone, 0, "+e7:n")
+    assert figures_of(after) == {} and after.outcome.draw
 
 
 def test_six_passes_in_a_row_end_the_game():
@@ -673,9 +710,13 @@ def test_preview_matches_the_turn_and_stops_before_the_draw():
     for count in ("figures_in_hand", "figures_on_field", "knocked_out"):
         assert preview[count] == GAME.view(after, 0)[count], count
     assert [e["kind"] for e in preview["events"]] == ["knockout"]
-    assert preview["outcome"] == {"winners": [0], "draw": False,
-                                  "reason": "Red has no figure on the field"}
+    assert preview["figures_on_field"] == [2, 0]
+    assert preview["outcome"] is None  # Red has its turn to bring a figure back
     assert "hands" not in preview and "deck" not in json.dumps(preview)
+    red = GAME.preview(after, 1, "pass")  # and loses if it does not
+    assert red["outcome"] == {"winners": [0], "draw": False,
+                              "reason": "Red has no figure on the field"}
+    assert GAME.preview(after, 1, "+a5:n")["outcome"] is None
     with pytest.raises(IllegalMove):
         GAME.preview(state, 1, "pass")
     with pytest.raises(IllegalMove, match="one figure action"):

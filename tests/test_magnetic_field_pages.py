@@ -331,11 +331,32 @@ def test_preview_shows_the_reaction_and_the_points_before_confirming(app):
     assert "+2 knockout (e10)" in note and "+3 knocked out from a Knockout tile (e10)" in note
     assert "+1 Control tile held (c3)" in note
     assert "You score <strong>+6</strong>" in note and "Score: Blue 6 – Red 0" in note
-    assert "This turn ends the game:</strong> Red has no figure on the field" in note
+    # Red's last figure on the field is knocked out: Red has its turn to bring one back
+    assert "This turn ends the game" not in note
+    assert ("Red has no figure on the field: Red loses at the end of its turn unless it "
+            "brings one back.") in note
+    none_left = dataclasses.replace(state, in_hand=(5, 0), knocked_out=(0, 4))
+    assert "none in hand to bring back: Red loses at the end of its turn." in str(
+        builds(app, none_left, 0, "D", "c4", "e9", "n").note)
     # an attraction: both figures go back to hand
     pull = position(figures={"e7": "n"}, tiles={"e5": "X"}, hands=("", ""), deck="K")
     note = str(builds(app, pull, 0, "e5", "n").note)
     assert "Red figure on e7 pulled to e6 (N attracts S)" in note and "+2 capture (e5)" in note
+
+
+def test_a_player_with_no_figure_on_the_field_is_told_to_bring_one_back(app):
+    state = position(figures={"h8": "w"}, tiles={"e5": "D"}, hands=("K", ""), in_hand=(5, 4),
+                     deck="K")
+    assert builds(app, state, 0).hint.startswith(
+        "You have no figure on the field: enter one this turn, or you lose at its end.")
+    for clicks in (("pass",), ("K", "e4")):  # ending the turn without a figure loses
+        assert "This turn ends the game:</strong> Blue has no figure on the field" in str(
+            builds(app, state, 0, *clicks).note)
+    entering = str(builds(app, state, 0, "c3", "n").note)
+    assert "This turn ends the game" not in entering and "Then you draw a tile" in entering
+    # no warning before Blue has ever entered a figure
+    fresh = dataclasses.replace(state, entered=(False, True))
+    assert "no figure" not in builds(app, fresh, 0).hint
 
 
 def test_the_turn_being_built_is_drawn_on_the_main_field(app):

@@ -7,14 +7,17 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from pbem import create_app
 from pbem.db import connect
 
 from conftest import free_port
+from test_security import secret_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).with_name("gunicorn")
@@ -79,6 +82,52 @@ def test_gunicorn_starts_four_workers_on_an_empty_instance_and_logs_no_secret(tm
         assert not any(token in output for token in tokens)
         for name in ("pbem.sqlite", "secret_key"):
             assert (instance / name).stat().st_mode & 0o077 == 0, name
+
+
+def test_gunicorns_access_log_holds_no_secret_whatever_its_shape(tmp_path):
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = start(tmp_path / "instance", port, PBEM_PUBLIC_URL="https://games.example.org")
+    try:
+        wait_up(process, base)
+        body = json.dumps({"game": "mastery", "players": [
+            {"name": "Ann", "email": "ann@example.org"},
+            {"name": "Bob", "email": "bob@example.org"}]}).encode()
+        token = json.loads(get(base + "/api/games", body)[1])["seats"][0]["url"].rsplit("/", 1)[1]
+        url_map = create_app({"DATABASE": str(tmp_path / "map.sqlite")}).url_map
+        paths = secret_paths(url_map, token)
+        for path in paths:
+            try:
+                get(base + path)
+            except urllib.error.HTTPError:
+                pass  # a 404 is logged too
+        encoded = "".join(f"%{byte:02X}" for byte in token.encode())
+        assert get(f"{base}/play/{encoded}")[0] == 200
+    finally:
+        output = stop(process)
+    assert output.count("[secret]") >= len(paths), output
+    assert token not in output and encoded not in output and token[:16] not in output
+
+
+def test_each_installation_has_its_own_control_socket(tmp_path):
+    """gunicornc's socket: two instances on one machine each answer on their own."""
+    processes = {}
+    try:
+        for name in ("one", "two"):
+            port = free_port()
+            processes[name] = start(tmp_path / name, port,
+                                    PBEM_PUBLIC_URL="https://games.example.org")
+            wait_up(processes[name], f"http://127.0.0.1:{port}")
+        for name, process in processes.items():
+            socket = tmp_path / name / "gunicorn.ctl"
+            asked = subprocess.run([str(GUNICORN.with_name("gunicornc")), "-s", str(socket),
+                                    "-c", "show stats", "-j"],
+                                   capture_output=True, text=True, timeout=30)
+            assert json.loads(asked.stdout)["pid"] == process.pid, asked
+    finally:
+        outputs = [stop(process) for process in processes.values()]
+    assert not any((tmp_path / name / "gunicorn.ctl").exists() for name in processes)
+    assert "Failed to start control socket" not in "".join(outputs)
 
 
 def test_gunicorn_refuses_to_start_without_public_url(tmp_path):

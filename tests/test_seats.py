@@ -402,6 +402,27 @@ def test_forget_this_browser_empties_the_list(client, new_game):
     assert client.get(game.urls[0]).status_code == 200  # the link itself still works
 
 
+def test_a_copy_of_a_forgotten_cookie_lists_and_opens_nothing(app, client, new_game):
+    """"Forget this browser" forgets the list on the server too, not only in this cookie."""
+    game = new_game()
+    client.get(game.urls[0])
+    copied = client.get_cookie("session").value
+    thief = app.test_client()
+    thief.set_cookie("session", copied)
+    assert game.id in thief.get("/games").get_data(as_text=True)
+    assert client.post("/games/forget").status_code == 303
+    for _ in range(2):  # the copy as it was, each time
+        thief.set_cookie("session", copied)
+        assert game.id not in thief.get("/games").get_data(as_text=True)
+        thief.set_cookie("session", copied)
+        assert thief.post(f"/games/{game.id}/0").status_code == 404
+    # both browsers start lists of their own, which work as before
+    for browser in (client, thief):
+        browser.get(game.urls[1])
+        assert game.id in browser.get("/games").get_data(as_text=True)
+        assert browser.post(f"/games/{game.id}/1").status_code == 303
+
+
 def test_the_cookie_is_secure_when_the_server_is_reached_over_https(tmp_path, monkeypatch):
     from pbem import create_app
 

@@ -8,6 +8,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -77,6 +78,47 @@ def test_no_secret_reaches_a_log_line(app, live_server, new_game, caplog):
     assert "/play/[secret]?path=e3" in logged and "/play/[secret]/version" in logged
     assert "/play/[secret]/conditional?m=e3-e4" in logged and "/feed/[secret]" in logged
     assert token not in logged and feed.rsplit("/", 1)[1] not in logged
+
+
+def secret_paths(url_map, token: str) -> list[str]:
+    """Every route that takes a secret (each ``<token>`` of the URL map), with ``token``
+    written in each shape a client may send: whole or not, trailing characters, encoded."""
+    prefixes = set()
+    for rule in url_map.iter_rules():
+        if "token" in rule.arguments:
+            prefix = rule.rule.split("<token>")[0]
+            choices = re.search(r"<any\((.*?)\):\w+>", prefix)
+            prefixes |= {prefix.replace(choices.group(), role.strip()) for role in
+                         choices.group(1).split(",")} if choices else {prefix}
+    encoded = "".join(f"%{byte:02X}" for byte in token.encode())
+    paths = []
+    for prefix in sorted(prefixes):
+        paths += [prefix + shape for shape in (token, f"{token}.", f"{token};x",
+                                                 f"{token}%2Fx", f"x{token}", encoded,
+                                                 f"{token}/version", f'"{token}', f">{token}")]
+        route = prefix.rstrip("/")  # "/api/play": also as "//api/play", "/%61pi/play"...
+        paths += [f"/{route}/{token}", f"/%{ord(route[1]):02X}{route[2:]}/{token}",
+                  f"{route}%2F{token}"]
+    return paths
+
+
+def test_a_secret_reaches_no_log_line_whatever_its_shape(app, live_server, new_game, caplog):
+    """werkzeug's request log (``serve``); gunicorn's is in test_production."""
+    token = new_game().urls[0].rsplit("/", 1)[1]
+    paths = secret_paths(app.url_map, token)
+    assert len(paths) >= 8 * 12  # play, watch, their API, email, home, join, feed
+    caplog.set_level(logging.INFO)
+    answers = {}
+    for path in paths:
+        try:
+            answers[path] = urllib.request.urlopen(live_server + path).status
+        except urllib.error.HTTPError as refused:
+            answers[path] = refused.code
+    encoded = "".join(f"%{byte:02X}" for byte in token.encode())
+    assert answers[f"/play/{encoded}"] == answers[f"/play/{token}"] == 200
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert logged.count("[secret]") >= len(paths)
+    assert token not in logged and encoded not in logged and token[:16] not in logged
 
 
 def test_what_players_type_is_escaped(client):

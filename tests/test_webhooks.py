@@ -3,7 +3,9 @@ the outbox, to a real HTTP server on loopback; and never to the server's own net
 from __future__ import annotations
 
 import json
+import re
 import threading
+from types import SimpleNamespace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -177,3 +179,39 @@ def test_the_settings_page_sets_it_all_or_nothing(client, new_game, receiver, db
     assert webhooks.url_of(db, game.id, 0) == receiver_url
     assert db.execute("SELECT notify FROM seats WHERE game_id = ? AND seat = 0",
                       [game.id]).fetchone()[0] == "digest"  # nothing else changed either
+
+
+def test_an_emails_settings_link_neither_shows_nor_changes_the_webhook(client, receiver, db):
+    """Mail providers see that link (List-Unsubscribe): it sets emails alone."""
+    created = client.post("/api/games", json={
+        "game": "mastery", "clock": {"mode": "per_move", "days": 3, "vacation_days": 10},
+        "players": [{"name": "Ann", "email": "p1@example.org"},
+                    {"name": "Bob", "email": "p2@example.org"}]}).json
+    game = SimpleNamespace(id=created["id"], urls=[path_of(created["seats"][0]["url"])],
+                           apis=[path_of(created["seats"][0]["api"])])
+    assert client.put(f"{game.apis[0]}/webhook", json={"url": receiver.url}).status_code == 200
+    assert "stand-in" in client.get(f"{game.urls[0]}/email").get_data(as_text=True)
+    body = db.execute("SELECT body FROM outbox WHERE recipient = ?",
+                      ["p1@example.org"]).fetchone()[0]
+    settings = re.search(r"/email/[A-Za-z0-9_-]{32}(?=\s)", body).group()
+    page = client.get(settings).get_data(as_text=True)
+    assert receiver.url not in page and "webhook" not in page.lower()
+    assert "stand-in" not in page and "Atom feed" not in page
+    assert "Email settings" in page and f'name="notify-{game.id}-0"' in page
+    field = f"notify-{game.id}-0"
+    for extra in ({"webhook": ""}, {"webhook": "https://93.184.216.34/hook"},
+                  {"stand-in": ["off", "on"]}, {"feed": "new"}):
+        refused = client.post(settings, data={field: "digest", **extra})
+        assert refused.status_code == 403, extra
+        assert "the game&#39;s own page" in refused.get_data(as_text=True)
+    assert webhooks.url_of(db, game.id, 0) == receiver.url
+    assert db.execute("SELECT notify FROM seats WHERE game_id = ? AND seat = 0",
+                      [game.id]).fetchone()[0] == "each"  # nothing changed
+    assert client.post(settings, data={field: "digest"}).status_code == 303  # emails it sets
+    assert db.execute("SELECT notify FROM seats WHERE game_id = ? AND seat = 0",
+                      [game.id]).fetchone()[0] == "digest"
+    # the play link's settings (linked from the play page) still show and set it
+    here = f"{game.urls[0]}/email"
+    assert receiver.url in client.get(here).get_data(as_text=True)
+    assert client.post(here, data={"webhook": ""}).status_code == 303
+    assert webhooks.url_of(db, game.id, 0) is None

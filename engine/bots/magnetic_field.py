@@ -20,7 +20,8 @@ SCORING_TILES = "CD"  # the tiles that bring points each turn to a figure standi
 # knockouts from Knockout tiles (one on each side of the acting figure), or a capture, and a
 # figure arriving on a scoring tile.
 MOST_GAINED = 2 * (2 + 3) + 1
-WINNING = 100.0  # added to the worth of a turn that wins: it comes first
+WINNING = 100.0  # added to the worth of a turn that wins (it comes first), taken from one
+# that loses (last)
 PASSING = 0.1
 
 
@@ -80,10 +81,12 @@ class MagneticFieldHeuristics(Heuristics):
         hand, figures = state.hands[seat], state.figures
         codes = [c for c in SCORING_TILES if c in hand]
         cells = set(placement_cells(state.tiles, figures)) if codes else set()
-        stay = self._judged(state, seat, Turn())
+        still = self.game.effects(state, seat, Turn())
+        stay = self._worth(state, seat, Turn(), still)  # what standing still brings
         # A pass ranks first of the turns that bring nothing: a figure entering is a
-        # figure the opponent may stick or knock out.
-        found = [(stay[0] + PASSING, *stay[1:])]
+        # figure the opponent may stick or knock out. But a player with no figure on the
+        # field loses at the end of a turn that brings none back (ring-out).
+        found = [(stay + PASSING + self._verdict(state, seat, still), Turn(), still)]
         # A figure entering where it reaches no figure and finds no tile changes nothing
         # but its own place: no need to work out its effects.
         near = {c for f, cell in enumerate(figures) if cell != EMPTY
@@ -92,7 +95,7 @@ class MagneticFieldHeuristics(Heuristics):
             turn = Turn((), action)
             landing = _landing(action)
             if action.kind == "enter" and landing not in near and state.tiles[landing] == EMPTY:
-                found.append((stay[0] + 0.01 * _centrality(landing), turn, None))
+                found.append((stay + 0.01 * _centrality(landing), turn, None))
             else:
                 found.append(self._judged(state, seat, turn))
             if landing in cells:
@@ -103,21 +106,30 @@ class MagneticFieldHeuristics(Heuristics):
                 if f != EMPTY and owner(f) == seat for n in EDGE_NEIGHBOURS[c]}
         for cell in sorted(cells & mine):
             for code in codes:  # a tile for later: worth a little less than a point now
-                found.append((stay[0] + 0.6, Turn((Placement(code, cell),)), None))
+                found.append((stay + 0.6, Turn((Placement(code, cell),)), None))
         return found
 
     def _judged(self, state: MagneticFieldState, seat: int,
                 turn: Turn) -> tuple[float, Turn, Effects]:
-        """``turn`` with its worth (points now, less figures lost; a winning turn above all)
-        and its effects."""
+        """``turn`` with its worth (points now, less figures lost; a winning turn above all,
+        a losing one below all) and its effects."""
         effects = self.game.effects(state, seat, turn)
+        return (self._worth(state, seat, turn, effects) + self._verdict(state, seat, effects),
+                turn, effects)
+
+    @staticmethod
+    def _worth(state: MagneticFieldState, seat: int, turn: Turn, effects: Effects) -> float:
+        """Points now, less figures lost, and a little for a figure arriving near the centre."""
         gained = effects.scores[seat] - state.scores[seat]
         lost = effects.knocked_out[seat] - state.knocked_out[seat]
-        worth = gained - 3.0 * lost + 0.01 * _centrality(_landing(turn.action))
+        return gained - 3.0 * lost + 0.01 * _centrality(_landing(turn.action))
+
+    def _verdict(self, state: MagneticFieldState, seat: int, effects: Effects) -> float:
+        """WINNING for a turn that wins, minus WINNING for one that loses, else 0."""
         outcome = self.game.judge(state, effects)
-        if outcome is not None and seat in outcome.winners:
-            worth += WINNING
-        return worth, turn, effects
+        if outcome is None or outcome.draw:
+            return 0.0
+        return WINNING if seat in outcome.winners else -WINNING
 
     def key(self, state: MagneticFieldState, seat: int) -> Hashable:
         if state.drafting:
@@ -148,13 +160,18 @@ class MagneticFieldHeuristics(Heuristics):
         return squash(total, 4.0)
 
     def threat(self, state: MagneticFieldState, seat: int) -> bool:
-        """Whether ``seat`` can reach 15 points, or leave the opponent without a figure on
-        the field, this turn (by a figure action, with a tile where it lands)."""
+        """Whether ``seat`` can reach 15 points this turn (by a figure action, with a tile
+        where it lands), or end it with no figure on the field on either side and more points
+        (ring-out is judged at the end of the mover's own turn: leaving the opponent without
+        a figure does not win yet)."""
         if state.drafting:
             return False
         enemy = 1 - seat
-        ring_out = all(state.entered) and state.on_field(enemy) <= 2  # a turn moves two
         most = state.scores[seat] + _income(state.figures, state.tiles, seat) + MOST_GAINED
+        # An action takes at most three figures off the field: the acting one, and one on
+        # each of its sides.
+        ring_out = (state.on_field(seat) + state.on_field(enemy) <= 3
+                    and most > state.scores[enemy])
         if not ring_out and most < TARGET:
             return False
         for _, _, effects in self._turns(state, seat):

@@ -271,6 +271,9 @@ def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk:
     hint = hint[:1].upper() + hint[1:] + "." if hint else ""
     if not placed:
         hint += " Or pass."
+    if view["entered"][seat] and not view["figures_on_field"][seat]:
+        hint = ("You have no figure on the field: enter one this turn, or you lose at its "
+                "end. " + hint)
     complete, note = None, None
     if placed:
         complete = " ".join(placed)
@@ -375,6 +378,16 @@ def points_words(points: Mapping[str, Any]) -> str:
     return f"+{points['points']} {POINT_WORDS[points['reason']]} ({points['cell']})"
 
 
+def ring_out_warning(them: str, in_hand: int) -> str:
+    """What leaving the opponent (``them``, a colour) without a figure on the field means:
+    ring-out is judged at the end of their own turn."""
+    if in_hand:
+        return (f"{them} has no figure on the field: {them} loses at the end of its turn "
+                "unless it brings one back.")
+    return (f"{them} has no figure on the field and none in hand to bring back: {them} loses "
+            "at the end of its turn.")
+
+
 def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
     """The result of the turn being built, up to the draw, in words (the main field draws
     it: see ``render``)."""
@@ -398,8 +411,12 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
     if preview["outcome"]:
         lines.append(Markup('<p class="mf-outcome"><strong>This turn ends the game:</strong> '
                             "%s.</p>") % preview["outcome"]["reason"])
-    elif view["deck_size"]:
-        lines.append(Markup('<p class="help">Then you draw a tile from the deck.</p>'))
+    else:
+        if view["entered"][1 - seat] and not preview["figures_on_field"][1 - seat]:
+            lines.append(Markup('<p class="mf-outcome">%s</p>') % ring_out_warning(
+                colours[1 - seat].capitalize(), preview["figures_in_hand"][1 - seat]))
+        if view["deck_size"]:
+            lines.append(Markup('<p class="help">Then you draw a tile from the deck.</p>'))
     lines.append(Markup("</section>"))
     return Markup("\n").join(lines)
 

@@ -1,5 +1,5 @@
-"""Which side a two-player game favours, and how its games end: games between two players
-(a level of ``engine.bots``, "random" or "tactical") on fixed sides.
+"""How a two-player game's games end from a chosen opening: games between two players (a
+level of ``engine.bots``, "random" or "tactical") on fixed sides, which side won and why.
 
 Mastery's bots draw no chance (nothing is hidden and they play no random moves), so two
 equal levels would play one game over and over: each game starts after ``--random-plies``
@@ -7,8 +7,8 @@ random moves. Magnet's ``--opening``: "rule" (the rulebook: Red's first turn mov
 piece), "full" (Red's first turn a full turn) or "pass" (Red passes it: Blue moves first, a
 full turn, which by the board's half-turn symmetry is the mirror image of "full").
 
-    .venv/bin/python benchmarks/balance.py magnet easy easy --games 20 --opening full
-    .venv/bin/python benchmarks/balance.py mastery easy easy --games 10 --random-plies 4
+    .venv/bin/python benchmarks/openings.py magnet easy easy --games 20 --opening full
+    .venv/bin/python benchmarks/openings.py mastery easy easy --games 10 --random-plies 4
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from engine.magnet import public_board  # noqa: E402
 
 def start(game: engine.Game, number: int, opening: str, random_plies: int) -> engine.State:
     options = {"random_setup": True} if game.id == "magnet" else {}
-    state = game.start(2, options, f"balance-{number}")
+    state = game.start(2, options, f"g-{number}")
     if opening == "full":
         state = dataclasses.replace(state, turn=1)
     elif opening == "pass":
