@@ -265,6 +265,9 @@ ADDED_COLUMNS = (
     ("seats", "bot", str, None),        # a computer player's level (pbem/computer.py)
     # 1: the computer plays the seat's moves while its player is on vacation
     ("seats", "stand_in", int, 0),
+    # an email's HTML part, and the SVG of the board it shows as pictures (pbem/pictures.py)
+    ("outbox", "html", str, None),
+    ("outbox", "board", str, None),
 )
 
 
