@@ -22,6 +22,7 @@ Standard library only, so a test can run this file under every Python on the mac
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from email import policy
@@ -75,6 +76,11 @@ def compose(headers: Mapping[str, str], body: str, html: str | None = None,
         for content_id, picture in pictures:
             related.add_related(picture, "image", "png", cid=f"<{content_id}>",
                                 disposition="inline", filename=f"{content_id.split('@')[0]}.png")
+        # The same message every time it is built (a resend after a crash is the same
+        # file): boundaries from the Message-ID, not random ones.
+        for number, part in enumerate(p for p in message.walk() if p.is_multipart()):
+            seed = f"{headers.get('Message-ID', '')} {number}".encode()
+            part.set_boundary(f"=_{hashlib.sha256(seed).hexdigest()[:40]}")
     data = bytes(message)
     written = BytesParser(policy=policy.default).parsebytes(data, headersonly=True)
     expected = [name.lower() for name in headers]
