@@ -309,7 +309,7 @@ def mail_figures(count: int = 200) -> None:
             board = notify.board_text(match, 0)
             drawing = notify.board_drawing(match, 0)
             html = notify.html_part("Your move", f"{body}\n{board}\n", "", {}, primary="",
-                                    board=board, shown=[("board-1@pictures", "The board")])
+                                    board=board, drawing=drawing)
             for number in range(count):
                 mail.queue(db, recipient=f"player{number}@example.org",
                            body=f"{body}\n{board}\n", html=html, board=drawing,

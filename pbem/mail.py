@@ -55,7 +55,6 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
     return message_id
 
 
-
 class PublicURLMissing(RuntimeError):
     """Mail with links cannot go out before PUBLIC_URL says where the server is."""
 
@@ -90,12 +89,12 @@ def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
                "Auto-Submitted": "auto-generated"}
     for name, value in json.loads(row["headers"]).items():
         headers[name] = value.replace(PUBLIC_URL_MARK, public_url)
-    html, board = row.get("html"), row.get("board")
-    drawn = list(zip(pictures.content_ids(board), map(pictures.png, pictures.drawings(board)))) \
-        if board else []
+    html, board = row["html"], row["board"] or ""
+    drawn = zip(pictures.content_ids(board), map(pictures.png, pictures.drawings(board)))
     return Outgoing(_address(sender), row["recipient"], row["message_id"],
                     compose(headers, row["body"].replace(PUBLIC_URL_MARK, public_url),
-                            html and html.replace(PUBLIC_URL_MARK, escape(public_url)), drawn))
+                            html and html.replace(PUBLIC_URL_MARK, escape(public_url)),
+                            list(drawn)))
 
 
 @functools.lru_cache(maxsize=8)
@@ -275,7 +274,7 @@ def _record(db: sqlite_utils.Database,
             db.execute("UPDATE outbox SET status = 'sent', sent_at = ?, attempts = ?, "
                        "body = ?, headers = ?, html = ?, board = NULL WHERE id = ?",
                        [now, attempts, redact(row["body"]), redact(row["headers"]),
-                        _redacted(row["html"]), row["id"]])
+                        row["html"] and redact(row["html"]), row["id"]])
             continue
         # a message that cannot be built safely, or a webhook that has become a private
         # address, never will be: no retries
@@ -288,8 +287,5 @@ def _record(db: sqlite_utils.Database,
                     f"{type(error).__name__}: {error}"[:500],
                     redact(row["body"]) if gave_up else row["body"],
                     redact(row["headers"]) if gave_up else row["headers"],
-                    _redacted(row["html"]) if gave_up else row["html"], row["id"]])
-
-
-def _redacted(html: str | None) -> str | None:
-    return None if html is None else redact(html)
+                    row["html"] and redact(row["html"]) if gave_up else row["html"],
+                    row["id"]])

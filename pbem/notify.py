@@ -97,10 +97,8 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         db, recipient=match.seats[seat].email, subject=summary, body=body + footer.text,
         game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
         unique_key=unique_key, board=drawing,
-        html=html_part(summary, body, footer.text, buttons, primary=link,
-                       board=board if drawing else None,
-                       shown=list(zip(pictures.content_ids(drawing),
-                                      pictures.labels(drawing))) if drawing else []),
+        html=html_part(summary, body, footer.text, buttons, primary=link, board=board,
+                       drawing=drawing),
         headers={"References": thread_root(match), "In-Reply-To": thread_root(match),
                  **links.reply_to_header(token, match.ply), **footer.headers})
 
@@ -136,14 +134,14 @@ def board_drawing(match: Match, seat: int) -> str:
 
 
 def html_part(subject: str, body: str, footer: str, buttons: Mapping[str, str], *,
-              primary: str, board: str | None, shown: list[tuple[str, str]]) -> str:
+              primary: str, board: str, drawing: str | None) -> str:
     """The HTML part of an email whose plain text is ``body`` and ``footer``: the same
-    words, the ``board`` (its text in ``body``) shown as pictures (``shown``: their
-    content ids and alt texts), each
-    line that is one of the links of ``buttons`` (URL: label) as a button (``primary`` the
-    prominent one), and those links inside a line as links. No other text becomes a link,
-    and everything is escaped by the template."""
-    before, found, after = body.partition(board) if board else (body, "", "")
+    words, the ``board`` (its text in ``body``) shown as the pictures of ``drawing`` (if
+    any), each line that is one of the links of ``buttons`` (URL: label) as a button
+    (``primary`` the prominent one), and those links inside a line as links. No other text
+    becomes a link, and the template escapes everything."""
+    before, found, after = body.partition(board) if drawing else (body, "", "")
+    shown = list(zip(pictures.content_ids(drawing), pictures.labels(drawing))) if found else []
     blocks = _blocks(before, buttons) + ([{"pictures": shown}] if found else []) \
         + _blocks(after, buttons)
     return render_template("email/message.html", subject=subject, blocks=blocks,
