@@ -8,6 +8,7 @@ the hidden-information side (two games differing in a secret give the other seat
 emails, pictures included) is in the Magnet and Magnetic Field tests, by ``emails_to``."""
 from __future__ import annotations
 
+import base64
 import email
 import email.policy
 import re
@@ -120,6 +121,35 @@ def test_the_html_follows_the_board_and_the_picture_changes_with_the_position(
                      for m in (first, turn))
     assert before != after
     assert f"played: {move}" in html_of(turn)
+
+
+@pytest.mark.browser
+def test_the_html_fits_a_phone_and_shows_the_board(app, db, smtp, new_game, browser):
+    """In Chromium 390 px wide, light and dark: no sideways scrolling (a 60-letter name, a
+    long unsubscribe URL), the picture as wide as the text, the seat's link a button."""
+    new_game("magnet", names=["A" * 60, "Bob"])
+    message = to(deliver(app, db, smtp), "p1@example.org")
+    shown = html_of(message)
+    for part in message.walk():  # what the mail app does with cid: the attached pictures
+        if part.get_content_type() == "image/png":
+            data = base64.b64encode(part.get_content()).decode()
+            shown = shown.replace(f'cid:{part["Content-ID"].strip("<>")}',
+                                  f"data:image/png;base64,{data}")
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 390, "height": 844},
+                                      color_scheme=scheme)
+        phone = context.new_page()
+        phone.set_content(shown)
+        widths = phone.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert widths[0] <= widths[1], f"{scheme}: {widths[0]}px wide on a {widths[1]}px screen"
+        picture = phone.locator("img").first
+        assert phone.evaluate("img => img.complete && img.naturalWidth", picture.element_handle()) \
+            == pictures.WIDTH
+        box = picture.bounding_box()
+        assert box["x"] >= 0 and 300 < box["width"] <= 390 - box["x"]
+        button = phone.get_by_role("link", name="Open the game").bounding_box()
+        assert button["height"] >= 40 and button["x"] + button["width"] <= 390
+        context.close()
 
 
 # -- the headers ----------------------------------------------------------------------------
