@@ -11,6 +11,7 @@ background, so that its dark labels stay readable in a mail app's dark mode.
 from __future__ import annotations
 
 import functools
+import html
 import re
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def content_ids(board: str) -> list[str]:
 def labels(board: str) -> list[str]:
     """What each drawing of ``board`` shows, in words (its aria-label), for the pictures'
     alt texts."""
-    return [LABEL.search(drawing)[1] if LABEL.search(drawing) else "The board"
+    return [html.unescape(found[1]) if (found := LABEL.search(drawing)) else "The board"
             for drawing in drawings(board)]
 
 

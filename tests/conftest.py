@@ -309,8 +309,10 @@ def _as_sent(app, row: dict) -> str:
         headers = "".join(f"{name}: {value}\n" for name, value in part.items()
                           if name not in ("Message-ID", "Date"))
         content = "" if part.is_multipart() else part.get_content()
-        # a picture's bytes in groups, which no token's shape matches
-        parts.append(headers + (content.hex(" ", 8) if isinstance(content, bytes) else content))
+        # a picture's bytes in groups, which no token's shape matches; text with its
+        # SMTP line ends read back as newlines
+        parts.append(headers + (content.hex(" ", 8) if isinstance(content, bytes)
+                                else content.replace("\r\n", "\n")))
     return re.sub(r"=_[0-9a-f]{40}", "<boundary>", "\n".join(parts))
 
 
