@@ -118,8 +118,13 @@ def _thread_connection(path: str) -> sqlite_utils.Database:
             # another database (tests): one connection per thread; or a PostgreSQL
             # connection the server dropped (a restart): the next request connects again
             _thread.db.close()
-        _thread.db, _thread.key = connect(path), key
-        require_migrated(_thread.db)
+        database = connect(path)
+        try:
+            require_migrated(database)  # once per connection: a clear error, not a missing column
+        except SchemaBehind:
+            database.close()
+            raise
+        _thread.db, _thread.key = database, key
     return _thread.db
 
 
