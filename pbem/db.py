@@ -4,6 +4,7 @@ and the locks that let several machines share the work.
 ``DATABASE`` is an SQLite file (the embedded default, through sqlite-utils) or a
 ``postgresql://`` URL (``pbem/postgres.py``, which the app uses through the same interface).
 The SQL and the schema are written once, for both; the few things that differ are here.
+The schema is ``pbem/migrations``: numbered SQL files that ``migrate`` applies, each once.
 
 A game's history is the ``events`` table: an append-only log ordered by a per-game sequence
 number, which triggers protect from UPDATE and DELETE. Everything else about a game is
@@ -259,10 +260,15 @@ def migrations(engine: str) -> dict[int, list[Path]]:
     found: dict[int, list[Path]] = {}
     # each version's file for both engines first, then its engine's own
     for path in sorted(MIGRATIONS.glob("[0-9][0-9][0-9][0-9]_*.sql"),
-                       key=lambda path: (path.name[:4], path.name.count("."))):
+                       key=lambda path: (path.name[:4], path.name.count("."), path.name)):
+        version = int(path.name[:4])
+        if path.name.count(".") == 1 and version in found:  # two branches took one number
+            raise RuntimeError(f"Two migrations are numbered {version:04d} "
+                               f"({found[version][0].name}, {path.name}): give the newer "
+                               f"one the next free number.")
         if path.name.count(".") == 1 or path.name.endswith(f".{engine}.sql"):
-            found.setdefault(int(path.name[:4]), []).append(path)
-    return dict(sorted(found.items()))
+            found.setdefault(version, []).append(path)
+    return found
 
 
 def applied(db: sqlite_utils.Database) -> set[int]:
@@ -310,14 +316,14 @@ def require_migrated(db: sqlite_utils.Database) -> None:
 def _adopt(db: sqlite_utils.Database) -> None:
     """Record the first migration as applied to a database made before migrations, by
     ``init-db`` or a server start, which created the same schema in Python."""
-    baseline = sqlite3.connect(":memory:")
-    for path in migrations("sqlite")[1]:
-        for statement in _statements(path.read_text()):
-            baseline.execute(statement)
-    lacking = [f"{table}.{column}" for (table,) in baseline.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table'")
-        for (column,) in baseline.execute("SELECT name FROM pragma_table_info(?)", [table])
-        if not db[table].exists() or column not in db[table].columns_dict]
+    with contextlib.closing(sqlite3.connect(":memory:")) as baseline:
+        for path in migrations("sqlite")[1]:
+            for statement in _statements(path.read_text()):
+                baseline.execute(statement)
+        lacking = [f"{table}.{column}" for (table,) in baseline.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")
+            for (column,) in baseline.execute("SELECT name FROM pragma_table_info(?)", [table])
+            if not db[table].exists() or column not in db[table].columns_dict]
     if lacking:
         raise SchemaBehind(f"The database was made by an older server than migrations can "
                            f"upgrade: it lacks {', '.join(lacking)}.")

@@ -171,3 +171,11 @@ def test_a_new_migration_file_is_applied_by_init_db_and_needed_before_serving(
     # in the order they were written, on both engines
     assert [row[0] for row in db.execute("SELECT name FROM palettes ORDER BY rowid")] == \
         ["sea", "sky"]
+
+
+def test_two_migrations_with_one_number_are_refused(tmp_path, monkeypatch):
+    shutil.copytree(pbem.db.MIGRATIONS, tmp_path / "migrations")
+    (tmp_path / "migrations" / "0001_another.sql").write_text("SELECT 1;\n")
+    monkeypatch.setattr(pbem.db, "MIGRATIONS", tmp_path / "migrations")
+    with pytest.raises(RuntimeError, match=r"numbered 0001 \(0001_another.sql, 0001_initial.sql\)"):
+        migrations("sqlite")
