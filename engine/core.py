@@ -66,13 +66,16 @@ class Option:
     label: str
     help: str = ""
     # Words for choices whose value is a code ("seat0-blue"); the others read as themselves.
-    choice_words: Mapping[Any, str] = field(default_factory=dict, hash=False)
+    # Words that differ by who reads them (a seat's colour) are a tuple, one per seat.
+    choice_words: Mapping[Any, str | tuple[str, ...]] = field(default_factory=dict, hash=False)
 
-    def choice_label(self, choice: Any) -> str:
-        """``choice`` as a person reads it on a form."""
+    def choice_label(self, choice: Any, reader: int = 0) -> str:
+        """``choice`` as a person reads it: the player of seat ``reader`` (the form that
+        creates a game is read by seat 0, a join page by the seat it offers)."""
         if isinstance(choice, bool):
             return "yes" if choice else "no"
-        return self.choice_words.get(choice, str(choice))
+        words = self.choice_words.get(choice, str(choice))
+        return words[reader] if isinstance(words, tuple) else words
 
     def coerce(self, value: Any) -> Any:
         """The option value meant by ``value``, which may also be its text form (from a form)."""

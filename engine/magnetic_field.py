@@ -417,8 +417,8 @@ class MagneticField(Game):
     options = (
         Option("colours", "random", ("random", "seat0-blue", "seat0-red"), "Colours",
                "Who plays Blue (and moves first): drawn at random, or fixed.",
-               {"random": "drawn at random", "seat0-blue": "Player 1 plays Blue",
-                "seat0-red": "Player 2 plays Blue"}),
+               {"random": "drawn at random", "seat0-blue": ("You play Blue", "You play Red"),
+                "seat0-red": ("You play Red", "You play Blue")}),
     )
 
     # -- start -----------------------------------------------------------------------------

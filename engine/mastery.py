@@ -181,6 +181,15 @@ def moves_from(board: str, seat: int, before_last: str | None,
                         yield Move(origin, target, control=True)
 
 
+def board_after(board: str, seat: int, move: Move) -> str:
+    """The board after ``seat`` plays ``move`` (a legal move) on ``board``."""
+    after = _moved(board, move.origin, move.target)
+    if move.resurrect:
+        after = after[:move.resurrect_at] + piece_of(move.resurrect, seat) \
+            + after[move.resurrect_at + 1:]
+    return after
+
+
 def _resurrections(board: str, seat: int, origin: int, target: int,
                    taken: str) -> Iterator[Move]:
     if taken not in RESURRECTS:
@@ -240,10 +249,7 @@ class Mastery(Game):
 
     def carry_out(self, state: MasteryState, seat: int, move: Move) -> MasteryState:
         """Play ``move``, already checked to be legal for ``seat``."""
-        after = _moved(state.board, move.origin, move.target)
-        if move.resurrect:
-            after = after[:move.resurrect_at] + piece_of(move.resurrect, seat) \
-                + after[move.resurrect_at + 1:]
+        after = board_after(state.board, seat, move)
         following = 1 - seat
         key = (after, following)
         seen = {**state.seen, key: state.seen.get(key, 0) + 1}

@@ -10,6 +10,9 @@ also rewrites that game's rows here from its log, one per seat and kind:
 - ``reminder``: a seat with an email address to move; ``at`` when its turn began, since
   ``REMINDER_HOURS`` (a setting) count from there, and ``not_before`` the end of a vacation
   that held the reminder back (``notify.send_reminders``);
+- ``turn``: the same seat, once a move began its turn; ``at`` when it did, and
+  ``not_before`` when its player, there at the time, may have left
+  (``notify.send_turn_emails``: the "Your move" email held back while they were there);
 - ``waiting``: a seat the game waits for (its move, or an offer to answer); ``at`` the
   game's last event (``notify.send_digests``, which lists them all once a day);
 - ``computer``: a computer player the game waits for, or a person to move while on
@@ -44,6 +47,8 @@ def plan(match: Any) -> list[tuple[int, str, str]]:
         if match.seats[seat].email:
             began = match.turn_began(seat)
             rows.append((seat, "reminder", began.created_at if began else match.started_at))
+            if began is not None:  # the start email tells of the first turn
+                rows.append((seat, "turn", began.created_at))
     last = match.events[-1].created_at if match.events else match.created_at
     seat_clocks = clocks.of_match(match, clocks.parse(last))
     for clock in seat_clocks or ():

@@ -26,14 +26,12 @@ from .matches import Match
 bp = Blueprint("lobby", __name__)
 
 
-def options_text(match: Match) -> list[str]:
-    """The game's options in words, e.g. ["Starting position: crown"]."""
-    words = []
-    for option in match.game.options:
-        value = match.options.get(option.name, option.default)
-        text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-        words.append(f"{option.label}: {text}")
-    return words
+def options_text(match: Match, reader: int) -> list[str]:
+    """The game's options in words as the player of seat ``reader`` reads them, the form's
+    own words (e.g. ["Starting position: Crown"])."""
+    return [f"{option.label}: "
+            f"{option.choice_label(match.options.get(option.name, option.default), reader)}"
+            for option in match.game.options]
 
 
 def challenges() -> list[tuple[Match, int]]:
@@ -76,7 +74,7 @@ def lobby():
 
 def _facts(match: Match, seat: int) -> dict[str, Any]:
     """What the lobby and a join page say about an open seat."""
-    return {"side": match.open_seat_name(seat), "options": options_text(match),
+    return {"side": match.open_seat_name(seat), "options": options_text(match, seat),
             "time_control": clocks.describe(match.clock),
             "waiting": _players(match)}
 

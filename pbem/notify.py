@@ -159,16 +159,15 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         for seat in range(after.players):
             _send(db, after, seat, "finished")
     elif event.kind == "move":
-        clock = clocks.of_match(after)
+        now = clocks.parse(event.created_at)
         for seat in after.current.to_move:
             # Tell a player when their turn begins, not again while it goes on (Magnet's
             # setup lets both move; the second setter was already told), nor when a
-            # conditional reply of theirs ended it at once.
+            # conditional reply of theirs ended it at once, nor while they are there (the
+            # turn job tells them once they have left: send_turn_emails).
             if (seat not in before.current.to_move or seat == event.seat) \
-                    and latest.ply == after.ply:
-                shown = after.game.public_move(event.seat, event.move, seat, after.current)
-                _send(db, after, seat, "your_turn", mover=after.seats[event.seat].name,
-                      last_move=shown, clock=clock[seat] if clock else None)
+                    and latest.ply == after.ply and not present(db, after, seat, now):
+                your_turn(db, after, seat, now)
     elif event.kind == "draw_offer":
         for seat in range(after.players):
             if after.draw_offer_open_to(seat):
@@ -194,6 +193,50 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         for seat in range(after.players):
             if seat not in after.rematch_asked:
                 _send(db, after, seat, "rematch", asker=who(after, event.seat))
+
+
+def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -> None:
+    """Queue the "Your move" email of ``seat``'s turn (begun by a move), once per turn."""
+    began = match.turn_began(seat)
+    clock = clocks.of_match(match, now)
+    _send(db, match, seat, "your_turn", unique_key=f"turn:{match.id}:{seat}:{began.seq}",
+          mover=match.seats[began.seat].name,
+          last_move=match.game.public_move(began.seat, began.move, seat, match.current),
+          clock=clock[seat] if clock else None)
+
+
+def present(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -> datetime | None:
+    """When ``seat``'s player was last there, if within ``AWAY_MINUTES`` of ``now``: their
+    last own event (a move, a message, ...), or their game page open (``seen``), whichever
+    is later; None if longer ago (they have left: a turn's email goes out), or always with
+    ``AWAY_MINUTES`` 0."""
+    away = timedelta(minutes=float(current_app.config["AWAY_MINUTES"]))
+    if not away:
+        return None
+    acted = next((clocks.parse(event.created_at) for event in reversed(match.events)
+                  if event.seat == seat and event.kind not in matches.SERVER_KINDS), None)
+    last = max(filter(None, (_seen_at(db, match.id, seat), acted)), default=None)
+    return last if last is not None and last > now - away else None
+
+
+SEEN_EVERY = timedelta(minutes=1)  # how often an open page's visits are written down
+
+
+def seen(db: sqlite_utils.Database, game_id: str, seat: int, now: datetime) -> None:
+    """Note that ``seat``'s game page is open (its player's page, or that page's live
+    poll), for ``present``: written at most once per ``SEEN_EVERY``, since a page polls
+    every few seconds."""
+    last = _seen_at(db, game_id, seat)
+    if last is None or last <= now - SEEN_EVERY:
+        with write(db):
+            db.execute("UPDATE seats SET seen_at = ? WHERE game_id = ? AND seat = ?",
+                       [clocks.iso(now), game_id, seat])
+
+
+def _seen_at(db: sqlite_utils.Database, game_id: str, seat: int) -> datetime | None:
+    row = db.execute("SELECT seen_at FROM seats WHERE game_id = ? AND seat = ?",
+                     [game_id, seat]).fetchone()
+    return clocks.parse(row[0]) if row and row[0] else None
 
 
 def who(match: Match, seat: int) -> str:
@@ -378,6 +421,29 @@ def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
             last_move=match.game.public_move(began.seat, began.move, seat, match.current)
             if began else None) is not None
     due.done(db, match.id, seat, "reminder")
+    return queued
+
+
+def send_turn_emails(db: sqlite_utils.Database, now: datetime) -> int:
+    """Queue the "Your move" email that a turn's start held back while its player was
+    there, once they have been away ``AWAY_MINUTES``: to each seat still to move whose
+    ``turn`` row (``at``: when the turn began) is that old and that was not yet told of
+    this turn. Returns how many."""
+    away = timedelta(minutes=float(current_app.config["AWAY_MINUTES"]))
+    queued = 0
+    for game_id, seat in due.found(db, "turn", now - away, now):
+        with write(db):
+            match = matches.load(db, game_id)
+            if seat in match.to_move:
+                last = present(db, match, seat, now)
+                if last is not None:  # still there: look again once they may have left
+                    due.hold(db, game_id, seat, "turn", last + away)
+                    continue
+                key = f"turn:{game_id}:{seat}:{match.turn_began(seat).seq}"
+                if not _queued(db, key):
+                    your_turn(db, match, seat, now)
+                    queued += 1
+            due.done(db, game_id, seat, "turn")
     return queued
 
 

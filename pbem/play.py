@@ -22,7 +22,8 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
                    request, session, url_for)
 from markupsafe import Markup, escape
 
-from . import builder, clocks, conditional, invites, limits, links, matches, mygames, talk
+from . import (builder, clocks, conditional, invites, limits, links, matches, mygames,
+               notify, talk)
 from .boards import board_for
 from .db import get_db, write
 from .lru import BytesLRU
@@ -274,6 +275,7 @@ def page(role: str, token: str):
     match, seat = open_link(token, role)
     if seat is not None:
         mygames.remember(match.id, seat)
+        notify.seen(get_db(), match.id, seat, clocks.utc_now())
     return _viewed(match, seat, token, role)
 
 
@@ -286,6 +288,8 @@ def version(role: str, token: str):
     what the viewer may know keeps a team's talk of resigning, or the players' chat before
     the end, from showing to others as a change."""
     match, seat = open_link(token, role)
+    if seat is not None:
+        notify.seen(get_db(), match.id, seat, clocks.utc_now())
     events = match.known_events(seat)
     response = jsonify(events=events)
     response.set_etag(str(events))
@@ -321,10 +325,22 @@ def _act(token: str, kind: str, move: str | None = None):
         return _game_page(current, seat, token, "play", error=error.message,
                           typed=move or "", status=error.status)
     if kind == "move":
-        flash(f"You played {after.moves[-1].move}.")
+        flash(_played(after, seat))
     elif kind == "withdraw":
         flash("You withdrew the game: it will not be played.")
     return redirect(url_for(".page", role="play", token=token), 303)
+
+
+def _played(match: Match, seat: int) -> str:
+    """What a move's page tells its mover: their own move, and the opponent's conditional
+    replies it set off (recorded after it, in the same transaction)."""
+    own = max(ply for ply, event in enumerate(match.moves) if event.seat == seat)
+    said = f"You played {match.moves[own].move}."
+    replies = [event.move for event in match.moves[own + 1:]]
+    if replies:
+        said += (f" Your opponent's conditional move{'s' if len(replies) > 1 else ''} "
+                 f"{', '.join(replies)} followed.")
+    return said
 
 
 @bp.post("/play/<token>/move")

@@ -1,5 +1,5 @@
 """Background jobs (APScheduler): delivering queued mail, game clocks (timeouts and
-deadline warnings), reminders, the daily digests, and the computer players' moves.
+deadline warnings), "Your move" emails held back while a player was there, reminders, the daily digests, and the computer players' moves.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -69,6 +69,7 @@ def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
 
 
 NOTIFY_INTERVAL_SECONDS = 300  # how often reminders and the day's digests are looked for
+TURN_INTERVAL_SECONDS = 60  # how often held-back "Your move" emails are looked at
 
 
 def send_reminders(app: Flask, now: datetime | None = None) -> int:
@@ -79,6 +80,16 @@ def send_reminders(app: Flask, now: datetime | None = None) -> int:
                                        app.config["REMINDER_HOURS"])
     if queued:
         log.info("reminders: %d queued", queued)
+    return queued
+
+
+def send_turn_emails(app: Flask, now: datetime | None = None) -> int:
+    """The "Your move" emails held back while their players were there, once they have
+    been away AWAY_MINUTES (``notify.send_turn_emails``)."""
+    with _job_database(app) as db:
+        queued = notify.send_turn_emails(db, now or datetime.now(timezone.utc))
+    if queued:
+        log.info("turn emails: %d queued", queued)
     return queued
 
 
@@ -131,6 +142,7 @@ def _scheduler(kind, app: Flask):
     scheduler.lock_handle = lock  # held for the life of the scheduler
     intervals = {deliver_mail: app.config["MAIL_INTERVAL_SECONDS"],
                  check_clocks: app.config["CLOCK_INTERVAL_SECONDS"],
+                 send_turn_emails: TURN_INTERVAL_SECONDS,
                  send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS,
                  play_bots: app.config["BOT_INTERVAL_SECONDS"]}
     for job, seconds in intervals.items():

@@ -32,8 +32,22 @@ document.addEventListener("click", (event) => {
   const href = new URL(link.getAttribute("href"), document.baseURI).href;
   const walking = link.closest(".plies, .moves") !== null;
   const place = placeOf(link);
-  swapGame(href, walking).then(() => keepPlace(place)).catch(() => { window.location.href = href; });
+  swapGame(href, walking).then(() => { keepPlace(place); uncover(); })
+    .catch(() => { window.location.href = href; });
 });
+
+// On a phone the move being chosen stays at the bottom of the screen, over the page
+// (style.css): scroll the board's lower edge (in Mastery, the mover's own pieces off the
+// board, which a resurrection brings back) up above it, its upper edge staying in view.
+function uncover() {
+  const panel = document.querySelector("#game .builder");
+  const board = document.querySelector("#game .board-area svg.board");
+  if (!panel || !board || getComputedStyle(panel).position !== "fixed") { return; }
+  const edges = board.getBoundingClientRect();
+  const hidden = edges.bottom - panel.getBoundingClientRect().top;
+  if (hidden > 0) { window.scrollBy(0, Math.min(hidden, edges.top)); }
+}
+uncover();
 
 // The swap replaces the element that had the focus: without this, focus falls back to
 // <body> and a keyboard or screen-reader user starts again from the top after every click.
@@ -65,9 +79,11 @@ document.addEventListener("keydown", (event) => {
 });
 
 // A board zoomed wider than the screen (The Right Moves on a phone, on its player's turn)
-// shows its centre first, then stays where its player panned it.
+// shows its centre first, or its start (Magnetic Field's field, whose ranks are at its left
+// edge: data-pan="start"), then stays where its player panned it.
 function pan(frame, panned) {
-  frame.scrollLeft = panned ?? (frame.scrollWidth - frame.clientWidth) / 2;
+  const centre = frame.dataset.pan === "start" ? 0 : (frame.scrollWidth - frame.clientWidth) / 2;
+  frame.scrollLeft = panned ?? centre;
 }
 
 for (const frame of document.querySelectorAll("#game .board-frame")) { pan(frame, null); }

@@ -115,6 +115,7 @@ def app(tmp_path, monkeypatch, database):
         "MAIL_FOLDER": str(tmp_path / "mail"),
         "SECRET_KEY": "test",
         "PUBLIC_URL": "http://localhost",  # the test client's own address
+        "AWAY_MINUTES": 0,  # tests play both sides at once: tell each turn at once
     })
     yield app
     CACHE.clear()

@@ -125,15 +125,15 @@ def test_four_bots_play_the_right_moves_in_two_teams():
     assert state.ply == 12 and state.outcome is None
 
 
-def mastery_position(pieces: dict[str, str]) -> engine.mastery.MasteryState:
-    """Dark (upper case) to move, with the pieces on the squares given."""
+def mastery_position(pieces: dict[str, str], seat: int = 0) -> engine.mastery.MasteryState:
+    """Dark (upper case) to move, or ``seat``, with the pieces on the squares given."""
     board = ["."] * 64
     for square, piece in pieces.items():
         board[engine.mastery.square_index(square)] = piece
     board = "".join(board)
     return engine.mastery.MasteryState(players=2, options={"setup": "imperial",
                                                            "repetition_draw": True},
-                                       to_move=(0,), board=board, seen={(board, 0): 1})
+                                       to_move=(seat,), board=board, seen={(board, seat): 1})
 
 
 def test_a_winning_move_is_played_at_once():
@@ -157,6 +157,51 @@ def test_an_immediate_loss_is_parried():
         after = game.apply(state, 0, bots.choose(game, state, 0, level=WEAKEST, seed=seed))
         assert not any(game.apply(after, 1, reply).outcome
                        for reply in game.legal_moves(after, 1))
+
+
+# Two pawns stepping back and forth, Light's on f3 and f2, Dark's on d3 and d2: after these
+# moves from the position below, the position with them on f2 and d2 and Light to move has
+# occurred twice, and the one with them on f3 and d3 too (Light to move).
+SHUFFLE = ["f3-f2", "d3-d2", "f2-f3", "d2-d3", "f3-f2", "d3-d2"]
+
+
+def pawns_shuffling(pieces: dict[str, str]) -> engine.mastery.MasteryState:
+    game = engine.get("mastery")
+    state = mastery_position({**pieces, "d3": "P", "f3": "p"}, seat=1)
+    for move in SHUFFLE:
+        state = game.apply(state, state.to_move[0], move)
+    return state
+
+
+def draws_at_once(game: engine.Game, state: engine.State) -> bool:
+    seat = state.to_move[0]
+    return any((after := game.apply(state, seat, move)).outcome and after.outcome.draw
+               for move in game.legal_moves(state, seat))
+
+
+def test_a_bot_ahead_does_not_let_the_opponent_repeat_the_position():
+    # Light (a Master, an Officer and a Pawn ahead: the end of a game between two easy
+    # computers) is to move; f2-f3 would let Dark's d2-d3 make the position with the pawns
+    # on f3 and d3 occur a third time, a draw the search did not look at.
+    game = engine.get("mastery")
+    state = pawns_shuffling({"c6": "M", "g7": "M", "b8": "m", "f8": "m", "d7": "m", "e7": "o"})
+    assert draws_at_once(game, game.apply(state, 1, "f2-f3"))
+    for seed in range(3):
+        after = game.apply(state, 1, bots.choose(game, state, 1, level=WEAKEST, seed=seed))
+        assert after.outcome is None and not draws_at_once(game, after)
+
+
+def test_a_bot_behind_repeats_the_position():
+    # The same with an Officer on a8 instead of Light's third Master (Light is two Officers
+    # ahead), one more move played: Dark's d2-d3 makes the position occur a third time, a
+    # draw that Dark, behind but not hopelessly, takes.
+    game = engine.get("mastery")
+    state = game.apply(pawns_shuffling({"c6": "M", "g7": "M", "f8": "m", "d7": "m", "e7": "o",
+                                        "a8": "o"}), 1, "f2-f3")
+    assert 0.2 < bots.HEURISTICS["mastery"].evaluate(state, 0) < 0.4
+    for seed in range(3):
+        move = bots.choose(game, state, 0, level=WEAKEST, seed=seed)
+        assert move == "d2-d3" and game.apply(state, 0, move).outcome.draw
 
 
 def test_magnetic_field_ring_out_threats_are_judged_at_the_end_of_the_movers_turn():

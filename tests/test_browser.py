@@ -124,6 +124,16 @@ def token_of(url: str) -> str:
 
 # -- 1. starting a game --------------------------------------------------------------------
 
+def start_ann_against_bob(page: Page) -> None:
+    """Fill in the two players of the form that creates a game, and send it."""
+    form = page.locator("form.new-game")
+    form.locator('input[name="name0"]').fill("Ann")
+    form.locator('input[name="email0"]').fill("ann@example.org")
+    form.locator('input[name="name1"]').fill("Bob")
+    form.locator('input[name="email1"]').fill("bob@example.org")
+    form.get_by_role("button", name="Start the game").click()
+
+
 def test_two_players_start_a_game_through_the_form(person, live_server):
     page = person(live_server + "/")
     page.locator("header.site").get_by_role("link", name="New game").click()
@@ -132,12 +142,7 @@ def test_two_players_start_a_game_through_the_form(person, live_server):
     expect(page).to_have_url(f"{live_server}/new/mastery")
     expect(page.get_by_role("heading", level=1)).to_have_text("New game of Mastery")
 
-    form = page.locator("form.new-game")
-    form.locator('input[name="name0"]').fill("Ann")
-    form.locator('input[name="email0"]').fill("ann@example.org")
-    form.locator('input[name="name1"]').fill("Bob")
-    form.locator('input[name="email1"]').fill("bob@example.org")
-    form.get_by_role("button", name="Start the game").click()
+    start_ann_against_bob(page)
 
     expect(page.get_by_role("heading", level=1)).to_have_text("The game has started")
     seat_links = page.locator("a.seat-link")
@@ -162,6 +167,30 @@ def test_two_players_start_a_game_through_the_form(person, live_server):
     other = person(light)
     expect(other).to_have_title("Mastery — Light")
     expect(other.locator("#status")).to_have_text("Waiting for Ann (Dark).")
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_the_form_shows_the_inputs_of_the_clock_chosen_and_none_without_one(
+        person, live_server, javascript):
+    page = person(live_server + "/new/mastery", javascript=javascript)
+    clock = page.locator("fieldset.clock")
+    per_move, bank = clock.locator('[name="clock-days"]'), clock.locator('[name="clock-initial_days"]')
+    vacation = clock.locator('[name="clock-vacation_days"]')
+    expect(clock.locator('[name="clock-mode"]')).to_have_value("none")
+    for hidden in (per_move, bank, vacation, clock.locator('[name="clock-weekends"]')):
+        expect(hidden).to_be_hidden()
+    clock.locator('[name="clock-mode"]').select_option("per_move")
+    expect(per_move).to_be_visible()
+    expect(vacation).to_be_visible()
+    expect(bank).to_be_hidden()
+    clock.locator('[name="clock-mode"]').select_option("fischer")
+    expect(bank).to_be_visible()
+    expect(per_move).to_be_hidden()
+    clock.locator('[name="clock-increment_days"]').fill("2")  # the no-JS form posts it
+    start_ann_against_bob(page)
+    expect(page.get_by_role("heading", level=1)).to_have_text("The game has started")
+    page.locator("a.seat-link").nth(0).click()
+    expect(page.locator("main")).to_contain_text("7 days, plus 2 days per move")
 
 
 # -- 2. building a move by clicking the board ----------------------------------------------
@@ -744,6 +773,10 @@ def test_mastery_on_a_phone(open_context, started):
     # the choices that end the capture are on screen, not below the board
     for choice in ("Bring back an Officer", "No resurrection"):
         expect(page.locator(".builder a.choice").get_by_text(choice)).to_be_in_viewport(ratio=1)
+    # and so are the pieces it may bring back, above them, not under them
+    strip, panel = off_board(page, "Dark").bounding_box(), page.locator(".builder").bounding_box()
+    assert 0 <= strip["y"] and strip["y"] + strip["height"] <= panel["y"], (strip, panel)
+    expect(page.locator(".board-area svg.board")).to_be_in_viewport()
     page.locator(".builder a.choice").get_by_text("Bring back an Officer").click()
     assert_fits_a_phone(page)
     select(page, "h8")  # the far corner: the page may scroll, the confirm button stays in view
@@ -772,3 +805,61 @@ def test_the_right_moves_on_a_phone(open_context, client, new_game, live_server,
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.locator("#confirm-move").click()
     expect(page.locator(".moves li")).to_have_count(1)
+
+
+def test_a_board_that_pans_on_a_phone_says_so(open_context, client, new_game, live_server):
+    """The Right Moves' board, zoomed on its player's turn, is wider than a phone: a line
+    under it says to swipe it; not on the desktop, nor when it is not zoomed."""
+    mover, waiting = game_at(client, new_game, live_server, "the-right-moves", 2, {}, ())
+    page = on_a_phone(open_context, mover)
+    assert page.locator(".board-frame").evaluate("frame => frame.scrollWidth > frame.clientWidth")
+    expect(page.locator(".pan-hint")).to_be_visible()
+    expect(page.locator(".pan-hint")).to_contain_text("Swipe the board sideways")
+    expect(on_a_phone(open_context, waiting).locator(".pan-hint")).to_be_hidden()
+    desktop = open_context(viewport=DESKTOP).new_page()
+    desktop.goto(mover)
+    expect(desktop.locator(".pan-hint")).to_be_hidden()
+
+
+def test_magnetic_field_s_ranks_stay_in_view_while_its_field_pans_on_a_phone(
+        open_context, client, new_game, live_server):
+    urls = game_at(client, new_game, live_server, "magnetic-field", 2, {"colours": "seat0-blue"},
+                   ("pick K", "pick K", "pick D", "pick D"))
+    page = on_a_phone(open_context, urls[0])
+    frame = page.locator(".board-frame.mf-frame")
+    expect(frame).to_be_visible()
+    for left in (None, 30, 10_000):  # as the page opens, panned a little, to its end
+        if left is not None:
+            frame.evaluate(f"frame => {{ frame.scrollLeft = {left}; }}")
+        shown = frame.evaluate("""frame => {
+            const edges = frame.getBoundingClientRect(), shown = [];
+            for (const text of frame.querySelectorAll("text")) {
+                const box = text.getBoundingClientRect();
+                const x = box.left + box.width / 2, y = box.top + box.height / 2;
+                if (box.width && x > edges.left && x < edges.right
+                        && document.elementFromPoint(x, y) === text) {
+                    shown.push(text.textContent);
+                }
+            }
+            return shown; }""")
+        ranks = sorted(int(text) for text in shown if text.isdigit())
+        assert ranks == list(range(1, 11)), (left, shown)
+    expect(page.locator(".pan-hint")).to_be_visible()
+
+
+def test_magnet_s_pieces_and_coordinates_at_the_edges_are_whole_on_a_phone(
+        open_context, client, new_game, live_server):
+    """The board fills a phone's width: what is drawn by its side edges (files a and k,
+    each player's on their own side) keeps clear of the screen's edges."""
+    created = new_game("magnet")
+    for seat in (0, 1):
+        legal = client.get(created.apis[seat]).json["legal_moves"]
+        api_move(client, created.apis[seat], next(m for m in legal if m.startswith("setup")))
+    for url in created.urls:  # Red's page is turned round: a2-a5 at its right edge
+        page = on_a_phone(open_context, live_server + url)
+        boxes = page.locator("svg.board.magnet :is(.coord, .piece)").evaluate_all(
+            "marks => marks.map(m => { const r = m.getBoundingClientRect();"
+            " return [m.textContent.trim(), r.left, r.right]; })")
+        assert len(boxes) > 24 + 30
+        clipped = [box for box in boxes if box[1] < 2 or box[2] > 388]
+        assert not clipped, clipped

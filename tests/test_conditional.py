@@ -68,6 +68,17 @@ def test_who_is_told_what(app, client, db, new_game):
     assert kinds == [(0, "turn")]
 
 
+def test_the_movers_page_names_their_move_and_the_reply_that_followed(client, db, new_game):
+    game = new_game("mastery")
+    line = a_line(db, game, 2)
+    client.put(f"{game.apis[1]}/conditional", json={"lines": [line]})
+    played = client.post(f"{game.urls[0]}/move", data={"move": line[0], "ply": 0})
+    assert played.status_code == 303
+    page = unescape(client.get(game.urls[0]).get_data(as_text=True))
+    assert (f"You played {line[0]}. Your opponent's conditional move {line[1]} followed."
+            in page)
+
+
 @pytest.mark.parametrize("lines, message", [
     ("e2e4", "must be a list"),
     ([["d1-c1"]], "2 to 40 moves"),

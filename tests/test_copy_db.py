@@ -125,7 +125,8 @@ def test_copy_db_moves_every_row_to_postgresql_and_the_games_play_on(installatio
         CACHE.clear()
         moved = create_app({"TESTING": True, "DATABASE": url, "SECRET_KEY": "test",
                             "MAIL_FOLDER": app.config["MAIL_FOLDER"],
-                            "PUBLIC_URL": "http://localhost", "WEBHOOK_ALLOW_PRIVATE": True})
+                            "PUBLIC_URL": "http://localhost", "WEBHOOK_ALLOW_PRIVATE": True,
+                            "AWAY_MINUTES": 0})  # as conftest's app: each turn told at once
         client = moved.test_client()
         apis = games["played"]
         state = client.get(apis[1]).json

@@ -201,8 +201,10 @@ def test_each_player_sees_their_own_pieces_at_the_bottom(app):
     for svg, below in ((red, False), (spectator, True)):
         (x, y), = label_at(svg, "a")
         assert x == dot(svg, "a1")[0] and (y > dot(svg, "a1")[1]) == below
-        beside_a6 = [lx for lx, ly in label_at(svg, "6") if ly == dot(svg, "a6")[1]]
-        assert (beside_a6[0] < dot(svg, "a6")[0]) == below  # file a: right side for Red
+        (a6_x, a6_y), = [dot(svg, "a6")]
+        (beside_a6, _), = [(lx, ly) for lx, ly in label_at(svg, "6")
+                           if abs(ly - a6_y) <= 4 and abs(lx - a6_x) < 25]
+        assert (beside_a6 > a6_x) == below  # inside file a: its left for Red
     # the last turn's arrow turns with the board
     after = GAME.apply(position({"b7": "RK", "j3": "BK", "f3": "R4/3", "e6": "R2"}), RED,
                        "f6:f3,e6")

@@ -100,7 +100,7 @@ def test_field_has_100_cells_with_tiles_and_magnets(app):
                      tiles={"e5": "K", "e6": "D", "f5": "C", "f6": "X", "e4": "K"},
                      hands=("KD", "C"))
     svg = svg_of(app, state)
-    assert svg.startswith('<div class="board-frame mf-frame">\n<svg')
+    assert svg.startswith('<div class="board-frame mf-frame" data-pan="start">\n<svg')
     assert 'class="board magnetic-field field"' in svg and 'class="board magnetic-field panel"' in svg
     assert len(re.findall(r'class="cell" data-cell="[a-j]\d+"', svg)) == 100
     assert {n for n in re.findall(r'data-cell="([a-j]\d+)"', svg)} == set(CELL_INDEX)

@@ -504,6 +504,57 @@ def test_a_player_on_vacation_is_reminded_once_the_vacation_is_over(app, client,
     assert scheduler.send_reminders(app, NOW + timedelta(days=6)) == 1
 
 
+def subjects(smtp, what: str) -> list[str]:
+    return [m["Subject"] for m in smtp.messages if m["Subject"].startswith(what)]
+
+
+def test_no_your_move_email_while_the_player_is_there_and_one_once_they_left(
+        app, client, db, smtp):
+    """A person playing the computer is not emailed each reply while they play; the turn's
+    email goes out once they have been away AWAY_MINUTES, once, and at once when a reply
+    comes after they left."""
+    app.config.update(AWAY_MINUTES=5, SMTP_HOST="127.0.0.1", SMTP_PORT=smtp.port)
+    response = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Ann", "email": "ann@example.org"}, {"bot": "easy"}]})
+    ann = response.json["seats"][0]["api"].replace("http://localhost", "")
+    began = datetime.now(timezone.utc)
+    for _ in range(3):
+        play(client, ann)
+        assert scheduler.play_bots(app) == 1
+    scheduler.deliver_mail(app)
+    assert subjects(smtp, "Your move") == []  # not 3
+    assert scheduler.send_turn_emails(app, began + timedelta(minutes=2)) == 0
+
+    assert scheduler.send_turn_emails(app, began + timedelta(minutes=6)) == 1
+    assert scheduler.send_turn_emails(app, began + timedelta(minutes=9)) == 0  # once a turn
+    scheduler.deliver_mail(app)
+    (told,) = [m for m in smtp.messages if m["Subject"].startswith("Your move")]
+    last = matches.load(db, response.json["id"]).moves[-1].move
+    assert f"Computer (easy) played: {last}" in told.get_content()
+
+    play(client, ann)  # and the computer answers after Ann has left
+    assert scheduler.play_bots(app, began + timedelta(minutes=20)) == 1
+    scheduler.deliver_mail(app)
+    assert len(subjects(smtp, "Your move")) == 2
+
+
+def test_an_open_game_page_holds_the_turn_email_back_until_it_is_closed(
+        app, client, db, smtp):
+    app.config.update(AWAY_MINUTES=5, SMTP_HOST="127.0.0.1", SMTP_PORT=smtp.port)
+    game = create(client, "ann@example.org", "bob@example.org")
+    began = datetime.now(timezone.utc)
+    assert client.get(f"{game.urls[1]}/version").status_code == 200  # Bob's page polls
+    play(client, game.apis[0])
+    scheduler.deliver_mail(app)
+    assert subjects(smtp, "Your move") == []
+    assert scheduler.send_turn_emails(app, began + timedelta(minutes=4)) == 0
+    assert scheduler.send_turn_emails(app, began + timedelta(minutes=6)) == 1
+    scheduler.deliver_mail(app)
+    assert [m["To"] for m in smtp.messages if m["Subject"].startswith("Your move")] == [
+        "bob@example.org"]
+    assert len(list(db.query("SELECT 1 FROM seats WHERE seen_at IS NOT NULL"))) == 1
+
+
 # -- "Your games" emails ---------------------------------------------------------------------
 
 def test_home_link_emails_can_be_stopped_for_the_address_and_turned_back_on(app, client, db):

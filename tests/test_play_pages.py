@@ -335,8 +335,7 @@ def test_the_new_game_form_names_option_values_in_words(client, game):
         for text in shown.values():  # words, not codes such as "seat0-blue"
             assert re.fullmatch(r"[A-Za-z][a-z]*(?: [A-Za-z0-9][a-z]*)*", text), text
     if game == "magnetic-field":
-        assert list(shown.values()) == ["drawn at random", "Player 1 plays Blue",
-                                        "Player 2 plays Blue"]
+        assert list(shown.values()) == ["drawn at random", "You play Blue", "You play Red"]
 
 
 def test_the_new_game_form_explains_what_is_wrong(client):

@@ -3,6 +3,8 @@ game's own board code (``render``) from positions the engine reaches by replayin
 moves (``pbem/diagrams.py``), so that the pictures cannot disagree with the rules."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -61,6 +63,26 @@ def test_every_rules_page_shows_every_diagram_drawn_from_its_replayed_position(
     assert html.count('<figure class="diagram">') == len(diagrams.DIAGRAMS[game_id])
 
 
+def test_magnet_s_rules_say_which_side_each_diagram_draws_at_the_bottom(client):
+    """The rules page draws Red at the top (as spectators see it) while each player's page
+    turns the board so that their own side is at the bottom: the page says so, and each
+    caption says whose side is at the bottom, as its diagram is drawn."""
+    from pbem.boards.magnet import SIDES, TURNED_FOR
+
+    html = client.get("/rules/magnet").get_data(as_text=True)
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert "each player sees their own start vertices at the bottom" in text
+    captions = [" ".join(re.sub(r"<[^>]+>", " ", c).split())
+                for c in re.findall(r"<figcaption>(.*?)</figcaption>", html, re.S)]
+    viewers = [d.viewer for d in diagrams.DIAGRAMS["magnet"].values()]
+    assert len(captions) == len(viewers)
+    for caption, viewer in zip(captions, viewers):
+        bottom = SIDES[TURNED_FOR] if viewer == TURNED_FOR else SIDES[1 - TURNED_FOR]
+        assert f"{bottom} at the bottom" in caption or \
+            f"{SIDES[1 - SIDES.index(bottom)]} at the top" in caption, caption
+        assert f"{SIDES[1 - SIDES.index(bottom)]} at the bottom" not in caption, caption
+
+
 @pytest.mark.parametrize("game_id", list(engine.GAMES))
 def test_every_example_is_a_legal_move_of_its_position(game_id):
     game = engine.get(game_id)
@@ -99,9 +121,9 @@ def test_rules_diagrams_fit_a_phone_and_sit_side_by_side_on_a_desktop(
     try:
         phone.goto(url)
         figures = phone.locator("figure.diagram")
-        expect(figures.first.locator("svg").first).to_be_visible()
+        expect(figures.first.locator("svg.board").first).to_be_visible()
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
-        for box in figures.locator("svg").evaluate_all(
+        for box in figures.locator("svg.board").evaluate_all(
                 "svgs => svgs.map(s => s.getBoundingClientRect().toJSON())"):
             assert box["left"] >= 0 and box["right"] <= 390 and box["width"] >= 300, box
     finally:

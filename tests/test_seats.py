@@ -255,10 +255,25 @@ def test_a_public_challenge_needs_a_waiting_player_and_an_open_seat(client):
                                            "players": [ANN, {"open": 1}]}).status_code == 400
 
 
+@pytest.mark.parametrize("colours, joiner", [("seat0-blue", "Red"), ("seat0-red", "Blue")])
+def test_join_and_lobby_pages_name_options_in_the_form_s_words_for_their_reader(
+        client, colours, joiner):
+    """Option values are shown in the words of the form that creates the game, as the
+    player joining reads them: never a code such as "seat0-blue"."""
+    game = create(client, [ANN, OPEN], game="magnetic-field", options={"colours": colours},
+                  public=True)
+    join_page = client.get(path_of(game["seats"][1]["join"])).get_data(as_text=True)
+    for page in (join_page, client.get("/lobby").get_data(as_text=True)):
+        assert f"Colours: You play {joiner}" in page and colours not in page
+    mastery = create(client, [ANN, OPEN], options={"repetition_draw": False})
+    page = client.get(path_of(mastery["seats"][1]["join"])).get_data(as_text=True)
+    assert "Starting position: Imperial; Draw by threefold repetition: no" in page
+
+
 def test_the_lobby_page_lists_each_challenge_with_a_join_form(client):
     game = create(client, [ANN, OPEN], options={"setup": "crown"}, public=True)
     page = client.get("/lobby").get_data(as_text=True)
-    assert "Mastery" in page and "Ann" in page and "Starting position: crown" in page
+    assert "Mastery" in page and "Ann" in page and "Starting position: Crown" in page
     assert "no time limit" in page
     assert f'action="/lobby/{game["id"]}/1"' in page
     joined = client.post(f"/lobby/{game['id']}/1", data={"name": "Bob", "email": ""})

@@ -2,7 +2,8 @@
 
 ``choose(game, state, seat, level=..., seed=...)`` answers a move. It plays a move that wins
 at once in every world the seat can imagine; otherwise it leaves out the moves after which
-the opponent could win at once (unless every move does), and searches the rest with
+the opponent could win at once (unless every move does), and, when it is ahead, those
+that draw or let the opponent draw at once, and searches the rest with
 information-set Monte-Carlo tree search (``search.py``) for the work its level allows. The
 hidden parts of ``state`` are read only through ``game.resample``, so two states the seat
 cannot tell apart get the same move; the same arguments always give the same move.
@@ -13,7 +14,7 @@ import random
 
 from ..core import Game, InvalidGameSetup, State, chance
 from . import magnet, magnetic_field, mastery, the_right_moves
-from .search import Heuristics, Search, lost, won
+from .search import DRAW, Heuristics, Search, lost, won
 
 # Simulations per move in the game whose simulations cost the least; each game scales them
 # by its ``Heuristics.cost``, so that a level takes about as long in every game.
@@ -48,13 +49,16 @@ def _sensible_moves(heuristics: Heuristics, state: State, seat: int,
                     rng: random.Random) -> list[str]:
     """The moves worth searching: a single move that wins at once in every world drawn;
     else those that lose at once in none and after which the next player cannot win at
-    once (judged in one world), best first; else all of them."""
+    once (judged in one world), best first, and of these, if the seat's evaluation says it
+    is ahead (better than a draw), those that neither draw nor let the next player draw at
+    once (a repetition the tree might not look at); else all of them."""
     game = heuristics.game
     worlds = [game.resample(state, seat, rng) for _ in range(WORLDS)]
     if worlds[0] is state:
         worlds = [state]  # nothing hidden
     moves = heuristics.root_moves(worlds[0], seat)
-    safe = []
+    ahead = heuristics.evaluate(worlds[0], seat) > DRAW
+    undrawn, drawn = [], []  # the safe moves
     for move in moves:
         after = [heuristics.apply(world, seat, move) for world in worlds]
         if all(won(state, seat) for state in after):
@@ -62,11 +66,12 @@ def _sensible_moves(heuristics: Heuristics, state: State, seat: int,
         if _safe(heuristics, after[0], seat) and not heuristics.risky(
                 worlds[0], after[0], seat) and all(
                 state.outcome is None or not lost(state, seat) for state in after[1:]):
-            safe.append(move)
-            if len(safe) == heuristics.width:
+            (drawn if ahead and _drawn(heuristics, after[0]) else undrawn).append(move)
+            if len(undrawn) == heuristics.width:
                 break  # enough: the moves come best first, winning ones before all others
+    chosen = undrawn or drawn or moves
     width = heuristics.width
-    return (safe or moves)[:width] if width else (safe or moves)
+    return chosen[:width] if width else chosen
 
 
 def _safe(heuristics: Heuristics, after: State, seat: int) -> bool:
@@ -75,6 +80,13 @@ def _safe(heuristics: Heuristics, after: State, seat: int) -> bool:
     if after.outcome is not None:
         return not lost(after, seat)
     return not heuristics.threat(after, after.to_move[0])
+
+
+def _drawn(heuristics: Heuristics, after: State) -> bool:
+    """Whether the game is drawn ``after`` a move, or the next player can draw it at once."""
+    if after.outcome is not None:
+        return after.outcome.draw
+    return heuristics.draw_threat(after, after.to_move[0])
 
 
 def tactical(game: Game, state: State, seat: int, rng: random.Random) -> str:

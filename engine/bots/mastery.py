@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Hashable
 
 from .. import mastery as rules
-from ..mastery import EMPTY, Move, MasteryState, generate, owner, piece_of
+from ..mastery import EMPTY, Move, MasteryState, board_after, generate, owner, piece_of
 from .search import Heuristics, squash
 
 WORTH = {"M": 5.0, "O": 2.5, "P": 1.0}
@@ -41,6 +41,15 @@ class MasteryHeuristics(Heuristics):
 
         return [str(m) for m in sorted(moves, key=promise)
                 if not m.resurrect or m in nearest]
+
+    def root_moves(self, state: MasteryState, seat: int) -> list[str]:
+        """The moves that draw by repetition first (the search must weigh a draw, which a
+        side behind may want), then ``moves``."""
+        draws = repeating_moves(state, seat)
+        return draws + [m for m in self.moves(state, seat) if m not in draws]
+
+    def draw_threat(self, state: MasteryState, seat: int) -> bool:
+        return bool(repeating_moves(state, seat))
 
     def key(self, state: MasteryState, seat: int) -> Hashable:
         return state.board, state.before_last, seat
@@ -83,6 +92,20 @@ class MasteryHeuristics(Heuristics):
                         or (taken.upper() != "M" and soldiers == 1)):
                     return True
         return False
+
+
+def repeating_moves(state: MasteryState, seat: int) -> list[str]:
+    """The moves of ``seat`` after which a position occurs for the third time (a draw)."""
+    if not state.options["repetition_draw"]:
+        return []
+    following = 1 - seat
+    twice = {board for (board, mover), count in state.seen.items()
+             if count >= 2 and mover == following}
+    if not twice:
+        return []
+    board = state.board
+    return [str(m) for m in generate(board, seat, state.before_last)
+            if board_after(board, seat, m) in twice]
 
 
 HEURISTICS = MasteryHeuristics(rules.GAME)

@@ -19,8 +19,9 @@ from ..core import Game, State
 EXPLORATION = 0.3  # UCB's constant, for rewards between 0 and 1
 WIDENING = 2.0  # a node visited n times considers its first 2 sqrt(n + 1) moves
 # A draw is worth a little less than an even game to the bot (and more to its opponent, as
-# the bot sees it), so that it plays on rather than settle for a draw in an even position.
-DRAW = 0.2
+# the bot sees it), so that it plays on rather than settle for a draw in an even position,
+# and takes one where its evaluation says it is behind (as pbem/computer.py accepts offers).
+DRAW = 0.4
 
 
 def result(state: State, seat: int) -> float:
@@ -83,6 +84,11 @@ class Heuristics:
         """Whether ``seat``, to move in ``state``, can win at once."""
         return any(won(self.game.apply(state, seat, move), seat)
                    for move in self.game.legal_moves(state, seat))
+
+    def draw_threat(self, state: State, seat: int) -> bool:
+        """Whether ``seat``, to move in ``state``, can draw the game at once: what only a game
+        with draws that a move can bring about needs (the default: it cannot)."""
+        return False
 
     def risky(self, before: State, after: State, seat: int) -> bool:
         """Whether the move of ``seat`` from ``before`` to ``after`` (a world drawn by

@@ -47,9 +47,10 @@ from engine.magnet import (CODES, FILES, GAME, INDEX, NAMES, RAYS, SET, START_NA
 from ..builder import Build
 
 SPACING = 46  # between neighbouring vertices
-# The side margins leave just room for the ranks beside files a and k: on a 390 px phone, where
-# the board fills the screen's width, neighbouring vertices are then 40 px apart (390 px
-# across 10 files of 39.8 and two margins), and so is each vertex's tap target.
+# The side margins leave just room for the rings round the pieces of files a and k (their
+# ranks are written on their inner side): on a 390 px phone, where the board fills the
+# screen's width, neighbouring vertices are then 40 px apart (390 px across 10 files of
+# 39.8 and two margins), and so is each vertex's tap target.
 MARGIN_X = 24
 MARGIN_Y = 42  # above and below: the outline's corners and the file letters
 PIECE = 16
@@ -499,14 +500,16 @@ LATTICE = _lattice()
 def _labels() -> list[tuple[str, float, float, str]]:
     """The coordinates round the board, as (vertex, dx, dy, text) for the board drawn the
     default way up, along the files: each file's letter under its rank 1 and its last rank
-    above it; and beside files a and k (just clear of their pieces), their ranks."""
+    above it; and beside files a and k, on their inner side (clear of their pieces and of
+    the marks round their neighbours', in the gap between the lattice's lines), their
+    ranks: on the outer side, at the drawing's edge, a phone's screen clipped them."""
     labels = []
     for name in NAMES:
         file, rank = name[0], int(name[1:])
         if rank == 1:
             labels.append((name, 0, 26, file))
         if file in "ak":
-            labels.append((name, -20.5 if file == "a" else 20.5, 0, str(rank)))
+            labels.append((name, *((20.5, 4) if file == "a" else (-20.5, -4)), str(rank)))
         elif rank == 11 - abs(5 - FILES.index(file)):  # the top of its file
             labels.append((name, 0, -30, str(rank)))
     return labels

@@ -441,9 +441,21 @@ def _patterns(p: str) -> str:
 </defs>"""
 
 
+RANK_NUMBERS = "".join(f'\n  <text class="coord" x="{MARGIN / 2}" '
+                       f'y="{MARGIN + (SIZE - r) * CELL + CELL / 2}" dy="0.35em">{r}</text>'
+                       for r in range(1, SIZE + 1))
+
+
+# The rank numbers again, alone, for a phone (style.css): the field pans there (from its
+# left edge, data-pan), and this column stays at the frame's left edge over it, so the ranks
+# are always in view.
+RANKS = (f'<svg xmlns="http://www.w3.org/2000/svg" class="magnetic-field mf-ranks" '
+         f'aria-hidden="true" viewBox="0 0 {MARGIN} {WIDTH}">{RANK_NUMBERS}\n</svg>\n')
+
+
 def _field_open(after: bool) -> str:
     """The field's drawing up to its first cell (``after``: it shows a turn being built)."""
-    return (f'<div class="board-frame mf-frame">\n<svg xmlns="http://www.w3.org/2000/svg" '
+    return (f'<div class="board-frame mf-frame" data-pan="start">\n{RANKS}<svg xmlns="http://www.w3.org/2000/svg" '
             f'class="board magnetic-field field{" after" if after else ""}" '
             f'viewBox="0 0 {WIDTH} {WIDTH}" role="img" aria-label="Magnetic Field board'
             f'{": the result of your turn, not played yet" if after else ""}">\n'
@@ -456,8 +468,7 @@ FIELD_OPEN = {after: _field_open(after) for after in (False, True)}
 FIELD_CLOSE = "".join(
     [f'\n  <text class="coord" x="{MARGIN + i * CELL + CELL / 2}" y="{MARGIN + FIELD + 17}">'
      f'{f}</text>' for i, f in enumerate(FILES)]
-    + [f'\n  <text class="coord" x="{MARGIN / 2}" y="{MARGIN + (SIZE - r) * CELL + CELL / 2}" '
-       f'dy="0.35em">{r}</text>' for r in range(1, SIZE + 1)]) + "\n</svg>\n</div>\n"
+    + [RANK_NUMBERS]) + "\n</svg>\n</div>\n"
 PANEL_PATTERNS = _patterns("mfh")
 
 

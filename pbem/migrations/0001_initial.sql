@@ -30,6 +30,7 @@ CREATE TABLE seats (
     webhook TEXT,             -- the seat's webhook URL (pbem/webhooks.py)
     bot TEXT,                 -- a computer player's level (pbem/computer.py)
     stand_in INTEGER NOT NULL DEFAULT 0,  -- 1: the computer plays while its player is away
+    seen_at TEXT,             -- when the seat's game page was last open (notify.seen)
     PRIMARY KEY (game_id, seat)
 );
 
@@ -155,9 +156,11 @@ CREATE TABLE notes (          -- each player's private notes on a game: never sh
 CREATE TABLE due (            -- what the scheduler's jobs look at, and from when (pbem/due.py)
     game_id TEXT,
     seat INTEGER,
-    kind TEXT,                -- timeout, warning, reminder, waiting or computer
-    at TEXT NOT NULL,         -- when it falls due (a reminder: when the turn began)
-    not_before TEXT,          -- a reminder held back by a vacation: its end
+    kind TEXT,                -- timeout, warning, reminder, turn, waiting or computer
+    at TEXT NOT NULL,         -- when it falls due (a reminder, a turn: when the turn began)
+    -- a reminder held back by a vacation: its end; a turn's email held back while its
+    -- player was there: when they may have left
+    not_before TEXT,
     PRIMARY KEY (game_id, seat, kind)
 );
 CREATE INDEX idx_due_kind_at ON due (kind, at);

@@ -27,6 +27,7 @@ ALTER TABLE seats ADD COLUMN bot TEXT COLLATE "C";
 ALTER TABLE seats ADD COLUMN stand_in BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE games ADD COLUMN client TEXT COLLATE "C";
 ALTER TABLE links ADD COLUMN emailed BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE seats ADD COLUMN seen_at TEXT COLLATE "C";
 CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) WHERE unique_key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_outbox_game_id_seat_kind ON outbox (game_id, seat, kind);
 CREATE INDEX IF NOT EXISTS games_client ON games(client, status) WHERE client IS NOT NULL;

@@ -15,7 +15,7 @@ CREATE TABLE "seats" (
    "game_id" TEXT REFERENCES "games"("id"),
    "seat" INTEGER,
    "name" TEXT,
-   "email" TEXT, "notify" TEXT NOT NULL DEFAULT 'each', "webhook" TEXT, "bot" TEXT, "stand_in" INTEGER NOT NULL DEFAULT 0,
+   "email" TEXT, "notify" TEXT NOT NULL DEFAULT 'each', "webhook" TEXT, "bot" TEXT, "stand_in" INTEGER NOT NULL DEFAULT 0, "seen_at" TEXT,
    PRIMARY KEY ("game_id", "seat")
 );
 CREATE TABLE "events" (
