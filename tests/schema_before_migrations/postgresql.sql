@@ -1,3 +1,5 @@
+-- The schema that the server made before migrations (pbem/db.py at 4d04b49, init_db): the
+-- statements it ran on PostgreSQL, which tests/test_migrations.py runs and then upgrades.
 CREATE TABLE IF NOT EXISTS games (id TEXT COLLATE "C", game TEXT COLLATE "C" NOT NULL, players BIGINT NOT NULL, options TEXT COLLATE "C" NOT NULL, seed TEXT COLLATE "C" NOT NULL, created_at TEXT COLLATE "C" NOT NULL, status TEXT COLLATE "C", ply BIGINT, to_move TEXT COLLATE "C", outcome TEXT COLLATE "C", updated_at TEXT COLLATE "C", rowid BIGINT GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (id));
 CREATE TABLE IF NOT EXISTS seats (game_id TEXT COLLATE "C", seat BIGINT, name TEXT COLLATE "C", email TEXT COLLATE "C", rowid BIGINT GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (game_id, seat), FOREIGN KEY (game_id) REFERENCES games (id));
 CREATE TABLE IF NOT EXISTS events (game_id TEXT COLLATE "C", seq BIGINT, seat BIGINT, kind TEXT COLLATE "C" NOT NULL, move TEXT COLLATE "C", created_at TEXT COLLATE "C" NOT NULL, rowid BIGINT GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (game_id, seq), FOREIGN KEY (game_id) REFERENCES games (id));

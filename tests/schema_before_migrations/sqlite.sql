@@ -1,3 +1,5 @@
+-- The schema that the server made before migrations (pbem/db.py at 4d04b49, init_db), as
+-- SQLite describes it (sqlite_master): what tests/test_migrations.py upgrades.
 CREATE TABLE "games" (
    "id" TEXT PRIMARY KEY,
    "game" TEXT NOT NULL,
