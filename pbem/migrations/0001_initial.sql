@@ -104,7 +104,10 @@ CREATE TABLE outbox (
     seat INTEGER,             -- the seat an email is about
     -- what must never be sent twice: the reminder of one turn, one address's daily digest
     unique_key TEXT,
-    channel TEXT NOT NULL DEFAULT 'email'  -- email, or webhook (pbem/webhooks.py)
+    channel TEXT NOT NULL DEFAULT 'email',  -- email, or webhook (pbem/webhooks.py)
+    -- an email's HTML part, and the SVG of the board it shows as pictures (pbem/pictures.py)
+    html TEXT,
+    board TEXT
 );
 
 -- addresses are compared without case (as people type them), in SQL both engines know

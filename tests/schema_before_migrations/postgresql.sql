@@ -1,4 +1,4 @@
--- The schema that the server made before migrations (pbem/db.py at 4d04b49, init_db): the
+-- The schema that the server made before migrations (pbem/db.py at 81b549a, init_db): the
 -- statements it ran on PostgreSQL, which tests/test_migrations.py runs and then upgrades.
 CREATE TABLE IF NOT EXISTS games (id TEXT COLLATE "C", game TEXT COLLATE "C" NOT NULL, players BIGINT NOT NULL, options TEXT COLLATE "C" NOT NULL, seed TEXT COLLATE "C" NOT NULL, created_at TEXT COLLATE "C" NOT NULL, status TEXT COLLATE "C", ply BIGINT, to_move TEXT COLLATE "C", outcome TEXT COLLATE "C", updated_at TEXT COLLATE "C", rowid BIGINT GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (id));
 CREATE TABLE IF NOT EXISTS seats (game_id TEXT COLLATE "C", seat BIGINT, name TEXT COLLATE "C", email TEXT COLLATE "C", rowid BIGINT GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (game_id, seat), FOREIGN KEY (game_id) REFERENCES games (id));
@@ -30,6 +30,8 @@ ALTER TABLE seats ADD COLUMN stand_in BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE games ADD COLUMN client TEXT COLLATE "C";
 ALTER TABLE links ADD COLUMN emailed BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE seats ADD COLUMN seen_at TEXT COLLATE "C";
+ALTER TABLE outbox ADD COLUMN html TEXT COLLATE "C";
+ALTER TABLE outbox ADD COLUMN board TEXT COLLATE "C";
 CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) WHERE unique_key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_outbox_game_id_seat_kind ON outbox (game_id, seat, kind);
 CREATE INDEX IF NOT EXISTS games_client ON games(client, status) WHERE client IS NOT NULL;

@@ -1,4 +1,4 @@
--- The schema that the server made before migrations (pbem/db.py at 4d04b49, init_db), as
+-- The schema that the server made before migrations (pbem/db.py at 81b549a, init_db), as
 -- SQLite describes it (sqlite_master): what tests/test_migrations.py upgrades.
 CREATE TABLE "games" (
    "id" TEXT PRIMARY KEY,
@@ -74,7 +74,7 @@ CREATE TABLE "outbox" (
    "next_attempt_at" TEXT,
    "sent_at" TEXT,
    "last_error" TEXT
-, "kind" TEXT NOT NULL DEFAULT 'other', "seat" INTEGER, "unique_key" TEXT, "channel" TEXT NOT NULL DEFAULT 'email');
+, "kind" TEXT NOT NULL DEFAULT 'other', "seat" INTEGER, "unique_key" TEXT, "channel" TEXT NOT NULL DEFAULT 'email', "html" TEXT, "board" TEXT);
 CREATE INDEX seats_email_lower ON seats (lower(email));
 CREATE INDEX "idx_links_game_id_seat"
     ON "links" ("game_id", "seat");
