@@ -530,7 +530,7 @@ def test_no_your_move_email_while_the_player_is_there_and_one_once_they_left(
     scheduler.deliver_mail(app)
     (told,) = [m for m in smtp.messages if m["Subject"].startswith("Your move")]
     last = matches.load(db, response.json["id"]).moves[-1].move
-    assert f"Computer (easy) played: {last}" in told.get_content()
+    assert f"Computer (easy) played: {last}" in told.get_body(("plain",)).get_content()
 
     play(client, ann)  # and the computer answers after Ann has left
     assert scheduler.play_bots(app, began + timedelta(minutes=20)) == 1
