@@ -315,7 +315,8 @@ def require_migrated(db: sqlite_utils.Database) -> None:
 
 def _adopt(db: sqlite_utils.Database) -> None:
     """Record the first migration as applied to a database made before migrations, by
-    ``init-db`` or a server start, which created the same schema in Python."""
+    ``init-db`` or a server start of the release before them (021c809), which created the
+    same schema in Python."""
     with contextlib.closing(sqlite3.connect(":memory:")) as baseline:
         for path in migrations("sqlite")[1]:
             for statement in _statements(path.read_text()):
@@ -324,9 +325,11 @@ def _adopt(db: sqlite_utils.Database) -> None:
             "SELECT name FROM sqlite_master WHERE type = 'table'")
             for (column,) in baseline.execute("SELECT name FROM pragma_table_info(?)", [table])
             if not db[table].exists() or column not in db[table].columns_dict]
-    if lacking:
-        raise SchemaBehind(f"The database was made by an older server than migrations can "
-                           f"upgrade: it lacks {', '.join(lacking)}.")
+    if lacking:  # that release upgraded older databases in place: they go through it
+        raise SchemaBehind(f"The database was made by a server older than the release before "
+                           f"migrations (021c809) and lacks {', '.join(lacking)}: start that "
+                           f"release on it once (its `flask --app pbem init-db` is enough), "
+                           f"then this version.")
     _run_sql(db, MIGRATIONS_TABLE)
     _record(db, 1)
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -20,6 +21,7 @@ from pbem.db import (SchemaBehind, applied, connect, dialect, hold_name, is_url,
 from test_cli import flask
 
 BEFORE_MIGRATIONS = Path(__file__).parent / "schema_before_migrations"
+PLAY_LINK = re.compile(r"http://localhost/play/[\w-]+")
 
 
 @pytest.fixture
@@ -101,9 +103,35 @@ def test_a_database_made_before_migrations_gets_the_schema_of_a_new_one(database
     assert [row[0] for row in old.execute("SELECT id FROM games")] == ["g1"]
 
 
+def test_a_game_of_the_release_before_migrations_plays_on_after_the_upgrade(app, client, empty):
+    old = made_before_migrations(empty)
+    data = (BEFORE_MIGRATIONS / "data.sql").read_text()
+    old.conn.executescript(data) if dialect(old) == "sqlite" else old.execute(data)
+    pbem.db.upgrade(empty)  # as ``init-db`` does
+    app.config["DATABASE"] = empty
+    queued = old.execute("SELECT recipient, body FROM outbox WHERE status = 'pending' "
+                         "ORDER BY id").fetchall()
+    plays = {recipient: "/api" + urlsplit(PLAY_LINK.findall(body)[-1]).path
+             for recipient, body in queued if PLAY_LINK.search(body)}
+    for ply, address in enumerate(["ann@example.org", "bob@example.org"], start=4):
+        state = client.get(plays[address]).json
+        assert state["ply"] == ply and state["outcome"] is None
+        answer = client.post(f"{plays[address]}/moves",
+                             json={"move": state["legal_moves"][0], "ply": ply})
+        assert answer.status_code == 200, answer.json
+    assert old.execute("SELECT count(*) FROM events").fetchone()[0] == 6
+    assert old.execute("SELECT ply FROM games").fetchone()[0] == 6
+    # the release's emails wait to be sent beside the new ones, which have HTML
+    assert old.execute("SELECT count(*) FROM outbox WHERE status = 'pending' AND id <= ?",
+                       [len(queued)]).fetchone()[0] == len(queued)
+    assert old.execute("SELECT count(*) FROM outbox WHERE id > ? AND html IS NOT NULL",
+                       [len(queued)]).fetchone()[0] > 0
+
+
 def test_a_database_older_than_migrations_know_is_refused_saying_what_it_lacks(empty):
-    old = made_before_migrations(empty, lacking="emailed")
-    with pytest.raises(SchemaBehind, match=r"lacks links\.emailed\.$"):
+    old = made_before_migrations(empty, lacking="stand_in")
+    with pytest.raises(SchemaBehind, match=r"lacks seats\.stand_in: start that release on it "
+                                           r"once .*init-db.*, then this version\.$"):
         migrate(old)
     assert "schema_migrations" not in old.table_names()
 
@@ -128,8 +156,10 @@ def test_processes_starting_together_apply_the_migrations_once(empty):
         waiting_for_lock(holder, processes, empty)
     printed = sorted(process.communicate(timeout=60)[0].strip() for process in processes)
     assert [process.returncode for process in processes] == [0, 0]
-    assert printed == ["['0001_initial']", "[]"]
-    assert holder.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 1
+    assert printed == [str([paths[0].stem for paths in migrations(dialect(holder)).values()]),
+                       "[]"]
+    assert holder.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == \
+        len(migrations(dialect(holder)))
 
 
 def waiting_for_lock(db, processes: list[subprocess.Popen], url: str) -> None:
@@ -150,7 +180,7 @@ def test_a_new_migration_file_is_applied_by_init_db_and_needed_before_serving(
         app, tmp_path, monkeypatch):
     folder = tmp_path / "migrations"
     shutil.copytree(pbem.db.MIGRATIONS, folder)
-    (folder / "0002_colours.sql").write_text(
+    (folder / "0099_colours.sql").write_text(
         "ALTER TABLE games ADD COLUMN colour TEXT NOT NULL DEFAULT 'blue';\n"
         "CREATE TABLE palettes (\n    name TEXT PRIMARY KEY,\n    colours TEXT  -- JSON\n);\n"
         "CREATE INDEX palettes_colours ON palettes (colours);\n")
@@ -158,10 +188,10 @@ def test_a_new_migration_file_is_applied_by_init_db_and_needed_before_serving(
 
     behind = flask(app, "list-games")
     assert behind.exit_code != 0
-    assert "lacks 1 migration(s) of this version of the server (from 0002)" in behind.output
+    assert "lacks 1 migration(s) of this version of the server (from 0099)" in behind.output
     assert "flask --app pbem init-db" in behind.output
     upgraded = flask(app, "init-db")
-    assert upgraded.exit_code == 0 and "Applied 0002_colours." in upgraded.output
+    assert upgraded.exit_code == 0 and "Applied 0099_colours." in upgraded.output
     assert flask(app, "init-db").output.strip() == f"Initialised {app.config['DATABASE']}"
     assert flask(app, "list-games").exit_code == 0
     db = connect(app.config["DATABASE"])

@@ -1,4 +1,4 @@
--- The schema as it stood when migrations began. Written as SQLite runs it; PostgreSQL runs
+-- The schema of the last release before migrations (021c809). Written as SQLite runs it; PostgreSQL runs
 -- it translated (pbem/postgres.py, ``ddl``). A database made before migrations (by
 -- ``init-db`` or a server start) already has all of it: ``pbem/db.py`` marks it applied.
 
@@ -17,8 +17,7 @@ CREATE TABLE games (
     outcome TEXT,             -- JSON or null
     updated_at TEXT,
     clock TEXT,               -- JSON time control (pbem/clocks.py); null: none
-    public INTEGER NOT NULL DEFAULT 0,  -- 1: its open seats are listed in the lobby
-    client TEXT               -- a game between computers: who started it (pbem/computer.py)
+    public INTEGER NOT NULL DEFAULT 0  -- 1: its open seats are listed in the lobby
 );
 
 CREATE TABLE seats (
@@ -30,7 +29,6 @@ CREATE TABLE seats (
     webhook TEXT,             -- the seat's webhook URL (pbem/webhooks.py)
     bot TEXT,                 -- a computer player's level (pbem/computer.py)
     stand_in INTEGER NOT NULL DEFAULT 0,  -- 1: the computer plays while its player is away
-    seen_at TEXT,             -- when the seat's game page was last open (notify.seen)
     PRIMARY KEY (game_id, seat)
 );
 
@@ -54,8 +52,7 @@ CREATE TABLE links (
     token_hash TEXT PRIMARY KEY,  -- sha256 of the secret; the secret itself is never stored
     game_id TEXT REFERENCES games(id),
     seat INTEGER,             -- null: a spectator's link
-    created_at TEXT,
-    emailed INTEGER NOT NULL DEFAULT 0  -- 1: minted for an email to the seat (pbem/invites.py)
+    created_at TEXT
 );
 
 CREATE TABLE invitations (    -- the join link of each open seat, like links
@@ -69,11 +66,6 @@ CREATE TABLE home_links (
     token_hash TEXT PRIMARY KEY,
     email TEXT,
     created_at TEXT
-);
-
-CREATE TABLE forgotten_lists (  -- "Forget this browser": a copy of its cookie lists nothing
-    list_id TEXT PRIMARY KEY,
-    forgotten_at TEXT
 );
 
 CREATE TABLE clock_warnings (  -- one "your time runs out" email per seat and turn
@@ -104,10 +96,7 @@ CREATE TABLE outbox (
     seat INTEGER,             -- the seat an email is about
     -- what must never be sent twice: the reminder of one turn, one address's daily digest
     unique_key TEXT,
-    channel TEXT NOT NULL DEFAULT 'email',  -- email, or webhook (pbem/webhooks.py)
-    -- an email's HTML part, and the SVG of the board it shows as pictures (pbem/pictures.py)
-    html TEXT,
-    board TEXT
+    channel TEXT NOT NULL DEFAULT 'email'  -- email, or webhook (pbem/webhooks.py)
 );
 
 -- addresses are compared without case (as people type them), in SQL both engines know
@@ -116,8 +105,6 @@ CREATE INDEX idx_links_game_id_seat ON links (game_id, seat);
 CREATE INDEX idx_outbox_status_next_attempt_at ON outbox (status, next_attempt_at);
 CREATE UNIQUE INDEX outbox_unique_key ON outbox (unique_key) WHERE unique_key IS NOT NULL;
 CREATE INDEX idx_outbox_game_id_seat_kind ON outbox (game_id, seat, kind);
--- the few games between computers
-CREATE INDEX games_client ON games (client, status) WHERE client IS NOT NULL;
 
 CREATE TABLE conditional_lines (  -- a seat's own conditional moves (pbem/conditional.py)
     game_id TEXT,
@@ -170,17 +157,6 @@ CREATE INDEX idx_due_kind_at ON due (kind, at);
 
 -- the digest starts from the seats that chose it: few among many, so a partial index
 CREATE INDEX seats_digest ON seats (game_id, seat) WHERE notify = 'digest';
-
-CREATE TABLE invites (        -- each start email, sent or held back (pbem/invites.py)
-    game_id TEXT,
-    seat INTEGER,
-    address TEXT NOT NULL,    -- the seat's address, normalised (``invites.address_key``)
-    sent INTEGER NOT NULL,    -- 1: emailed; 0: held back (the address had too many)
-    answered INTEGER NOT NULL,  -- 1: the address acted through a link emailed to it
-    created_at TEXT NOT NULL,
-    PRIMARY KEY (game_id, seat)
-);
-CREATE INDEX idx_invites_address_created_at ON invites (address, created_at);
 
 CREATE TABLE snapshots (      -- each game's last kept position (pbem/positions.py)
     game_id TEXT PRIMARY KEY,

@@ -1,5 +1,6 @@
--- The schema that the server made before migrations (pbem/db.py at 81b549a, init_db), as
--- SQLite describes it (sqlite_master): what tests/test_migrations.py upgrades.
+-- The schema that the server made before migrations (pbem/db.py at 021c809, the last
+-- release, init_db), as SQLite describes it (sqlite_master): what
+-- tests/test_migrations.py upgrades.
 CREATE TABLE "games" (
    "id" TEXT PRIMARY KEY,
    "game" TEXT NOT NULL,
@@ -12,12 +13,12 @@ CREATE TABLE "games" (
    "to_move" TEXT,
    "outcome" TEXT,
    "updated_at" TEXT
-, "clock" TEXT, "public" INTEGER NOT NULL DEFAULT 0, "client" TEXT);
+, "clock" TEXT, "public" INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE "seats" (
    "game_id" TEXT REFERENCES "games"("id"),
    "seat" INTEGER,
    "name" TEXT,
-   "email" TEXT, "notify" TEXT NOT NULL DEFAULT 'each', "webhook" TEXT, "bot" TEXT, "stand_in" INTEGER NOT NULL DEFAULT 0, "seen_at" TEXT,
+   "email" TEXT, "notify" TEXT NOT NULL DEFAULT 'each', "webhook" TEXT, "bot" TEXT, "stand_in" INTEGER NOT NULL DEFAULT 0,
    PRIMARY KEY ("game_id", "seat")
 );
 CREATE TABLE "events" (
@@ -36,7 +37,7 @@ CREATE TABLE "links" (
    "game_id" TEXT REFERENCES "games"("id"),
    "seat" INTEGER,
    "created_at" TEXT
-, "emailed" INTEGER NOT NULL DEFAULT 0);
+);
 CREATE TABLE "invitations" (
    "token_hash" TEXT PRIMARY KEY,
    "game_id" TEXT REFERENCES "games"("id"),
@@ -47,10 +48,6 @@ CREATE TABLE "home_links" (
    "token_hash" TEXT PRIMARY KEY,
    "email" TEXT,
    "created_at" TEXT
-);
-CREATE TABLE "forgotten_lists" (
-   "list_id" TEXT PRIMARY KEY,
-   "forgotten_at" TEXT
 );
 CREATE TABLE "clock_warnings" (
    "game_id" TEXT REFERENCES "games"("id"),
@@ -74,7 +71,7 @@ CREATE TABLE "outbox" (
    "next_attempt_at" TEXT,
    "sent_at" TEXT,
    "last_error" TEXT
-, "kind" TEXT NOT NULL DEFAULT 'other', "seat" INTEGER, "unique_key" TEXT, "channel" TEXT NOT NULL DEFAULT 'email', "html" TEXT, "board" TEXT);
+, "kind" TEXT NOT NULL DEFAULT 'other', "seat" INTEGER, "unique_key" TEXT, "channel" TEXT NOT NULL DEFAULT 'email');
 CREATE INDEX seats_email_lower ON seats (lower(email));
 CREATE INDEX "idx_links_game_id_seat"
     ON "links" ("game_id", "seat");
@@ -83,7 +80,6 @@ CREATE INDEX "idx_outbox_status_next_attempt_at"
 CREATE UNIQUE INDEX outbox_unique_key ON outbox(unique_key) WHERE unique_key IS NOT NULL;
 CREATE INDEX "idx_outbox_game_id_seat_kind"
     ON "outbox" ("game_id", "seat", "kind");
-CREATE INDEX games_client ON games(client, status) WHERE client IS NOT NULL;
 CREATE TABLE "conditional_lines" (
    "game_id" TEXT,
    "seat" INTEGER,
@@ -127,17 +123,6 @@ CREATE TABLE "due" (
 CREATE INDEX "idx_due_kind_at"
     ON "due" ("kind", "at");
 CREATE INDEX seats_digest ON seats(game_id, seat) WHERE notify = 'digest';
-CREATE TABLE "invites" (
-   "game_id" TEXT,
-   "seat" INTEGER,
-   "address" TEXT NOT NULL,
-   "sent" INTEGER NOT NULL,
-   "answered" INTEGER NOT NULL,
-   "created_at" TEXT NOT NULL,
-   PRIMARY KEY ("game_id", "seat")
-);
-CREATE INDEX "idx_invites_address_created_at"
-    ON "invites" ("address", "created_at");
 CREATE TABLE "snapshots" (
    "game_id" TEXT PRIMARY KEY,
    "ply" INTEGER NOT NULL,
