@@ -40,11 +40,16 @@ def made_before_migrations(url: str, lacking: str = "-"):
     db = connect(url)
     schema = re.sub(rf', "{lacking}" [^,)]*|ALTER TABLE \w+ ADD COLUMN {lacking} [^;]*;', "",
                     (BEFORE_MIGRATIONS / f"{dialect(db)}.sql").read_text())
-    if dialect(db) == "sqlite":
-        db.conn.executescript(schema)
-    else:
-        db.execute(schema)
+    run_script(db, schema)
     return db
+
+
+def run_script(db, sql: str) -> None:
+    """Run the statements of ``sql`` on ``db``, as they are (no translation)."""
+    if dialect(db) == "sqlite":
+        db.conn.executescript(sql)
+    else:
+        db.execute(sql)
 
 
 def schema_of(db) -> dict[str, list]:
@@ -105,8 +110,7 @@ def test_a_database_made_before_migrations_gets_the_schema_of_a_new_one(database
 
 def test_a_game_of_the_release_before_migrations_plays_on_after_the_upgrade(app, client, empty):
     old = made_before_migrations(empty)
-    data = (BEFORE_MIGRATIONS / "data.sql").read_text()
-    old.conn.executescript(data) if dialect(old) == "sqlite" else old.execute(data)
+    run_script(old, (BEFORE_MIGRATIONS / "data.sql").read_text())
     pbem.db.upgrade(empty)  # as ``init-db`` does
     app.config["DATABASE"] = empty
     queued = old.execute("SELECT recipient, body FROM outbox WHERE status = 'pending' "
