@@ -1,6 +1,6 @@
--- The schema of the last release before migrations (021c809). Written as SQLite runs it; PostgreSQL runs
--- it translated (pbem/postgres.py, ``ddl``). A database made before migrations (by
--- ``init-db`` or a server start) already has all of it: ``pbem/db.py`` marks it applied.
+-- The schema of the last release before migrations (021c809). Written as SQLite runs it;
+-- PostgreSQL runs it translated (pbem/postgres.py, ``ddl``). A database made by that release
+-- (by ``init-db`` or a server start) already has all of it: ``pbem/db.py`` marks it applied.
 
 CREATE TABLE games (
     id TEXT PRIMARY KEY,      -- public game id (not a secret: it grants nothing)
