@@ -71,6 +71,7 @@ def database(request, tmp_path):
         yield str(tmp_path / "pbem.sqlite")
         return
     with request.getfixturevalue("postgres_cluster").schema() as url:
+        pbem.db.upgrade(url)  # as ``init-db`` does before a server starts (SQLite: create_app)
         yield url
 
 
