@@ -2,6 +2,7 @@
 commands and settings are in the README."""
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,9 @@ import pytest
 import engine
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+# What is documented does not depend on what stores the games.
+pytestmark = pytest.mark.one_database
 
 
 @pytest.mark.parametrize("game", engine.GAMES.values(), ids=list(engine.GAMES))
@@ -43,5 +47,6 @@ def test_the_readme_starts_with_the_two_commands():
 def test_every_game_has_a_board_with_the_whole_interface(game):
     from pbem.boards import board_for
     board = board_for(game.id)
+    assert board is importlib.import_module(f"pbem.boards.{game.id.replace('-', '_')}")
     for name in ("render", "click_path", "is_cell", "choice_label", "move_cells", "text"):
         assert callable(getattr(board, name, None)), f"{game.id} board lacks {name}"

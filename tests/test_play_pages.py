@@ -12,7 +12,7 @@ import pytest
 import engine
 from pbem.db import connect
 
-from conftest import confirm_move, links_in
+from helpers import confirm_move, links_in
 
 MASTERY = engine.get("mastery")
 

@@ -12,7 +12,7 @@ from pbem import clocks, create_app, talk
 from pbem.db import get_db
 from pbem.matches import CACHE
 
-from conftest import api_move, path_of
+from helpers import api_move, path_of
 
 P = [f"p{i}@example.org" for i in range(1, 5)]
 CHAT_KEYS = {"seat", "text", "at"}
