@@ -571,6 +571,7 @@ def test_the_seed_is_exported_once_the_game_is_over(client, seeded):
 
 # -- the rules pages ---------------------------------------------------------------------------
 
+@pytest.mark.one_database
 def test_rules_in_english_and_russian_with_a_switch(client):
     english = client.get("/rules/magnetic-field").get_data(as_text=True)
     assert '<html lang="en">' in english and "<h1>Magnetic Field</h1>" in english

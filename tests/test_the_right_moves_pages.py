@@ -294,6 +294,7 @@ def test_four_players_take_turns_in_two_teams(client, new_game):
     assert "Waiting for Player 1 (Red (1) — team Red)." in page
 
 
+@pytest.mark.one_database
 def test_rules_page(client):
     page = client.get("/rules/the-right-moves").get_data(as_text=True)
     for words in ("inner circle", "ring 2", "promoted", "skip", "chain", "three pieces or fewer",
