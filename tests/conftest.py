@@ -92,7 +92,7 @@ def database(request, tmp_path):
     session's), or a new PostgreSQL schema (whose tables ``create_app`` makes)."""
     if request.param == "sqlite":
         path = tmp_path / "pbem.sqlite"
-        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        shutil.copy(request.getfixturevalue("sqlite_template"), path)  # private, as made
         yield str(path)
         return
     with request.getfixturevalue("postgres_cluster").schema() as url:
