@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import path_of
+from helpers import path_of
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 

@@ -19,7 +19,7 @@ import pytest
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from conftest import api_move
+from helpers import api_move
 
 pytestmark = pytest.mark.browser
 

@@ -21,7 +21,7 @@ from pbem import create_app, scheduler
 from pbem.db import connect
 from pbem.matches import CACHE
 
-from conftest import free_port
+from helpers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,7 +17,7 @@ from pbem.clocks import Step
 from pbem.db import connect
 from pbem.matches import CACHE
 
-from conftest import path_of
+from helpers import path_of
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)

@@ -13,7 +13,7 @@ import engine
 from engine import bots
 from pbem import clocks, computer, matches, scheduler
 from pbem.db import dialect
-from conftest import api_move, everything_in, path_of
+from helpers import api_move, everything_in, path_of
 
 
 def create(client, game: str, players: list[dict], **extra) -> dict:

@@ -10,7 +10,7 @@ import pytest
 
 from pbem import matches
 
-from conftest import api_move
+from helpers import api_move
 
 
 def a_line(db, game, length: int, pick: int = 0) -> list[str]:
@@ -128,7 +128,7 @@ def test_the_right_moves_for_two_has_them(client, db, new_game):
 # -- the page: an analysis of the position, by clicks ---------------------------------------
 
 def test_a_line_built_by_clicks_on_the_page_is_saved_and_played(client, db, new_game):
-    from conftest import links_in
+    from helpers import links_in
 
     game = new_game("mastery")
     line = a_line(db, game, 2)

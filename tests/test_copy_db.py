@@ -13,7 +13,7 @@ from pbem import clocks, create_app, notify, scheduler
 from pbem.db import connect, get_db, write
 from pbem.matches import CACHE
 
-from conftest import path_of
+from helpers import path_of
 from test_cli import flask
 
 ANN, BOB = {"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}

@@ -4,6 +4,7 @@ endpoint is in docs/api.md (and nothing else is), every module in docs/architect
 every relative link of the README and docs/ leads somewhere."""
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -21,6 +22,9 @@ OPERATIONS, API, ARCHITECTURE = (DOCS["operations.md"], DOCS["api.md"],
 SHARED_JSON = {"lobby.join": {"POST"}, "lobby.join_challenge": {"POST"},
                "play.record_json": {"GET"}, "play.version": {"GET"}}
 DOCUMENTED_CALL = re.compile(r"`(GET|POST|PUT|DELETE) (/[^`]*)`")
+
+# What is documented does not depend on what stores the games.
+pytestmark = pytest.mark.one_database
 
 
 @pytest.mark.parametrize("game", engine.GAMES.values(), ids=list(engine.GAMES))
@@ -127,5 +131,6 @@ def test_the_readme_starts_with_the_two_commands_and_stays_an_entry():
 def test_every_game_has_a_board_with_the_whole_interface(game):
     from pbem.boards import board_for
     board = board_for(game.id)
+    assert board is importlib.import_module(f"pbem.boards.{game.id.replace('-', '_')}")
     for name in ("render", "click_path", "is_cell", "choice_label", "move_cells", "text"):
         assert callable(getattr(board, name, None)), f"{game.id} board lacks {name}"

@@ -21,7 +21,7 @@ from pbem import inbound, mail, pictures
 from pbem.db import connect
 from pbem.mailmessage import HeaderInjection, compose
 
-from conftest import api_move
+from helpers import api_move
 
 PNG = b"\x89PNG\r\n\x1a\n"
 LINKS = re.compile(r'(?:href|src)="([^"]*)"')

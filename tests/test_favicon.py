@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 
+
+@pytest.mark.one_database  # pages' heads, whatever stores the game
 def test_every_page_links_the_svg_icon_and_favicon_ico_answers(client, new_game):
     game = new_game("mastery")
     icon = client.get("/favicon.ico")

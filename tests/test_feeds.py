@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from conftest import api_move, path_of
+from helpers import api_move, path_of
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 

@@ -13,7 +13,7 @@ import pytest
 
 from pbem.db import connect
 
-from conftest import everything_in
+from helpers import everything_in
 
 SEED = 20261123
 REQUESTS = 2500

@@ -27,7 +27,7 @@ from pbem.db import connect
 from pbem.inbound import receive
 from pbem.listener import MailListener
 
-from conftest import allow_inserts, database_errors, free_port, refuse_inserts
+from helpers import allow_inserts, database_errors, free_port, refuse_inserts
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLY_TO = re.compile(r"move\+(\d+)\.([A-Za-z0-9_-]{32})@pbem\.localhost")

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import api_move
+from helpers import api_move
 from test_browser import (TIMEOUT_MS, cell, move_list, open_context, person,  # noqa: F401
                           select, started)
 

@@ -14,11 +14,10 @@ import pytest
 
 import engine
 from engine import magnet as M
-from pbem.boards import BOARDS, board_for
 from pbem.boards import magnet as board
 
-from conftest import (api_move, confirm_move, emails_to, links_in, normalised,
-                      seen_by)
+from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, links_in,
+                     normalised, seen_by, svg_of)
 
 GAME = engine.get("magnet")
 RED, BLUE = 0, 1
@@ -41,21 +40,8 @@ def position(pieces: dict[str, str], to_move: int = RED, turn: int = 1) -> M.Mag
                          seen={(M.public_board(cells), to_move): 1})
 
 
-def svg_of(app, state, seat=RED, **kwargs) -> str:
-    with app.test_request_context():
-        return str(board.render(GAME.view(state, seat), seat=seat, **kwargs))
-
-
-def builds(app, state, seat, *clicks):
-    with app.test_request_context():
-        return board.build(GAME, state, seat, tuple(clicks))
-
-
 def vertex_markup(svg: str, name: str) -> str:
-    match = re.search(rf'<(?:a|g) [^>]*class="cell" data-cell="{name}".*?(?=<(?:a|g) [^>]*'
-                      rf'class="cell"|<line class="path preview|<text class="coord")', svg, re.S)
-    assert match, name
-    return match.group(0)
+    return cell_markup(svg, name, until=('<line class="path preview',))
 
 
 def pieces_in(svg: str) -> dict[str, tuple[str, str, str]]:
@@ -92,8 +78,7 @@ def seeded(seeded_game):
 
 # -- the interface and the drawing -------------------------------------------------------------
 
-def test_board_is_registered_and_speaks_the_notation():
-    assert BOARDS["magnet"] is board_for("magnet") is board
+def test_the_board_speaks_the_notation():
     assert board.click_path("f6:f3+,d4") == ("f6", "f3", "d4", "f3+")
     assert board.click_path("setup b1=K c1=T2") == ("K", "b1", "T2", "c1")
     assert board.is_cell("f6") and board.is_cell("k6") and not board.is_cell("k7")
@@ -107,9 +92,10 @@ def test_board_is_registered_and_speaks_the_notation():
     assert board.move_cells(CANON[RED]) == set()
 
 
+@pytest.mark.one_database
 def test_svg_has_91_vertices_on_the_lattice_and_hides_blues_values_from_red(app):
     state = GAME.start(2, {"random_setup": True}, "drawn")
-    svg = svg_of(app, state, RED)
+    svg = svg_of(app, GAME, state, RED)
     assert svg.startswith("<svg") and 'class="board magnet"' in svg
     assert len(re.findall(r'class="cell" data-cell="[a-k]\d+"', svg)) == 91
     assert set(re.findall(r'data-cell="([a-k]\d+)"', svg)) == set(M.NAMES)
@@ -135,16 +121,17 @@ def test_svg_has_91_vertices_on_the_lattice_and_hides_blues_values_from_red(app)
     assert len(re.findall(r'class="piece red trap"', svg)) == 2
     assert re.search(r'<g class="rank">.*?>1</text></g>', blue_piece)  # the rank, public
     # Blue sees the mirror image; a spectator sees no value at all
-    assert {v for o, _, v in pieces_in(svg_of(app, state, BLUE)).values() if o == "0"} == {"?"}
-    assert {v for _, _, v in pieces_in(svg_of(app, state, None)).values()} == {"?"}
+    assert {v for o, _, v in pieces_in(svg_of(app, GAME, state, BLUE)).values() if o == "0"} == {"?"}
+    assert {v for _, _, v in pieces_in(svg_of(app, GAME, state, None)).values()} == {"?"}
     assert "Turn 1: Red to move (the opening turn: one piece moves)" in svg
 
 
+@pytest.mark.one_database
 def test_last_turn_paths_captures_and_losses_are_drawn(app):
     state = position({"b7": "RK", "j3": "BK", "f3": "R4/3", "f4": "BT2", "f5": "B3/2",
                       "e6": "R2"})
     after = GAME.apply(state, RED, "f6:f3+,e6")
-    red, blue = svg_of(app, after, RED), svg_of(app, after, BLUE)
+    red, blue = svg_of(app, GAME, after, RED), svg_of(app, GAME, after, BLUE)
     for svg in (red, blue):
         assert 'class="magnet-ring last"' in vertex_markup(svg, "f6")
         assert 'class="horseshoe last"' in vertex_markup(svg, "f6")
@@ -190,9 +177,10 @@ def bottom_side(svg: str) -> int:
     return max(heights, key=lambda owner: sum(heights[owner]) / len(heights[owner]))
 
 
+@pytest.mark.one_database
 def test_each_player_sees_their_own_pieces_at_the_bottom(app):
     state = GAME.start(2, {"random_setup": True}, "turned")
-    red, blue, spectator = (svg_of(app, state, seat) for seat in (RED, BLUE, None))
+    red, blue, spectator = (svg_of(app, GAME, state, seat) for seat in (RED, BLUE, None))
     assert bottom_side(red) == RED and bottom_side(blue) == BLUE
     assert bottom_side(spectator) == BLUE  # Red's start vertices on the upper sides
     assert red != blue.replace('data-value="?"', "")  # a turned board, not a copy
@@ -209,9 +197,9 @@ def test_each_player_sees_their_own_pieces_at_the_bottom(app):
     after = GAME.apply(position({"b7": "RK", "j3": "BK", "f3": "R4/3", "e6": "R2"}), RED,
                        "f6:f3,e6")
     trail = r'<line class="path trail" x1="([-\d.]+)" y1="([-\d.]+)" x2="([-\d.]+)" y2="([-\d.]+)"'
-    y1, y2 = (float(v) for v in re.search(trail, svg_of(app, after, RED)).group(2, 4))
+    y1, y2 = (float(v) for v in re.search(trail, svg_of(app, GAME, after, RED)).group(2, 4))
     assert y2 > y1  # f3 → f6 runs down the page for Red, who sees f1 at the top
-    y1, y2 = (float(v) for v in re.search(trail, svg_of(app, after, BLUE)).group(2, 4))
+    y1, y2 = (float(v) for v in re.search(trail, svg_of(app, GAME, after, BLUE)).group(2, 4))
     assert y2 < y1
 
 
@@ -297,6 +285,7 @@ def overlapping(svg: str) -> list[str]:
     return found
 
 
+@pytest.mark.one_database
 def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
     crowded = position(ORDERED | {"a5": "R2/2", "a4": "R3", "b6": "B2", "k5": "B2", "k4": "B3",
                                   "g9": "R2", "b2": "B4/2"})
@@ -314,7 +303,7 @@ def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
         for viewer in {seat, None}:
             overlay, targets = {}, {}
             if clicks and viewer is not None:
-                built = builds(app, state, viewer, *clicks)
+                built = builds(app, GAME, state, viewer, *clicks)
                 overlay = built.overlay
                 targets = {t: "#" for t in built.cells + built.choices}
             with app.test_request_context():
@@ -327,19 +316,20 @@ def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
     assert len(layout(svg)["bodies"]) == 12 and not overlapping(svg)
     # the test sees every mark: a rank badge per piece, then the order and the promotion
     pieces = len(crowded.board) - crowded.board.count(0)
-    assert len(layout(svg_of(app, crowded, RED))["marks"]) == pieces
-    built = builds(app, crowded, RED, "f6", "c3", "c3+")
+    assert len(layout(svg_of(app, GAME, crowded, RED))["marks"]) == pieces
+    built = builds(app, GAME, crowded, RED, "f6", "c3", "c3+")
     with app.test_request_context():
         svg = str(board.render({**GAME.view(crowded, RED), **built.overlay}, seat=RED))
     assert len(layout(svg)["marks"]) == pieces + 4 + 1 + 1  # and the magnet's horseshoe
 
 
+@pytest.mark.one_database
 def test_links_and_words_from_the_view_go_into_the_drawing_escaped(app):
     """The drawing is built as strings: every link and every word from the view is escaped
     where it goes in (a link's & and quotes, a tooltip's apostrophe, markup in a value)."""
     link, escaped = "/play/t?path=3&x=\"<b>'", "/play/t?path=3&amp;x=&#34;&lt;b&gt;&#39;"
     start = GAME.start(2, {}, "s")
-    setup = builds(app, start, RED, "K", "a2", "T2")
+    setup = builds(app, GAME, start, RED, "K", "a2", "T2")
     with app.test_request_context():
         svg = str(board.render({**GAME.view(start, RED), **setup.overlay}, seat=RED,
                                targets={t: link for t in setup.cells + setup.choices}))
@@ -510,12 +500,13 @@ ORDERED = {"b7": "RK", "j3": "BK", "f4": "R3/2", "c3": "R4/3", "h4": "R2", "f9":
            "e5": "B2", "g5": "B3"}
 
 
+@pytest.mark.one_database
 def test_turn_builder_magnet_then_order_then_promotions(app):
     state = position(ORDERED)
-    first = builds(app, state, RED)
+    first = builds(app, GAME, state, RED)
     assert first.path == () and "f6" in first.cells and first.complete is None
     assert set(first.cells) == {m.split(":")[0] for m in GAME.legal_moves(state, RED)}
-    after_magnet = builds(app, state, RED, "f6")
+    after_magnet = builds(app, GAME, state, RED, "f6")
     assert after_magnet.complete is None
     assert "The order of c3, f4 matters here (the first to reach f6" in after_magnet.hint
     assert after_magnet.cells == ("c3", "f4")  # h4 and f9 never meet them
@@ -528,10 +519,10 @@ def test_turn_builder_magnet_then_order_then_promotions(app):
     assert "capturing e5 (Blue&#39;s piece of rank 1, value unknown)" in note
     assert "may be a trap" in note
     # c3 first: f4 follows by itself, h4 and f9 go where the legal list puts them
-    step = builds(app, state, RED, "f6", "c3")
+    step = builds(app, GAME, state, RED, "f6", "c3")
     assert step.complete == "f6:c3,f4,f9,h4" and step.complete in GAME.legal_moves(state, RED)
     assert step.overlay["mg_turn"]["order"] == ["c3", "f4", "f9", "h4"]
-    assert builds(app, state, RED, "f6", "f4").complete == "f6:f4,c3,f9,h4"
+    assert builds(app, GAME, state, RED, "f6", "f4").complete == "f6:f4,c3,f9,h4"
     assert "stops one vertex short of f6" in str(step.note)
     # promotions: those the rules allow in this order (as in the legal list's move for it)
     allowed = {c[:-1] for c in step.choices}
@@ -539,34 +530,35 @@ def test_turn_builder_magnet_then_order_then_promotions(app):
                        if m.replace("+", "").startswith("f6:c3,f4,")
                        for p in m.split(":")[1].split(",") if p.endswith("+")}
     assert "c3+" in step.choices
-    ticked = builds(app, state, RED, "f6", "c3", "c3+")
+    ticked = builds(app, GAME, state, RED, "f6", "c3", "c3+")
     assert ticked.complete == "f6:c3+,f4,f9,h4" and "c3-" in ticked.choices
     assert ticked.path == ("f6", "c3", "c3+")
-    unticked = builds(app, state, RED, *ticked.path, "c3-")
+    unticked = builds(app, GAME, state, RED, *ticked.path, "c3-")
     assert unticked.complete == "f6:c3,f4,f9,h4"
     assert GAME.apply(state, RED, ticked.complete)  # legal
     # another vertex moves the magnet; nonsense starts over at the magnet
-    assert builds(app, state, RED, "f6", "c3", "e6").path[0] == "e6"
-    assert builds(app, state, RED, "f6", "zz").path == ("f6",)
-    assert builds(app, state, RED, "q9").path == ()
+    assert builds(app, GAME, state, RED, "f6", "c3", "e6").path[0] == "e6"
+    assert builds(app, GAME, state, RED, "f6", "zz").path == ("f6",)
+    assert builds(app, GAME, state, RED, "q9").path == ()
 
 
+@pytest.mark.one_database
 def test_turn_builder_when_the_order_does_not_matter_and_on_the_opening(app):
     state = position({"b7": "RK", "j3": "BK", "f3": "R4/2", "d4": "R2"})
-    one = builds(app, state, RED, "f6")
+    one = builds(app, GAME, state, RED, "f6")
     moves = [m for m in GAME.legal_moves(state, RED) if m.startswith("f6:")]
     assert len({m.replace("+", "") for m in moves}) == 1
     assert one.complete == moves[0] and one.cells and "f6" not in one.cells
     assert set(one.choices) == {"f3+", "d4+"}
-    both = builds(app, state, RED, "f6", "f3+", "d4+")
+    both = builds(app, GAME, state, RED, "f6", "f3+", "d4+")
     assert both.complete.count("+") == 2 and both.complete in moves
     opening = GAME.apply(GAME.apply(GAME.start(2, {}, "o"), RED, CANON[RED]), BLUE, CANON[BLUE])
-    choose = builds(app, opening, RED, "b3")
+    choose = builds(app, GAME, opening, RED, "b3")
     assert "exactly one piece moves" in choose.hint
     assert set(choose.cells) == {"a2", "a3", "b7", "j7"}
-    picked = builds(app, opening, RED, "b3", "a3")
+    picked = builds(app, GAME, opening, RED, "b3", "a3")
     assert picked.complete == "b3:a3" and picked.choices == ("a3+",)
-    assert builds(app, opening, RED, "b3", "a2").choices == ()  # the king never promotes
+    assert builds(app, GAME, opening, RED, "b3", "a2").choices == ()  # the king never promotes
 
 
 def test_a_whole_turn_through_the_pages(client, seeded):

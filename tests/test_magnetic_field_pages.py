@@ -12,12 +12,10 @@ import pytest
 
 import engine
 from engine.magnetic_field import CELL_INDEX, CELLS, EMPTY
-from pbem import builder
-from pbem.boards import BOARDS, board_for
 from pbem.boards import magnetic_field as board
 
-from conftest import (api_move, confirm_move, emails_to, links_in, normalised,
-                      seen_by)
+from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, links_in,
+                     normalised, seen_by, svg_of)
 
 GAME = engine.get("magnetic-field")
 BLUE_FIRST = {"colours": "seat0-blue"}
@@ -49,30 +47,17 @@ def position(figures=None, tiles=None, hands=("", ""), public=None, in_hand=(5, 
         entered=(True, True), scores=scores, deck=deck, passes=0, to_move=(to_move,))
 
 
-def svg_of(app, state, seat=0, **kwargs) -> str:
-    with app.test_request_context():
-        return str(board.render(GAME.view(state, seat), seat=seat, **kwargs))
-
-
-def builds(app, state, seat, *clicks) -> builder.Build:
-    with app.test_request_context():
-        return board.build(GAME, state, seat, tuple(clicks))
-
-
 def built_svg(app, state, *clicks, link="/x?path={}") -> str:
     """Blue's drawing after ``clicks``, with the builder's overlay, and a link (``link``
     formatted with the click) on each cell and choice that may come next."""
-    step = builds(app, state, 0, *clicks)
+    step = builds(app, GAME, state, 0, *clicks)
     with app.test_request_context():
         return str(board.render({**GAME.view(state, 0), **(step.overlay or {})}, seat=0,
                                 targets={t: link.format(t) for t in step.cells + step.choices}))
 
 
-def cell_markup(svg: str, name: str) -> str:
-    match = re.search(rf'<(?:a|g) [^>]*class="cell" data-cell="{name}".*?(?=<(?:a|g) [^>]*'
-                      rf'class="cell"|<line class="reaction|<text class="coord")', svg, re.S)
-    assert match, name
-    return match.group(0)
+def field_cell(svg: str, name: str) -> str:
+    return cell_markup(svg, name, until=('<line class="reaction',))
 
 
 
@@ -91,45 +76,42 @@ def seeded(seeded_game):
 
 # -- the drawing -----------------------------------------------------------------------------
 
-def test_board_is_registered():
-    assert BOARDS["magnetic-field"] is board_for("magnetic-field") is board
-
-
+@pytest.mark.one_database
 def test_field_has_100_cells_with_tiles_and_magnets(app):
     state = position(figures={"e4": "N", "c3": "E", "e7": "s", "h8": "w"},
                      tiles={"e5": "K", "e6": "D", "f5": "C", "f6": "X", "e4": "K"},
                      hands=("KD", "C"))
-    svg = svg_of(app, state)
+    svg = svg_of(app, GAME, state)
     assert svg.startswith('<div class="board-frame mf-frame" data-pan="start">\n<svg')
     assert 'class="board magnetic-field field"' in svg and 'class="board magnetic-field panel"' in svg
     assert len(re.findall(r'class="cell" data-cell="[a-j]\d+"', svg)) == 100
     assert {n for n in re.findall(r'data-cell="([a-j]\d+)"', svg)} == set(CELL_INDEX)
     for name, code in {"e5": "K", "e6": "D", "f5": "C", "f6": "X"}.items():
-        markup = cell_markup(svg, name)
+        markup = field_cell(svg, name)
         assert f'class="tile tile-{code}" fill="url(#mf-{code})"' in markup  # the pattern
         assert re.search(rf'class="tile-letter"[^>]*>{code}</text>', markup)  # the letter
     assert all(f'id="mf-{code}"' in svg for code in "CXKD")
-    assert "tile" not in cell_markup(svg, "a1").replace("<title>a1</title>", "")
+    assert "tile" not in field_cell(svg, "a1").replace("<title>a1</title>", "")
     # magnets: owner colour, N and S letters, the axis turned to the N direction
     for name, colour, angle in (("e4", "blue", 0), ("c3", "blue", 90), ("e7", "red", 180),
                                 ("h8", "red", 270)):
-        markup = cell_markup(svg, name)
+        markup = field_cell(svg, name)
         assert f'class="magnet {colour}"' in markup
         assert f'rotate({angle} ' in markup
         assert re.search(r'class="pole n"[^>]*>N</text>', markup)
         assert re.search(r'class="pole s"[^>]*>S</text>', markup)
     # the N letter sits towards the N direction: e4 points north, so N is above S
-    e4 = cell_markup(svg, "e4")
+    e4 = field_cell(svg, "e4")
     n_y = float(re.search(r'class="pole n" x="[\d.]+" y="([\d.]+)"', e4)[1])
     s_y = float(re.search(r'class="pole s" x="[\d.]+" y="([\d.]+)"', e4)[1])
     assert n_y < s_y
     assert "<title>e4: Knockout tile, Blue figure, N pole north</title>" in e4
     # Blue is square-ended, Red round-ended: a difference of shape, not only colour
-    assert 'rx="1.5"' in cell_markup(svg, "e4") and 'rx="10.0"' in cell_markup(svg, "e7")
+    assert 'rx="1.5"' in field_cell(svg, "e4") and 'rx="10.0"' in field_cell(svg, "e7")
     # north is up for both players
-    assert svg_of(app, state, seat=1).count('data-cell="') == 100
-    assert _cell_y(svg, "a10") < _cell_y(svg, "a1") and _cell_y(svg_of(app, state, 1), "a10") \
-        < _cell_y(svg_of(app, state, 1), "a1")
+    assert svg_of(app, GAME, state, seat=1).count('data-cell="') == 100
+    assert _cell_y(svg, "a10") < _cell_y(svg, "a1") and _cell_y(svg_of(app, GAME, state, 1), "a10") \
+        < _cell_y(svg_of(app, GAME, state, 1), "a1")
 
 
 def _cell_y(svg: str, name: str) -> float:
@@ -137,11 +119,12 @@ def _cell_y(svg: str, name: str) -> float:
                            rf'y="([\d.]+)"', svg)[1])
 
 
+@pytest.mark.one_database
 def test_hands_deck_and_scores_come_from_the_view(app):
     # Blue holds K (drafted, public) and D, X (drawn, hidden from Red).
     state = position(hands=("XKD", "CKD"), public=("K", "D"), scores=(7, 3), deck="KKDC",
                      in_hand=(3, 4))
-    blue, red, spectator = svg_of(app, state, 0), svg_of(app, state, 1), svg_of(app, state, None)
+    blue, red, spectator = svg_of(app, GAME, state, 0), svg_of(app, GAME, state, 1), svg_of(app, GAME, state, None)
     own = re.search(r'<g class="player blue[^"]*" data-seat="0">.*?</g>\s*</g>', blue, re.S)[0]
     assert re.findall(r'data-tile="([CXKD])"', own) == ["X", "K", "D"]  # in the order CXKD
     theirs = re.search(r'<g class="player red[^"]*" data-seat="1">.*?</g>\s*</g>', blue, re.S)[0]
@@ -170,11 +153,12 @@ def _hidden_tiles(svg: str, seat: int) -> list[tuple[float, float]]:
         r'<g class="hand-tile hidden"><rect x="([\d.]+)" y="([\d.]+)"', block)]
 
 
+@pytest.mark.one_database
 def test_each_face_down_tile_is_drawn_and_the_count_said_plainly(app):
     # Red holds three tiles nobody else knows: Blue and spectators see three backs side by
     # side and the count in words, never the codes.
     state = position(hands=("", "CKD"), public=("", ""))
-    for svg in (svg_of(app, state, 0), svg_of(app, state, None)):
+    for svg in (svg_of(app, GAME, state, 0), svg_of(app, GAME, state, None)):
         backs = _hidden_tiles(svg, 1)
         assert len(backs) == 3 and len(set(backs)) == 3
         xs = sorted(x for x, _ in backs)
@@ -182,34 +166,37 @@ def test_each_face_down_tile_is_drawn_and_the_count_said_plainly(app):
         assert re.search(r'<text class="hand-count"[^>]*>3 tiles in hand, face down</text>', svg)
         assert not re.search(r'data-tile="[CKD]"', svg)
     many = position(hands=("", "CKDCKDCKDC"), public=("", ""))  # a second row
-    backs = _hidden_tiles(svg_of(app, many, None), 1)
+    backs = _hidden_tiles(svg_of(app, GAME, many, None), 1)
     assert len(set(backs)) == 10 and len({y for _, y in backs}) == 2
     assert max(x for x, _ in backs) + board.HAND_TILE <= board.PANEL_WIDTH
-    assert "no tiles in hand" in svg_of(app, position(), 0)
-    assert "1 tile in hand<" in svg_of(app, position(hands=("C", ""), public=("C", "")), 0)
+    assert "no tiles in hand" in svg_of(app, GAME, position(), 0)
+    assert "1 tile in hand<" in svg_of(app, GAME, position(hands=("C", ""), public=("C", "")), 0)
 
 
+@pytest.mark.one_database
 def test_last_move_and_its_reaction_are_marked(app):
     state = position(figures={"e10": "s"}, tiles={"e10": "K", "c3": "C"}, hands=("D", ""))
     after = GAME.apply(state, 0, "D@c4 +e9:n")  # e10 is knocked off the field
-    svg = svg_of(app, after, last=board.move_cells(after.last.move))
+    svg = svg_of(app, GAME, after, last=board.move_cells(after.last.move))
     assert board.move_cells("D@c4 +e9:n") == {"c4", "e9"}
     assert board.move_cells("K@e10 j10-j7") == {"e10", "j10", "j7"}
-    assert 'class="mark last"' in cell_markup(svg, "c4") and 'class="mark last"' in cell_markup(svg, "e9")
+    assert 'class="mark last"' in field_cell(svg, "c4") and 'class="mark last"' in field_cell(svg, "e9")
     assert re.search(r'<line class="reaction knockout"[^>]*><title>Red figure on e10 knocked '
                      r'off the field</title>', svg)
     assert ">Last turn, Blue: D@c4 +e9:n</text>" in svg and ">1 reaction · +5 points</text>" in svg
 
 
+@pytest.mark.one_database
 def test_draft_pool_is_drawn_and_clickable(app):
     state = GAME.start(2, BLUE_FIRST, "s")
-    svg = svg_of(app, state, targets={"pick-K": "/x?path=pick-K"})
+    svg = svg_of(app, GAME, state, targets={"pick-K": "/x?path=pick-K"})
     assert "Face-up tiles to pick:" in svg and "×16" in svg and "×15" in svg and "×1<" in svg
     assert '<a href="/x?path=pick-K" class="choice pool-tile" data-choice="pick-K">' in svg
     assert 'data-choice="pick-D"' not in svg  # not a target: drawn, not a link
 
 
 
+@pytest.mark.one_database
 def test_every_link_in_the_drawing_is_escaped(app):
     """Cells, hand tiles and draft picks are links whose query has several parameters (the
     conditional-moves page's do): each & is written &amp;, and a quote or a bracket in a link
@@ -228,6 +215,7 @@ def test_every_link_in_the_drawing_is_escaped(app):
         assert '"<b>' not in svg and "&m=" not in svg
 
 
+@pytest.mark.one_database
 def test_the_mover_the_tile_picked_up_and_the_entry_cells_are_marked(app):
     state = dataclasses.replace(position(figures={"e4": "N"}, tiles={"e5": "K"},
                                          hands=("KD", "")), passes=2)
@@ -236,8 +224,8 @@ def test_the_mover_the_tile_picked_up_and_the_entry_cells_are_marked(app):
     assert '<g class="player red" data-seat="1">' in svg and ">Red</text>" in svg
     assert f"passes in a row: 2 of {board.PASS_LIMIT}" in svg
     # any empty cell may take a figure: a faint outline; the figure that may act, a bold one
-    assert 'class="target faint"/></a>' in cell_markup(svg, "a1")
-    assert 'class="target"/></a>' in cell_markup(svg, "e4")
+    assert 'class="target faint"/></a>' in field_cell(svg, "a1")
+    assert 'class="target"/></a>' in field_cell(svg, "e4")
     # the tile picked up is marked in the hand, and is no longer a link
     svg = built_svg(app, state, "K")
     hand = re.search(r'<g class="hand-tile selected" data-tile="K">.*?</g>', svg, re.S)[0]
@@ -261,69 +249,74 @@ def test_click_paths():
     assert board.choice_label("w") == "N pole ← west"
 
 
+@pytest.mark.one_database
 def test_every_listed_move_can_be_clicked(app):
     state = position(figures={"e4": "N", "e7": "s"}, tiles={"e5": "K"}, hands=("KD", ""),
                      in_hand=(3, 4), deck="KD")
     moves = GAME.legal_moves(state, 0)
     sample = moves[::max(1, len(moves) // 120)] + ["pass", "e4:w", "e4-e3", "K@e6 e4-e1"]
     for move in sample:
-        step = builds(app, state, 0, *board.click_path(move))
+        step = builds(app, GAME, state, 0, *board.click_path(move))
         assert step.complete == move, move
         with app.test_request_context():  # and the field can draw its result
             assert "</svg>" in board.render({**GAME.view(state, 0), **step.overlay}, seat=0)
 
 
+@pytest.mark.one_database
 def test_multi_tile_turns_are_built_tile_by_tile(app):
     state = position(figures={"a1": "N"}, tiles={"e5": "D"}, hands=("KKD", ""), deck="CC")
-    step = builds(app, state, 0)
+    step = builds(app, GAME, state, 0)
     assert step.choices[:2] == ("K", "D") and "pass" in step.choices and step.complete is None
     assert "a1" in step.cells and "e4" in step.cells  # own figure, an empty cell to enter
-    step = builds(app, state, 0, "K")
+    step = builds(app, GAME, state, 0, "K")
     assert set(step.cells) == {"d5", "e4", "e6", "f5"} and step.choices == ()
-    step = builds(app, state, 0, "K", "e4")
+    step = builds(app, GAME, state, 0, "K", "e4")
     assert step.complete == "K@e4" and step.overlay["pending"] == {"e4": "K"}
-    assert "e3" in builds(app, state, 0, "K", "e4", "K").cells  # next to the new tile
-    step = builds(app, state, 0, "K", "e4", "K", "e3", "D", "e2")
+    assert "e3" in builds(app, GAME, state, 0, "K", "e4", "K").cells  # next to the new tile
+    step = builds(app, GAME, state, 0, "K", "e4", "K", "e3", "D", "e2")
     assert step.complete == "K@e4 K@e3 D@e2" and step.choices[:3] == ("+n", "+e", "+s")
     assert "K" not in step.choices  # the hand is used up
-    step = builds(app, state, 0, "K", "e4", "K", "e3", "D", "e2", "+s", "e1")
+    step = builds(app, GAME, state, 0, "K", "e4", "K", "e3", "D", "e2", "+s", "e1")
     assert step.complete == "K@e4 K@e3 D@e2 +e1:s"
     assert "K on e4; K on e3; D on e2; enter on e1 facing south" == step.summary
     GAME.apply(state, 0, step.complete)  # legal, though not listed
     assert step.complete not in GAME.legal_moves(state, 0)
     # a path that no longer fits (a stale page, a hand-made URL) starts over
-    assert builds(app, state, 0, "K", "a9").path == ()
-    assert builds(app, state, 0, "X", "e4").path == ()
-    assert builds(app, state, 0, "a1", "n", "e5").path == ()
+    assert builds(app, GAME, state, 0, "K", "a9").path == ()
+    assert builds(app, GAME, state, 0, "X", "e4").path == ()
+    assert builds(app, GAME, state, 0, "a1", "n", "e5").path == ()
 
 
+@pytest.mark.one_database
 def test_figure_action_in_either_order_rotate_and_move(app):
     state = position(figures={"c3": "E"}, tiles={"e5": "K"}, hands=("", ""), in_hand=(2, 5))
-    assert builds(app, state, 0, "d4").choices == ("n", "e", "s", "w")
-    assert builds(app, state, 0, "d4", "e").complete == "+d4:e"
-    facing = builds(app, state, 0, "+e")
+    assert builds(app, GAME, state, 0, "d4").choices == ("n", "e", "s", "w")
+    assert builds(app, GAME, state, 0, "d4", "e").complete == "+d4:e"
+    facing = builds(app, GAME, state, 0, "+e")
     assert "d4" in facing.cells and "c3" not in facing.cells  # not on a figure
-    assert builds(app, state, 0, "+e", "d4").complete == "+d4:e"
-    figure = builds(app, state, 0, "c3")
+    assert builds(app, GAME, state, 0, "+e", "d4").complete == "+d4:e"
+    figure = builds(app, GAME, state, 0, "c3")
     assert figure.choices == ("n", "s", "w") and set(figure.cells) == {
         "c4", "c5", "c6", "c2", "c1", "d3", "e3", "f3", "b3", "a3"}
-    assert builds(app, state, 0, "c3", "w").complete == "c3:w"
-    assert builds(app, state, 0, "c3", "f3").complete == "c3-f3"
-    assert builds(app, state, 0, "c3", "g3").path == ()  # too far
+    assert builds(app, GAME, state, 0, "c3", "w").complete == "c3:w"
+    assert builds(app, GAME, state, 0, "c3", "f3").complete == "c3-f3"
+    assert builds(app, GAME, state, 0, "c3", "g3").path == ()  # too far
 
 
+@pytest.mark.one_database
 def test_draft_builder(app):
     state = GAME.start(2, BLUE_FIRST, "s")
-    step = builds(app, state, 0)
+    step = builds(app, GAME, state, 0)
     assert step.choices == ("pick-X", "pick-K", "pick-D") and step.cells == ()
-    assert builds(app, state, 0, "pick-X").complete == "pick X"
-    assert builds(app, GAME.apply(state, 0, "pick X"), 1, "pick-X").path == ()  # none left
+    assert builds(app, GAME, state, 0, "pick-X").complete == "pick X"
+    assert builds(app, GAME, GAME.apply(state, 0, "pick X"), 1, "pick-X").path == ()  # none left
 
 
+@pytest.mark.one_database
 def test_preview_shows_the_reaction_and_the_points_before_confirming(app):
     state = position(figures={"e10": "s", "c3": "N"}, tiles={"e10": "K", "c3": "C"},
                      hands=("D", ""), deck="XK")
-    step = builds(app, state, 0, "D", "c4", "e9", "n")
+    step = builds(app, GAME, state, 0, "D", "c4", "e9", "n")
     assert step.complete == "D@c4 +e9:n"
     note = str(step.note)
     assert "After this turn" in note and "<svg" not in note  # the main field shows it
@@ -337,34 +330,36 @@ def test_preview_shows_the_reaction_and_the_points_before_confirming(app):
             "brings one back.") in note
     none_left = dataclasses.replace(state, in_hand=(5, 0), knocked_out=(0, 4))
     assert "none in hand to bring back: Red loses at the end of its turn." in str(
-        builds(app, none_left, 0, "D", "c4", "e9", "n").note)
+        builds(app, GAME, none_left, 0, "D", "c4", "e9", "n").note)
     # an attraction: both figures go back to hand
     pull = position(figures={"e7": "n"}, tiles={"e5": "X"}, hands=("", ""), deck="K")
-    note = str(builds(app, pull, 0, "e5", "n").note)
+    note = str(builds(app, GAME, pull, 0, "e5", "n").note)
     assert "Red figure on e7 pulled to e6 (N attracts S)" in note and "+2 capture (e5)" in note
 
 
+@pytest.mark.one_database
 def test_a_player_with_no_figure_on_the_field_is_told_to_bring_one_back(app):
     state = position(figures={"h8": "w"}, tiles={"e5": "D"}, hands=("K", ""), in_hand=(5, 4),
                      deck="K")
-    assert builds(app, state, 0).hint.startswith(
+    assert builds(app, GAME, state, 0).hint.startswith(
         "You have no figure on the field: enter one this turn, or you lose at its end.")
     for clicks in (("pass",), ("K", "e4")):  # ending the turn without a figure loses
         assert "This turn ends the game:</strong> Blue has no figure on the field" in str(
-            builds(app, state, 0, *clicks).note)
-    entering = str(builds(app, state, 0, "c3", "n").note)
+            builds(app, GAME, state, 0, *clicks).note)
+    entering = str(builds(app, GAME, state, 0, "c3", "n").note)
     assert "This turn ends the game" not in entering and "Then you draw a tile" in entering
     # no warning before Blue has ever entered a figure
     fresh = dataclasses.replace(state, entered=(False, True))
-    assert "no figure" not in builds(app, fresh, 0).hint
+    assert "no figure" not in builds(app, GAME, fresh, 0).hint
 
 
+@pytest.mark.one_database
 def test_the_turn_being_built_is_drawn_on_the_main_field(app):
     state = position(figures={"e10": "s", "c3": "N"}, tiles={"e10": "K", "c3": "C"},
                      hands=("D", ""), scores=(2, 1), deck="XK")
 
     def drawn(*clicks) -> str:
-        step = builds(app, state, 0, *clicks)
+        step = builds(app, GAME, state, 0, *clicks)
         with app.test_request_context():
             return str(board.render({**GAME.view(state, 0), **step.overlay}, seat=0,
                                     selected=tuple(c for c in clicks if board.is_cell(c))))
@@ -373,37 +368,37 @@ def test_the_turn_being_built_is_drawn_on_the_main_field(app):
     svg = drawn("D", "c4", "e9", "n")
     assert 'class="board magnetic-field field after"' in svg
     assert "the result of your turn, not played yet" in svg
-    e9 = cell_markup(svg, "e9")
+    e9 = field_cell(svg, "e9")
     assert 'class="magnet blue pending"' in e9 and "Blue figure, N pole north (this turn)" in e9
-    e10 = cell_markup(svg, "e10")
+    e10 = field_cell(svg, "e10")
     assert 'class="magnet red gone"' in e10 and "Red figure, N pole south before this turn" in e10
     assert re.search(r'<line class="reaction knockout pending"[^>]*marker-end="url\(#mf-arrow-'
                      r'pending\)"><title>Red figure on e10 knocked off the field</title>', svg)
-    assert 'class="tile-on-field pending" data-tile="D"' in cell_markup(svg, "c4")
+    assert 'class="tile-on-field pending" data-tile="D"' in field_cell(svg, "c4")
     # the counts under the field are those after the turn
     assert re.search(r'class="score-value">8</tspan> / 15', svg)  # 2 + 6
     assert "figures: 4 in hand · 2 on the field" in svg  # Blue entered one
     assert "figures: 5 in hand · 0 on the field · 1 out" in svg  # Red lost e10
     # a slide: the figure on its new cell, its old cell outlined, an arrow between
     svg = drawn("c3", "c6")
-    assert 'class="magnet blue pending"' in cell_markup(svg, "c6")
-    assert 'class="magnet blue gone"' in cell_markup(svg, "c3")
+    assert 'class="magnet blue pending"' in field_cell(svg, "c6")
+    assert 'class="magnet blue gone"' in field_cell(svg, "c3")
     assert re.search(r'<line class="reaction slide pending"[^>]*><title>Your figure slides '
                      r'from c3 to c6</title>', svg)
     # a figure pulled without moving, onto the one that pulls it: both leave the field
     pull = position(figures={"e7": "n"}, tiles={"e5": "X"}, hands=("", ""), deck="K")
-    step = builds(app, pull, 0, "e6", "n")
+    step = builds(app, GAME, pull, 0, "e6", "n")
     with app.test_request_context():
         svg = str(board.render({**GAME.view(pull, 0), **step.overlay}, seat=0))
-    assert 'class="magnet red gone"' in cell_markup(svg, "e7")
-    assert 'class="magnet blue' not in cell_markup(svg, "e6")
+    assert 'class="magnet red gone"' in field_cell(svg, "e7")
+    assert 'class="magnet blue' not in field_cell(svg, "e6")
     line = re.search(r'<line class="reaction stick pending" x1="([\d.]+)" y1="([\d.]+)" '
                      r'x2="([\d.]+)" y2="([\d.]+)"', svg)
     assert float(line[1]) == float(line[3]) and float(line[2]) < float(line[4])  # e7 to e6
     # before the figure action is chosen, the field is the position as it is
     svg = drawn("c3")
-    assert "after" not in svg.split(">", 2)[1] and "pending" not in cell_markup(svg, "c3")
-    assert 'class="magnet red"' in cell_markup(svg, "e10")
+    assert "after" not in svg.split(">", 2)[1] and "pending" not in field_cell(svg, "c3")
+    assert 'class="magnet red"' in field_cell(svg, "e10")
 
 
 # -- the pages -----------------------------------------------------------------------------------
@@ -576,6 +571,7 @@ def test_the_seed_is_exported_once_the_game_is_over(client, seeded):
 
 # -- the rules pages ---------------------------------------------------------------------------
 
+@pytest.mark.one_database
 def test_rules_in_english_and_russian_with_a_switch(client):
     english = client.get("/rules/magnetic-field").get_data(as_text=True)
     assert '<html lang="en">' in english and "<h1>Magnetic Field</h1>" in english

@@ -20,7 +20,7 @@ from aiosmtpd.controller import Controller
 from pbem import mail, scheduler
 from pbem.db import connect
 
-from conftest import Recorder, allow_inserts, database_errors, free_port, refuse_inserts
+from helpers import Recorder, allow_inserts, database_errors, free_port, refuse_inserts
 
 PAST = "2000-01-01T00:00:00+00:00"
 # A secret link in an email body, as a path the test client can open.

@@ -14,7 +14,7 @@ from pbem import links, play
 from pbem.db import connect, get_db, write
 from pbem.matches import CACHE
 
-from conftest import api_move, links_in, normalised, path_of
+from helpers import api_move, links_in, normalised, path_of
 
 
 class Counted:

@@ -16,7 +16,7 @@ import pytest
 from pbem import create_app
 from pbem.db import connect
 
-from conftest import free_port
+from helpers import free_port
 from test_security import secret_paths
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,6 +14,9 @@ from pbem.boards import board_for
 
 PAGES = [(game_id, "") for game_id in engine.GAMES] + [("magnetic-field", "?lang=ru")]
 
+# Rules pages are drawn from the engine alone; no game is stored.
+pytestmark = pytest.mark.one_database
+
 
 def replayed(game: engine.Game, diagram: diagrams.Diagram):
     """The diagram's positions through the engine's own ``replay``: before its example move,

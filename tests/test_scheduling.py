@@ -14,7 +14,7 @@ from pbem import due, matches, notify, scheduler
 from pbem.db import connect
 from pbem.matches import CACHE
 
-from conftest import path_of
+from helpers import path_of
 
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)

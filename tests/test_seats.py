@@ -21,7 +21,7 @@ from pbem import clocks, links, matches, mygames, scheduler
 from pbem.db import get_db
 from pbem.inbound import receive
 
-from conftest import NewGame, database_errors, everything_in, normalised, path_of
+from helpers import NewGame, database_errors, everything_in, normalised, path_of
 
 ANN = {"name": "Ann", "email": "ann@example.org"}
 OPEN = {"open": True}

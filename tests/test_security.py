@@ -18,7 +18,7 @@ from pbem import create_app, links, mail
 from pbem.db import connect, is_url
 from pbem.mail import FileTransport, deliver_due
 
-from conftest import everything_in, path_of
+from helpers import everything_in, path_of
 
 
 def tokens_in(text: str) -> set[str]:

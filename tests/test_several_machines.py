@@ -20,7 +20,7 @@ import pytest
 from pbem import clocks, create_app, mail, scheduler
 from pbem.db import connect, is_url
 
-from conftest import free_port, path_of
+from helpers import free_port, path_of
 from test_production import GUNICORN, stop, wait_up
 
 ROOT = Path(__file__).resolve().parent.parent

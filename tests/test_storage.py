@@ -10,7 +10,7 @@ import engine
 from pbem import matches
 from pbem.db import BEGIN, connect, dialect
 
-from conftest import database_errors
+from helpers import database_errors
 
 
 def play(client, api: str, move: str, ply: int):

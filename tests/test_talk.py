@@ -11,7 +11,7 @@ from datetime import timedelta
 from pbem import clocks, talk
 from pbem.db import get_db
 
-from conftest import api_move, path_of
+from helpers import api_move, path_of
 
 P = [f"p{i}@example.org" for i in range(1, 5)]
 CHAT_KEYS = {"seat", "text", "at"}

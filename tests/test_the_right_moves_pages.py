@@ -12,8 +12,9 @@ import pytest
 import engine
 from engine.the_right_moves import INDEX, NAMES, TheRightMovesState
 from pbem import builder
-from pbem.boards import BOARDS, board_for
 from pbem.boards import the_right_moves as board
+
+from helpers import cell_markup, svg_of
 
 GAME = engine.get("the-right-moves")
 
@@ -28,19 +29,6 @@ def position(pieces: dict[str, str], to_move: int = 0, players: int = 2) -> TheR
     text = "".join(cells)
     return TheRightMovesState(players=players, options=GAME.resolve_options({}),
                               to_move=(to_move,), board=text, seen={(text, to_move): 1})
-
-
-def svg_of(app, state, seat=0, **kwargs) -> str:
-    with app.test_request_context():
-        return str(board.render(GAME.view(state, seat), seat=seat, **kwargs))
-
-
-def cell_markup(svg: str, name: str) -> str:
-    """The markup of one space (its <g> or <a>), up to the next space."""
-    match = re.search(rf'<(?:a|g) [^>]*class="cell" data-cell="{name}".*?(?=<(?:a|g) [^>]*'
-                      rf'class="cell"|<text class="coord")', svg, re.S)
-    assert match, name
-    return match.group(0)
 
 
 def builds(state, seat: int, *clicks: str) -> builder.Build:
@@ -76,13 +64,9 @@ def find_chain_game() -> tuple[list[str], str]:
 
 # -- the drawing ---------------------------------------------------------------------------
 
-def test_board_is_registered():
-    assert BOARDS["the-right-moves"] is board
-    assert board_for("the-right-moves") is board
-
-
+@pytest.mark.one_database
 def test_svg_has_60_spaces_and_90_paths(app):
-    svg = svg_of(app, GAME.start(2, {}, "x"))
+    svg = svg_of(app, GAME, GAME.start(2, {}, "x"))
     spaces = re.findall(r'class="cell" data-cell="(\w+)"', svg)
     assert sorted(spaces) == sorted(NAMES) and len(spaces) == 60
     assert len(re.findall(r"<title>", svg)) == 60
@@ -99,8 +83,9 @@ def test_svg_has_60_spaces_and_90_paths(app):
     assert 'class="band band' in svg and 'class="rim"' in svg
 
 
+@pytest.mark.one_database
 def test_start_position_shows_18_pieces_a_side_round_and_square(app):
-    svg = svg_of(app, GAME.start(2, {}, "x"))
+    svg = svg_of(app, GAME, GAME.start(2, {}, "x"))
     assert svg.count('class="piece red"') == 18 and svg.count('class="piece blue"') == 18
     red, blue = cell_markup(svg, "4g"), cell_markup(svg, "4c")
     # the sides differ by shape, not only by colour, and the title names the side
@@ -110,9 +95,10 @@ def test_start_position_shows_18_pieces_a_side_round_and_square(app):
     assert "<title>1a</title>" in svg  # empty spaces are named too
 
 
+@pytest.mark.one_database
 def test_promoted_pieces_have_a_double_outline_and_a_crown(app):
     state = position({"1a": "R", "1e": "B", "3g": "r", "3c": "b"})
-    svg = svg_of(app, state)
+    svg = svg_of(app, GAME, state)
     for name, shape, side in (("1a", "circle", "Red"), ("1e", "rect", "Blue")):
         cell = cell_markup(svg, name)
         assert f'class="piece {side.lower()} promoted"' in cell
@@ -122,9 +108,10 @@ def test_promoted_pieces_have_a_double_outline_and_a_crown(app):
         assert "crown" not in cell_markup(svg, name) and "inner-outline" not in cell_markup(svg, name)
 
 
+@pytest.mark.one_database
 def test_targets_selection_and_last_move_are_marked(app):
     state = GAME.start(2, {}, "x")
-    svg = svg_of(app, state, selected=("4g",), targets={"3e": "/play/t?path=4g.3e"},
+    svg = svg_of(app, GAME, state, selected=("4g",), targets={"3e": "/play/t?path=4g.3e"},
                  last={"4f", "4e"})
     target = cell_markup(svg, "3e")
     assert target.startswith('<a href="/play/t?path=4g.3e" class="cell" data-cell="3e"')
@@ -135,9 +122,10 @@ def test_targets_selection_and_last_move_are_marked(app):
 
 
 
+@pytest.mark.one_database
 def test_spaces_with_pieces_are_images_named_like_their_titles_and_links_escaped(app):
     state = position({"1a": "R", "3c": "b", "4g": "r"})
-    svg = svg_of(app, state, seat=None, selected=("3c", "2a"),
+    svg = svg_of(app, GAME, state, seat=None, selected=("3c", "2a"),
                  targets={"3c": '/play/t/conditional?path=3c&m=4g-3g&m=<"x">'})
     assert cell_markup(svg, "1a").startswith(
         '<g class="cell" data-cell="1a" transform="translate(52.0 -0.0)" role="img" '
@@ -306,6 +294,7 @@ def test_four_players_take_turns_in_two_teams(client, new_game):
     assert "Waiting for Player 1 (Red (1) — team Red)." in page
 
 
+@pytest.mark.one_database
 def test_rules_page(client):
     page = client.get("/rules/the-right-moves").get_data(as_text=True)
     for words in ("inner circle", "ring 2", "promoted", "skip", "chain", "three pieces or fewer",

@@ -13,7 +13,7 @@ import pytest
 from pbem import scheduler, webhooks
 from pbem.db import connect
 
-from conftest import api_move, path_of
+from helpers import api_move, path_of
 
 
 class Receiver:

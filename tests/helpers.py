@@ -1,0 +1,219 @@
+"""What tests read off the app, kept apart from the fixtures (``conftest.py``): the paths
+of API answers, rows and pages, everything a viewer receives (hidden information), storage
+made to fail, and a real SMTP server's recorder."""
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+import socket
+import sqlite3
+from dataclasses import dataclass
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
+
+import engine
+from pbem import links, mail
+from pbem.boards import board_for
+from pbem.db import connect, dialect
+
+
+def path_of(url: str) -> str:
+    """The path (and query) of an absolute URL from an API answer, for the test client."""
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+@dataclass
+class NewGame:
+    id: str
+    urls: list[str]   # each seat's play page path
+    apis: list[str]   # each seat's API base path
+    watch: str        # the spectator page path
+
+
+def database_errors() -> tuple[type[Exception], ...]:
+    """What a failing statement raises, on either engine."""
+    import psycopg
+    return sqlite3.DatabaseError, psycopg.DatabaseError
+
+
+def refuse_inserts(db, table: str, message: str, when: str = "true") -> None:
+    """Make the inserts into ``table`` for which ``when`` holds (of the row ``NEW``) fail with
+    ``message``: storage failing in the middle of a transaction."""
+    if dialect(db) == "sqlite":
+        db.execute(f"CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} WHEN {when} "
+                   f"BEGIN SELECT RAISE(ABORT, '{message}'); END")
+    else:
+        db.execute(f"CREATE FUNCTION refuse_{table}() RETURNS trigger LANGUAGE plpgsql AS "
+                   f"$$ BEGIN RAISE EXCEPTION '{message}'; END $$")
+        db.execute(f"CREATE TRIGGER refuse_{table} BEFORE INSERT ON {table} FOR EACH ROW "
+                   f"WHEN ({when}) EXECUTE FUNCTION refuse_{table}()")
+
+
+def allow_inserts(db, table: str) -> None:
+    db.execute(f"DROP TRIGGER refuse_{table}" + ("" if dialect(db) == "sqlite" else f" ON {table}"))
+
+
+def everything_in(db) -> str:
+    """Every row of every table, as text: everything the database holds."""
+    return "\n".join(f"{table}: {row}" for table in db.table_names()
+                     for row in db.query(f"SELECT * FROM {table}"))
+
+
+# -- pages: what a test reads off them ------------------------------------------------------
+
+def links_in(html: str) -> dict[str, str]:
+    """Every move-builder link of a page, by the last token of its click path."""
+    found = {}
+    for href in re.findall(r'href="([^"]*\?path=[^"]*)"', html):
+        href = unescape(href)
+        found[parse_qs(urlsplit(href).query)["path"][0].split(".")[-1]] = href
+    return found
+
+
+def confirm_move(html: str) -> str | None:
+    """The move the page's confirm button would play, if it has one."""
+    match = re.search(r'<form [^>]*class="confirm">\s*<input type="hidden" name="move" '
+                      r'value="([^"]*)"', html)
+    return unescape(match.group(1)) if match else None
+
+
+def api_move(client, api: str, move: str) -> dict:
+    """Play ``move`` through the JSON API at the current ply; it must be accepted."""
+    ply = client.get(api).json["ply"]
+    response = client.post(f"{api}/moves", json={"move": move, "ply": ply})
+    assert response.status_code == 200, (move, response.json)
+    return response.json
+
+
+# -- drawings: a game's board as its ``render`` draws it ----------------------------------
+
+def svg_of(app, game: engine.Game, state, seat: int = 0, **kwargs) -> str:
+    """The game's board drawn of ``state`` as ``seat`` sees it."""
+    with app.test_request_context():
+        return str(board_for(game.id).render(game.view(state, seat), seat=seat, **kwargs))
+
+
+def builds(app, game: engine.Game, state, seat: int, *clicks: str):
+    """What the game's own turn builder offers ``seat`` after ``clicks``."""
+    with app.test_request_context():
+        return board_for(game.id).build(game, state, seat, tuple(clicks))
+
+
+def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
+    """The markup of one cell of a drawing (its <g> or <a>), up to the next cell, the
+    coordinates, or any of ``until`` (what the game draws after its cells)."""
+    ends = "|".join(re.escape(end) for end in ('<text class="coord"', *until))
+    match = re.search(rf'<(?:a|g) [^>]*class="cell" data-cell="{name}".*?(?=<(?:a|g) [^>]*'
+                      rf'class="cell"|{ends})', svg, re.S)
+    assert match, name
+    return match.group(0)
+
+
+# -- hidden information: everything a viewer receives, comparable across two games ---------
+
+TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
+
+
+def normalised(text: str, game: NewGame) -> str:
+    """``text`` with the game's own id, every secret token and every timestamp replaced."""
+    text = links.redact(text)
+    assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
+    return TIME.sub("<time>", text.replace(game.id, "<game>"))
+
+
+def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
+    """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
+    answer (with the chat), a player's own notes, the page's live-update poll, every
+    history page and its ETag, and both record downloads, normalised."""
+    base = game.urls[seat] if seat is not None else game.watch
+    api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
+    seen = {}
+    for path in paths:
+        response = client.get(base + (f"?path={path}" if path else ""))
+        seen[f"page {path}"] = f"{response.status_code} {response.headers.get('ETag')} " \
+            + response.get_data(as_text=True)
+    seen["api"] = client.get(api).get_data(as_text=True)
+    if seat is not None:
+        seen["notes"] = client.get(f"{api}/notes").get_data(as_text=True)
+    version = client.get(f"{base}/version")  # what the page's script polls
+    seen["version"] = f"{version.headers['ETag']} {version.get_data(as_text=True)}"
+    for ply in range(client.get(api).json["ply"] + 1):
+        response = client.get(f"{base}/history/{ply}")
+        seen[f"history {ply}"] = f"{response.headers.get('ETag')} " \
+            + response.get_data(as_text=True)
+    for kind in ("json", "txt"):
+        response = client.get(f"{base}/record.{kind}")
+        seen[f"record.{kind}"] = response.get_data(as_text=True) + \
+            response.headers["Content-Disposition"]
+    if seat is not None:  # the seat's Atom feed
+        feed = client.post(f"{api}/feed").json["feed"]
+        seen["feed"] = client.get(path_of(feed)).get_data(as_text=True)
+    return {key: normalised(value, game) for key, value in seen.items()}
+
+
+def emails_to(app, game: NewGame, address: str) -> list[str]:
+    """The emails queued for ``address`` in ``game`` as they are sent (``mail.build``): every
+    header and part, the text and HTML in words and each picture's PNG in hex, normalised
+    (Message-ID, Date and MIME boundaries too); or the posts to a webhook (``address`` its
+    URL): the summary and the JSON."""
+    db = connect(app.config["DATABASE"])
+    rows = db.query("SELECT * FROM outbox WHERE game_id = ? AND recipient = ? ORDER BY id",
+                    [game.id, address])
+    return [normalised(_as_sent(app, row) if row["channel"] == "email"
+                       else row["subject"] + "\n" + row["body"], game) for row in rows]
+
+
+def _as_sent(app, row: dict) -> str:
+    data = mail.build(row, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data
+    message = email.message_from_bytes(data, policy=email.policy.default)
+    parts = []
+    for part in message.walk():
+        headers = "".join(f"{name}: {value}\n" for name, value in part.items()
+                          if name not in ("Message-ID", "Date"))
+        content = "" if part.is_multipart() else part.get_content()
+        # a picture's bytes in groups, which no token's shape matches; text with its
+        # SMTP line ends read back as newlines
+        parts.append(headers + (content.hex(" ", 8) if isinstance(content, bytes)
+                                else content.replace("\r\n", "\n")))
+    return re.sub(r"=_[0-9a-f]{40}", "<boundary>", "\n".join(parts))
+
+
+# -- a real SMTP server -------------------------------------------------------------------
+
+class Recorder:
+    """An aiosmtpd handler that keeps what it receives, or refuses while told to."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[str, list[str], email.message.EmailMessage]] = []
+        self.refuse_rcpt: str | None = None   # e.g. "550 5.1.1 No such user"
+        self.refuse_data: str | None = None   # e.g. "451 4.3.0 Try again later"
+        self.port = 0
+        self.sessions: dict[int, object] = {}  # the connections that delivered, by id
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if self.refuse_rcpt:
+            return self.refuse_rcpt
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        if self.refuse_data:
+            return self.refuse_data
+        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        self.received.append((envelope.mail_from, list(envelope.rcpt_tos), message))
+        self.sessions[id(session)] = session  # kept, so no later session reuses its id
+        return "250 Message accepted for delivery"
+
+    @property
+    def messages(self) -> list[email.message.EmailMessage]:
+        return [message for _, _, message in self.received]
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on (connections to it are refused)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
