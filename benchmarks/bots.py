@@ -34,9 +34,9 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
-from engine import bots  # noqa: E402
-from engine.bots.search import Search  # noqa: E402
+import engine
+from engine import bots
+from engine.bots.search import Search
 
 LEVELS = list(bots.LEVELS)
 VARIANTS = [("mastery", 2), ("the-right-moves", 2), ("the-right-moves", 4), ("magnet", 2),

@@ -43,12 +43,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
-from pbem import computer, create_app, mail, matches, notify, play  # noqa: E402
-from pbem.db import connect, write  # noqa: E402
-from pbem.matches import CACHE  # noqa: E402
+import engine
+from pbem import computer, create_app, mail, matches, notify, play
+from pbem.db import connect, write
+from pbem.matches import CACHE
 
-import serving  # noqa: E402
+import serving
 
 SECONDS = 5.0  # each rate is measured this long, after a second of warm-up
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]

@@ -120,7 +120,7 @@ def _piece(owner: int, kind: int, rank: int = 1) -> int:
 
 
 def _is_trap(kind: int) -> bool:
-    return kind == T2 or kind == T3
+    return kind in (T2, T3)
 
 
 def public_board(board: tuple[int, ...]) -> tuple[int, ...]:
@@ -145,7 +145,7 @@ class Knowledge(NamedTuple):
     enemy: int  # pieces of the opponent on the board
 
 
-def knowledge(state: "MagnetState", seat: int) -> Knowledge:
+def knowledge(state: MagnetState, seat: int) -> Knowledge:
     enemy = 1 - seat
     mask = ~(7 << 3)
     board = tuple(x if not x or x >> 6 == seat else (x & mask) | UNKNOWN << 3
@@ -280,7 +280,7 @@ def _run(board: list[int], seat: int, moves: Iterable[tuple[int, tuple[int, ...]
                 kind = (y >> 3) & 7
                 if kind == KING:
                     took_king = True
-                elif kind == T2 or kind == T3:
+                elif _is_trap(kind):
                     took_trap = True
                 enemy -= 1
                 board[v] = 0
@@ -604,7 +604,7 @@ def _draw_kinds(slots: list[tuple[int, bool]], pool: tuple[int, ...],
         choices = [(kind, _assignments(todo[n + 1:], _minus(pool, kind)))
                    for kind in _allowed(todo[n]) if pool[kind]]
         pick = rng.randrange(sum(count for _, count in choices))
-        for kind, count in choices:
+        for kind, count in choices:  # noqa: B007 - the kind the pick falls on is kept below
             if pick < count:
                 break
             pick -= count

@@ -614,7 +614,8 @@ class MagneticField(Game):
                      for d in DIRECTIONS if target in RAYS[origin][d]), None)
         if path is None:
             raise IllegalMove(f"{token}: a figure moves in a straight line along its file or "
-                              f"rank; {CELL_NAMES[target]} is not in line with {CELL_NAMES[origin]}.")
+                              f"rank; {CELL_NAMES[target]} is not in line with "
+                              f"{CELL_NAMES[origin]}.")
         if len(path) > MAX_SLIDE:
             raise IllegalMove(f"{token}: a figure moves 1 to {MAX_SLIDE} cells, "
                               f"not {len(path)}.")

@@ -265,7 +265,8 @@ class Mastery(Game):
             raise IllegalMove(
                 f"'{text}' is not a Mastery move. Write a move as d2-d4, a capture as d1xd3, "
                 "a control move as ~c6-c4, and a resurrection after a capture as d1xd5=O@b4.")
-        origin, target = square_index(match["origin"].lower()), square_index(match["target"].lower())
+        origin = square_index(match["origin"].lower())
+        target = square_index(match["target"].lower())
         kind = match["kind"].upper() if match["kind"] else None
         at = square_index(match["at"].lower()) if match["at"] else None
         control = bool(match["control"])
@@ -298,7 +299,8 @@ class Mastery(Game):
         if control and _moved(board, origin, target) == state.before_last:
             return (f"{text}: this control move would recreate the position before your "
                     "opponent's last move (KO).")
-        same_path = [m for m in moves if (m.origin, m.target, m.control) == (origin, target, control)]
+        same_path = [m for m in moves
+                     if (m.origin, m.target, m.control) == (origin, target, control)]
         if same_path and kind:
             choices = sorted({m.resurrect for m in same_path if m.resurrect})
             if not choices:

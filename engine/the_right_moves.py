@@ -272,7 +272,7 @@ def generate_texts(board: str, colour: int) -> list[str]:
     texts: list[str] = []
     regions = empty_regions(board) if promoted in board else None
     for start, piece in enumerate(board):
-        if piece == own or piece == promoted:
+        if piece in (own, promoted):
             row = STEP_TEXT[start]
             texts += [row[t] for t in destinations(board, start, regions)]
             texts += [str(m) for m in jump_chains(board, start)]

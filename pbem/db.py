@@ -318,7 +318,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "seq": int,           # 1, 2, 3, ... per game; the primary key makes it unique
         "seat": int,          # who acted (null for the server itself, e.g. a timeout)
         "kind": str,          # move, resign, draw_offer, draw_accept, draw_decline,
-                              # vacation (move: its days), timeout (the server's; seat: who ran out),
+                              # vacation (move: its days), timeout (the server's; seat:
+                              # who ran out),
                               # chat (text: the message), rematch (a seat asks for one),
                               # join (seat: the open seat taken), withdraw (before the start)
         "move": str,          # the move in notation, for kind = move

@@ -617,9 +617,10 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     is the time control (``clocks.settings``), None for none. A player entry
     ``{"open": true}`` leaves that seat open, with a join link (``join``); ``public``
     lists the open seats in the lobby. ``{"bot": level}`` makes the seat a computer player
-    of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless`` lets a player have no email (as one
-    who took an open seat without one may, in a rematch). ``client`` is stored with a game
-    between computers: who started it (``computer.client_key``)."""
+    of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless``
+    lets a player have no email (as one who took an open seat without one may, in a rematch).
+    ``client`` is stored with a game between computers: who started it
+    (``computer.client_key``)."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:

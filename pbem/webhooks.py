@@ -53,11 +53,11 @@ def checked_url(url: Any, allow_private: bool = False) -> str | None:
         raise BadWebhook("A webhook must be an http:// or https:// URL such as "
                          "https://discord.com/api/webhooks/...")
     try:
-        parts.port
+        port = parts.port
     except ValueError:
         raise BadWebhook("The webhook URL's port is not a number from 1 to 65535.") from None
     if not allow_private:
-        _public_address(parts.hostname, parts.port or 443)
+        _public_address(parts.hostname, port or 443)
     return url.strip()
 
 

@@ -454,7 +454,7 @@ def polar(degrees: float, distance: float) -> tuple[float, float]:
 def hexagon(r: float, first: float = 90) -> str:
     """A hexagon of radius ``r`` centred on (0, 0), its first corner at ``first`` degrees:
     with a point up (90), Blue's pieces; with points left and right (0), a vertex's cell."""
-    return " ".join("%s,%s" % polar(first + 60 * k, r) for k in range(6))
+    return " ".join("{},{}".format(*polar(first + 60 * k, r)) for k in range(6))
 
 
 # A vertex's tap target: the points nearer to it than to any other vertex.
