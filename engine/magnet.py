@@ -417,7 +417,8 @@ def _evaluate(an: _Analysis, order: Iterable[int]) -> tuple[tuple[Any, ...], fro
     the pieces that may carry a promotion mark in an order with this essential order."""
     kn, pieces = an.kn, an.pieces
     moves = [(o, pieces[o].path, False) for o in order if o in an.essential]
-    results, may_promote, running = [], set(), False
+    results: list[Any] = []  # per hypothesis: the winner, or the board if none won
+    may_promote, running = set(), False
     for filled in an.hypotheses:
         board = list(filled)
         winner, _, moved = _run(board, kn.seat, moves, kn.own, kn.enemy)
@@ -613,7 +614,7 @@ def _draw_kinds(slots: list[tuple[int, bool]], pool: tuple[int, ...],
     return kinds
 
 
-class Magnet(Game):
+class Magnet(Game[MagnetState]):
     id = "magnet"
     hidden_information = True  # piece values and the setup
     title = "Magnet"
@@ -699,12 +700,13 @@ class Magnet(Game):
             return self._set_up(state, seat, move.kinds)
         return self._carry_out(state, seat, knowledge(state, seat), move)
 
-    def notation(self, state: MagnetState, seat: int, text: str, after: State) -> str:
+    def notation(self, state: MagnetState, seat: int, text: str, after: MagnetState) -> str:
         """Ruling: the record marks only the promotions that happened. A ``+`` asked for a
         piece that a trap destroyed (or that the turn left where it stood) would tell the
         opponent that the piece's value is above its rank."""
         move = self.parse(state, seat, text)
         if isinstance(move, Turn):
+            assert after.last is not None  # the turn just played
             promoted = {step.origin for step in after.last[2] if step.promoted}
             move = move._replace(pieces=tuple((origin, plus and origin in promoted)
                                               for origin, plus in move.pieces))
@@ -741,6 +743,7 @@ class Magnet(Game):
         listed: list[tuple[int, bool]] = []
         for token in tokens:
             m = _TURN_PIECE.fullmatch(token)
+            assert m is not None  # every token matched above
             listed.append((_vertex(m[1], text), bool(m[2])))
         where = f"a magnet on {NAMES[magnet]}"
         affected = {p.origin: p for p in _affected(kn, magnet)}
