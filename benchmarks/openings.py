@@ -58,7 +58,7 @@ def main() -> None:
     game = engine.get(options.game)
     movers = (player(options.first), player(options.second))
     names = game.seat_names[2]
-    endings, plies = collections.Counter(), []
+    endings, plies = collections.Counter[tuple[str, str]](), list[int]()
     for number in range(options.games):
         state = start(game, number, options.opening, options.random_plies)
         rng = random.Random(number)

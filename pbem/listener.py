@@ -150,7 +150,8 @@ def receive_mail_command(recipient: tuple[str, ...], sender: str | None) -> None
 @click.option("--lmtp", is_flag=True, help="Speak LMTP instead of SMTP.")
 def mail_listener_command(host: str, port: int, lmtp: bool) -> None:
     """Receive replies over SMTP (or LMTP) until stopped."""
-    listener = MailListener(current_app._get_current_object(), host, port, lmtp)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
+    listener = MailListener(app, host, port, lmtp)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     listener.start()

@@ -539,7 +539,8 @@ class MatchCache(BytesLRU):
     """The matches this process replayed, by game id, sized by ``Match.nbytes``; a put never
     replaces a copy with an older one."""
 
-    def put(self, match: Match) -> None:
+    # a match is its own key and size: BytesLRU.put(key, value, size) in one argument
+    def put(self, match: Match) -> None:  # type: ignore[override]
         size = match.nbytes
         with self._lock:
             known = self._entries.get(match.id)

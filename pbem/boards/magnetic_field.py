@@ -26,7 +26,7 @@ new counts and scores), and the words before the confirm button say what happene
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import AbstractSet, Any, Mapping, NamedTuple, Sequence
 
 from markupsafe import Markup, escape
 
@@ -216,7 +216,7 @@ def _by_index(cells) -> tuple[str, ...]:
 
 def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk: _Walk) -> Build:
     options, placed = walk.options, walk.placed
-    pending = dict(reversed(p.split("@")) for p in placed)
+    pending = {cell: code for code, cell in (p.split("@") for p in placed)}
     overlay: dict[str, Any] = {"pending": pending, "choosing": walk.code}
     so_far = [_placement_words(p) for p in placed]
     if walk.stage == "done":
@@ -474,7 +474,8 @@ PANEL_PATTERNS = _patterns("mfh")
 
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
-           targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
+           targets: Mapping[str, str] | None = None,
+           last: AbstractSet[str] = frozenset()) -> Markup:
     """Two drawings: the field (rank 10 at the top for everyone), in a frame a phone pans
     so that every cell stays big enough for a finger, and under it both players' scores,
     figures and tiles, the deck and the draft pool. ``targets`` maps the cells and the
@@ -519,7 +520,8 @@ AFTER_COUNTS = ("scores", "figures_in_hand", "figures_on_field", "knocked_out")
 
 
 def _cells(view: Mapping[str, Any], after: Mapping[str, Any] | None, acting: str,
-           selected: tuple[str, ...], targets: Mapping[str, str], last: set[str]) -> list[str]:
+           selected: tuple[str, ...], targets: Mapping[str, str],
+           last: AbstractSet[str]) -> list[str]:
     """Each cell of the field, rank 10 first: a link if it may be clicked, its tile, marks and
     figures (``acting``: the cell of the figure the turn being built moves), and its contents
     in words (its title)."""
