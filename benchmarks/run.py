@@ -179,7 +179,9 @@ def drawn_afresh(client, url: str, repeats: int = 30) -> tuple[float, float, flo
     been drawn (the legal moves of the position are known: a move is built by clicks on
     one position); and of the page viewed again, in this process."""
     page = client.get(url).get_data(as_text=True)
-    click = html.unescape(re.search(r'href="([^"]*\?path=[^"]*)"', page).group(1))
+    link = re.search(r'href="([^"]*\?path=[^"]*)"', page)
+    assert link is not None, "the page has something to click"
+    click = html.unescape(link.group(1))
 
     def drawn() -> None:  # the position's page drawn: its legal moves are known
         play.RENDERS.clear()

@@ -160,9 +160,9 @@ class Match:
     created_at: str
     seats: tuple[Seat, ...]
     states: positions.Positions            # states[p]: the position after p moves
+    current: engine.State                  # after every event (a resignation ends the game)
     events: tuple[Event, ...] = ()
     moves: tuple[Event, ...] = ()          # the move events; moves[p - 1] made ply p
-    current: engine.State | None = None    # after every event (a resignation ends the game)
     draw_offer: int | None = None          # the seat whose draw offer stands
     resign_offers: tuple[int, ...] = ()    # the seats whose proposals that their team resign
                                            # stand (a team game's; at most one per team)
@@ -551,7 +551,15 @@ class MatchCache(BytesLRU):
 CACHE = MatchCache(64 * 2**20)  # create_app sets its size: MATCH_CACHE_MB
 
 
-def load(db: sqlite_utils.Database, game_id: str) -> Match | None:
+def load(db: sqlite_utils.Database, game_id: str) -> Match:
+    """``find`` for a game that exists."""
+    match = find(db, game_id)
+    if match is None:
+        raise LookupError(f"There is no game {game_id!r}.")
+    return match
+
+
+def find(db: sqlite_utils.Database, game_id: str) -> Match | None:
     """The game as its log makes it now: the cached copy brought up to date. Inside a write
     transaction, the game stays as read until the commit: its other writers wait."""
     if db.conn.in_transaction:
