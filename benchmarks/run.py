@@ -12,8 +12,9 @@ the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for
 - commits: moves recorded per second through the same server (each a POST to the JSON API,
   committed with the email it queues), beside raw SQLite commits with the same settings
   and the same sync after each;
-- mail: messages delivered per second to a local SMTP server (aiosmtpd), beside raw smtplib
-  sending the same messages over one connection to it;
+- mail: "your move" emails (text, HTML and the board's picture) delivered per second to a
+  local SMTP server (aiosmtpd), beside raw smtplib sending the same messages over one
+  connection to it, and the CPU the picture takes;
 - jobs: one pass of every scheduler job over 100,000 active games loaded straight into the
   database, a few of them due, and the games each pass read (the computer players' job:
   finding its turns, not playing them);
@@ -45,7 +46,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from pbem import computer, create_app, mail, matches, notify, play
+from pbem import computer, create_app, mail, matches, notify, pictures, play
 from pbem.db import connect, write
 from pbem.matches import CACHE
 
@@ -297,21 +298,33 @@ def commit_figures(clients: int = 8, games: int = 32) -> None:
 
 # -- mail ---------------------------------------------------------------------------------
 
-def mail_figures(count: int = 1000) -> None:
-    """``count`` queued emails (the size of a "your move" email) delivered by
-    ``mail.deliver_due`` until none is due, beside smtplib sending the same messages over
-    one connection, made beforehand: as ``EmailMessage`` objects (``send_message``, the
-    limit), and as the bytes the deliverer sends (``sendmail``, a faster one still)."""
+def mail_figures(count: int = 200) -> None:
+    """``count`` queued "your move" emails of Mastery (the text, the HTML and the board
+    drawn as a PNG when each is built) delivered by ``mail.deliver_due`` until none is due,
+    beside smtplib sending the same messages over one connection, made beforehand: as
+    ``EmailMessage`` objects (``send_message``, the limit), and as the bytes the deliverer
+    sends (``sendmail``, a faster one still); and what drawing the picture takes of it."""
     print(f"Mail: messages/s to a local SMTP server ({count} messages), and the sender's CPU")
     body = "Hello Ann,\n\n" + "Bob played d4xc5. " * 60 + "\n"
     with tempfile.TemporaryDirectory() as folder, serving.smtp_sink() as port:
         app = new_app(folder, SMTP_HOST="127.0.0.1", SMTP_PORT=port)
         db = connect(app.config["DATABASE"])
-        with write(db):
+        with app.test_request_context(), write(db):
+            match = matches.create(db, "mastery", PLAYERS, {}).match
+            db.execute("DELETE FROM outbox")  # its start emails: only those below are timed
+            board = notify.board_text(match, 0)
+            drawing = notify.board_drawing(match, 0)
+            html = notify.html_part("Your move", f"{body}\n{board}\n", "", {}, primary="",
+                                    board=board, drawing=drawing)
             for number in range(count):
-                mail.queue(db, recipient=f"player{number}@example.org", body=body,
+                mail.queue(db, recipient=f"player{number}@example.org",
+                           body=f"{body}\n{board}\n", html=html, board=drawing,
                            subject=f"Your move — Mastery: Ann vs Bob [{number}]",
                            headers={"References": "<game@pbem.localhost>"})
+        start, drawn = time.process_time(), min(count, 50)
+        for _ in range(drawn):
+            pictures.png(drawing)
+        picture_cpu = (time.process_time() - start) * 1000 / drawn
         built = [mail.build(dict(row), app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
                  for row in db.execute("SELECT * FROM outbox").fetchall()]
         messages = [email.message_from_bytes(message.data, policy=email.policy.SMTP)
@@ -341,6 +354,7 @@ def mail_figures(count: int = 1000) -> None:
     row("raw smtplib sendmail of the bytes", f"{raw_bytes:8.0f} /s", bytes_cpu)
     row("mail.deliver_due", f"{rate:8.0f} /s", rate_cpu, "send_message", rate / raw)
     row("", "", None, "sendmail of bytes", rate / raw_bytes)
+    row("of which the board's picture (PNG)", "", picture_cpu, "", picture_cpu / rate_cpu)
     FIGURES["mail"] = rate_cpu
 
 

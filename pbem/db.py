@@ -277,6 +277,9 @@ ADDED_COLUMNS = (
     ("games", "client", str, None),
     ("links", "emailed", int, 0),       # 1: minted for an email to the seat (pbem/invites.py)
     ("seats", "seen_at", str, None),    # when the seat's game page was last open (notify.seen)
+    # an email's HTML part, and the SVG of the board it shows as pictures (pbem/pictures.py)
+    ("outbox", "html", str, None),
+    ("outbox", "board", str, None),
 )
 
 

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
 import sqlite_utils
+from markupsafe import escape
 
-from . import webhooks
+from . import pictures, webhooks
 from .db import claiming, utcnow, write
 from .links import PUBLIC_URL_MARK, redact
 from .mailmessage import HeaderInjection, compose
@@ -35,19 +36,22 @@ LEASE = timedelta(minutes=5)  # a claimed message is retried after this if its s
 def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
           game_id: str | None = None, headers: Mapping[str, str] | None = None,
           domain: str = "pbem.localhost", kind: str = "other", seat: int | None = None,
-          unique_key: str | None = None, channel: str = "email") -> str:
+          unique_key: str | None = None, channel: str = "email", html: str | None = None,
+          board: str | None = None) -> str:
     """Add a message to the outbox (call inside the transaction of its cause). ``kind``
     (start, turn, reminder, digest, end, ...) and ``seat`` say what it is about, for the jobs
     that look back at what was sent; a ``unique_key`` can be queued only once, ever.
-    ``channel`` "webhook": ``recipient`` is a webhook URL and ``body`` the JSON to post."""
+    ``channel`` "webhook": ``recipient`` is a webhook URL and ``body`` the JSON to post.
+    ``html``: an HTML part beside the text, showing the ``board`` (the SVG of the seat's
+    page, drawn as PNG pictures when the message is built) by ``pictures.content_ids``."""
     message_id = make_msgid(domain=domain)
     now = utcnow()
     db.execute(
         "INSERT INTO outbox (message_id, game_id, recipient, subject, body, headers, "
-        "created_at, status, attempts, next_attempt_at, kind, seat, unique_key, channel) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)",
+        "created_at, status, attempts, next_attempt_at, kind, seat, unique_key, channel, "
+        "html, board) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?, ?)",
         [message_id, game_id, recipient, subject, body, json.dumps(dict(headers or {})),
-         now, now, kind, seat, unique_key, channel])
+         now, now, kind, seat, unique_key, channel, html, board])
     return message_id
 
 
@@ -79,11 +83,18 @@ def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
     stay as written."""
     headers = {"From": sender, "To": row["recipient"], "Subject": row["subject"],
                "Message-ID": row["message_id"],
-               "Date": format_datetime(datetime.fromisoformat(row["created_at"]))}
+               "Date": format_datetime(datetime.fromisoformat(row["created_at"])),
+               # RFC 3834: no vacation responder answers it (an answer to a player's own
+               # email says auto-replied instead)
+               "Auto-Submitted": "auto-generated"}
     for name, value in json.loads(row["headers"]).items():
         headers[name] = value.replace(PUBLIC_URL_MARK, public_url)
+    html, board = row["html"], row["board"] or ""
+    drawn = zip(pictures.content_ids(board), map(pictures.png, pictures.drawings(board)))
     return Outgoing(_address(sender), row["recipient"], row["message_id"],
-                    compose(headers, row["body"].replace(PUBLIC_URL_MARK, public_url)))
+                    compose(headers, row["body"].replace(PUBLIC_URL_MARK, public_url),
+                            html and html.replace(PUBLIC_URL_MARK, escape(public_url)),
+                            list(drawn)))
 
 
 @functools.lru_cache(maxsize=8)
@@ -261,17 +272,20 @@ def _record(db: sqlite_utils.Database,
         if error is None:
             # The stored copy loses its secret links once the player has them.
             db.execute("UPDATE outbox SET status = 'sent', sent_at = ?, attempts = ?, "
-                       "body = ?, headers = ? WHERE id = ?",
-                       [now, attempts, redact(row["body"]), redact(row["headers"]), row["id"]])
+                       "body = ?, headers = ?, html = ?, board = NULL WHERE id = ?",
+                       [now, attempts, redact(row["body"]), redact(row["headers"]),
+                        row["html"] and redact(row["html"]), row["id"]])
             continue
         # a message that cannot be built safely, or a webhook that has become a private
         # address, never will be: no retries
         gave_up = attempts >= MAX_ATTEMPTS or isinstance(
             error, (HeaderInjection, webhooks.BadWebhook))
         db.execute("UPDATE outbox SET attempts = ?, status = ?, next_attempt_at = ?, "
-                   "last_error = ?, body = ?, headers = ? WHERE id = ?",
+                   "last_error = ?, body = ?, headers = ?, html = ? WHERE id = ?",
                    [attempts, "failed" if gave_up else "pending",
                     _later(min(60 * 2 ** attempts, 6 * 3600)),
                     f"{type(error).__name__}: {error}"[:500],
                     redact(row["body"]) if gave_up else row["body"],
-                    redact(row["headers"]) if gave_up else row["headers"], row["id"]])
+                    redact(row["headers"]) if gave_up else row["headers"],
+                    row["html"] and redact(row["html"]) if gave_up else row["html"],
+                    row["id"]])

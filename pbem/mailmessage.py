@@ -8,22 +8,36 @@ its own on some Python versions. ``header_text`` makes any text safe as a header
 (one line, no control characters, no encoded-word opener), and ``compose`` checks the
 result on its way out: the message it returns parses back to the same headers.
 
+A value that is one word of ASCII (a URL in ``<>``, as List-Unsubscribe holds) is written as
+it is, however long: folding would put it into an RFC 2047 encoded word, which readers of
+such headers (mail providers' unsubscribe buttons) do not decode.
+
+With an HTML part, a message is ``multipart/alternative``: the plain text, then
+``multipart/related`` holding the HTML and the pictures it shows by ``cid:``. Clients that
+prefer plain text never see the pictures as attachments, and Gmail, Outlook and Apple Mail
+show the HTML with its pictures in place (the structure of the ``email`` package's own
+example).
+
 Standard library only, so a test can run this file under every Python on the machine.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
-from typing import Mapping
+from typing import Mapping, Sequence
 
 # Line and paragraph separators, and every control and format character (C0, C1, DEL,
 # zero-width and direction marks): none belongs in a one-line header value.
 UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 ENCODED_WORD_OPENER = re.compile(r"=\s*\?")
 ADDRESSES = {"from", "to", "cc", "bcc", "reply-to", "sender"}  # headers readers parse
+LINE_LIMIT = 998  # RFC 5322: characters of a line, its end aside
+# Values set raw are written as they are; header objects (the others) still fold themselves.
+WRITTEN = policy.SMTP.clone(refold_source="none")
 
 
 class HeaderInjection(ValueError):
@@ -38,19 +52,35 @@ def header_text(text: str) -> str:
     return ENCODED_WORD_OPENER.sub("= ?", " ".join(cleaned.split()))
 
 
-def compose(headers: Mapping[str, str], body: str) -> bytes:
-    """A plain-text message with exactly ``headers`` (in order) and ``body``, as it goes
-    out. Every value goes through ``header_text``; the message is then parsed back, and
-    refused (``HeaderInjection``) unless it holds exactly those headers with those values.
-    """
+def compose(headers: Mapping[str, str], body: str, html: str | None = None,
+            pictures: Sequence[tuple[str, bytes]] = ()) -> bytes:
+    """A message with exactly ``headers`` (in order) and the plain text ``body``, as it goes
+    out; with ``html``, the HTML part too, showing ``pictures`` (content id, PNG) by
+    ``cid:``. Every value goes through ``header_text``; the message is then parsed back,
+    and refused (``HeaderInjection``) unless it holds exactly those headers with those
+    values."""
     texts = {name: header_text(value) for name, value in headers.items()}
-    message = EmailMessage(policy=policy.SMTP)
+    message = EmailMessage(policy=WRITTEN)
     for name, text in texts.items():
-        if text.isascii() and len(name) + 2 + len(text) <= policy.SMTP.max_line_length:
+        line = len(name) + 2 + len(text)
+        if text.isascii() and (line <= policy.SMTP.max_line_length or " " not in text):
+            if line > LINE_LIMIT:
+                raise HeaderInjection(f"the {name} header is longer than a line may be")
             message.set_raw(name, text)  # one plain line: nothing to encode or fold
         else:
             message[name] = text
     message.set_content(body)
+    if html is not None:
+        message.add_alternative(html, subtype="html")
+        related = list(message.iter_parts())[1]
+        for content_id, picture in pictures:
+            related.add_related(picture, "image", "png", cid=f"<{content_id}>",
+                                disposition="inline", filename=f"{content_id.split('@')[0]}.png")
+        # The same message every time it is built (a resend after a crash is the same
+        # file): boundaries from the Message-ID, not random ones.
+        for number, part in enumerate(p for p in message.walk() if p.is_multipart()):
+            seed = f"{headers.get('Message-ID', '')} {number}".encode()
+            part.set_boundary(f"=_{hashlib.sha256(seed).hexdigest()[:40]}")
     data = bytes(message)
     written = BytesParser(policy=policy.default).parsebytes(data, headersonly=True)
     expected = [name.lower() for name in headers]

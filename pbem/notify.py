@@ -20,13 +20,14 @@ event log, what was already sent from the outbox (``unique_key``) and ``digest_d
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
-from typing import Any, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import sqlite_utils
 from flask import current_app, render_template
 
-from . import clocks, due, invites, links, mail, matches, signals, webhooks
+from . import clocks, due, invites, links, mail, matches, pictures, signals, webhooks
 from .boards import board_for
 from .db import utcnow, write
 from .matches import Event, Match
@@ -85,19 +86,29 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         return None
     token = links.mint(db, match.id, seat, emailed=True)
     link = links.email_url("play.page", role="play", token=token)
-    footer, footer_headers = _footer(db, "seat", game_id=match.id, seat=seat)
+    rules = links.email_url("site.rules", game_id=match.game.id)
+    footer = _footer(db, "seat", game_id=match.id, seat=seat)
+    board = board_text(match, seat)
+    also_links = [(other, links.email_url("play.page", role="play", token=links.mint(
+        db, match.id, other, emailed=True))) for other in also]
     body = render_template(
         f"email/{template}.txt", match=match, seat=seat, name=match.seats[seat].name,
-        link=link, rules=links.email_url("site.rules", game_id=match.game.id),
-        board=board_text(match, seat), hint=legal_hint(match, seat),
-        also=[(other, links.email_url("play.page", role="play", token=links.mint(
-            db, match.id, other, emailed=True))) for other in also], **context)
+        link=link, rules=rules, board=board, hint=legal_hint(match, seat), also=also_links,
+        **context)
+    drawing = board_drawing(match, seat) if board and board in body else None
+    buttons = {link: "Open the game", rules: "The rules", **footer.buttons}
+    for other, other_link in also_links:
+        buttons[other_link] = f"Open {match.seat_name(other)}"
+    if "watch" in context:
+        buttons[str(context["watch"])] = "Watch the game"
     return mail.queue(
-        db, recipient=match.seats[seat].email, subject=summary, body=body + footer,
+        db, recipient=match.seats[seat].email, subject=summary, body=body + footer.text,
         game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
-        unique_key=unique_key,
+        unique_key=unique_key, board=drawing,
+        html=html_part(summary, body, footer.text, buttons, primary=link, board=board,
+                       drawing=drawing),
         headers={"References": thread_root(match), "In-Reply-To": thread_root(match),
-                 **links.reply_to_header(token, match.ply), **footer_headers})
+                 **links.reply_to_header(token, match.ply), **footer.headers})
 
 
 def _post(db: sqlite_utils.Database, match: Match, seat: int, kind: str, summary: str,
@@ -117,6 +128,60 @@ def _post(db: sqlite_utils.Database, match: Match, seat: int, kind: str, summary
 def board_text(match: Match, seat: int | None) -> str:
     """The current position as plain text, from what ``seat`` may know."""
     return board_for(match.game.id).text(match.game.view(match.current, seat), seat)
+
+
+def board_drawing(match: Match, seat: int) -> str:
+    """The current position as ``seat``'s page draws it (SVG), from what it may know, the
+    last move marked; nothing on it can be clicked."""
+    game, last = match.game, match.moves[-1] if match.moves else None
+    return str(board_for(game.id).render(
+        game.view(match.current, seat), seat=seat,
+        last=board_for(game.id).move_cells(game.public_move(last.seat, last.move, seat,
+                                                            match.current))
+        if last else set()))
+
+
+def html_part(subject: str, body: str, footer: str, buttons: Mapping[str, str], *,
+              primary: str, board: str, drawing: str | None) -> str:
+    """The HTML part of an email whose plain text is ``body`` and ``footer``: the same
+    words, the ``board`` (its text in ``body``) shown as the pictures of ``drawing`` (if
+    any), each line that is one of the links of ``buttons`` (URL: label) as a button
+    (``primary`` the prominent one), and those links inside a line as links. No other text
+    becomes a link, and the template escapes everything."""
+    before, found, after = body.partition(board) if drawing else (body, "", "")
+    shown = list(zip(pictures.content_ids(drawing), pictures.labels(drawing))) if found else []
+    blocks = _blocks(before, buttons) + ([{"pictures": shown}] if found else []) \
+        + _blocks(after, buttons)
+    return render_template("email/message.html", subject=subject, blocks=blocks,
+                           footer=_blocks(footer.lstrip("\n").removeprefix("-- \n"), buttons),
+                           primary=primary)
+
+
+# A line break in the middle of a sentence (after a small letter or a comma, before a small
+# letter or a bracket): the plain text's wrapping, which the HTML leaves to the screen.
+WRAPPED = re.compile(r"(?<=[a-z,])\n(?=[a-z(])")
+
+
+def _blocks(text: str, buttons: Mapping[str, str]) -> list[dict[str, Any]]:
+    """``text``'s paragraphs as the HTML template shows them: {"lines": [[(words, url or
+    None), ...], ...]} for text, {"button": url, "label": label} for a line that is a link."""
+    link = re.compile("|".join(map(re.escape, sorted(buttons, key=len, reverse=True))))
+    blocks: list[dict[str, Any]] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip("\n")):
+        lines: list[list[tuple[str, str | None]]] = []
+        for line in WRAPPED.sub(" ", paragraph).split("\n"):
+            if line in buttons:
+                blocks += [{"lines": lines}] if lines else []
+                blocks.append({"button": line, "label": buttons[line]})
+                lines = []
+                continue
+            pieces, at = [], 0
+            for found in link.finditer(line) if buttons else ():
+                pieces += [(line[at:found.start()], None), (found.group(), found.group())]
+                at = found.end()
+            lines.append(pieces + [(line[at:], None)])
+        blocks += [{"lines": lines}] if lines else []
+    return blocks
 
 
 def legal_hint(match: Match, seat: int) -> str:
@@ -281,10 +346,10 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
     """The "Your games" email, unless the address opted out of those."""
     if home_opted_out(db, email):
         return
-    footer, headers = _footer(db, "home", email=email)
+    footer = _footer(db, "home", email=email)
     body = render_template("email/home.txt", link=links.email_url("site.home", token=token))
-    mail.queue(db, recipient=email, subject="Your games", body=body + footer,
-               domain=current_app.config["MAIL_DOMAIN"], kind="home", headers=headers)
+    mail.queue(db, recipient=email, subject="Your games", body=body + footer.text,
+               domain=current_app.config["MAIL_DOMAIN"], kind="home", headers=footer.headers)
 
 
 # -- preferences, and the links that change them ---------------------------------------------
@@ -348,21 +413,30 @@ def resolve_email_link(db: sqlite_utils.Database, token: str) -> dict[str, Any] 
     return dict(rows[0]) if rows else None
 
 
-def _footer(db: sqlite_utils.Database, purpose: str, **target: Any) -> tuple[str, dict]:
+class Footer(NamedTuple):
+    text: str
+    headers: dict[str, str]  # List-Unsubscribe
+    buttons: dict[str, str]  # its links and their labels, for an HTML part
+
+
+def _footer(db: sqlite_utils.Database, purpose: str, **target: Any) -> Footer:
     """The settings and unsubscribe footer of an email, and its List-Unsubscribe headers."""
     token = mint_email_link(db, purpose, **target)
     unsubscribe = links.email_url("preferences.unsubscribe", token=token)
+    settings = links.email_url("preferences.settings", token=token)
     text = render_template("email/footer.txt", purpose=purpose, unsubscribe=unsubscribe,
-                           settings=links.email_url("preferences.settings", token=token))
-    return "\n" + text.rstrip("\n") + "\n", {
-        "List-Unsubscribe": f"<{unsubscribe}>",
-        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+                           settings=settings)
+    return Footer("\n" + text.rstrip("\n") + "\n",
+                  {"List-Unsubscribe": f"<{unsubscribe}>",
+                   "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+                  {settings: "Email settings", unsubscribe: "Unsubscribe"})
 
 
 def seat_footer(db: sqlite_utils.Database, match: Match, seat: int) -> tuple[str, dict]:
     """The footer and List-Unsubscribe headers of an email to ``seat``, for emails queued
     without ``_send`` (e.g. answers to moves sent by email: queue them with kind "answer")."""
-    return _footer(db, "seat", game_id=match.id, seat=seat)
+    footer = _footer(db, "seat", game_id=match.id, seat=seat)
+    return footer.text, footer.headers
 
 
 def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
@@ -484,13 +558,13 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
                 _digest_entry(db, match, row["seat"]))
         for address, entries in by_address.items():
             recipient = next(r["email"] for r in rows if r["email"].lower() == address)
-            footer, headers = _footer(db, "digest", email=recipient)
+            footer = _footer(db, "digest", email=recipient)
             body = render_template("email/digest.txt", entries=entries, day=day)
             count = len(entries)
-            mail.queue(db, recipient=recipient, body=body + footer,
+            mail.queue(db, recipient=recipient, body=body + footer.text,
                        subject=f"Your games: {count} waiting for you ({day})",
                        domain=current_app.config["MAIL_DOMAIN"], kind="digest",
-                       unique_key=f"digest:{address}:{day}", headers=headers)
+                       unique_key=f"digest:{address}:{day}", headers=footer.headers)
     return len(by_address)
 
 

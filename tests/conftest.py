@@ -29,7 +29,7 @@ from werkzeug.serving import make_server
 from flask import url_for
 
 import pbem.db
-from pbem import create_app, links, matches, play
+from pbem import create_app, links, mail, matches, play
 from pbem.db import connect, dialect, get_db
 from pbem.matches import CACHE
 
@@ -290,12 +290,28 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
 
 
 def emails_to(app, game: NewGame, address: str) -> list[str]:
-    """The subjects and bodies of the emails queued for ``address`` in ``game`` (or of the
-    posts to a webhook, ``address`` its URL: the summary and the JSON), normalised."""
+    """The emails queued for ``address`` in ``game`` as they are sent (``mail.build``): every
+    header and part, the text and HTML in words and each picture's PNG in hex, normalised
+    (Message-ID, Date and MIME boundaries too); or the posts to a webhook (``address`` its
+    URL): the summary and the JSON."""
     db = connect(app.config["DATABASE"])
-    rows = db.query("SELECT body, subject FROM outbox WHERE game_id = ? AND recipient = ? "
-                    "ORDER BY id", [game.id, address])
-    return [normalised(r["subject"] + "\n" + r["body"], game) for r in rows]
+    rows = db.query("SELECT * FROM outbox WHERE game_id = ? AND recipient = ? ORDER BY id",
+                    [game.id, address])
+    return [normalised(_as_sent(app, row) if row["channel"] == "email"
+                       else row["subject"] + "\n" + row["body"], game) for row in rows]
+
+
+def _as_sent(app, row: dict) -> str:
+    data = mail.build(row, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data
+    message = email.message_from_bytes(data, policy=email.policy.default)
+    parts = []
+    for part in message.walk():
+        headers = "".join(f"{name}: {value}\n" for name, value in part.items()
+                          if name not in ("Message-ID", "Date"))
+        content = "" if part.is_multipart() else part.get_content()
+        # a picture's bytes in groups, which no token's shape matches
+        parts.append(headers + (content.hex(" ", 8) if isinstance(content, bytes) else content))
+    return re.sub(r"=_[0-9a-f]{40}", "<boundary>", "\n".join(parts))
 
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -81,7 +81,7 @@ def test_send_mail_delivers_through_the_configured_smtp_server(smtp_app, smtp):
         assert message["From"] == "Games <games@test.example>"
         assert message["Subject"] == f"Game started — Mastery: Ann vs Bob [{game['id']}]"
         assert message["References"] == f"<game-{game['id']}@pbem.localhost>"
-        assert "/play/" in message.get_content()
+        assert "/play/" in message.get_body(("plain",)).get_content()
     assert not Path(smtp_app.config["MAIL_FOLDER"]).exists()  # SMTP, not files
 
     assert flask(smtp_app, "send-mail").output.strip() == "0 sent, 0 failed"
@@ -281,8 +281,8 @@ def test_serve_runs_the_site_and_delivers_mail_with_working_links(tmp_path, smtp
         tokens = []
         for message in smtp.messages:
             link = re.search(rf"{re.escape(base)}/play/([A-Za-z0-9_-]{{32}})",
-                             message.get_content())
-            assert link, message.get_content()
+                             message.get_body(("plain",)).get_content())
+            assert link, message.get_body(("plain",)).get_content()
             tokens.append(link.group(1))
             with urllib.request.urlopen(link.group(0), timeout=5) as page:
                 assert page.status == 200

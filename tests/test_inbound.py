@@ -63,7 +63,7 @@ def only(messages, recipient: str) -> EmailMessage:
 
 
 def text_of(message: EmailMessage) -> str:
-    return message.get_content().replace("\r\n", "\n")
+    return message.get_body(("plain",)).get_content().replace("\r\n", "\n")
 
 
 def write_reply(original: EmailMessage, line: str, *, sender: str | None = None,

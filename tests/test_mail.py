@@ -59,7 +59,7 @@ def now() -> datetime:
 
 def text_of(message) -> str:
     """A received message's body, with SMTP's CRLF line ends read back as newlines."""
-    return message.get_content().replace("\r\n", "\n")
+    return message.get_body(("plain",)).get_content().replace("\r\n", "\n")
 
 
 def play_link(body: str) -> str:

@@ -261,7 +261,7 @@ def test_every_email_of_a_game_over_smtp_has_settings_unsubscribe_and_one_thread
     thread = f"<game-{game.id}@pbem.localhost>"
     urls = set()
     for message in smtp.messages:
-        body = message.get_content().replace("\r\n", "\n")
+        body = message.get_body(("plain",)).get_content().replace("\r\n", "\n")
         assert message["References"] == thread == message["In-Reply-To"]
         unsubscribe = "http://localhost" + one(UNSUBSCRIBE_LINK, body)
         # (a long header is folded onto a second line; unfolded, it is the URL in <>)

@@ -1,0 +1,203 @@
+"""Game emails as mail apps and providers read them: plain text beside HTML that shows the
+board as a picture (PNG drawn from the SVG of the seat's own page) with the links as
+buttons; a List-Unsubscribe header providers can read whatever the length of its URL; and
+Auto-Submitted (RFC 3834) on every email, so that vacation responders stay quiet.
+
+Messages go out through the real transports (a real SMTP server on loopback, .eml files);
+the hidden-information side (two games differing in a secret give the other seat the same
+emails, pictures included) is in the Magnet and Magnetic Field tests, by ``emails_to``."""
+from __future__ import annotations
+
+import base64
+import email
+import email.policy
+import re
+import struct
+from email.message import EmailMessage
+
+import pytest
+
+from pbem import inbound, mail, pictures
+from pbem.db import connect
+from pbem.mailmessage import HeaderInjection, compose
+
+from conftest import api_move
+
+PNG = b"\x89PNG\r\n\x1a\n"
+LINKS = re.compile(r'(?:href|src)="([^"]*)"')
+
+
+def deliver(app, db, smtp) -> list[EmailMessage]:
+    before = len(smtp.messages)
+    transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
+    sent, failed = mail.deliver_due(db, transport, app.config["MAIL_FROM"],
+                                    app.config["PUBLIC_URL"])
+    assert failed == 0
+    return smtp.messages[before:]
+
+
+def to(messages: list[EmailMessage], address: str) -> EmailMessage:
+    (found,) = [m for m in messages if m["To"] == address]
+    return found
+
+
+def html_of(message: EmailMessage) -> str:
+    return message.get_body(("html",)).get_content()
+
+
+def width_of(png: bytes) -> int:
+    assert png.startswith(PNG)
+    return struct.unpack(">I", png[16:20])[0]  # the IHDR chunk's first field
+
+
+# -- the parts --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", ["mastery", "magnetic-field"])
+def test_a_game_email_is_plain_text_beside_html_showing_the_seats_page_board(
+        app, client, db, smtp, new_game, game):
+    """multipart/alternative: the plain text as before, then multipart/related holding the
+    HTML and the pictures it shows by cid; the pictures are the drawings of the page the
+    seat's link opens (the seat not to move: nothing on it can be clicked)."""
+    created = new_game(game, names=["Ann <b>", "Bob"])
+    waiting = 1 - client.get(created.apis[0]).json["view"]["to_move"][0]
+    address = f"p{waiting + 1}@example.org"
+    outbox = {row["recipient"]: dict(row) for row in db.query("SELECT * FROM outbox")}
+    message = to(deliver(app, db, smtp), address)
+
+    assert message.get_content_type() == "multipart/alternative"
+    plain, related = message.get_payload()
+    assert plain.get_content_type() == "text/plain"
+    assert related.get_content_type() == "multipart/related"
+    html, *images = related.get_payload()
+    assert html.get_content_type() == "text/html"
+    text = plain.get_content().replace("\r\n", "\n")
+    assert text == outbox[address]["body"]  # the plain text as it was queued
+    assert "You play" in text and "The rules:" in text
+
+    # the pictures: the drawings of the seat's own page, each shown by its cid
+    page = client.get(created.urls[waiting]).get_data(as_text=True)
+    drawings = pictures.drawings(page)
+    assert len(images) == len(drawings) == (2 if game == "magnetic-field" else 1)
+    for image, drawing in zip(images, drawings):
+        assert image.get_content_type() == "image/png"
+        assert image.get_content_disposition() == "inline"
+        assert f'src="cid:{image["Content-ID"].strip("<>")}"' in html.get_content()
+        assert image.get_content() == pictures.png(drawing)
+        assert width_of(image.get_content()) == pictures.WIDTH
+
+    # the words are the text's, escaped; the links are buttons, to PUBLIC_URL alone
+    shown = html.get_content()
+    assert "Ann &lt;b&gt;" in shown and "<b>" not in shown
+    link = re.search(r"http://localhost/play/[\w-]{32}", text)[0]
+    assert f'<a href="{link}" style="display:inline-block;' in shown
+    assert ">Open the game</a>" in shown and ">Email settings</a>" in shown
+    assert all(url.startswith(("http://localhost/", "cid:")) for url in LINKS.findall(shown))
+    assert 'name="viewport" content="width=device-width' in shown
+
+
+def test_what_a_player_types_reaches_the_html_as_words_and_no_link(app, client, db, smtp,
+                                                                   new_game):
+    game = new_game()
+    typed = '<img src=x onerror=alert(1)> see https://evil.example/x "now" & http://localhost/'
+    assert client.post(f"{game.apis[0]}/chat", json={"text": typed}).status_code == 201
+    chat = [m for m in deliver(app, db, smtp) if m["Subject"].startswith("New message")]
+    shown = html_of(to(chat, "p2@example.org"))
+    assert "&lt;img src=x onerror=alert(1)&gt; see https://evil.example/x &#34;now&#34; " \
+           "&amp; http://localhost/" in shown
+    assert "<img" not in shown  # a chat email shows no board
+    assert "evil.example" not in " ".join(LINKS.findall(shown))
+    assert all(url.startswith("http://localhost/") for url in LINKS.findall(shown))
+
+
+def test_the_html_follows_the_board_and_the_picture_changes_with_the_position(
+        app, client, db, smtp, new_game):
+    game = new_game()
+    first = to(deliver(app, db, smtp), "p1@example.org")
+    move = client.get(game.apis[0]).json["legal_moves"][0]
+    api_move(client, game.apis[0], move)
+    turn = to(deliver(app, db, smtp), "p2@example.org")
+    assert turn["Subject"].startswith("Your move")
+    before, after = ([p.get_content() for p in m.walk() if p.get_content_type() == "image/png"]
+                     for m in (first, turn))
+    assert before != after
+    assert f"played: {move}" in html_of(turn)
+
+
+@pytest.mark.browser
+def test_the_html_fits_a_phone_and_shows_the_board(app, db, smtp, new_game, browser):
+    """In Chromium 390 px wide, light and dark: no sideways scrolling (a 60-letter name, a
+    long unsubscribe URL), the picture as wide as the text, the seat's link a button."""
+    new_game("magnet", names=["A" * 60, "Bob"])
+    message = to(deliver(app, db, smtp), "p1@example.org")
+    shown = html_of(message)
+    for part in message.walk():  # what the mail app does with cid: the attached pictures
+        if part.get_content_type() == "image/png":
+            data = base64.b64encode(part.get_content()).decode()
+            shown = shown.replace(f'cid:{part["Content-ID"].strip("<>")}',
+                                  f"data:image/png;base64,{data}")
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 390, "height": 844},
+                                      color_scheme=scheme)
+        phone = context.new_page()
+        phone.set_content(shown)
+        widths = phone.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert widths[0] <= widths[1], f"{scheme}: {widths[0]}px wide on a {widths[1]}px screen"
+        picture = phone.locator("img").first
+        assert phone.evaluate("img => img.complete && img.naturalWidth", picture.element_handle()) \
+            == pictures.WIDTH
+        box = picture.bounding_box()
+        assert box["x"] >= 0 and 300 < box["width"] <= 390 - box["x"]
+        button = phone.get_by_role("link", name="Open the game").bounding_box()
+        assert button["height"] >= 40 and button["x"] + button["width"] <= 390
+        context.close()
+
+
+# -- the headers ----------------------------------------------------------------------------
+
+def test_list_unsubscribe_stays_an_unencoded_url_however_long(app, db, new_game, tmp_path):
+    """Folded, the header became RFC 2047 encoded words (=?utf-8?q?=3Chttps...), which
+    providers' unsubscribe buttons do not read: it stays one line, <URL> as it is."""
+    app.config["PUBLIC_URL"] = "http://localhost/" + "/".join(["a-rather-long-folder"] * 8)
+    new_game()
+    folder = tmp_path / "out"
+    assert mail.deliver_due(db, mail.FileTransport(folder), app.config["MAIL_FROM"],
+                            app.config["PUBLIC_URL"]) == (2, 0)
+    for path in folder.glob("*.eml"):
+        raw = path.read_bytes()
+        line = re.search(rb"^List-Unsubscribe: (.*)\r\n(?![ \t])", raw, re.M)[1].decode()
+        assert re.fullmatch(re.escape(f"<{app.config['PUBLIC_URL']}/email/") + r"[\w-]{32}"
+                            r"/unsubscribe>", line), line
+        assert len(line) > 200
+        parsed = email.message_from_bytes(raw, policy=email.policy.default)
+        assert parsed["List-Unsubscribe"] == line
+        assert parsed["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+
+
+def test_a_header_word_longer_than_a_line_may_be_is_refused():
+    url = "<https://games.example.org/" + "x" * 900 + ">"
+    assert f"List-Unsubscribe: {url}\r\n".encode() in compose({"List-Unsubscribe": url}, "hi")
+    with pytest.raises(HeaderInjection):
+        compose({"List-Unsubscribe": url.replace("x" * 900, "x" * 1000)}, "hi")
+
+
+def test_every_notification_is_auto_generated_and_an_answer_auto_replied(
+        app, client, db, smtp, new_game):
+    """RFC 3834: what the server sends of itself is auto-generated (start, turns, chat,
+    the end); its answer to a player's own email is auto-replied."""
+    game = new_game()
+    api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    assert client.post(f"{game.apis[0]}/chat", json={"text": "Hello"}).status_code == 201
+    notifications = deliver(app, db, smtp)
+    assert len(notifications) == 4  # two starts, a turn, a chat message
+    for message in notifications:
+        assert message.get_all("Auto-Submitted") == ["auto-generated"], message["Subject"]
+
+    (turn,) = [m for m in notifications if m["Subject"].startswith("Your move")]
+    reply = EmailMessage()
+    reply["From"], reply["To"] = "p2@example.org", turn["Reply-To"]
+    reply["Subject"], reply["Message-ID"] = "Re: " + turn["Subject"], "<reply@example.org>"
+    reply.set_content(client.get(game.apis[1]).json["legal_moves"][0])
+    with app.app_context():
+        inbound.receive(connect(app.config["DATABASE"]), bytes(reply))
+    (answer,) = [m for m in deliver(app, db, smtp) if m["In-Reply-To"] == "<reply@example.org>"]
+    assert answer.get_all("Auto-Submitted") == ["auto-replied"]
