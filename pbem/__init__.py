@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import (api, cli, db, due, feeds, limits, links, lobby, matches, mygames, play,
+from . import (api, cli, db, feeds, limits, links, lobby, matches, mygames, play,
                preferences, site)
 from .links import redact_logger
 
@@ -92,13 +92,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     matches.CACHE.max_bytes = int(app.config["MATCH_CACHE_MB"]) * 2**20
     play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
     app.teardown_appcontext(db.close_db)
-    database = db.connect(app.config["DATABASE"])  # not kept: gunicorn's master forks
-    try:
-        with db.write(database):  # a database from before the due rows gains its games' rows
-            if "due" in db.init_db(database):
-                due.backfill(database, matches.load)
-    finally:
-        database.close()
+    if not db.is_url(app.config["DATABASE"]):
+        # the embedded default, one machine: its new file gets the schema here (a server on
+        # PostgreSQL has it from ``init-db``, or from gunicorn and the job process starting)
+        db.upgrade(app.config["DATABASE"])
     app.register_blueprint(site.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(api.bp)

@@ -9,7 +9,7 @@ from flask.cli import with_appcontext
 from werkzeug.serving import run_simple
 
 from . import links, mail, scheduler
-from .db import copy_db_command, get_db, init_db_command
+from .db import copy_db_command, get_db, init_db_command, upgrade
 from .listener import mail_listener_command, receive_mail_command
 
 
@@ -20,6 +20,7 @@ from .listener import mail_listener_command, receive_mail_command
 def serve_command(host: str, port: int) -> None:
     """Run the web server and the scheduler in one process (the embedded default)."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
+    upgrade(app.config["DATABASE"])
     if not app.config["PUBLIC_URL"]:
         # The embedded default: links in emails point at this server on this machine.
         local = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
@@ -58,6 +59,7 @@ def send_mail_command() -> None:
 def run_scheduler_command() -> None:
     """Run the background jobs in this process, until stopped (for multi-process servers)."""
     _require_public_url()
+    upgrade(current_app.config["DATABASE"])  # the job process may start before the server
     click.echo("Scheduler running; stop it with Ctrl-C.")
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
     scheduler.run_forever(app)

@@ -4,6 +4,7 @@ and the locks that let several machines share the work.
 ``DATABASE`` is an SQLite file (the embedded default, through sqlite-utils) or a
 ``postgresql://`` URL (``pbem/postgres.py``, which the app uses through the same interface).
 The SQL and the schema are written once, for both; the few things that differ are here.
+The schema is ``pbem/migrations``: numbered SQL files that ``migrate`` applies, each once.
 
 A game's history is the ``events`` table: an append-only log ordered by a per-game sequence
 number, which triggers protect from UPDATE and DELETE. Everything else about a game is
@@ -118,7 +119,13 @@ def _thread_connection(path: str) -> sqlite_utils.Database:
             # another database (tests): one connection per thread; or a PostgreSQL
             # connection the server dropped (a restart): the next request connects again
             _thread.db.close()
-        _thread.db, _thread.key = connect(path), key
+        database = connect(path)
+        try:
+            require_migrated(database)  # once per connection: a clear error, not a missing column
+        except SchemaBehind:
+            database.close()
+            raise
+        _thread.db, _thread.key = database, key
     return _thread.db
 
 
@@ -236,207 +243,145 @@ def utcnow() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-APPEND_ONLY = "the event log is append-only"
-# The triggers that refuse to change or delete events (PostgreSQL: to empty the table too).
-APPEND_ONLY_TRIGGERS = {
-    "sqlite": [
-        f"CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events "
-        f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END",
-        f"CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events "
-        f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END",
-    ],
-    "postgresql": [
-        f"CREATE OR REPLACE FUNCTION append_only() RETURNS trigger LANGUAGE plpgsql AS "
-        f"$$ BEGIN RAISE EXCEPTION '{APPEND_ONLY}'; END $$",
-        "CREATE OR REPLACE TRIGGER events_no_update BEFORE UPDATE OR DELETE ON events "
-        "FOR EACH ROW EXECUTE FUNCTION append_only()",
-        "CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events "
-        "FOR EACH STATEMENT EXECUTE FUNCTION append_only()",
-    ],
-}
+# The schema: numbered SQL files, ``NNNN_what.sql``, each applied once and in order, with,
+# where the engines truly differ, ``NNNN_what.sqlite.sql`` or ``.postgresql.sql`` after it.
+MIGRATIONS = Path(__file__).parent / "migrations"
+# What a database records of them (created here, not by a migration: the first one needs it).
+MIGRATIONS_TABLE = ("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER NOT NULL "
+                    "PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
 
 
-# Columns added after their table's first version: (table, column, type, default).
-ADDED_COLUMNS = (
-    ("games", "clock", str, None),      # JSON time control (pbem/clocks.py); null: none
-    ("seats", "notify", str, "each"),   # emails: each, digest or none (pbem/notify.py)
-    # kind: start, turn, reminder, digest, end, draw_offer, home, ... (other: unclassified)
-    ("outbox", "kind", str, "other"),
-    ("outbox", "seat", int, None),      # the seat an email is about
-    # what must never be sent twice: the reminder of one turn, one address's daily digest
-    ("outbox", "unique_key", str, None),
-    ("outbox", "channel", str, "email"),  # email, or webhook (pbem/webhooks.py)
-    ("seats", "webhook", str, None),      # the seat's webhook URL (pbem/webhooks.py)
-    # a chat message's text; for the rematch ask that completed a rematch, the new game's id
-    ("events", "text", str, None),
-    ("games", "public", int, 0),        # 1: its open seats are listed in the lobby
-    ("seats", "bot", str, None),        # a computer player's level (pbem/computer.py)
-    # 1: the computer plays the seat's moves while its player is on vacation
-    ("seats", "stand_in", int, 0),
-    # a game between computers: who started it (pbem/computer.py, client_key); else null
-    ("games", "client", str, None),
-    ("links", "emailed", int, 0),       # 1: minted for an email to the seat (pbem/invites.py)
-    ("seats", "seen_at", str, None),    # when the seat's game page was last open (notify.seen)
-    # an email's HTML part, and the SVG of the board it shows as pictures (pbem/pictures.py)
-    ("outbox", "html", str, None),
-    ("outbox", "board", str, None),
-)
+class SchemaBehind(click.ClickException):
+    """The database lacks migrations this code needs."""
 
 
-def init_db(db: sqlite_utils.Database) -> set[str]:
-    """Create whatever of the schema is missing; returns the tables it created. Safe to run
-    on every start, in several processes at once: one write transaction from the first
-    statement, so each process waits for the one before it instead of failing to upgrade a
-    read to a write (on PostgreSQL, an advisory lock makes them take turns)."""
+def migrations(engine: str) -> dict[int, list[Path]]:
+    """version -> the files that make it, on ``engine`` ("sqlite" or "postgresql")."""
+    found: dict[int, list[Path]] = {}
+    # each version's file for both engines first, then its engine's own
+    for path in sorted(MIGRATIONS.glob("[0-9][0-9][0-9][0-9]_*.sql"),
+                       key=lambda path: (path.name[:4], path.name.count("."), path.name)):
+        version = int(path.name[:4])
+        if path.name.count(".") == 1 and version in found:  # two branches took one number
+            raise RuntimeError(f"Two migrations are numbered {version:04d} "
+                               f"({found[version][0].name}, {path.name}): give the newer "
+                               f"one the next free number.")
+        if path.name.count(".") == 1 or path.name.endswith(f".{engine}.sql"):
+            found.setdefault(version, []).append(path)
+    return found
+
+
+def applied(db: sqlite_utils.Database) -> set[int]:
+    """The versions of the migrations the database has."""
+    if "schema_migrations" not in db.table_names():
+        return set()
+    return {row[0] for row in db.execute("SELECT version FROM schema_migrations")}
+
+
+def pending(db: sqlite_utils.Database) -> list[int]:
+    done = applied(db)
+    return [version for version in migrations(dialect(db)) if version not in done]
+
+
+def migrate(db: sqlite_utils.Database) -> list[str]:
+    """Apply the migrations the database lacks, each once, in one write transaction; returns
+    the names of those applied. Processes starting together take turns (SQLite's write
+    lock; on PostgreSQL, an advisory lock, shared by every machine): the later ones find
+    nothing left to do. A database made before migrations gets the first one marked as
+    applied, once checked that it has all of it."""
+    if not pending(db):
+        return []  # the usual start: one query, no lock
+    names = []
     with write(db):
-        hold_name(db, "init-db")
-        before = set(db.table_names())
-        _create_schema(db)
-        return set(db.table_names()) - before
+        hold_name(db, "migrations")
+        if "schema_migrations" not in db.table_names() and "games" in db.table_names():
+            _adopt(db)
+        _run_sql(db, MIGRATIONS_TABLE)
+        for version in pending(db):
+            paths = migrations(dialect(db))[version]
+            for path in paths:
+                _run_sql(db, path.read_text())
+            names.append(_record(db, version))
+    return names
 
 
-def _create_schema(db: sqlite_utils.Database) -> None:
-    db["games"].create({
-        "id": str,            # public game id (not a secret: it grants nothing)
-        "game": str,          # engine game id
-        "players": int,
-        "options": str,       # JSON of the resolved options
-        "seed": str,          # secret: chance events derive from it
-        "created_at": str,
-        # A summary of the log, rewritten with every event for listings and the
-        # scheduler; the log stays the source of truth.
-        "status": str,        # "waiting" (for players), "active" or "finished"
-        "ply": int,
-        "to_move": str,       # JSON list of seats
-        "outcome": str,       # JSON or null
-        "updated_at": str,
-    }, pk="id", not_null={"game", "players", "options", "seed", "created_at"},
-        if_not_exists=True)
-    db["seats"].create({
-        "game_id": str, "seat": int,
-        "name": str, "email": str,  # both null while the seat is open; email null: none given
-    }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
-    db["events"].create({
-        "game_id": str,
-        "seq": int,           # 1, 2, 3, ... per game; the primary key makes it unique
-        "seat": int,          # who acted (null for the server itself, e.g. a timeout)
-        "kind": str,          # move, resign, draw_offer, draw_accept, draw_decline,
-                              # vacation (move: its days), timeout (the server's; seat:
-                              # who ran out),
-                              # chat (text: the message), rematch (a seat asks for one),
-                              # join (seat: the open seat taken), withdraw (before the start)
-        "move": str,          # the move in notation, for kind = move
-        "created_at": str,
-    }, pk=("game_id", "seq"), foreign_keys=[("game_id", "games", "id")],
-        not_null={"kind", "created_at"}, if_not_exists=True)
-    for statement in APPEND_ONLY_TRIGGERS[dialect(db)]:
+def require_migrated(db: sqlite_utils.Database) -> None:
+    """Refuse, in one clear sentence, to work on a database that lacks migrations."""
+    if missing := pending(db):
+        raise SchemaBehind(
+            f"The database lacks {len(missing)} migration(s) of this version of the server "
+            f"(from {missing[0]:04d}): run `flask --app pbem init-db` to apply them.")
+
+
+def _adopt(db: sqlite_utils.Database) -> None:
+    """Record the first migration as applied to a database made before migrations, by
+    ``init-db`` or a server start of the release before them (021c809), which created the
+    same schema in Python."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as baseline:
+        for path in migrations("sqlite")[1]:
+            for statement in _statements(path.read_text()):
+                baseline.execute(statement)
+        lacking = [f"{table}.{column}" for (table,) in baseline.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")
+            for (column,) in baseline.execute("SELECT name FROM pragma_table_info(?)", [table])
+            if not db[table].exists() or column not in db[table].columns_dict]
+    if lacking:  # that release upgraded older databases in place: they go through it
+        raise SchemaBehind(f"The database was made by a server older than the release before "
+                           f"migrations (021c809) and lacks {', '.join(lacking)}: start that "
+                           f"release on it once (its `flask --app pbem init-db` is enough), "
+                           f"then this version.")
+    _run_sql(db, MIGRATIONS_TABLE)
+    _record(db, 1)
+
+
+def _record(db: sqlite_utils.Database, version: int) -> str:
+    """Note the migration ``version`` as applied; returns its name."""
+    name = migrations(dialect(db))[version][0].stem
+    db.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+               [version, name, utcnow()])
+    return name
+
+
+def _run_sql(db: sqlite_utils.Database, sql: str) -> None:
+    """Run the statements of a migration, inside the caller's transaction (sqlite3's
+    ``executescript`` would commit first)."""
+    if dialect(db) == "postgresql":
+        from .postgres import ddl
+        db.execute(ddl(sql))  # several statements at once: psycopg does, without parameters
+        return
+    for statement in _statements(sql):
         db.execute(statement)
-    db["links"].create({
-        "token_hash": str,    # sha256 of the secret; the secret itself is never stored
-        "game_id": str,
-        "seat": int,          # null: a spectator's link
-        "created_at": str,
-    }, pk="token_hash", foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
-    db["invitations"].create({  # the join link of each open seat, like links
-        "token_hash": str, "game_id": str, "seat": int, "created_at": str,
-    }, pk="token_hash", foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
-    db["home_links"].create({
-        "token_hash": str, "email": str, "created_at": str,
-    }, pk="token_hash", if_not_exists=True)
-    db["forgotten_lists"].create({  # "Forget this browser": a copy of its cookie lists nothing
-        "list_id": str, "forgotten_at": str,
-    }, pk="list_id", if_not_exists=True)
-    db["clock_warnings"].create({   # one "your time runs out" email per seat and turn
-        "game_id": str, "seat": int,
-        "turn_seq": int,      # the event that began the turn (0: the game's start)
-        "deadline": str, "created_at": str,
-    }, pk=("game_id", "seat", "turn_seq"), foreign_keys=[("game_id", "games", "id")],
-        if_not_exists=True)
-    db["outbox"].create({
-        "id": int,
-        "message_id": str,    # fixed when queued, so a resend after a crash keeps it
-        "game_id": str,
-        "recipient": str,
-        "subject": str,
-        "body": str,
-        "headers": str,       # JSON of extra headers
-        "created_at": str,
-        "status": str,        # pending, sent, failed
-        "attempts": int,
-        "next_attempt_at": str,
-        "sent_at": str,
-        "last_error": str,
-    }, pk="id", if_not_exists=True)
-    # addresses are compared without case (as people type them), in SQL both engines know
-    db.execute("CREATE INDEX IF NOT EXISTS seats_email_lower ON seats (lower(email))")
-    db.execute("DROP INDEX IF EXISTS idx_seats_email")  # the same, with case: never used
-    db["links"].create_index(["game_id", "seat"], if_not_exists=True)
-    db["outbox"].create_index(["status", "next_attempt_at"], if_not_exists=True)
-    for table, column, type_, default in ADDED_COLUMNS:  # upgrade older databases in place
-        if column not in db[table].columns_dict:
-            db[table].add_column(column, type_, not_null_default=default)
-    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS outbox_unique_key ON outbox(unique_key) "
-               "WHERE unique_key IS NOT NULL")
-    db["outbox"].create_index(["game_id", "seat", "kind"], if_not_exists=True)
-    db.execute("CREATE INDEX IF NOT EXISTS games_client ON games(client, status) "
-               "WHERE client IS NOT NULL")  # the few games between computers
-    db["conditional_lines"].create({  # a seat's own conditional moves (pbem/conditional.py)
-        "game_id": str, "seat": int,
-        "lines": str,         # JSON list of lines, each a list of moves (theirs, mine, ...)
-        "updated_at": str,
-    }, pk=("game_id", "seat"), not_null={"lines"}, if_not_exists=True)
-    db["games"].create_index(["public", "status"], if_not_exists=True)  # the lobby
-    db["email_links"].create({  # the secret of every email's settings and unsubscribe links
-        "token_hash": str,    # sha256, like links
-        "purpose": str,       # seat (one seat's emails), digest or home (an address's)
-        "game_id": str, "seat": int,  # purpose seat
-        "email": str,         # purpose digest or home
-        "created_at": str,
-    }, pk="token_hash", if_not_exists=True)
-    db["home_optouts"].create({  # addresses that want no more "Your games" emails
-        "email": str,         # lower case
-        "created_at": str,
-    }, pk="email", if_not_exists=True)
-    db["digest_days"].create({  # the days whose digests were queued (UTC dates)
-        "day": str, "created_at": str,
-    }, pk="day", if_not_exists=True)
-    db["notes"].create({  # each player's private notes on a game: never shown to anyone else
-        "game_id": str, "seat": int, "text": str, "updated_at": str,
-    }, pk=("game_id", "seat"), foreign_keys=[("game_id", "games", "id")], if_not_exists=True)
-    db["due"].create({  # what the scheduler's jobs look at, and from when (pbem/due.py)
-        "game_id": str, "seat": int,
-        "kind": str,          # timeout, warning, reminder, turn, waiting or computer
-        "at": str,            # when it falls due (a reminder, a turn: when the turn began)
-        "not_before": str,    # a reminder held back by a vacation: its end; a turn's
-                              # email held back while its player was there: when they may
-                              # have left
-    }, pk=("game_id", "seat", "kind"), not_null={"at"}, if_not_exists=True)
-    db["due"].create_index(["kind", "at"], if_not_exists=True)
-    # the digest starts from the seats that chose it: few among many, so a partial index
-    db.execute("CREATE INDEX IF NOT EXISTS seats_digest ON seats(game_id, seat) "
-               "WHERE notify = 'digest'")
-    db["invites"].create({  # each start email, sent or held back (pbem/invites.py)
-        "game_id": str, "seat": int,
-        "address": str,       # the seat's address, normalised (``invites.address_key``)
-        "sent": int,          # 1: emailed; 0: held back (the address had too many)
-        "answered": int,      # 1: the address acted through a link emailed to it
-        "created_at": str,
-    }, pk=("game_id", "seat"), not_null={"address", "sent", "answered", "created_at"},
-        if_not_exists=True)
-    db["invites"].create_index(["address", "created_at"], if_not_exists=True)
-    db["snapshots"].create({  # each game's last kept position (pbem/positions.py)
-        "game_id": str, "ply": int,
-        "engine": str,        # the engine code that made it: another one's is not used
-        "state": bytes,       # the position, pickled
-        "to_move": str,       # JSON: who was to move after each ply up to it
-    }, pk="game_id", not_null={"ply", "engine", "state", "to_move"}, if_not_exists=True)
+
+
+def _statements(sql: str) -> Iterator[str]:
+    """SQLite's statements in ``sql``, one by one (a trigger's body has semicolons too)."""
+    statement = ""
+    for line in sql.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            yield statement
+            statement = ""
+    if statement.strip():
+        yield statement  # the last one, without its semicolon
+
+
+def upgrade(database: str) -> list[str]:
+    """Apply the missing migrations to the database named by the DATABASE setting."""
+    db = connect(database)
+    try:
+        return migrate(db)
+    finally:
+        db.close()
 
 
 @click.command("init-db")
 @with_appcontext
 def init_db_command() -> None:
-    """Create the database tables (the server also does this on start)."""
-    init_db(get_db())
+    """Create the database, or apply the migrations it lacks (the server does it too,
+    before its workers start)."""
+    names = upgrade(current_app.config["DATABASE"])
+    if names:
+        click.echo(f"Applied {', '.join(names)}.")
     click.echo(f"Initialised {shown(current_app.config['DATABASE'])}")
 
 
@@ -445,8 +390,8 @@ def copy(source: sqlite_utils.Database, target: sqlite_utils.Database) -> dict[s
     hold no game yet: an installation moving to another database (SQLite to PostgreSQL).
     The rows are read from one snapshot of ``source`` and written in one transaction, so
     the copy is whole or nothing. Returns how many rows each table received."""
-    init_db(target)
-    wanted = set(target.table_names())
+    migrate(target)
+    wanted = set(target.table_names()) - {"schema_migrations"}  # the target's own
     tables = [table for table in source.table_names() if table in wanted]
     # every other table refers to games alone: its rows go first
     tables.sort(key=lambda table: table != "games")

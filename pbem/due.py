@@ -28,7 +28,7 @@ has done (or found nothing to do for) in this turn; the game's next event writes
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 import sqlite_utils
 
@@ -117,11 +117,3 @@ def computer_turns(db: sqlite_utils.Database, kind: str,
         "WHERE d.kind = ? AND d.at <= ? AND (s.bot IS NOT NULL OR s.stand_in = 1) "
         "ORDER BY d.at, d.game_id, d.seat", [kind, clocks.iso(until)]).fetchall()]
 
-
-def backfill(db: sqlite_utils.Database, load: Callable[[sqlite_utils.Database, str], Any]) -> None:
-    """Write the rows of every active game (of a database from before this table), each
-    replayed by ``load`` (``matches.load``)."""
-    for (game_id,) in db.execute("SELECT id FROM games WHERE status = 'active'").fetchall():
-        match = load(db, game_id)
-        if match is not None:
-            schedule(db, match)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
 import smtplib
 import ssl
@@ -28,6 +29,8 @@ from . import pictures, webhooks
 from .db import claiming, utcnow, write
 from .links import PUBLIC_URL_MARK, redact
 from .mailmessage import HeaderInjection, compose
+
+LOG = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 8
 LEASE = timedelta(minutes=5)  # a claimed message is retried after this if its sender died
@@ -90,7 +93,14 @@ def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
     for name, value in json.loads(row["headers"]).items():
         headers[name] = value.replace(PUBLIC_URL_MARK, public_url)
     html, board = row["html"], row["board"] or ""
-    drawn = zip(pictures.content_ids(board), map(pictures.png, pictures.drawings(board)))
+    try:
+        drawn = list(zip(pictures.content_ids(board),
+                         map(pictures.png, pictures.drawings(board))))
+    except Exception as error:  # noqa: BLE001 - a picture must not hold back the words
+        # The HTML shows the pictures it names: without them the plain text goes alone.
+        LOG.warning("outbox %s: the board's picture could not be drawn (%s); sent as plain "
+                    "text", row["id"], type(error).__name__)
+        html, drawn = None, []
     return Outgoing(_address(sender), row["recipient"], row["message_id"],
                     compose(headers, row["body"].replace(PUBLIC_URL_MARK, public_url),
                             html and html.replace(PUBLIC_URL_MARK, escape(public_url)),

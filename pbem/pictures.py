@@ -11,6 +11,7 @@ background, so that its dark labels stay readable in a mail app's dark mode.
 from __future__ import annotations
 
 import functools
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,9 @@ FONTS = Path("/usr/share/fonts/truetype/dejavu")
 FONT_FILES = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")  # the labels' weights: 400 and 700
 WIDTH = 600  # pixels: sharp at an email's width; the cost grows with the pixels (see README)
 
-DRAWING = re.compile(r"<svg\b.*?</svg>", re.S)
+# A drawing hidden from screen readers repeats what the board shows for the page's layout
+# (Magnetic Field's rank numbers that stay in view while the field pans): not a picture.
+DRAWING = re.compile(r"<svg\b(?![^>]*\baria-hidden=\"true\").*?</svg>", re.S)
 LABEL = re.compile(r'<svg\b[^>]*\baria-label="([^"]*)"')
 # The rules a drawing can match: a board's classes, nothing of the page around it (:has,
 # #game), nothing interactive (:hover, :focus).
@@ -46,7 +49,7 @@ def content_ids(board: str) -> list[str]:
 def labels(board: str) -> list[str]:
     """What each drawing of ``board`` shows, in words (its aria-label), for the pictures'
     alt texts."""
-    return [label[1] if (label := LABEL.search(drawing)) else "The board"
+    return [html.unescape(found[1]) if (found := LABEL.search(drawing)) else "The board"
             for drawing in drawings(board)]
 
 
@@ -61,7 +64,8 @@ def stylesheet() -> str:
     """The rules of the site's stylesheet that style a board, its colours written out."""
     css = re.sub(r"/\*.*?\*/", "", STYLESHEET.read_text(encoding="utf-8"), flags=re.S)
     colours = dict(re.findall(r"--([\w-]+)\s*:\s*([^;}]+)", css[:css.index("}")]))
-    css = re.sub(r"var\(--([\w-]+)\)", lambda m: colours[m[1]].strip(), css)
+    # a variable set outside :root (a layout's, not a colour) stays: no board rule reads it
+    css = re.sub(r"var\(--([\w-]+)\)", lambda m: colours.get(m[1], m[0]).strip(), css)
     return "\n".join(f"{selector} {{{body}}}" for selector, body in _rules(css)
                      if BOARD_CLASSES.search(selector) and not PAGE_ONLY.search(selector))
 

@@ -8,16 +8,18 @@ import sys
 from gunicorn.glogging import Logger
 
 from . import create_app, mail
+from .db import upgrade
 from .links import redact_logger
 
 
 def prepare() -> None:
     """In gunicorn's master process, before any worker starts: refuse to serve without
-    PUBLIC_URL (emails need it; one clear line), and create the database schema once, so
-    that workers starting together never race to create it."""
+    PUBLIC_URL (emails need it; one clear line), and apply the database's missing
+    migrations once, so that the workers find its schema whole."""
     app = create_app()
     if not app.config["PUBLIC_URL"]:
         sys.exit(f"Not starting: {mail.PUBLIC_URL_MISSING}")
+    upgrade(app.config["DATABASE"])
 
 
 class RedactingLogger(Logger):

@@ -511,32 +511,6 @@ def test_a_one_day_turn_is_warned_at_half_time_not_at_once(client, app):
     assert created["id"] in warning["subject"]
 
 
-def test_an_older_database_gains_the_clock_column(tmp_path):
-    path = str(tmp_path / "old.sqlite")
-    db = connect(path)
-    db.execute("CREATE TABLE games (id TEXT PRIMARY KEY, game TEXT NOT NULL, players INTEGER "
-               "NOT NULL, options TEXT NOT NULL, seed TEXT NOT NULL, created_at TEXT NOT NULL, "
-               "status TEXT, ply INTEGER, to_move TEXT, outcome TEXT, updated_at TEXT)")
-    db.execute("INSERT INTO games VALUES ('old', 'mastery', 2, '{}', 's', "
-               "'2024-01-01T00:00:00+00:00', 'active', 0, '[0]', NULL, NULL)")
-    db.execute("CREATE TABLE seats (game_id TEXT, seat INTEGER, name TEXT, email TEXT, "
-               "PRIMARY KEY (game_id, seat))")
-    db.execute("INSERT INTO seats VALUES ('old', 0, 'Ann', 'ann@example.org'), "
-               "('old', 1, 'Bob', 'bob@example.org')")
-    db.close()
-    CACHE.clear()
-    app = create_app({"TESTING": True, "DATABASE": path, "SECRET_KEY": "test",
-                      "MAIL_FOLDER": str(tmp_path / "mail")})
-    db = connect(path)
-    try:
-        assert "clock" in db["games"].columns_dict and db["clock_warnings"].exists()
-        assert matches.load(db, "old").clock is None
-    finally:
-        db.close()
-    assert scheduler.check_clocks(app, later(400 * DAY)) == (0, 0)
-    CACHE.clear()
-
-
 def test_one_scheduler_runs_the_clock_job(tmp_path, monkeypatch):
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))
     CACHE.clear()

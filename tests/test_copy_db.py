@@ -98,7 +98,8 @@ def test_copy_db_moves_every_row_to_postgresql_and_the_games_play_on(installatio
                                                                       postgres_cluster):
     app, games = installation
     source = connect(app.config["DATABASE"])
-    tables = source.table_names()
+    # not schema_migrations: each database's own record of when it got its schema
+    tables = [table for table in source.table_names() if table != "schema_migrations"]
     assert {"games", "seats", "events", "links", "invitations", "outbox", "notes",
             "conditional_lines", "email_links", "home_links", "home_optouts", "digest_days",
             "clock_warnings", "due", "snapshots"} <= set(tables)

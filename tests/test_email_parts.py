@@ -201,3 +201,17 @@ def test_every_notification_is_auto_generated_and_an_answer_auto_replied(
         inbound.receive(connect(app.config["DATABASE"]), bytes(reply))
     (answer,) = [m for m in deliver(app, db, smtp) if m["In-Reply-To"] == "<reply@example.org>"]
     assert answer.get_all("Auto-Submitted") == ["auto-replied"]
+
+
+def test_a_picture_that_cannot_be_drawn_leaves_the_email_its_words(app, db, smtp, new_game,
+                                                                    caplog):
+    """A board resvg refuses does not hold the email back (the mail job would retry it and
+    give it up): the plain text goes alone, and the log names the email, not its content."""
+    new_game("mastery")
+    db.execute("UPDATE outbox SET board = ?", ['<svg class="board"><g></svg>'])
+    messages = deliver(app, db, smtp)
+    assert len(messages) == 2
+    for message in messages:
+        assert message.get_content_type() == "text/plain"
+        assert "You play" in message.get_content()
+    assert "the board's picture could not be drawn (ValueError)" in caplog.text

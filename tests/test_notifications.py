@@ -530,7 +530,7 @@ def test_no_your_move_email_while_the_player_is_there_and_one_once_they_left(
     scheduler.deliver_mail(app)
     (told,) = [m for m in smtp.messages if m["Subject"].startswith("Your move")]
     last = matches.load(db, response.json["id"]).moves[-1].move
-    assert f"Computer (easy) played: {last}" in told.get_content()
+    assert f"Computer (easy) played: {last}" in told.get_body(("plain",)).get_content()
 
     play(client, ann)  # and the computer answers after Ann has left
     assert scheduler.play_bots(app, began + timedelta(minutes=20)) == 1
@@ -583,26 +583,6 @@ def test_home_link_emails_can_be_stopped_for_the_address_and_turned_back_on(app,
     assert re.search(r'name="home" value="off" checked', page)
     assert client.post(settings, data={"home": "on"}).status_code == 303
     assert len(ask()) == 1
-
-
-# -- the schema grows in place ---------------------------------------------------------------
-
-def test_an_older_database_gains_the_notification_columns_and_tables(app, client, db):
-    create(client, "p1@example.org", "p2@example.org")
-    db.execute("DROP INDEX outbox_unique_key")
-    db.execute("DROP INDEX idx_outbox_game_id_seat_kind")
-    db.execute("DROP INDEX seats_digest")
-    for table, column in (("seats", "notify"), ("outbox", "kind"), ("outbox", "seat"),
-                          ("outbox", "unique_key")):
-        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-    for table in ("email_links", "home_optouts", "digest_days"):
-        db.execute(f"DROP TABLE {table}")
-    CACHE.clear()
-    create_app({"TESTING": True, "DATABASE": app.config["DATABASE"],
-                "MAIL_FOLDER": app.config["MAIL_FOLDER"], "SECRET_KEY": "test"})
-    assert [r["notify"] for r in db.query("SELECT notify FROM seats")] == ["each", "each"]
-    assert [r["kind"] for r in outbox(db)] == ["other", "other"]
-    assert {"email_links", "home_optouts", "digest_days"} <= set(db.table_names())
 
 
 @pytest.mark.parametrize("game, complete", [("mastery", True), ("magnet", True),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from pbem import create_app, due, matches, notify, scheduler
+from pbem import due, matches, notify, scheduler
 from pbem.db import connect
 from pbem.matches import CACHE
 
@@ -120,20 +120,6 @@ def test_a_reminder_held_back_by_the_email_choice_comes_back_with_every_turn(app
     assert scheduler.send_reminders(app, start + 49 * HOUR) == 0
     assert client.post(settings, data={field: "each"}).status_code == 303
     assert scheduler.send_reminders(app, start + 49 * HOUR) == 1
-
-
-def test_an_older_database_gains_the_rows_of_its_active_games(app, client, db):
-    waiting, finished = new(client, days=1), new(client, days=1)
-    assert client.post(f"{finished['apis'][0]}/resign", json={}).status_code == 200
-    db.execute("DROP TABLE due")
-    CACHE.clear()
-    restarted = create_app({"TESTING": True, "DATABASE": app.config["DATABASE"],
-                            "MAIL_FOLDER": app.config["MAIL_FOLDER"], "SECRET_KEY": "test"})
-    rows = {(r["game_id"], r["seat"], r["kind"]) for r in db.query("SELECT * FROM due")}
-    assert rows == {(waiting["id"], 0, kind) for kind in ("reminder", "timeout", "warning",
-                                                          "waiting")}
-    assert scheduler.check_clocks(restarted, datetime.now(timezone.utc) + 25 * HOUR) == (1, 0)
-    assert list(db.query("SELECT * FROM due")) == []
 
 
 def due_rows_match_the_logs(db) -> None:

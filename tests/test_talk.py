@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from pbem import clocks, create_app, talk
+from pbem import clocks, talk
 from pbem.db import get_db
-from pbem.matches import CACHE
 
 from conftest import api_move, path_of
 
@@ -391,15 +390,3 @@ def test_a_chat_after_the_end_emails_the_others_but_not_the_result_again(client,
     assert client.post(f"{game.apis[0]}/rematch").status_code == 202
     assert len(emails(db, game.id, "end")) == 2
     assert [e["recipient"] for e in emails(db, game.id, "chat")] == [P[0]]
-
-
-def test_an_older_database_gains_the_chat_column_and_the_notes_table(app, client, db, new_game):
-    game = new_game("mastery")
-    db.execute("ALTER TABLE events DROP COLUMN text")
-    db.execute("DROP TABLE notes")
-    CACHE.clear()
-    create_app({"TESTING": True, "DATABASE": app.config["DATABASE"],
-                "MAIL_FOLDER": app.config["MAIL_FOLDER"], "SECRET_KEY": "test"})
-    assert client.post(f"{game.apis[0]}/chat", json={"text": "still here"}).status_code == 201
-    assert client.put(f"{game.apis[0]}/notes", json={"text": "mine"}).status_code == 200
-    assert [m["text"] for m in chat_of(client, game.apis[1])] == ["still here"]

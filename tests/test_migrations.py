@@ -1,0 +1,215 @@
+"""The schema's migrations (``pbem/migrations``): each applied once, in order, by one process
+at a time; a database made before them upgrades to the schema a new one gets."""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+import pbem.db
+from pbem.db import (SchemaBehind, applied, connect, dialect, hold_name, is_url, migrate,
+                     migrations, write)
+
+from test_cli import flask
+
+BEFORE_MIGRATIONS = Path(__file__).parent / "schema_before_migrations"
+PLAY_LINK = re.compile(r"http://localhost/play/[\w-]+")
+
+
+@pytest.fixture
+def empty(request, tmp_path, database):
+    """A new database with nothing in it, of the test's engine (``database`` has its schema)."""
+    if not is_url(database):
+        yield str(tmp_path / "empty.sqlite")
+        return
+    with request.getfixturevalue("postgres_cluster").schema() as url:
+        yield url
+
+
+def made_before_migrations(url: str, lacking: str = "-"):
+    """The database ``url`` with the schema the server made before migrations (a dump of
+    it), but for the added column named ``lacking``, if any."""
+    db = connect(url)
+    schema = re.sub(rf', "{lacking}" [^,)]*|ALTER TABLE \w+ ADD COLUMN {lacking} [^;]*;', "",
+                    (BEFORE_MIGRATIONS / f"{dialect(db)}.sql").read_text())
+    run_script(db, schema)
+    return db
+
+
+def run_script(db, sql: str) -> None:
+    """Run the statements of ``sql`` on ``db``, as they are (no translation)."""
+    if dialect(db) == "sqlite":
+        db.conn.executescript(sql)
+    else:
+        db.execute(sql)
+
+
+def schema_of(db) -> dict[str, list]:
+    """Every table's columns and constraints, every index and trigger, named and defined
+    as the engine describes them (SQLite: its own statements, their spelling set aside)."""
+    if dialect(db) == "sqlite":
+        def spelt(sql):
+            sql = re.sub(r'["\[\]]', "", sql or "")
+            return re.sub(r"\s*([(),])\s*", r"\1", " ".join(sql.split()))
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = "
+                                               "'table' AND name <> 'schema_migrations'")]
+        return {
+            "columns": sorted((table, *row) for table in tables for row in db.execute(
+                "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)",
+                [table])),
+            "foreign keys": sorted((table, *row) for table in tables for row in db.execute(
+                "SELECT \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(?)", [table])),
+            "indexes and triggers": sorted(
+                (row[0], row[1], row[2], spelt(row[3])) for row in db.execute(
+                    "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN "
+                    "('index', 'trigger') AND tbl_name <> 'schema_migrations'")),
+        }
+    schema = db.execute("SELECT current_schema()").fetchone()[0]
+
+    def described(query: str) -> list[tuple]:
+        return sorted(tuple(str(value).replace(f"{schema}.", "") for value in row)
+                      for row in db.execute(query))
+    return {
+        "columns": described(
+            "SELECT table_name, column_name, data_type, is_nullable, column_default, "
+            "collation_name, is_identity, identity_generation FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name <> 'schema_migrations'"),
+        "constraints": described(
+            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM "
+            "pg_constraint WHERE connamespace = current_schema()::regnamespace "
+            "AND conrelid <> 'schema_migrations'::regclass"),
+        "indexes": described("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE "
+                             "schemaname = current_schema() AND tablename <> 'schema_migrations'"),
+        "triggers": described("SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger "
+                              "WHERE NOT tgisinternal AND tgrelid::regclass::text = 'events'"),
+        "functions": described("SELECT proname, prosrc FROM pg_proc "
+                               "WHERE pronamespace = current_schema()::regnamespace"),
+    }
+
+
+def test_a_database_made_before_migrations_gets_the_schema_of_a_new_one(database, empty):
+    old = made_before_migrations(empty)
+    old.execute("INSERT INTO games (id, game, players, options, seed, created_at) "
+                "VALUES ('g1', 'mastery', 2, '{}', 's', 'now')")
+    assert migrate(old) == [paths[0].stem for version, paths in migrations(dialect(old)).items()
+                            if version > 1]
+    assert applied(old) == set(migrations(dialect(old)))
+    new = connect(database)
+    migrate(new)  # (SQLite's new file is made whole by the app's start)
+    assert schema_of(old) == schema_of(new)
+    assert [row[0] for row in old.execute("SELECT id FROM games")] == ["g1"]
+
+
+def test_a_game_of_the_release_before_migrations_plays_on_after_the_upgrade(app, client, empty):
+    old = made_before_migrations(empty)
+    run_script(old, (BEFORE_MIGRATIONS / "data.sql").read_text())
+    pbem.db.upgrade(empty)  # as ``init-db`` does
+    app.config["DATABASE"] = empty
+    queued = old.execute("SELECT recipient, body FROM outbox WHERE status = 'pending' "
+                         "ORDER BY id").fetchall()
+    plays = {recipient: "/api" + urlsplit(PLAY_LINK.findall(body)[-1]).path
+             for recipient, body in queued if PLAY_LINK.search(body)}
+    for ply, address in enumerate(["ann@example.org", "bob@example.org"], start=4):
+        state = client.get(plays[address]).json
+        assert state["ply"] == ply and state["outcome"] is None
+        answer = client.post(f"{plays[address]}/moves",
+                             json={"move": state["legal_moves"][0], "ply": ply})
+        assert answer.status_code == 200, answer.json
+    assert old.execute("SELECT count(*) FROM events").fetchone()[0] == 6
+    assert old.execute("SELECT ply FROM games").fetchone()[0] == 6
+    # the release's emails wait to be sent beside the new ones, which have HTML
+    assert old.execute("SELECT count(*) FROM outbox WHERE status = 'pending' AND id <= ?",
+                       [len(queued)]).fetchone()[0] == len(queued)
+    assert old.execute("SELECT count(*) FROM outbox WHERE id > ? AND html IS NOT NULL",
+                       [len(queued)]).fetchone()[0] > 0
+
+
+def test_a_database_older_than_migrations_know_is_refused_saying_what_it_lacks(empty):
+    old = made_before_migrations(empty, lacking="stand_in")
+    with pytest.raises(SchemaBehind, match=r"lacks seats\.stand_in: start that release on it "
+                                           r"once .*init-db.*, then this version\.$"):
+        migrate(old)
+    assert "schema_migrations" not in old.table_names()
+
+
+def test_init_db_applies_each_migration_once(empty):
+    db = connect(empty)
+    names = [paths[0].stem for paths in migrations(dialect(db)).values()]
+    assert names[0] == "0001_initial"
+    assert migrate(db) == names
+    assert migrate(db) == []
+    assert [row[0] for row in db.execute("SELECT name FROM schema_migrations "
+                                         "ORDER BY version")] == names
+
+
+def test_processes_starting_together_apply_the_migrations_once(empty):
+    holder = connect(empty)
+    upgrade = "import sys, pbem.db; print(pbem.db.upgrade(sys.argv[1]))"
+    with write(holder):  # the migrations' lock, held while both start and ask for it
+        hold_name(holder, "migrations")
+        processes = [subprocess.Popen([sys.executable, "-c", upgrade, empty],
+                                      stdout=subprocess.PIPE, text=True) for _ in range(2)]
+        waiting_for_lock(holder, processes, empty)
+    printed = sorted(process.communicate(timeout=60)[0].strip() for process in processes)
+    assert [process.returncode for process in processes] == [0, 0]
+    assert printed == [str([paths[0].stem for paths in migrations(dialect(holder)).values()]),
+                       "[]"]
+    assert holder.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == \
+        len(migrations(dialect(holder)))
+
+
+def waiting_for_lock(db, processes: list[subprocess.Popen], url: str) -> None:
+    """Until the processes wait for a lock: PostgreSQL lists them; on SQLite, once they have
+    the file open (Linux shows it), they ask for it a moment later."""
+    deadline = time.monotonic() + 30
+    while not (db.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+                          "NOT granted").fetchone()[0] == len(processes)
+               if dialect(db) == "postgresql" else
+               all(url in {os.path.realpath(fd) for fd in glob.glob(f"/proc/{p.pid}/fd/*")}
+                   for p in processes)):
+        assert time.monotonic() < deadline, "the processes never asked for the lock"
+        time.sleep(0.05)
+    time.sleep(0.5)
+
+
+def test_a_new_migration_file_is_applied_by_init_db_and_needed_before_serving(
+        app, tmp_path, monkeypatch):
+    folder = tmp_path / "migrations"
+    shutil.copytree(pbem.db.MIGRATIONS, folder)
+    (folder / "0099_colours.sql").write_text(
+        "ALTER TABLE games ADD COLUMN colour TEXT NOT NULL DEFAULT 'blue';\n"
+        "CREATE TABLE palettes (\n    name TEXT PRIMARY KEY,\n    colours TEXT  -- JSON\n);\n"
+        "CREATE INDEX palettes_colours ON palettes (colours);\n")
+    monkeypatch.setattr(pbem.db, "MIGRATIONS", folder)
+
+    behind = flask(app, "list-games")
+    assert behind.exit_code != 0
+    assert "lacks 1 migration(s) of this version of the server (from 0099)" in behind.output
+    assert "flask --app pbem init-db" in behind.output
+    upgraded = flask(app, "init-db")
+    assert upgraded.exit_code == 0 and "Applied 0099_colours." in upgraded.output
+    assert flask(app, "init-db").output.strip() == f"Initialised {app.config['DATABASE']}"
+    assert flask(app, "list-games").exit_code == 0
+    db = connect(app.config["DATABASE"])
+    assert db["games"].columns_dict["colour"] is str
+    db.execute("INSERT INTO palettes (name, colours) VALUES ('sea', '[]')")
+    db.execute("INSERT INTO palettes (name, colours) VALUES ('sky', '[]')")
+    # in the order they were written, on both engines
+    assert [row[0] for row in db.execute("SELECT name FROM palettes ORDER BY rowid")] == \
+        ["sea", "sky"]
+
+
+def test_two_migrations_with_one_number_are_refused(tmp_path, monkeypatch):
+    shutil.copytree(pbem.db.MIGRATIONS, tmp_path / "migrations")
+    (tmp_path / "migrations" / "0001_another.sql").write_text("SELECT 1;\n")
+    monkeypatch.setattr(pbem.db, "MIGRATIONS", tmp_path / "migrations")
+    with pytest.raises(RuntimeError, match=r"numbered 0001 \(0001_another.sql, 0001_initial.sql\)"):
+        migrations("sqlite")
