@@ -30,13 +30,13 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
-from engine import bots  # noqa: E402
-from engine.bots.search import Search  # noqa: E402
+import engine
+from engine import bots
+from engine.bots.search import Search
 
 LEVELS = list(bots.LEVELS)
 VARIANTS = [("mastery", 2), ("the-right-moves", 2), ("the-right-moves", 4), ("magnet", 2),
@@ -69,8 +69,9 @@ def play_game(args: tuple) -> tuple[float, float]:
     game = engine.get(game_id)
     # Magnet's setup is played (by the bots' secret arrangements); Magnetic Field's colours
     # are fixed, so that sides alternate as the seats do (Blue moves first).
-    options = {"magnet": {"random_setup": False},
-               "magnetic-field": {"colours": "seat0-blue"}}.get(game_id, {})
+    fixed: dict[str, dict[str, Any]] = {"magnet": {"random_setup": False},
+                                        "magnetic-field": {"colours": "seat0-blue"}}
+    options = fixed.get(game_id, {})
     state = game.start(players, options, f"bench-{number}")
     opener = game.team_of(players, state.to_move[0])
     # Even games: the first player takes seat 0 (and 2); odd games: seat 1 (and 3).

@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
-from benchmarks.bots import player  # noqa: E402
-from engine.magnet import public_board  # noqa: E402
+import engine
+from bots import player
+from engine.magnet import public_board
 
 
 def start(game: engine.Game, number: int, opening: str, random_plies: int) -> engine.State:
@@ -58,7 +58,7 @@ def main() -> None:
     game = engine.get(options.game)
     movers = (player(options.first), player(options.second))
     names = game.seat_names[2]
-    endings, plies = collections.Counter(), []
+    endings, plies = collections.Counter[tuple[str, str]](), list[int]()
     for number in range(options.games):
         state = start(game, number, options.opening, options.random_plies)
         rng = random.Random(number)

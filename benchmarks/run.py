@@ -41,15 +41,16 @@ import time
 import tracemalloc
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
-from pbem import computer, create_app, mail, matches, notify, pictures, play  # noqa: E402
-from pbem.db import connect, write  # noqa: E402
-from pbem.matches import CACHE  # noqa: E402
+import engine
+from pbem import computer, create_app, mail, matches, notify, pictures, play
+from pbem.db import connect, write
+from pbem.matches import CACHE
 
-import serving  # noqa: E402
+import serving
 
 SECONDS = 5.0  # each rate is measured this long, after a second of warm-up
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
@@ -179,7 +180,9 @@ def drawn_afresh(client, url: str, repeats: int = 30) -> tuple[float, float, flo
     been drawn (the legal moves of the position are known: a move is built by clicks on
     one position); and of the page viewed again, in this process."""
     page = client.get(url).get_data(as_text=True)
-    click = html.unescape(re.search(r'href="([^"]*\?path=[^"]*)"', page).group(1))
+    link = re.search(r'href="([^"]*\?path=[^"]*)"', page)
+    assert link is not None, "the page has something to click"
+    click = html.unescape(link.group(1))
 
     def drawn() -> None:  # the position's page drawn: its legal moves are known
         play.RENDERS.clear()
@@ -260,7 +263,8 @@ def commit_figures(clients: int = 8, games: int = 32) -> None:
             created = client.post("/api/games", json={
                 "game": game.id, "options": options(game), "players": PLAYERS}).json
             apis = [path(seat["api"]) for seat in created["seats"]]
-            state, rng, moves = game.start(2, options(game), ""), random.Random(number), []
+            state, rng = game.start(2, options(game), ""), random.Random(number)
+            moves: list[tuple[str, str, bytes]] = []  # (method, path, body) of each request
             while state.outcome is None and len(moves) < 400:
                 seat = state.to_move[0]
                 move = rng.choice(game.legal_moves(state, seat))
@@ -421,12 +425,13 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
                 read.add(found.group(1))
 
         db.conn.set_trace_callback(traced)
-        jobs = [("timeouts", matches.record_timeouts, (now,)),
-                ("deadline warnings", notify.send_deadline_warnings, (now,)),
-                ("reminders", notify.send_reminders, (now, 48)),
-                ("digests", notify.send_digests, (now, 7)),
-                ("computer's turns found (not played)",
-                 lambda db, now: len(computer.due_turns(db, now)), (now,))]
+        jobs: list[tuple[str, Callable[..., int], tuple]] = [
+            ("timeouts", matches.record_timeouts, (now,)),
+            ("deadline warnings", notify.send_deadline_warnings, (now,)),
+            ("reminders", notify.send_reminders, (now, 48)),
+            ("digests", notify.send_digests, (now, 7)),
+            ("computer's turns found (not played)",
+             lambda db, now: len(computer.due_turns(db, now)), (now,))]
         with app.test_request_context():
             for label in ("", " again"):  # nothing left to do but the computer's moves
                 for name, job, args in jobs:
@@ -463,12 +468,12 @@ def fairness_figures(games: int = 1000, moves: int = 10) -> None:
                 game = kinds[number % len(kinds)]
                 matches.create(db, game.id, [{"bot": "easy"}] * game.player_counts[0],
                                options(game))
-        client, rng, waits, api = app.test_client(), random.Random(1), [], ""
+        client, rng, waits, api = app.test_client(), random.Random(1), list[float](), ""
         with serving.job_process(server_env(folder)):
             deadline = time.monotonic() + 60
             while not between_computers(db) and time.monotonic() < deadline:
                 time.sleep(0.1)  # the job process starts; the new games fall due
-            played, start = between_computers(db), time.perf_counter()
+            before, start = between_computers(db), time.perf_counter()
             while len(waits) < moves:
                 answer = client.get(api).json if api else None
                 if answer is None or answer["outcome"]:
@@ -486,7 +491,7 @@ def fairness_figures(games: int = 1000, moves: int = 10) -> None:
                     time.sleep(0.02)
                 if not moved["outcome"]:
                     waits.append(time.perf_counter() - sent)
-            played = (between_computers(db) - played) / (time.perf_counter() - start)
+            played = (between_computers(db) - before) / (time.perf_counter() - start)
         db.close()
     row(f"the reply's wait, median of {moves}", f"{statistics.median(waits):8.1f} s", None,
         "a few seconds")
@@ -569,7 +574,8 @@ def magnet_figures(seconds: float = 3.0) -> None:
     pieces under every hypothesis about the hidden values: its cost per position."""
     game = engine.get("magnet")
     rng = random.Random(2)
-    positions, games, game_times = [], 0, []
+    positions: list[tuple[engine.State, int]] = []
+    games, game_times = 0, list[float]()
     while len(positions) < 400 or games < 20:
         state = game.start(2, {"random_setup": True}, f"bench-{games}")
         start = time.perf_counter()

@@ -149,8 +149,9 @@ def hammer(server: Server, tasks: list[Callable[[], Request | None]], seconds: f
         counts = [0, 0, 0]  # succeeded and failed after the warm-up, all answers
         start = time.monotonic()
         until = start + warmup + seconds
-        (cpu, answered), *_ = await asyncio.gather(
-            warmed(counts), *(client(task, until, counts) for task in tasks))
+        warming = asyncio.create_task(warmed(counts))
+        await asyncio.gather(*(client(task, until, counts) for task in tasks))
+        cpu, answered = await warming
         elapsed = max(min(time.monotonic(), until) - start - warmup, 1e-9)
         return Load(counts[0] / elapsed, counts[1],
                     (server.cpu() - cpu) * 1000 / max(counts[2] - answered, 1))

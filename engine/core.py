@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Mapping
+from typing import Any, ClassVar, Generic, Iterable, Mapping, TypeVar
 
 
 class IllegalMove(ValueError):
@@ -54,6 +54,9 @@ class State:
     ply: int = 0
     to_move: tuple[int, ...] = ()
     outcome: Outcome | None = None
+
+
+StateT = TypeVar("StateT", bound=State)  # a game's own State subclass
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ def chance(seed: str, *purpose: object) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(material).digest(), "big"))
 
 
-class Game:
+class Game(Generic[StateT]):
     """Base class of every game. Subclasses set the class attributes and implement the
     methods marked "game-specific"; the public methods here check what is common to all."""
 
@@ -130,7 +133,7 @@ class Game:
         names = self.seat_names.get(players)
         return names[seat] if names else f"Player {seat + 1}"
 
-    def side_name(self, state: State, seat: int) -> str:
+    def side_name(self, state: StateT, seat: int) -> str:
         """The side ``seat`` plays in the game of ``state`` ("Dark"), for players to read.
         Games that deal sides by chance (Magnetic Field's colours) override this."""
         return self.seat_name(state.players, seat)
@@ -153,7 +156,7 @@ class Game:
     # never a TypeError from deep inside a game.
 
     def start(self, players: int = 2, options: Mapping[str, Any] | None = None,
-              seed: str = "") -> State:
+              seed: str = "") -> StateT:
         if isinstance(players, bool) or not isinstance(players, int) \
                 or players not in self.player_counts:
             counts = " or ".join(map(str, self.player_counts))
@@ -175,13 +178,13 @@ class Game:
         return {name: option.coerce(options[name]) if name in options else option.default
                 for name, option in known.items()}
 
-    def legal_moves(self, state: State, seat: int) -> list[str]:
+    def legal_moves(self, state: StateT, seat: int) -> list[str]:
         self.check_seat(state, seat)
         if state.outcome is not None or seat not in state.to_move:
             return []
         return self.generate_moves(state, seat)
 
-    def apply(self, state: State, seat: int, move: str) -> State:
+    def apply(self, state: StateT, seat: int, move: str) -> StateT:
         self.check_mover(state, seat)
         if not isinstance(move, str):
             raise IllegalMove("A move must be written as text in the game's notation.")
@@ -190,13 +193,13 @@ class Game:
             raise IllegalMove("The move is empty.")
         return self.play(state, seat, text)
 
-    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+    def view(self, state: StateT, seat: int | None) -> dict[str, Any]:
         """What ``seat`` (a spectator if None) may know of ``state``, as JSON-ready data."""
         self.check_seat(state, seat, spectator=True)
         return self.observe(state, seat)
 
     def replay(self, players: int, options: Mapping[str, Any] | None, seed: str,
-               moves: Iterable[tuple[int, str]]) -> State:
+               moves: Iterable[tuple[int, str]]) -> StateT:
         state = self.start(players, options, seed)
         if isinstance(moves, (str, bytes)) or not isinstance(moves, Iterable):
             raise IllegalMove("The moves must be a list of (seat, move) pairs.")
@@ -206,7 +209,7 @@ class Game:
             state = self.apply(state, *entry)
         return state
 
-    def resample(self, state: State, seat: int, rng: random.Random) -> State:
+    def resample(self, state: StateT, seat: int, rng: random.Random) -> StateT:
         """A state that ``seat`` cannot tell from ``state`` (the same view, legal moves, ply,
         seats to move and outcome for ``seat``), its hidden parts drawn from ``rng`` among
         all that agree with what ``seat`` has seen. It depends only on what ``seat`` knows
@@ -218,7 +221,7 @@ class Game:
 
     # -- argument checks, shared by the contract and the games' own helpers ----------------
 
-    def check_seat(self, state: State, seat: int | None, *, spectator: bool = False,
+    def check_seat(self, state: StateT, seat: int | None, *, spectator: bool = False,
                    error: type[ValueError] = InvalidGameSetup) -> None:
         """Raise ``error`` unless ``state`` is this game's and ``seat`` one of its seats (or
         None, if ``spectator`` may be asked for)."""
@@ -233,7 +236,7 @@ class Game:
             raise error(f"{seat!r:.40} is not a seat of this game: its seats are "
                         f"numbered 0 to {state.players - 1}{also}.")
 
-    def check_mover(self, state: State, seat: int) -> None:
+    def check_mover(self, state: StateT, seat: int) -> None:
         """Raise ``IllegalMove`` unless ``seat`` may move now: for what ``check_seat``
         refuses (the contract: bad input to ``apply`` is an IllegalMove), once the game is
         over, or out of turn."""
@@ -245,7 +248,7 @@ class Game:
 
     # -- beyond the contract: what a server needs ------------------------------------------
 
-    def public_move(self, seat: int, move: str, viewer: int | None, current: State) -> str:
+    def public_move(self, seat: int, move: str, viewer: int | None, current: StateT) -> str:
         """The text of ``seat``'s move as ``viewer`` may see it in the move list.
 
         Moves are public in most games; a game with secret moves (Magnet's setup) overrides
@@ -253,23 +256,23 @@ class Game:
         """
         return move
 
-    def review_view(self, state: State, seat: int | None, final: State) -> dict[str, Any]:
+    def review_view(self, state: StateT, seat: int | None, final: StateT) -> dict[str, Any]:
         """``view`` of an earlier ``state`` of a game whose latest state is ``final``, for
         its history pages. By default the same as ``view``; a game whose secrets become
         public at the end (Magnet's values) shows them here once ``final`` is over."""
         return self.view(state, seat)
 
-    def canonical(self, state: State, seat: int, move: str) -> str:
+    def canonical(self, state: StateT, seat: int, move: str) -> str:
         """``move`` spelled as the game writes it, which is what logs store. Raises
         ``IllegalMove`` as ``apply`` would."""
         after = self.apply(state, seat, move)
         return self.notation(state, seat, " ".join(move.split()), after)
 
-    def conclude(self, state: State, outcome: Outcome) -> State:
+    def conclude(self, state: StateT, outcome: Outcome) -> StateT:
         """End the game by a server action (resignation, agreed draw, timeout)."""
         return dataclasses.replace(state, to_move=(), outcome=outcome)
 
-    def resignation(self, state: State, seat: int) -> Outcome:
+    def resignation(self, state: StateT, seat: int) -> Outcome:
         """``seat``'s side gives up; in a team game the whole team does ("Red resigned")."""
         team = self.team_of(state.players, seat)
         winners = tuple(s for s in range(state.players) if s not in team)
@@ -278,32 +281,32 @@ class Game:
 
     # -- game-specific -------------------------------------------------------------------
 
-    def initial_state(self, players: int, options: dict[str, Any], seed: str) -> State:
+    def initial_state(self, players: int, options: dict[str, Any], seed: str) -> StateT:
         raise NotImplementedError
 
-    def generate_moves(self, state: State, seat: int) -> list[str]:
+    def generate_moves(self, state: StateT, seat: int) -> list[str]:
         """Every legal move of ``seat``, who is to move in an unfinished game."""
         raise NotImplementedError
 
-    def play(self, state: State, seat: int, move: str) -> State:
+    def play(self, state: StateT, seat: int, move: str) -> StateT:
         """Apply ``move`` (whitespace already normalised) for ``seat``, who may move now."""
         raise NotImplementedError
 
-    def observe(self, state: State, seat: int | None) -> dict[str, Any]:
+    def observe(self, state: StateT, seat: int | None) -> dict[str, Any]:
         """``view`` of a valid seat (None: a spectator)."""
         raise NotImplementedError
 
-    def sample_hidden(self, state: State, seat: int, rng: random.Random) -> State:
+    def sample_hidden(self, state: StateT, seat: int, rng: random.Random) -> StateT:
         """``resample`` of a valid seat. Games without hidden information: ``state`` itself."""
         return state
 
-    def notation(self, state: State, seat: int, text: str, after: State) -> str:
+    def notation(self, state: StateT, seat: int, text: str, after: StateT) -> str:
         """The canonical text of the legal move ``text`` of ``seat``, which took ``state`` to
         ``after``. By default the move ``parse`` finds; a game whose record leaves out what
         did not happen (Magnet's promotions of pieces a trap destroyed) overrides this."""
         return str(self.parse(state, seat, text))
 
-    def parse(self, state: State, seat: int, text: str) -> Any:
+    def parse(self, state: StateT, seat: int, text: str) -> Any:
         """The game's own object for the legal move ``text`` names; its ``str()`` is the move
         in canonical notation. Games with lenient input return a move object; by default
         the (whitespace-normalised) text is already canonical."""
@@ -340,7 +343,7 @@ def random_positions(game: Game, players: int, count: int, seed: str,
     """``count`` positions of games still running, each reached by random legal moves (a
     number of them drawn between ``plies``), all determined by ``seed``. Used by tests and
     benchmarks."""
-    rng, found = random.Random(seed), []
+    rng, found = random.Random(seed), list[State]()
     while len(found) < count:
         state = game.start(players, options, f"{seed}-{len(found)}")
         state, _ = random_playout(game, state, rng, rng.randrange(*plies))

@@ -120,7 +120,7 @@ def _piece(owner: int, kind: int, rank: int = 1) -> int:
 
 
 def _is_trap(kind: int) -> bool:
-    return kind == T2 or kind == T3
+    return kind in (T2, T3)
 
 
 def public_board(board: tuple[int, ...]) -> tuple[int, ...]:
@@ -145,7 +145,7 @@ class Knowledge(NamedTuple):
     enemy: int  # pieces of the opponent on the board
 
 
-def knowledge(state: "MagnetState", seat: int) -> Knowledge:
+def knowledge(state: MagnetState, seat: int) -> Knowledge:
     enemy = 1 - seat
     mask = ~(7 << 3)
     board = tuple(x if not x or x >> 6 == seat else (x & mask) | UNKNOWN << 3
@@ -280,7 +280,7 @@ def _run(board: list[int], seat: int, moves: Iterable[tuple[int, tuple[int, ...]
                 kind = (y >> 3) & 7
                 if kind == KING:
                     took_king = True
-                elif kind == T2 or kind == T3:
+                elif _is_trap(kind):
                     took_trap = True
                 enemy -= 1
                 board[v] = 0
@@ -417,7 +417,8 @@ def _evaluate(an: _Analysis, order: Iterable[int]) -> tuple[tuple[Any, ...], fro
     the pieces that may carry a promotion mark in an order with this essential order."""
     kn, pieces = an.kn, an.pieces
     moves = [(o, pieces[o].path, False) for o in order if o in an.essential]
-    results, may_promote, running = [], set(), False
+    results: list[Any] = []  # per hypothesis: the winner, or the board if none won
+    may_promote, running = set(), False
     for filled in an.hypotheses:
         board = list(filled)
         winner, _, moved = _run(board, kn.seat, moves, kn.own, kn.enemy)
@@ -604,7 +605,7 @@ def _draw_kinds(slots: list[tuple[int, bool]], pool: tuple[int, ...],
         choices = [(kind, _assignments(todo[n + 1:], _minus(pool, kind)))
                    for kind in _allowed(todo[n]) if pool[kind]]
         pick = rng.randrange(sum(count for _, count in choices))
-        for kind, count in choices:
+        for kind, count in choices:  # noqa: B007 - the kind the pick falls on is kept below
             if pick < count:
                 break
             pick -= count
@@ -613,7 +614,7 @@ def _draw_kinds(slots: list[tuple[int, bool]], pool: tuple[int, ...],
     return kinds
 
 
-class Magnet(Game):
+class Magnet(Game[MagnetState]):
     id = "magnet"
     hidden_information = True  # piece values and the setup
     title = "Magnet"
@@ -699,12 +700,13 @@ class Magnet(Game):
             return self._set_up(state, seat, move.kinds)
         return self._carry_out(state, seat, knowledge(state, seat), move)
 
-    def notation(self, state: MagnetState, seat: int, text: str, after: State) -> str:
+    def notation(self, state: MagnetState, seat: int, text: str, after: MagnetState) -> str:
         """Ruling: the record marks only the promotions that happened. A ``+`` asked for a
         piece that a trap destroyed (or that the turn left where it stood) would tell the
         opponent that the piece's value is above its rank."""
         move = self.parse(state, seat, text)
         if isinstance(move, Turn):
+            assert after.last is not None  # the turn just played
             promoted = {step.origin for step in after.last[2] if step.promoted}
             move = move._replace(pieces=tuple((origin, plus and origin in promoted)
                                               for origin, plus in move.pieces))
@@ -741,6 +743,7 @@ class Magnet(Game):
         listed: list[tuple[int, bool]] = []
         for token in tokens:
             m = _TURN_PIECE.fullmatch(token)
+            assert m is not None  # every token matched above
             listed.append((_vertex(m[1], text), bool(m[2])))
         where = f"a magnet on {NAMES[magnet]}"
         affected = {p.origin: p for p in _affected(kn, magnet)}

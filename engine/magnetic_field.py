@@ -69,7 +69,7 @@ CENTRE = tuple(CELL_INDEX[name] for name in ("e5", "f5", "e6", "f6"))
 def _ray(index: int, direction: str) -> tuple[int, ...]:
     file, rank = index % SIZE, index // SIZE
     df, dr = STEPS[direction]
-    cells = []
+    cells: list[int] = []
     while True:
         file, rank = file + df, rank + dr
         if not (0 <= file < SIZE and 0 <= rank < SIZE):
@@ -292,7 +292,7 @@ def figure_actions(figures: str, seat: int, in_hand: int) -> Iterator[Action]:
 
 
 def _action_texts(figures: str, seat: int, in_hand: int) -> list[str]:
-    texts = []
+    texts: list[str] = []
     if in_hand:
         for cell in range(CELLS):
             if figures[cell] == EMPTY:
@@ -407,7 +407,7 @@ def _tile_list(codes: str) -> str:
     return ", ".join(f"{c} ({TILE_NAMES[c]})" for c in codes) if codes else "none"
 
 
-class MagneticField(Game):
+class MagneticField(Game[MagneticFieldState]):
     id = "magnetic-field"
     hidden_information = True  # hands and the deck
     title = "Magnetic Field"
@@ -456,7 +456,7 @@ class MagneticField(Game):
     def play(self, state: MagneticFieldState, seat: int, text: str) -> MagneticFieldState:
         if state.drafting:
             return self._pick(state, seat, self.parse_pick(state, text))
-        return self.carry_out(state, seat, self.parse(state, seat, text))
+        return self.carry_out(state, seat, self.parse_turn(state, seat, text))
 
     def carry_out(self, state: MagneticFieldState, seat: int,
                   turn: Turn) -> MagneticFieldState:
@@ -512,13 +512,16 @@ class MagneticField(Game):
         return Pick(code)
 
     def parse(self, state: MagneticFieldState, seat: int, text: str) -> Turn | Pick:
-        """The legal pick (in the draft) or turn that ``text`` names, a turn's tiles placed
-        in the order written.
+        """The legal pick (in the draft) or turn that ``text`` names."""
+        if state.drafting:
+            return self.parse_pick(state, text)
+        return self.parse_turn(state, seat, text)
+
+    def parse_turn(self, state: MagneticFieldState, seat: int, text: str) -> Turn:
+        """The legal turn that ``text`` names, its tiles placed in the order written.
 
         Input is lenient: any case, spaces around @ : - +, commas between parts, whole words
         for tiles and directions (knockout@e5, +e4:north)."""
-        if state.drafting:
-            return self.parse_pick(state, text)
         words = _normalise(text)
         if words == "pass":
             return Turn()
@@ -614,7 +617,8 @@ class MagneticField(Game):
                      for d in DIRECTIONS if target in RAYS[origin][d]), None)
         if path is None:
             raise IllegalMove(f"{token}: a figure moves in a straight line along its file or "
-                              f"rank; {CELL_NAMES[target]} is not in line with {CELL_NAMES[origin]}.")
+                              f"rank; {CELL_NAMES[target]} is not in line with "
+                              f"{CELL_NAMES[origin]}.")
         if len(path) > MAX_SLIDE:
             raise IllegalMove(f"{token}: a figure moves 1 to {MAX_SLIDE} cells, "
                               f"not {len(path)}.")
@@ -656,8 +660,9 @@ class MagneticField(Game):
                     in_hand[seat] += 1
         points = score(figures, tiles, seat, events)
         scores = _pair(state.scores, seat, state.scores[seat] + sum(p.points for p in points))
-        return Effects(seat, turn, tiles, figures, events, points, scores, tuple(in_hand),
-                       tuple(knocked_out), tuple(entered),
+        return Effects(seat, turn, tiles, figures, events, points, scores,
+                       (in_hand[0], in_hand[1]), (knocked_out[0], knocked_out[1]),
+                       (entered[0], entered[1]),
                        state.passes + 1 if turn.is_pass else 0)
 
     def judge(self, state: MagneticFieldState, effects: Effects) -> Outcome | None:
@@ -761,7 +766,7 @@ class MagneticField(Game):
         self.check_mover(state, seat)
         if state.drafting:
             raise IllegalMove("The draft comes first: pick a tile, like pick K.")
-        turn = self.parse(state, seat, placed) if placed.strip() else Turn()
+        turn = self.parse_turn(state, seat, placed) if placed.strip() else Turn()
         if turn.action is not None:
             raise IllegalMove("Give only the tile placements made so far.")
         hand, tiles = state.hands[seat], state.tiles
@@ -792,7 +797,7 @@ class MagneticField(Game):
         self.check_mover(state, seat)
         if state.drafting:
             raise IllegalMove("There is nothing to preview in the draft.")
-        effects = self.effects(state, seat, self.parse(state, seat, " ".join(move.split())))
+        effects = self.effects(state, seat, self.parse_turn(state, seat, " ".join(move.split())))
         outcome = self.judge(state, effects)
         return {
             "move": str(effects.turn),

@@ -44,7 +44,7 @@ def square_index(name: str) -> int:
 
 def _ray(index: int, step: tuple[int, int]) -> tuple[int, ...]:
     file, rank = index % 8, index // 8
-    squares = []
+    squares: list[int] = []
     while True:
         file, rank = file + step[0], rank + step[1]
         if not (0 <= file < 8 and 0 <= rank < 8):
@@ -87,7 +87,7 @@ class Move(NamedTuple):
         if self.control:
             return f"~{square_name(self.origin)}-{square_name(self.target)}"
         text = square_name(self.origin) + ("x" if self.capture else "-") + square_name(self.target)
-        if self.resurrect:
+        if self.resurrect_at is not None:
             text += f"={self.resurrect}@{square_name(self.resurrect_at)}"
         return text
 
@@ -109,7 +109,7 @@ def controlled_squares(board: str, seat: int) -> list[int]:
     master, officer = piece_of("M", seat), piece_of("O", seat)
     officers_and_pawns = piece_of("O", 1 - seat) + piece_of("P", 1 - seat)
     pawn = piece_of("P", 1 - seat)
-    found = set()
+    found: set[int] = set()
     for index, piece in enumerate(board):
         if piece == master:
             found.update(z for z in MASTER_ZONE[index] if board[z] in officers_and_pawns)
@@ -184,7 +184,7 @@ def moves_from(board: str, seat: int, before_last: str | None,
 def board_after(board: str, seat: int, move: Move) -> str:
     """The board after ``seat`` plays ``move`` (a legal move) on ``board``."""
     after = _moved(board, move.origin, move.target)
-    if move.resurrect:
+    if move.resurrect and move.resurrect_at is not None:
         after = after[:move.resurrect_at] + piece_of(move.resurrect, seat) \
             + after[move.resurrect_at + 1:]
     return after
@@ -217,7 +217,7 @@ _MOVE_TEXT = re.compile(
     r"(?:\s*=\s*(?P<kind>[op])\s*@?\s*(?P<at>[a-h][1-8]))?", re.IGNORECASE)
 
 
-class Mastery(Game):
+class Mastery(Game[MasteryState]):
     id = "mastery"
     title = "Mastery"
     state_type = MasteryState
@@ -265,7 +265,8 @@ class Mastery(Game):
             raise IllegalMove(
                 f"'{text}' is not a Mastery move. Write a move as d2-d4, a capture as d1xd3, "
                 "a control move as ~c6-c4, and a resurrection after a capture as d1xd5=O@b4.")
-        origin, target = square_index(match["origin"].lower()), square_index(match["target"].lower())
+        origin = square_index(match["origin"].lower())
+        target = square_index(match["target"].lower())
         kind = match["kind"].upper() if match["kind"] else None
         at = square_index(match["at"].lower()) if match["at"] else None
         control = bool(match["control"])
@@ -298,7 +299,8 @@ class Mastery(Game):
         if control and _moved(board, origin, target) == state.before_last:
             return (f"{text}: this control move would recreate the position before your "
                     "opponent's last move (KO).")
-        same_path = [m for m in moves if (m.origin, m.target, m.control) == (origin, target, control)]
+        same_path = [m for m in moves
+                     if (m.origin, m.target, m.control) == (origin, target, control)]
         if same_path and kind:
             choices = sorted({m.resurrect for m in same_path if m.resurrect})
             if not choices:

@@ -106,9 +106,9 @@ def geometry() -> dict[str, Any]:
 
 def _tables():
     neighbours: list[list[int]] = [[] for _ in NAMES]
-    for a, b in PATHS:
-        neighbours[INDEX[a]].append(INDEX[b])
-        neighbours[INDEX[b]].append(INDEX[a])
+    for one, other in PATHS:
+        neighbours[INDEX[one]].append(INDEX[other])
+        neighbours[INDEX[other]].append(INDEX[one])
     jumps: list[list[tuple[int, int]]] = [[] for _ in NAMES]  # (over, landing)
     for line in LINES:
         cells = [INDEX[n] for n in line.spaces]
@@ -272,7 +272,7 @@ def generate_texts(board: str, colour: int) -> list[str]:
     texts: list[str] = []
     regions = empty_regions(board) if promoted in board else None
     for start, piece in enumerate(board):
-        if piece == own or piece == promoted:
+        if piece in (own, promoted):
             row = STEP_TEXT[start]
             texts += [row[t] for t in destinations(board, start, regions)]
             texts += [str(m) for m in jump_chains(board, start)]
@@ -370,7 +370,7 @@ def read_move(text: str) -> tuple[list[int], bool | None]:
 
 # -- the game ----------------------------------------------------------------------------
 
-class TheRightMoves(Game):
+class TheRightMoves(Game[TheRightMovesState]):
     id = "the-right-moves"
     title = "The Right Moves"
     state_type = TheRightMovesState

@@ -78,7 +78,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config["TRUSTED_HOSTS"] = links.trusted_hosts(app.config["PUBLIC_URL"])
     if int(app.config["PROXIES"]):
         proxies = int(app.config["PROXIES"])
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
+        # Flask's documented way to wrap the app in WSGI middleware
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
     os.makedirs(app.instance_path, mode=0o700, exist_ok=True)
     if not app.config["RATELIMIT_STORAGE_URI"]:
         app.config["RATELIMIT_STORAGE_URI"] = limits.storage_uri(app.instance_path,

@@ -19,7 +19,7 @@ from .listener import mail_listener_command, receive_mail_command
 @click.option("--port", default=5000, show_default=True)
 def serve_command(host: str, port: int) -> None:
     """Run the web server and the scheduler in one process (the embedded default)."""
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
     upgrade(app.config["DATABASE"])
     if not app.config["PUBLIC_URL"]:
         # The embedded default: links in emails point at this server on this machine.
@@ -61,7 +61,8 @@ def run_scheduler_command() -> None:
     _require_public_url()
     upgrade(current_app.config["DATABASE"])  # the job process may start before the server
     click.echo("Scheduler running; stop it with Ctrl-C.")
-    scheduler.run_forever(current_app._get_current_object())
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
+    scheduler.run_forever(app)
 
 
 @click.command("play-bots")
@@ -69,7 +70,8 @@ def run_scheduler_command() -> None:
 def play_bots_command() -> None:
     """Play the computer players' moves that are due, once (the job does it every few
     seconds)."""
-    played = scheduler.play_bots(current_app._get_current_object())
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
+    played = scheduler.play_bots(app)
     click.echo(f"{played} computer move{'' if played == 1 else 's'} played")
 
 

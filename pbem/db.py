@@ -49,7 +49,7 @@ def connect(path: str) -> sqlite_utils.Database:
     """A new connection to the database ``path``: an SQLite file, or a PostgreSQL URL."""
     if is_url(path):
         from .postgres import PostgresDatabase  # psycopg is loaded only where it is used
-        return PostgresDatabase(path)
+        return PostgresDatabase(path)  # type: ignore[return-value]  # the same methods
     private_file(Path(path))  # the database holds every game: nobody else may read it
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
@@ -62,7 +62,7 @@ def connect(path: str) -> sqlite_utils.Database:
     conn.execute("SELECT count(*) FROM sqlite_master")  # opens the log, making it if need be
     _sync(Path(path).parent)  # ... and the log's name reaches the disk too
     database = sqlite_utils.Database(conn)
-    database.log_path = f"{os.path.abspath(path)}-wal"
+    database.log_path = f"{os.path.abspath(path)}-wal"  # type: ignore[attr-defined]  # ours
     return database
 
 
@@ -180,7 +180,7 @@ def write(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     # SQLite's log, with everything committed so far by any process (it stays while a
     # connection is open, as this one is); PostgreSQL's COMMIT has waited for its disk
     if dialect(db) == "sqlite":
-        _sync(db.log_path)
+        _sync(db.log_path)  # type: ignore[attr-defined]  # set by connect
 
 
 def hold_game(db: sqlite_utils.Database, game_id: str) -> None:

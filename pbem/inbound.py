@@ -299,8 +299,8 @@ def reply_text(message: EmailMessage) -> str:
     try:
         content = part.get_content()
     except (LookupError, UnicodeError, AttributeError, TypeError):
-        payload = part.get_payload(decode=True) or b""
-        content = payload.decode("utf-8", "replace")
+        payload = part.get_payload(decode=True)  # the bytes of a part that is not multipart
+        content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
     if not isinstance(content, str):
         return ""
     return html_text(content) if part.get_content_type() == "text/html" else content
@@ -451,9 +451,9 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
     game_id, seat = addressed.game_id, addressed.seat
     try:
         reply = read(raw, sender)
-    except Unreadable as error:
-        log.info("inbound mail for game %s seat %s: refused, %s", game_id, seat, error)
-        return Result("unreadable", game_id, seat, str(error))
+    except Unreadable as unreadable:
+        log.info("inbound mail for game %s seat %s: refused, %s", game_id, seat, unreadable)
+        return Result("unreadable", game_id, seat, str(unreadable))
     if reply.automatic:
         log.info("inbound mail for game %s seat %s: automatic mail ignored", game_id, seat)
         return Result("ignored", game_id, seat)

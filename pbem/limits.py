@@ -27,7 +27,7 @@ from .db import connect, is_url
 
 limiter = Limiter(key_func=get_remote_address)
 
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {  # the settings, as create_app takes them
     "RATE_LIMIT_CREATE": "10 per minute; 60 per hour; 200 per day",  # new games, seats taken
     "RATE_LIMIT_HOME": "3 per minute; 10 per hour; 30 per day",      # "Your games" emails
     "RATE_LIMIT_ACTIONS": "60 per minute; 1000 per hour",  # moves, offers: mail opponents

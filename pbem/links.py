@@ -10,6 +10,7 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import sqlite_utils
@@ -117,7 +118,7 @@ def email_url(endpoint: str, **values: object) -> str:
     return base + _path(endpoint, **values)
 
 
-def _path(endpoint: str, **values: object) -> str:
+def _path(endpoint: str, **values: Any) -> str:
     """The URL path of ``endpoint``, without the script root of the current request: the
     configured PUBLIC_URL already says where the application lives."""
     path = url_for(endpoint, **values)

@@ -50,7 +50,7 @@ class Handler:
         loop = asyncio.get_running_loop()
         try:
             known = await loop.run_in_executor(None, self._known, address)
-        except Exception:  # noqa: BLE001 - the database may be busy: let the MTA retry
+        except Exception:  # the database may be busy: let the MTA retry
             log.exception("mail listener: could not check a recipient")
             return "451 4.3.0 Temporary failure, try again later"
         if not known:
@@ -63,7 +63,7 @@ class Handler:
             db = connect(self.app.config["DATABASE"])
             try:
                 result = inbound.receive(db, raw, [recipient], sender)
-            except Exception:  # noqa: BLE001 - never lose a reply: the MTA retries
+            except Exception:  # never lose a reply: the MTA retries
                 log.exception("mail listener: could not process a message")
                 return "451 4.3.0 Temporary failure, try again later"
             finally:
@@ -130,7 +130,7 @@ def receive_mail_command(recipient: tuple[str, ...], sender: str | None) -> None
     raw = sys.stdin.buffer.read(inbound.MAX_MESSAGE + 1)  # more is refused, unread
     try:
         result = inbound.receive(get_db(), raw, list(recipient), sender)
-    except Exception:  # noqa: BLE001 - a passing failure: the MTA keeps the mail and retries
+    except Exception:  # a passing failure: the MTA keeps the mail and retries
         log.exception("receive-mail: could not process the message")
         click.echo("4.3.0 Temporary failure, try again later", err=True)
         sys.exit(EX_TEMPFAIL)
@@ -150,7 +150,8 @@ def receive_mail_command(recipient: tuple[str, ...], sender: str | None) -> None
 @click.option("--lmtp", is_flag=True, help="Speak LMTP instead of SMTP.")
 def mail_listener_command(host: str, port: int, lmtp: bool) -> None:
     """Receive replies over SMTP (or LMTP) until stopped."""
-    listener = MailListener(current_app._get_current_object(), host, port, lmtp)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy
+    listener = MailListener(app, host, port, lmtp)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     listener.start()

@@ -99,7 +99,7 @@ def join(token: str):
 def join_challenge(game_id: str, seat: int):
     """A seat of a public challenge: the same as its join link, for anyone."""
     rows = list(get_db().query("SELECT 1 FROM games WHERE id = ? AND public = 1", [game_id]))
-    match = matches.load(get_db(), game_id) if rows else None
+    match = matches.find(get_db(), game_id) if rows else None
     if match is None or not 0 <= seat < match.players:
         abort(404, "There is no such challenge in the lobby.")
     return _take_seat(game_id, seat, url_for(".join_challenge", game_id=game_id, seat=seat))

@@ -148,7 +148,7 @@ class SMTPTransport:
 
     def _connect(self) -> smtplib.SMTP:
         if self.security == "ssl":
-            smtp = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout,
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(self.host, self.port, timeout=self.timeout,
                                     context=ssl.create_default_context())
         else:
             smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)

@@ -72,7 +72,7 @@ def compose(headers: Mapping[str, str], body: str, html: str | None = None,
     message.set_content(body)
     if html is not None:
         message.add_alternative(html, subtype="html")
-        related = message.get_payload()[1]
+        related = list(message.iter_parts())[1]
         for content_id, picture in pictures:
             related.add_related(picture, "image", "png", cid=f"<{content_id}>",
                                 disposition="inline", filename=f"{content_id.split('@')[0]}.png")
@@ -84,7 +84,7 @@ def compose(headers: Mapping[str, str], body: str, html: str | None = None,
     data = bytes(message)
     written = BytesParser(policy=policy.default).parsebytes(data, headersonly=True)
     expected = [name.lower() for name in headers]
-    found = [name.lower() for name in written.keys()
+    found = [name.lower() for name in written.keys()  # noqa: SIM118 - a Message, not a dict
              if name.lower() not in ("content-type", "content-transfer-encoding",
                                      "mime-version")]
     if found != expected:

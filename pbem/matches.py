@@ -160,9 +160,9 @@ class Match:
     created_at: str
     seats: tuple[Seat, ...]
     states: positions.Positions            # states[p]: the position after p moves
+    current: engine.State                  # after every event (a resignation ends the game)
     events: tuple[Event, ...] = ()
     moves: tuple[Event, ...] = ()          # the move events; moves[p - 1] made ply p
-    current: engine.State | None = None    # after every event (a resignation ends the game)
     draw_offer: int | None = None          # the seat whose draw offer stands
     resign_offers: tuple[int, ...] = ()    # the seats whose proposals that their team resign
                                            # stand (a team game's; at most one per team)
@@ -539,7 +539,8 @@ class MatchCache(BytesLRU):
     """The matches this process replayed, by game id, sized by ``Match.nbytes``; a put never
     replaces a copy with an older one."""
 
-    def put(self, match: Match) -> None:
+    # a match is its own key and size: BytesLRU.put(key, value, size) in one argument
+    def put(self, match: Match) -> None:  # type: ignore[override]
         size = match.nbytes
         with self._lock:
             known = self._entries.get(match.id)
@@ -550,7 +551,15 @@ class MatchCache(BytesLRU):
 CACHE = MatchCache(64 * 2**20)  # create_app sets its size: MATCH_CACHE_MB
 
 
-def load(db: sqlite_utils.Database, game_id: str) -> Match | None:
+def load(db: sqlite_utils.Database, game_id: str) -> Match:
+    """``find`` for a game that exists."""
+    match = find(db, game_id)
+    if match is None:
+        raise LookupError(f"There is no game {game_id!r}.")
+    return match
+
+
+def find(db: sqlite_utils.Database, game_id: str) -> Match | None:
     """The game as its log makes it now: the cached copy brought up to date. Inside a write
     transaction, the game stays as read until the commit: its other writers wait."""
     if db.conn.in_transaction:
@@ -617,9 +626,10 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     is the time control (``clocks.settings``), None for none. A player entry
     ``{"open": true}`` leaves that seat open, with a join link (``join``); ``public``
     lists the open seats in the lobby. ``{"bot": level}`` makes the seat a computer player
-    of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless`` lets a player have no email (as one
-    who took an open seat without one may, in a rematch). ``client`` is stored with a game
-    between computers: who started it (``computer.client_key``)."""
+    of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless``
+    lets a player have no email (as one who took an open seat without one may, in a rematch).
+    ``client`` is stored with a game between computers: who started it
+    (``computer.client_key``)."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:

@@ -72,7 +72,7 @@ def my_games():
     db = get_db()
     entries = []
     for game_id, seat in remembered():
-        match = matches.load(db, game_id)
+        match = matches.find(db, game_id)
         if match is not None:
             seat_clocks = clocks.of_match(match)
             entries.append(Entry(match, seat, seat_clocks[seat] if seat_clocks else None))

@@ -14,6 +14,7 @@ import functools
 import html
 import re
 from pathlib import Path
+from typing import Any
 
 import resvg_py
 
@@ -89,7 +90,7 @@ def _rules(css: str) -> list[tuple[str, str]]:
 
 
 @functools.cache
-def _fonts() -> dict[str, object]:
+def _fonts() -> dict[str, Any]:
     files = [FONTS / name for name in FONT_FILES]
     if not all(path.is_file() for path in files):
         return {}  # the system's fonts (resvg finds them), whichever sans-serif they hold

@@ -120,10 +120,9 @@ class Positions(Sequence):
     def _replay(self, first: int, last: int) -> Iterator[engine.State]:
         """The positions after ``first`` to ``last`` moves, replayed from the nearest kept
         one at or before ``first`` (each ``EVERY``-th one met on the way is kept)."""
-        if last == len(self._moves):
-            if first == last:
-                yield self.last
-                return
+        if first == last == len(self._moves):
+            yield self.last
+            return
         base = max(ply for ply in list(self._kept) if ply <= first)  # others may add
         state = self._kept[base][0]
         if base == first:

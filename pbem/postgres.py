@@ -75,6 +75,8 @@ def ddl(sql: str) -> str:
 class Row(tuple):
     """A row as ``sqlite3.Row`` gives it: by position, or by column name."""
 
+    _names: dict[str, int]
+
     def __new__(cls, values: Sequence[Any], names: dict[str, int]) -> Row:
         row = super().__new__(cls, values)
         row._names = names

@@ -44,7 +44,7 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
             "ORDER BY g.created_at, s.seat", [link["email"]]))
     entries = []
     for row in rows:
-        match = matches.load(db, row["game_id"])
+        match = matches.find(db, row["game_id"])
         if match is None:
             continue
         entries.append({"match": match, "seat": row["seat"],

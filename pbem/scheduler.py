@@ -1,5 +1,6 @@
 """Background jobs (APScheduler): delivering queued mail, game clocks (timeouts and
-deadline warnings), "Your move" emails held back while a player was there, reminders, the daily digests, and the computer players' moves.
+deadline warnings), "Your move" emails held back while a player was there, reminders, the
+daily digests, and the computer players' moves.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -124,7 +125,7 @@ def _lock(app: Flask) -> IO | sqlite_utils.Database | None:
             return db  # the lock lasts as long as this connection
         db.close()
         return None
-    handle = open(Path(app.instance_path) / "scheduler.lock", "w")
+    handle = open(Path(app.instance_path) / "scheduler.lock", "w")  # noqa: SIM115 - held till exit
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

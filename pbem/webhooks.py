@@ -53,11 +53,11 @@ def checked_url(url: Any, allow_private: bool = False) -> str | None:
         raise BadWebhook("A webhook must be an http:// or https:// URL such as "
                          "https://discord.com/api/webhooks/...")
     try:
-        parts.port
+        port = parts.port
     except ValueError:
         raise BadWebhook("The webhook URL's port is not a number from 1 to 65535.") from None
     if not allow_private:
-        _public_address(parts.hostname, parts.port or 443)
+        _public_address(parts.hostname, port or 443)
     return url.strip()
 
 
@@ -67,7 +67,7 @@ def _public_address(host: str, port: int) -> str:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
         raise BadWebhook(f"The webhook's host {host!r} cannot be found.") from None
-    addresses = [info[4][0] for info in found]
+    addresses = [str(info[4][0]) for info in found]
     if not all(_public(address) for address in addresses):
         raise BadWebhook("Webhooks may only go to public internet addresses.")
     return addresses[0]
@@ -124,6 +124,7 @@ def post(url: str, body: str, allow_private: bool = False) -> None:
     https = parts.scheme == "https"
     port = parts.port or (443 if https else 80)
     address = parts.hostname if allow_private else _public_address(parts.hostname, port)
+    connection: http.client.HTTPConnection
     if https:
         connection = _PinnedHTTPS(parts.hostname, port, address, timeout=TIMEOUT,
                                   context=ssl.create_default_context())
@@ -151,10 +152,11 @@ class WebhookRefused(RuntimeError):
 class _PinnedHTTPS(http.client.HTTPSConnection):
     """HTTPS to the checked ``address``, with the certificate checked for ``host``."""
 
-    def __init__(self, host: str, port: int, address: str, **options: Any):
-        super().__init__(host, port, **options)
-        self._address = address
+    def __init__(self, host: str, port: int, address: str, context: ssl.SSLContext,
+                 **options: Any):
+        super().__init__(host, port, context=context, **options)
+        self._address, self._tls = address, context
 
     def connect(self) -> None:
         raw = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
+        self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)

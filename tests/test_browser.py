@@ -775,7 +775,7 @@ def test_mastery_on_a_phone(open_context, started):
         expect(page.locator(".builder a.choice").get_by_text(choice)).to_be_in_viewport(ratio=1)
     # and so are the pieces it may bring back, above them, not under them
     strip, panel = off_board(page, "Dark").bounding_box(), page.locator(".builder").bounding_box()
-    assert 0 <= strip["y"] and strip["y"] + strip["height"] <= panel["y"], (strip, panel)
+    assert strip["y"] >= 0 and strip["y"] + strip["height"] <= panel["y"], (strip, panel)
     expect(page.locator(".board-area svg.board")).to_be_in_viewport()
     page.locator(".builder a.choice").get_by_text("Bring back an Officer").click()
     assert_fits_a_phone(page)

@@ -11,7 +11,6 @@ import string
 
 import pytest
 
-from pbem.db import connect
 
 from helpers import everything_in
 

@@ -722,7 +722,7 @@ def hostile(to: str, headers: str = "", body: bytes = b"Content-Type: text/plain
 
 def test_hostile_mail_is_refused_for_good_at_once(app, client, new_game, db, post, tmp_path,
                                                   listener):
-    game = new_game()
+    new_game()
     address = only(post(), P1)["Reply-To"]
     forged = "move+0." + "z" * 32 + "@pbem.localhost"
     cases = {

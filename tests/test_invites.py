@@ -80,7 +80,7 @@ def test_five_clients_creating_forty_games_each_send_one_victim_five_emails(limi
 
 def test_the_form_shows_why_no_email_went_out(limited):
     client = limited.test_client()
-    for n in range(5):
+    for _ in range(5):
         assert create(client, "victim@example.org", "ann@example.org", "10.0.0.1").json
     form = {"name0": "Ann", "email0": "ann2@example.org", "name1": "Vic",
             "email1": "VICTIM@example.org"}
@@ -118,7 +118,7 @@ def test_the_count_is_shared_by_processes(limited):
     """A process that did not create the first games still counts them: the count lives
     in the database."""
     client = limited.test_client()
-    for n in range(4):
+    for _ in range(4):
         create(client, "victim@example.org", "ann@example.org", "10.0.0.1")
     other_process = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         from pbem import create_app
@@ -188,7 +188,7 @@ def test_a_held_back_game_emails_its_address_once_the_address_opens_it_itself(li
     """The address's own "Your games" email lists the game it was not emailed; opening it
     from there answers the game, whose emails then come."""
     client = limited.test_client()
-    for n in range(5):
+    for _ in range(5):
         create(client, "victim@example.org", "ann@example.org", "10.0.0.1")
     held = create(client, "victim@example.org", "ann@example.org", "10.0.0.1").json
     assert "not_emailed" in held["seats"][1]

@@ -267,16 +267,16 @@ def overlapping(svg: str) -> list[str]:
         for w, x2, y2, r2, _ in marks[i + 1:]:
             if math.dist((x, y), (x2, y2)) < r + r2:
                 found.append(f"a mark of {v} and one of {w}")
-        for w, x2, y2, outer, k in drawn["rings"]:
+        for w, x2, y2, outer, _ in drawn["rings"]:
             if w != v and math.dist((x, y), (x2, y2)) < outer + r:
                 found.append(f"a mark of {v} under the ring of {w}")
-        for w, x2, y2, r2, k in drawn["bodies"]:  # Blue's hexagons reach 1.5 further
+        for w, x2, y2, r2, _ in drawn["bodies"]:  # Blue's hexagons reach 1.5 further
             if w != v and math.dist((x, y), (x2, y2)) < r + r2 + 1.5:
                 found.append(f"a mark of {v} on the piece of {w}")
     for v, _, _, _, k in drawn["rings"]:  # a piece and its marks are drawn over its rings
         assert all(k < k2 for w, *_, k2 in drawn["bodies"] + marks if w == v), v
     for x, y, half_width, half_height, k in drawn["labels"]:
-        for v, x2, y2, r, k2 in drawn["bodies"] + marks:
+        for v, x2, y2, r, _ in drawn["bodies"] + marks:
             nearest = (min(max(x2, x - half_width), x + half_width),
                        min(max(y2, y - half_height), y + half_height))
             if math.dist(nearest, (x2, y2)) < r:
@@ -414,7 +414,7 @@ def test_setup_by_clicks_random_and_the_waiting_page(client, seeded):
         targets = set(re.findall(r'<a href="[^"]*" class="cell" data-cell="(\w+)"', page))
         assert targets == set(M.START_NAMES[RED].split())  # only Red's start vertices
         page = client.get(links_in(page)[vertex]).get_data(as_text=True)
-        assert 'data-value="%s"' % code in vertex_markup(page, vertex)
+        assert f'data-value="{code}"' in vertex_markup(page, vertex)
         assert "class=\"piece red" in vertex_markup(page, vertex)
     assert "K ×0" in page and "4 ×0" in page and "all 12 pieces placed" in page
     assert confirm_move(page) == CANON[RED]
@@ -869,8 +869,8 @@ def fits_a_phone(page) -> None:
 
 def on_screen(page, selector: str) -> bool:
     box = page.locator(selector).bounding_box()
-    return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= PHONE["height"] \
-        and 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"]
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"] \
+        and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
 
 
 @pytest.mark.browser

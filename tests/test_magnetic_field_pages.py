@@ -278,7 +278,7 @@ def test_multi_tile_turns_are_built_tile_by_tile(app):
     assert "K" not in step.choices  # the hand is used up
     step = builds(app, GAME, state, 0, "K", "e4", "K", "e3", "D", "e2", "+s", "e1")
     assert step.complete == "K@e4 K@e3 D@e2 +e1:s"
-    assert "K on e4; K on e3; D on e2; enter on e1 facing south" == step.summary
+    assert step.summary == "K on e4; K on e3; D on e2; enter on e1 facing south"
     GAME.apply(state, 0, step.complete)  # legal, though not listed
     assert step.complete not in GAME.legal_moves(state, 0)
     # a path that no longer fits (a stale page, a hand-made URL) starts over

@@ -63,7 +63,7 @@ def resurrection_game(client, new_game):
     """A game played (through the API) up to a position where Dark may capture an enemy
     Officer and bring a Pawn back; returns the game and that capture."""
     rng = random.Random(7)
-    for attempt in range(200):
+    for _ in range(200):
         state = MASTERY.start(2, {}, "x")
         moves = []
         for _ in range(60):

@@ -11,7 +11,6 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import pytest
 
 from pbem import create_app
 from pbem.db import connect

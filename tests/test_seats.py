@@ -192,7 +192,7 @@ def test_only_the_creator_withdraws_and_only_before_the_start(client):
 def test_the_creator_makes_new_join_links_while_the_game_waits(client):
     game = create(client, [ANN, OPEN])
     page = path_of(game["seats"][0]["url"])
-    assert 'action="%s/invite"' % page in client.get(page).get_data(as_text=True)
+    assert f'action="{page}/invite"' in client.get(page).get_data(as_text=True)
     made = client.post(f"{page}/invite")
     (new_link,) = re.findall(r'class="join-link" data-seat="1" href="([^"]+)"',
                              made.get_data(as_text=True))

@@ -164,8 +164,8 @@ def test_a_message_is_emailed_to_the_other_players_as_each_chose(app, client, db
     assert client.post(f"{game.apis[0]}/chat", json={"text": text}).status_code == 201
     [told] = emails(db, game.id, "chat")  # "each" alone gets it; the writer never
     assert told["recipient"] == P[3] and told["seat"] == 3
-    assert f"Red (1) (Player 1) writes in your game of The Right Moves:\n\n    Bcc: x@evil.example\n" \
-           f"    =?utf-8?q?a=0d=0aBcc:_x?=\n    <b>hi</b> & bye\n" in told["body"]
+    assert "Red (1) (Player 1) writes in your game of The Right Moves:\n\n    Bcc: x@evil.example\n" \
+           "    =?utf-8?q?a=0d=0aBcc:_x?=\n    <b>hi</b> & bye\n" in told["body"]
     assert told["subject"] == "New message — The Right Moves: Player 1 & Player 3 vs " \
                               f"Player 2 & Player 4 [{game.id}]"
     assert "Bcc" not in told["headers"] and "evil" not in told["headers"]

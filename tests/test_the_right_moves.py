@@ -770,8 +770,9 @@ def reference_moves(pieces, colour):
         promoted = piece.isupper()
         free = promoted or _ring(start) == 2
 
+        # allowed and chains are called within this iteration only (noqa: B023)
         def allowed(a, b):
-            return free or _ring(b) <= _ring(a)  # around, inward or across the centre
+            return free or _ring(b) <= _ring(a)  # around, inward or across the centre  # noqa: B023
 
         if promoted:
             reached, todo = {start}, [start]
@@ -788,9 +789,9 @@ def reference_moves(pieces, colour):
         def chains(pos, path, captured):
             for over, landing in _reference_jumps(pos):
                 if (pieces.get(over, ".").lower() == enemy and over not in captured
-                        and (landing not in pieces or landing == start)
+                        and (landing not in pieces or landing == start)  # noqa: B023
                         and allowed(pos, landing)):
-                    found.add("x".join([start, *path, landing]))
+                    found.add("x".join([start, *path, landing]))  # noqa: B023
                     chains(landing, [*path, landing], captured | {over})
 
         chains(start, [], frozenset())

@@ -58,7 +58,8 @@ def _sensible_moves(heuristics: Heuristics, state: State, seat: int,
         worlds = [state]  # nothing hidden
     moves = heuristics.root_moves(worlds[0], seat)
     ahead = heuristics.evaluate(worlds[0], seat) > DRAW
-    undrawn, drawn = [], []  # the safe moves
+    undrawn: list[str] = []  # the safe moves
+    drawn: list[str] = []
     for move in moves:
         after = [heuristics.apply(world, seat, move) for world in worlds]
         if all(won(state, seat) for state in after):

@@ -78,7 +78,7 @@ def king_in_reach(state: MagnetState, seat: int) -> bool:
     return False
 
 
-class MagnetHeuristics(Heuristics):
+class MagnetHeuristics(Heuristics[MagnetState]):
     rollout_plies = 2
     cost = 2.0
 

@@ -59,7 +59,8 @@ def _landing(action: Action | None) -> int:
     return action.origin if action.kind == "enter" else action.target
 
 
-class MagneticFieldHeuristics(Heuristics):
+class MagneticFieldHeuristics(Heuristics[MagneticFieldState]):
+    game: rules.MagneticField
     rollout_plies = 2
     width = 12
     cost = 3.0
@@ -86,7 +87,8 @@ class MagneticFieldHeuristics(Heuristics):
         # A pass ranks first of the turns that bring nothing: a figure entering is a
         # figure the opponent may stick or knock out. But a player with no figure on the
         # field loses at the end of a turn that brings none back (ring-out).
-        found = [(stay + PASSING + self._verdict(state, seat, still), Turn(), still)]
+        found: list[tuple[float, Turn, Effects | None]] = [
+            (stay + PASSING + self._verdict(state, seat, still), Turn(), still)]
         # A figure entering where it reaches no figure and finds no tile changes nothing
         # but its own place: no need to work out its effects.
         near = {c for f, cell in enumerate(figures) if cell != EMPTY

@@ -17,7 +17,7 @@ def _distance(origin: int, target: int) -> int:
     return max(abs(origin % 8 - target % 8), abs(origin // 8 - target // 8))
 
 
-class MasteryHeuristics(Heuristics):
+class MasteryHeuristics(Heuristics[MasteryState]):
     rollout_plies = 0  # the evaluation looks at the captures at hand instead
     cost = 1.0
 
@@ -31,7 +31,7 @@ class MasteryHeuristics(Heuristics):
             if move.resurrect:
                 choices.setdefault(move[:2] + (move.resurrect,), []).append(move)
         nearest = {m for options in choices.values() for m in sorted(
-            options, key=lambda m: _distance(m.target, m.resurrect_at))[:RESURRECTION_SQUARES]}
+            options, key=lambda m: _distance(m.target, m.resurrect_at or 0))[:RESURRECTION_SQUARES]}
 
         def promise(move: Move) -> float:
             taken = board[move.target]

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Hashable
+from typing import Any, Generic, Hashable
 
-from ..core import Game, State
+from ..core import Game, State, StateT
 
 EXPLORATION = 0.3  # UCB's constant, for rewards between 0 and 1
 WIDENING = 2.0  # a node visited n times considers its first 2 sqrt(n + 1) moves
@@ -26,6 +26,7 @@ DRAW = 0.4
 
 def result(state: State, seat: int) -> float:
     """1 if ``seat``'s side won the finished game of ``state``, 0 if it lost, ``DRAW``."""
+    assert state.outcome is not None  # the game is over
     if state.outcome.draw:
         return DRAW
     return 1.0 if seat in state.outcome.winners else 0.0
@@ -42,7 +43,7 @@ def lost(state: State, seat: int) -> bool:
             and seat not in state.outcome.winners)
 
 
-class Heuristics:
+class Heuristics(Generic[StateT]):
     """What a bot knows of one game beyond its rules. The defaults suit any game; each game's
     module overrides what makes its bot faster or stronger."""
 
@@ -50,53 +51,53 @@ class Heuristics:
     width: int | None = None  # the most moves of a position the tree considers, best first
     cost = 1.0  # work of one simulation, relative to the other games (see bots.LEVELS)
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game[StateT]):
         self.game = game
 
-    def moves(self, state: State, seat: int) -> list[str]:
+    def moves(self, state: StateT, seat: int) -> list[str]:
         """The moves the tree considers, best first where the game can guess which are
         good, else in a fixed order: by default every legal move. They need not be in the
         game's notation, only understood by ``apply``."""
         return self.game.legal_moves(state, seat)
 
-    def root_moves(self, state: State, seat: int) -> list[str]:
+    def root_moves(self, state: StateT, seat: int) -> list[str]:
         """The legal moves the bot chooses among, best first: by default ``moves``."""
         return self.moves(state, seat)
 
-    def key(self, state: State, seat: int) -> Hashable:
+    def key(self, state: StateT, seat: int) -> Hashable:
         """What ``moves`` depends on, to keep them for positions met again; None: compute
         them each time."""
         return None
 
-    def apply(self, state: State, seat: int, move: str) -> State:
+    def apply(self, state: StateT, seat: int, move: str) -> StateT:
         return self.game.apply(state, seat, move)
 
-    def rollout_step(self, state: State, seat: int, rng: random.Random) -> State:
+    def rollout_step(self, state: StateT, seat: int, rng: random.Random) -> StateT:
         """A quick move of ``seat``, played during rollouts: by default a random legal one."""
         return self.game.apply(state, seat, rng.choice(self.game.legal_moves(state, seat)))
 
-    def evaluate(self, state: State, seat: int) -> float:
+    def evaluate(self, state: StateT, seat: int) -> float:
         """How good ``state`` (a game still running) looks for ``seat``'s side, between 0 and
         1 (the chance of winning, roughly)."""
         return 0.5
 
-    def threat(self, state: State, seat: int) -> bool:
+    def threat(self, state: StateT, seat: int) -> bool:
         """Whether ``seat``, to move in ``state``, can win at once."""
         return any(won(self.game.apply(state, seat, move), seat)
                    for move in self.game.legal_moves(state, seat))
 
-    def draw_threat(self, state: State, seat: int) -> bool:
+    def draw_threat(self, state: StateT, seat: int) -> bool:
         """Whether ``seat``, to move in ``state``, can draw the game at once: what only a game
         with draws that a move can bring about needs (the default: it cannot)."""
         return False
 
-    def risky(self, before: State, after: State, seat: int) -> bool:
+    def risky(self, before: StateT, after: StateT, seat: int) -> bool:
         """Whether the move of ``seat`` from ``before`` to ``after`` (a world drawn by
         ``resample``, where it did not lose) may lose at once in another world: what only a
         game with hidden information needs."""
         return False
 
-    def opening(self, state: State, seat: int, rng: random.Random) -> str | None:
+    def opening(self, state: StateT, seat: int, rng: random.Random) -> str | None:
         """A move to play without searching (a secret setup), or None. Reads only what
         ``seat`` may know of ``state``."""
         return None
@@ -134,8 +135,9 @@ class Search:
         if key is None:
             found = self.heuristics.moves(state, seat)
         else:
-            found = self.cache.get(key)
-            if found is None:
+            if key in self.cache:
+                found = self.cache[key]
+            else:
                 found = self.cache[key] = self.heuristics.moves(state, seat)
         width = self.heuristics.width
         return found[:width] if width else found

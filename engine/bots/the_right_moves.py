@@ -14,7 +14,7 @@ from .search import Heuristics, squash
 GREEDY = 0.9  # how often a rollout takes the longest jump at hand
 
 
-class TheRightMovesHeuristics(Heuristics):
+class TheRightMovesHeuristics(Heuristics[TheRightMovesState]):
     rollout_plies = 4
     cost = 1.0
 

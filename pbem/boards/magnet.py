@@ -36,7 +36,7 @@ import random
 import re
 import textwrap
 from collections import Counter
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import AbstractSet, Any, Mapping, NamedTuple, Sequence
 
 from markupsafe import Markup, escape
 
@@ -454,7 +454,7 @@ def polar(degrees: float, distance: float) -> tuple[float, float]:
 def hexagon(r: float, first: float = 90) -> str:
     """A hexagon of radius ``r`` centred on (0, 0), its first corner at ``first`` degrees:
     with a point up (90), Blue's pieces; with points left and right (0), a vertex's cell."""
-    return " ".join("%s,%s" % polar(first + 60 * k, r) for k in range(6))
+    return " ".join("{},{}".format(*polar(first + 60 * k, r)) for k in range(6))
 
 
 # A vertex's tap target: the points nearer to it than to any other vertex.
@@ -503,7 +503,7 @@ def _labels() -> list[tuple[str, float, float, str]]:
     above it; and beside files a and k, on their inner side (clear of their pieces and of
     the marks round their neighbours', in the gap between the lattice's lines), their
     ranks: on the outer side, at the drawing's edge, a phone's screen clipped them."""
-    labels = []
+    labels: list[tuple[str, float, float, str]] = []
     for name in NAMES:
         file, rank = name[0], int(name[1:])
         if rank == 1:
@@ -742,7 +742,8 @@ def _vertex(name: str, spot: _Spot, view: Mapping[str, Any], seat: int | None,
 
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
-           targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
+           targets: Mapping[str, str] | None = None,
+           last: AbstractSet[str] = frozenset()) -> Markup:
     """The board (for spectators with Red's start vertices on the upper three sides and
     Blue's on the lower three; each player sees their own at the bottom) and, under it, the
     state of the game in words, the captured pieces and, while setting up, the tray of
@@ -778,7 +779,7 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     parts.append(_coordinates(turned))
 
     parts.append('\n<g class="panel">')
-    top = BOARD_HEIGHT + 6
+    top: float = BOARD_HEIGHT + 6
     lines = _panel_lines(view, seat)
     parts += [f'\n  <text class="words {cls}" x="16" y="{top + LINE * (k + 1)}">'
               f'{escape(words)}</text>' for k, (words, cls) in enumerate(lines)]

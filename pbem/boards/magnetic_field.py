@@ -26,7 +26,7 @@ new counts and scores), and the words before the confirm button say what happene
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import AbstractSet, Any, Mapping, NamedTuple, Sequence
 
 from markupsafe import Markup, escape
 
@@ -216,7 +216,7 @@ def _by_index(cells) -> tuple[str, ...]:
 
 def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk: _Walk) -> Build:
     options, placed = walk.options, walk.placed
-    pending = dict(reversed(p.split("@")) for p in placed)
+    pending = {cell: code for code, cell in (p.split("@") for p in placed)}
     overlay: dict[str, Any] = {"pending": pending, "choosing": walk.code}
     so_far = [_placement_words(p) for p in placed]
     if walk.stage == "done":
@@ -438,7 +438,7 @@ def _patterns(p: str) -> str:
   <pattern id="{p}-back" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#5b6570"/><path d="M0 0V6" stroke="#434b54" stroke-width="2"/></pattern>
   <marker id="{p}-arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arrow-head"/></marker>
   <marker id="{p}-arrow-pending" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arrow-head pending"/></marker>
-</defs>"""
+</defs>"""  # noqa: E501 - an SVG element a line
 
 
 RANK_NUMBERS = "".join(f'\n  <text class="coord" x="{MARGIN / 2}" '
@@ -455,7 +455,8 @@ RANKS = (f'<svg xmlns="http://www.w3.org/2000/svg" class="magnetic-field mf-rank
 
 def _field_open(after: bool) -> str:
     """The field's drawing up to its first cell (``after``: it shows a turn being built)."""
-    return (f'<div class="board-frame mf-frame" data-pan="start">\n{RANKS}<svg xmlns="http://www.w3.org/2000/svg" '
+    return (f'<div class="board-frame mf-frame" data-pan="start">\n{RANKS}'
+            '<svg xmlns="http://www.w3.org/2000/svg" '
             f'class="board magnetic-field field{" after" if after else ""}" '
             f'viewBox="0 0 {WIDTH} {WIDTH}" role="img" aria-label="Magnetic Field board'
             f'{": the result of your turn, not played yet" if after else ""}">\n'
@@ -473,7 +474,8 @@ PANEL_PATTERNS = _patterns("mfh")
 
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
-           targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
+           targets: Mapping[str, str] | None = None,
+           last: AbstractSet[str] = frozenset()) -> Markup:
     """Two drawings: the field (rank 10 at the top for everyone), in a frame a phone pans
     so that every cell stays big enough for a finger, and under it both players' scores,
     figures and tiles, the deck and the draft pool. ``targets`` maps the cells and the
@@ -518,7 +520,8 @@ AFTER_COUNTS = ("scores", "figures_in_hand", "figures_on_field", "knocked_out")
 
 
 def _cells(view: Mapping[str, Any], after: Mapping[str, Any] | None, acting: str,
-           selected: tuple[str, ...], targets: Mapping[str, str], last: set[str]) -> list[str]:
+           selected: tuple[str, ...], targets: Mapping[str, str],
+           last: AbstractSet[str]) -> list[str]:
     """Each cell of the field, rank 10 first: a link if it may be clicked, its tile, marks and
     figures (``acting``: the cell of the figure the turn being built moves), and its contents
     in words (its title)."""
@@ -676,7 +679,8 @@ def _arrow(origin: str, target: str | None, actor: str, kind: str, title: str,
         x2, y2 = (c + CELL / 2 for c in _cell_xy(target))
     else:
         ax, ay = (c + CELL / 2 for c in _cell_xy(actor))
-        x2, y2 = x1 + ((x1 > ax) - (x1 < ax)) * CELL * 1.2, y1 + ((y1 > ay) - (y1 < ay)) * CELL * 1.2
+        x2 = x1 + ((x1 > ax) - (x1 < ax)) * CELL * 1.2
+        y2 = y1 + ((y1 > ay) - (y1 < ay)) * CELL * 1.2
     length = max(abs(x2 - x1), abs(y2 - y1))
     keep = (length - CELL * 0.4) / length
     suffix = "-pending" if pending else ""

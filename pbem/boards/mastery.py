@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Any, Mapping, Sequence
+from typing import AbstractSet, Any, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
@@ -71,7 +71,8 @@ def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
 
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
-           targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
+           targets: Mapping[str, str] | None = None,
+           last: AbstractSet[str] = frozenset()) -> Markup:
     """The board from ``seat``'s side (Light sees rank 8 at the bottom), with each side's
     pieces off the board in a strip on that side's edge."""
     targets = targets or {}

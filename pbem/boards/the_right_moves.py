@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from typing import AbstractSet, Any, Mapping
 
 from markupsafe import Markup, escape
 
@@ -96,7 +96,8 @@ CROWN = "M-9 5 L-10 -6 L-5 -1 L0 -9 L5 -1 L10 -6 L9 5 Z"
 
 
 def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ...] = (),
-           targets: Mapping[str, str] | None = None, last: set[str] = frozenset()) -> Markup:
+           targets: Mapping[str, str] | None = None,
+           last: AbstractSet[str] = frozenset()) -> Markup:
     """The board as printed (east at the right, Red starting upper left and lower right).
     Every seat sees it the same way round: the notation's letters are compass angles."""
     targets = targets or {}
