@@ -46,7 +46,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from pbem import computer, create_app, mail, matches, notify, pictures, play
+from pbem import computer, create_app, mail, matches, notify, pictures, play, positions
 from pbem.db import connect, write
 from pbem.matches import CACHE
 
@@ -208,18 +208,18 @@ def server_env(folder: str) -> dict[str, str]:
             "PBEM_PUBLIC_URL": "http://127.0.0.1", "PBEM_RATELIMIT_ENABLED": "false"}
 
 
-def cold_figures(repeats: int = 30) -> None:
+def cold_figures(repeats: int = 30, ply: int = 400) -> None:
     """A Mastery play page as the process that serves it first loads the game (its caches
-    dropped), beside the same page drawn afresh from the game in the cache: at ply 400,
-    and at ply 415, the most moves after a stored position (``positions.EVERY``); process
-    CPU time, which other programs on the machine do not inflate. And the memory of the
-    game at ply 400 in the cache."""
+    dropped), beside the same page drawn afresh from the game in the cache: at ``ply``
+    (400), and 15 plies later, the most moves after a stored position
+    (``positions.EVERY``); process CPU time, which other programs on the machine do not
+    inflate. And the memory of the game at ``ply`` in the cache."""
     print("Cold cache: a Mastery play page, CPU ms in this process (medians)")
     with tempfile.TemporaryDirectory() as folder:
         app = new_app(folder)
         client = app.test_client()
         loads = []  # what loading the game adds to a page, ms
-        for plies in (400, 415):
+        for plies in (ply, ply + positions.EVERY - 1):
             url = page_at_ply(client, "mastery", plies)
 
             def unloaded() -> None:
@@ -235,15 +235,15 @@ def cold_figures(repeats: int = 30) -> None:
             loads.append(cold - warm)
         FIGURES["load"] = max(loads)
         db = connect(app.config["DATABASE"])
-        game_id = db.execute("SELECT id FROM games WHERE ply = 400").fetchone()[0]
+        game_id = db.execute("SELECT id FROM games WHERE ply = ?", [ply]).fetchone()[0]
         CACHE.clear()
         gc.collect()
         tracemalloc.start()
         match = matches.load(db, game_id)
         held = tracemalloc.get_traced_memory()[0]
         tracemalloc.stop()
-        assert match.ply == 400
-        row("memory of the game at ply 400 in the cache", f"{held / 1024:8.0f} KB")
+        assert match.ply == ply
+        row(f"memory of the game at ply {ply} in the cache", f"{held / 1024:8.0f} KB")
 
 
 # -- commits ------------------------------------------------------------------------------
