@@ -39,7 +39,7 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, due, matches
-from .db import LOCK_KEY, claimed, dialect, write
+from .db import claimed, hold_name, write
 from .matches import Match
 
 STAND_IN_LEVEL = "medium"
@@ -194,8 +194,7 @@ def client_key(address: str, secret: str) -> str:
 def check_running(db: sqlite_utils.Database, client: str, most: int) -> None:
     """Inside the write transaction that starts a game between computers for ``client``:
     refuse it if the client has ``most`` running already."""
-    if dialect(db) == "postgresql":  # its writers go on side by side: one client's wait
-        db.execute(f"SELECT pg_advisory_xact_lock({LOCK_KEY})", [f"client:{client}"])
+    hold_name(db, f"client:{client}")  # PostgreSQL's writers go on side by side: one waits
     running = db.execute("SELECT count(*) FROM games WHERE client = ? AND status = 'active'",
                          [client]).fetchone()[0]
     if running >= most:
