@@ -46,8 +46,10 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from pbem import computer, create_app, mail, matches, notify, pictures, play, positions
-from pbem.db import connect, write
+from pbem import computer, create_app, matches, positions
+from pbem.mail import outbox, notify, pictures
+from pbem.web import play
+from pbem.store.db import connect, write
 from pbem.matches import CACHE
 
 import serving
@@ -300,7 +302,7 @@ def commit_figures(clients: int = 8, games: int = 32) -> None:
 
 def mail_figures(count: int = 200) -> None:
     """``count`` queued "your move" emails of Mastery (the text, the HTML and the board
-    drawn as a PNG when each is built) delivered by ``mail.deliver_due`` until none is due,
+    drawn as a PNG when each is built) delivered by ``outbox.deliver_due`` until none is due,
     beside smtplib sending the same messages over one connection, made beforehand: as
     ``EmailMessage`` objects (``send_message``, the limit), and as the bytes the deliverer
     sends (``sendmail``, a faster one still); and what drawing the picture takes of it."""
@@ -317,15 +319,15 @@ def mail_figures(count: int = 200) -> None:
             html = notify.html_part("Your move", f"{body}\n{board}\n", "", {}, primary="",
                                     board=board, drawing=drawing)
             for number in range(count):
-                mail.queue(db, recipient=f"player{number}@example.org",
-                           body=f"{body}\n{board}\n", html=html, board=drawing,
-                           subject=f"Your move — Mastery: Ann vs Bob [{number}]",
-                           headers={"References": "<game@pbem.localhost>"})
+                outbox.queue(db, recipient=f"player{number}@example.org",
+                             body=f"{body}\n{board}\n", html=html, board=drawing,
+                             subject=f"Your move — Mastery: Ann vs Bob [{number}]",
+                             headers={"References": "<game@pbem.localhost>"})
         start, drawn = time.process_time(), min(count, 50)
         for _ in range(drawn):
             pictures.png(drawing)
         picture_cpu = (time.process_time() - start) * 1000 / drawn
-        built = [mail.build(dict(row), app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+        built = [outbox.build(dict(row), app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
                  for row in db.execute("SELECT * FROM outbox").fetchall()]
         messages = [email.message_from_bytes(message.data, policy=email.policy.SMTP)
                     for message in built]
@@ -341,10 +343,10 @@ def mail_figures(count: int = 200) -> None:
         raw, raw_cpu = timed(lambda smtp: [smtp.send_message(m) for m in messages])
         raw_bytes, bytes_cpu = timed(lambda smtp: [
             smtp.sendmail(m.sender, [m.recipient], m.data) for m in built])
-        transport = mail.transport_from_config(app.config)
+        transport = outbox.transport_from_config(app.config)
         sent, start, cpu = 0, time.perf_counter(), time.process_time()
-        while delivered := mail.deliver_due(db, transport, app.config["MAIL_FROM"],
-                                            app.config["PUBLIC_URL"])[0]:
+        while delivered := outbox.deliver_due(db, transport, app.config["MAIL_FROM"],
+                                              app.config["PUBLIC_URL"])[0]:
             sent += delivered
         rate = sent / (time.perf_counter() - start)
         rate_cpu = (time.process_time() - cpu) * 1000 / count

@@ -16,8 +16,9 @@ from typing import Any, Mapping
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import (api, cli, db, feeds, limits, links, lobby, matches, mygames, play,
-               preferences, site)
+from .web import api, feeds, play, preferences, site
+from . import cli, limits, links, lobby, matches, mygames
+from .store import db
 from .links import redact_logger
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,9 +8,11 @@ from flask import Flask, current_app
 from flask.cli import with_appcontext
 from werkzeug.serving import run_simple
 
-from . import links, mail, scheduler
-from .db import copy_db_command, get_db, init_db_command, upgrade
-from .listener import mail_listener_command, receive_mail_command
+from . import links
+from .mail import outbox
+from .jobs import scheduler
+from .store.db import copy_db_command, get_db, init_db_command, upgrade
+from .mail.listener import mail_listener_command, receive_mail_command
 
 
 @click.command("serve")
@@ -42,7 +44,7 @@ def serve_command(host: str, port: int) -> None:
 def _require_public_url() -> None:
     """Refuse to go on, in one line, where mail would go out without PUBLIC_URL."""
     if not current_app.config["PUBLIC_URL"]:
-        raise click.ClickException(f"Not starting: {mail.PUBLIC_URL_MISSING}")
+        raise click.ClickException(f"Not starting: {outbox.PUBLIC_URL_MISSING}")
 
 
 @click.command("send-mail")

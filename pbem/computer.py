@@ -39,7 +39,7 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, due, matches
-from .db import claimed, hold_name, write
+from .store.db import claimed, hold_name, write
 from .matches import Match
 
 STAND_IN_LEVEL = "medium"

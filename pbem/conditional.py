@@ -13,7 +13,7 @@ from typing import Any
 import engine
 import sqlite_utils
 
-from .db import utcnow
+from .store.db import utcnow
 
 MAX_LINES = 50
 MAX_LENGTH = 40  # moves in one line

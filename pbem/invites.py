@@ -24,7 +24,7 @@ import sqlite_utils
 from flask import current_app
 from limits import parse_many
 
-from .db import hold_name, write
+from .store.db import hold_name, write
 from .matches import Match
 
 # Domains whose mailboxes ignore dots in the local part.

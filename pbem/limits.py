@@ -23,7 +23,7 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits.storage import Storage
 
-from .db import connect, is_url
+from .store.db import connect, is_url
 
 limiter = Limiter(key_func=get_remote_address)
 

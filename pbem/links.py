@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import sqlite_utils
 from flask import current_app, request, url_for
 
-from .db import utcnow
+from .store.db import utcnow
 
 TOKEN_BYTES = 24
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")

@@ -20,7 +20,7 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 
 from . import clocks, limits, links, matches
-from .db import get_db
+from .store.db import get_db
 from .matches import Match
 
 bp = Blueprint("lobby", __name__)

@@ -23,8 +23,8 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, conditional, due, links, positions, signals
-from .db import hold_game, utcnow, write
-from .lru import BytesLRU
+from .store.db import hold_game, utcnow, write
+from .store.lru import BytesLRU
 
 MAX_NAME = 60
 MAX_CHAT = 2000  # characters of one chat message

@@ -18,7 +18,7 @@ from flask import (Blueprint, abort, current_app, flash, redirect, render_templa
                    url_for)
 
 from . import clocks, limits, links, matches
-from .db import get_db, utcnow, write
+from .store.db import get_db, utcnow, write
 from .matches import Match
 
 bp = Blueprint("mygames", __name__)

@@ -7,8 +7,9 @@ import sys
 
 from gunicorn.glogging import Logger
 
-from . import create_app, mail
-from .db import upgrade
+from . import create_app
+from .mail import outbox
+from .store.db import upgrade
 from .links import redact_logger
 
 
@@ -18,7 +19,7 @@ def prepare() -> None:
     migrations once, so that the workers find its schema whole."""
     app = create_app()
     if not app.config["PUBLIC_URL"]:
-        sys.exit(f"Not starting: {mail.PUBLIC_URL_MISSING}")
+        sys.exit(f"Not starting: {outbox.PUBLIC_URL_MISSING}")
     upgrade(app.config["DATABASE"])
 
 

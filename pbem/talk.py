@@ -17,7 +17,7 @@ import sqlite_utils
 from flask import current_app
 
 from . import clocks, links, matches
-from .db import utcnow, write
+from .store.db import utcnow, write
 from .matches import Match
 
 MAX_NOTES = 10_000  # characters of one player's notes on a game

@@ -26,9 +26,10 @@ from werkzeug.serving import make_server
 
 from flask import url_for
 
-import pbem.db
-from pbem import create_app, matches, play
-from pbem.db import connect, get_db
+import pbem.store.db
+from pbem import create_app, matches
+from pbem.web import play
+from pbem.store.db import connect, get_db
 from pbem.matches import CACHE
 
 import postgres
@@ -71,7 +72,7 @@ def postgres_cluster():
 
 def build_schema(path: str) -> None:
     """Give the new database at ``path`` the schema: the one place the tests make one."""
-    pbem.db.upgrade(path)
+    pbem.store.db.upgrade(path)
 
 
 @pytest.fixture(scope="session")
@@ -97,7 +98,7 @@ def database(request, tmp_path):
 
 
 class WritesWatched:
-    """``sqlite3`` as ``pbem.db`` sees it, the server's connections noting every statement
+    """``sqlite3`` as ``pbem.store.db`` sees it, the server's connections noting every statement
     that writes outside a transaction: ``db.write`` syncs the log after its commit, and a
     write committed on its own would not be synced (``db.connect``). The connections tests
     open themselves, to look or to break things on purpose, are not watched."""
@@ -128,7 +129,7 @@ def app(tmp_path, monkeypatch, database):
     CACHE.clear()  # every test starts from its own database
     play.RENDERS.clear()
     watched = WritesWatched()
-    monkeypatch.setattr(pbem.db, "sqlite3", watched)
+    monkeypatch.setattr(pbem.store.db, "sqlite3", watched)
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))  # its own lock and key
     app = create_app({
         "TESTING": True,

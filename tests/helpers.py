@@ -13,9 +13,10 @@ from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
 import engine
-from pbem import links, mail
+from pbem import links
+from pbem.mail import outbox
 from pbem.boards import board_for
-from pbem.db import connect, dialect
+from pbem.store.db import connect, dialect
 
 
 def path_of(url: str) -> str:
@@ -154,7 +155,7 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
 
 
 def emails_to(app, game: NewGame, address: str) -> list[str]:
-    """The emails queued for ``address`` in ``game`` as they are sent (``mail.build``): every
+    """The emails queued for ``address`` in ``game`` as they are sent (``outbox.build``): every
     header and part, the text and HTML in words and each picture's PNG in hex, normalised
     (Message-ID, Date and MIME boundaries too); or the posts to a webhook (``address`` its
     URL): the summary and the JSON."""
@@ -166,7 +167,7 @@ def emails_to(app, game: NewGame, address: str) -> list[str]:
 
 
 def _as_sent(app, row: dict) -> str:
-    data = mail.build(row, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data
+    data = outbox.build(row, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data
     message = email.message_from_bytes(data, policy=email.policy.default)
     parts = []
     for part in message.walk():

@@ -1,5 +1,11 @@
-"""How the app's modules depend on one another: the game log (``matches``) and what it builds
-on never import what sends messages; those subscribe to ``pbem.signals`` instead."""
+"""How the app's packages and modules depend on one another.
+
+``pbem`` keeps its core flat and in view (the game log ``matches`` and what it builds on,
+and the services over it: ``computer``, ``lobby``, ``talk``...); around it stand packages
+that each do one thing: ``store`` (databases and caches), ``boards`` (drawing), ``mail``
+(everything that sends or reads messages), ``web`` (the ways in over HTTP) and ``jobs``
+(the job process). Each may import only the packages below it; the core never imports what
+sends, so it hears nothing back: ``mail.notify`` subscribes to ``pbem.signals`` instead."""
 from __future__ import annotations
 
 import ast
@@ -10,24 +16,53 @@ import pytest
 from pbem import signals
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pbem"
-SENDERS = {"notify", "mail", "inbound", "listener", "scheduler"}
+SUB_PACKAGES = ("store", "boards", "mail", "web", "jobs")
+APP = {"", "cli", "production"}  # create_app and the operator's commands: they wire it all
+# What each part may import besides itself and ``engine``.
+ALLOWED = {
+    "store": set(),
+    "boards": set(),
+    "core": {"store", "boards"},
+    "mail": {"core", "store", "boards"},
+    "web": {"core", "store", "boards", "mail"},
+    "jobs": {"core", "store", "mail"},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
 
 
 def imports() -> dict[str, set[str]]:
-    """module -> the pbem modules it imports anywhere (at the top or inside a function)."""
+    """module -> the pbem modules it imports anywhere (at the top or inside a function),
+    named from the package, e.g. ``mail.notify``; ``""`` is ``pbem/__init__.py``."""
     graph = {}
-    for path in PACKAGE.glob("*.py"):
+    for module, path in MODULES.items():
+        base = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
         found = set()
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:
-                    found.add(node.module.split(".")[0])
-                else:
-                    found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pbem."):
-                found.add(node.module.split(".")[1])
-        graph[path.stem] = found & {p.stem for p in PACKAGE.glob("*.py")} - {path.stem}
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                origin = ".".join(base[:len(base) - node.level + 1] + [node.module or ""])
+            elif (node.module or "").startswith("pbem"):
+                origin = node.module.removeprefix("pbem").lstrip(".")
+            else:
+                continue
+            for alias in node.names:
+                imported = f"{origin}.{alias.name}".strip(".")
+                found.add(imported if imported in MODULES else origin.strip("."))
+        graph[module] = found - {module}
     return graph
+
+
+def part(module: str) -> str:
+    top = module.split(".")[0]
+    return "app" if module in APP else top if top in SUB_PACKAGES else "core"
 
 
 def test_the_modules_import_one_another_without_a_circle():
@@ -39,11 +74,23 @@ def test_the_modules_import_one_another_without_a_circle():
             reaches(other, seen + (other,))
 
     for module in graph:
-        if module != "__init__":
+        if module:
             reaches(module, (module,))
 
 
-@pytest.mark.parametrize("module", ["matches", "clocks", "links", "db", "signals"])
+def test_each_part_imports_only_the_parts_below_it():
+    wrong = sorted(f"{module} -> {other}" for module, others in imports().items()
+                   if part(module) != "app"
+                   for other in others
+                   if part(other) != part(module) and part(other) not in ALLOWED[part(module)])
+    assert not wrong
+
+
+def test_every_module_is_in_a_part_the_rule_knows():
+    assert {part(module) for module in MODULES} == set(ALLOWED) | {"app"}
+
+
+@pytest.mark.parametrize("module", ["matches", "clocks", "links", "store.db", "signals"])
 def test_the_game_log_imports_nothing_that_sends(module):
     graph = imports()
     reached, todo = set(), [module]
@@ -51,7 +98,7 @@ def test_the_game_log_imports_nothing_that_sends(module):
         for other in graph[todo.pop()] - reached:
             reached.add(other)
             todo.append(other)
-    assert not reached & SENDERS
+    assert not {part(other) for other in reached} & {"mail", "web", "jobs", "app"}
 
 
 def test_recording_an_event_tells_every_subscriber_in_its_transaction(app, db, new_game):

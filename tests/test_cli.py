@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from flask.cli import FlaskGroup
 
-from pbem import create_app, scheduler
-from pbem.db import connect
+from pbem import create_app
+from pbem.jobs import scheduler
+from pbem.store.db import connect
 from pbem.matches import CACHE
 
 from helpers import free_port

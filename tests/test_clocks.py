@@ -12,9 +12,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from pbem import clocks, create_app, due, matches, scheduler
+from pbem import clocks, create_app, due, matches
+from pbem.jobs import scheduler
 from pbem.clocks import Step
-from pbem.db import connect
+from pbem.store.db import connect
 from pbem.matches import CACHE
 
 from helpers import path_of

@@ -11,8 +11,9 @@ import pytest
 
 import engine
 from engine import bots
-from pbem import clocks, computer, matches, scheduler
-from pbem.db import dialect
+from pbem import clocks, computer, matches
+from pbem.jobs import scheduler
+from pbem.store.db import dialect
 from helpers import api_move, everything_in, path_of
 
 

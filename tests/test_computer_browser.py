@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from pbem import scheduler
+from pbem.jobs import scheduler
 from test_browser import open_context, type_move  # noqa: F401 - the shared fixture
 
 pytestmark = pytest.mark.browser

@@ -8,8 +8,10 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import clocks, create_app, notify, scheduler
-from pbem.db import connect, get_db, write
+from pbem import clocks, create_app
+from pbem.mail import notify
+from pbem.jobs import scheduler
+from pbem.store.db import connect, get_db, write
 from pbem.matches import CACHE
 
 from helpers import path_of

@@ -17,9 +17,9 @@ from email.message import EmailMessage
 
 import pytest
 
-from pbem import inbound, mail, pictures
-from pbem.db import connect
-from pbem.mailmessage import HeaderInjection, compose
+from pbem.mail import inbound, outbox, pictures
+from pbem.store.db import connect
+from pbem.mail.message import HeaderInjection, compose
 
 from helpers import api_move
 
@@ -29,9 +29,9 @@ LINKS = re.compile(r'(?:href|src)="([^"]*)"')
 
 def deliver(app, db, smtp) -> list[EmailMessage]:
     before = len(smtp.messages)
-    transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-    sent, failed = mail.deliver_due(db, transport, app.config["MAIL_FROM"],
-                                    app.config["PUBLIC_URL"])
+    transport = outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
+    sent, failed = outbox.deliver_due(db, transport, app.config["MAIL_FROM"],
+                                      app.config["PUBLIC_URL"])
     assert failed == 0
     return smtp.messages[before:]
 
@@ -61,7 +61,7 @@ def test_a_game_email_is_plain_text_beside_html_showing_the_seats_page_board(
     created = new_game(game, names=["Ann <b>", "Bob"])
     waiting = 1 - client.get(created.apis[0]).json["view"]["to_move"][0]
     address = f"p{waiting + 1}@example.org"
-    outbox = {row["recipient"]: dict(row) for row in db.query("SELECT * FROM outbox")}
+    queued = {row["recipient"]: dict(row) for row in db.query("SELECT * FROM outbox")}
     message = to(deliver(app, db, smtp), address)
 
     assert message.get_content_type() == "multipart/alternative"
@@ -71,7 +71,7 @@ def test_a_game_email_is_plain_text_beside_html_showing_the_seats_page_board(
     html, *images = related.get_payload()
     assert html.get_content_type() == "text/html"
     text = plain.get_content().replace("\r\n", "\n")
-    assert text == outbox[address]["body"]  # the plain text as it was queued
+    assert text == queued[address]["body"]  # the plain text as it was queued
     assert "You play" in text and "The rules:" in text
 
     # the pictures: the drawings of the seat's own page, each shown by its cid
@@ -160,8 +160,8 @@ def test_list_unsubscribe_stays_an_unencoded_url_however_long(app, db, new_game,
     app.config["PUBLIC_URL"] = "http://localhost/" + "/".join(["a-rather-long-folder"] * 8)
     new_game()
     folder = tmp_path / "out"
-    assert mail.deliver_due(db, mail.FileTransport(folder), app.config["MAIL_FROM"],
-                            app.config["PUBLIC_URL"]) == (2, 0)
+    assert outbox.deliver_due(db, outbox.FileTransport(folder), app.config["MAIL_FROM"],
+                              app.config["PUBLIC_URL"]) == (2, 0)
     for path in folder.glob("*.eml"):
         raw = path.read_bytes()
         line = re.search(rb"^List-Unsubscribe: (.*)\r\n(?![ \t])", raw, re.M)[1].decode()

@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from pbem.db import is_url
+from pbem.store.db import is_url
 
 
 def engines_of(request) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem import scheduler
+from pbem.jobs import scheduler
 
 
 HOME_LINK = re.compile(r"http://localhost(/home/([A-Za-z0-9_-]{32}))")

@@ -22,10 +22,11 @@ from pathlib import Path
 import pytest
 
 import engine
-from pbem import create_app, inbound, mail, matches, notify
-from pbem.db import connect
-from pbem.inbound import receive
-from pbem.listener import MailListener
+from pbem import create_app, matches
+from pbem.mail import inbound, outbox, notify
+from pbem.store.db import connect
+from pbem.mail.inbound import receive
+from pbem.mail.listener import MailListener
 
 from helpers import allow_inserts, database_errors, free_port, refuse_inserts
 
@@ -48,8 +49,8 @@ def post(app, db, smtp):
 
     def deliver() -> list[EmailMessage]:
         before = len(smtp.messages)
-        transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-        sent, failed = mail.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+        transport = outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
+        sent, failed = outbox.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
         assert failed == 0
         return smtp.messages[before:]
 

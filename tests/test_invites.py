@@ -11,8 +11,9 @@ import threading
 
 import pytest
 
-from pbem import create_app, mail
-from pbem.db import connect
+from pbem import create_app
+from pbem.mail import outbox
+from pbem.store.db import connect
 from pbem.invites import address_key
 from pbem.matches import CACHE
 
@@ -163,8 +164,8 @@ def test_one_address_on_several_seats_gets_one_email(app, client, db, smtp):
         {"name": "Ann", "email": "ann@example.org"},
         {"name": "Ann again", "email": "ANN@example.org"}]}).json
     assert "not_emailed" not in game["seats"][0]
-    mail.deliver_due(db, mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
-                     app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
     assert len(smtp.messages) == 1
     body = smtp.messages[0].get_body(preferencelist=("plain",)).get_content()
     pages = PLAY_LINK.findall(body.replace("\r\n", "\n"))

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from pbem import create_app
-from pbem.db import connect
+from pbem.store.db import connect
 from pbem.matches import CACHE
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]

@@ -17,8 +17,9 @@ import pytest
 
 from aiosmtpd.controller import Controller
 
-from pbem import mail, scheduler
-from pbem.db import connect
+from pbem.mail import outbox
+from pbem.jobs import scheduler
+from pbem.store.db import connect
 
 from helpers import Recorder, allow_inserts, database_errors, free_port, refuse_inserts
 
@@ -31,7 +32,7 @@ SECRET = re.compile(r"/[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 
 
 
-def outbox(db, where: str = "", params=()) -> list[dict]:
+def outbox_rows(db, where: str = "", params=()) -> list[dict]:
     return [dict(row) for row in db.query(f"SELECT * FROM outbox {where} ORDER BY id", params)]
 
 
@@ -41,12 +42,12 @@ def make_due(db) -> None:
 
 
 def deliver(app, db, transport=None) -> tuple[int, int]:
-    return mail.deliver_due(db, transport or mail.transport_from_config(app.config),
-                            app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    return outbox.deliver_due(db, transport or outbox.transport_from_config(app.config),
+                              app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
 
 
-def smtp_transport(port: int) -> mail.SMTPTransport:
-    return mail.SMTPTransport("127.0.0.1", port, timeout=5)
+def smtp_transport(port: int) -> outbox.SMTPTransport:
+    return outbox.SMTPTransport("127.0.0.1", port, timeout=5)
 
 
 def at(text: str) -> datetime:
@@ -89,7 +90,7 @@ def play_a_legal_move(client, api: str) -> str:
 
 def test_creating_a_game_queues_one_pending_start_email_per_player(client, new_game, db):
     game = new_game()
-    rows = outbox(db)
+    rows = outbox_rows(db)
     assert [row["recipient"] for row in rows] == ["p1@example.org", "p2@example.org"]
     for seat, row in enumerate(rows):
         assert row["status"] == "pending"
@@ -133,15 +134,15 @@ def test_a_move_whose_email_cannot_be_queued_is_not_recorded(client, new_game, d
     allow_inserts(db, "outbox")
     assert db["events"].count == 0
     assert client.get(game.apis[0]).json["ply"] == 0
-    assert len(outbox(db)) == 2  # the start emails only
+    assert len(outbox_rows(db)) == 2  # the start emails only
 
 
 def test_a_move_emails_the_next_player_only(client, new_game, db):
     game = new_game()
-    started = len(outbox(db))
+    started = len(outbox_rows(db))
 
     move = play_a_legal_move(client, game.apis[0])
-    new = outbox(db, "WHERE id > ?", [started])
+    new = outbox_rows(db, "WHERE id > ?", [started])
     assert [row["recipient"] for row in new] == ["p2@example.org"]
     body = new[0]["body"]
     assert "It is your turn in Mastery (ply 1)." in body
@@ -149,11 +150,11 @@ def test_a_move_emails_the_next_player_only(client, new_game, db):
     assert seat_opened(client, play_link(body)) == 1
     assert new[0]["subject"] == f"Your move — Mastery: Player 1 vs Player 2 [{game.id}]"
     assert json.loads(new[0]["headers"])["References"] == \
-        json.loads(outbox(db)[0]["headers"])["References"]  # one thread per game
+        json.loads(outbox_rows(db)[0]["headers"])["References"]  # one thread per game
 
     seen = new[0]["id"]
     play_a_legal_move(client, game.apis[1])
-    new = outbox(db, "WHERE id > ?", [seen])
+    new = outbox_rows(db, "WHERE id > ?", [seen])
     assert [row["recipient"] for row in new] == ["p1@example.org"]
     assert "(ply 2)" in new[0]["body"]
     assert seat_opened(client, play_link(new[0]["body"])) == 0
@@ -163,15 +164,15 @@ def test_a_refused_move_queues_nothing(client, new_game, db):
     game = new_game()
     response = client.post(f"{game.apis[1]}/moves", json={"move": "d8-d7", "ply": 0})
     assert response.status_code == 422  # not Light's turn
-    assert len(outbox(db)) == 2
+    assert len(outbox_rows(db)) == 2
 
 
 def test_the_end_of_a_game_emails_every_player(client, new_game, db):
     game = new_game()
-    started = len(outbox(db))
+    started = len(outbox_rows(db))
     assert client.post(f"{game.apis[0]}/resign", json={}).status_code == 200
 
-    new = outbox(db, "WHERE id > ?", [started])
+    new = outbox_rows(db, "WHERE id > ?", [started])
     assert sorted(row["recipient"] for row in new) == ["p1@example.org", "p2@example.org"]
     for row in new:
         assert "Game over in Mastery (Player 1 vs Player 2). Player 2 won: Player 1 " \
@@ -182,14 +183,14 @@ def test_the_end_of_a_game_emails_every_player(client, new_game, db):
         assert seat_opened(client, play_link(row["body"])) == seat
     # A finished game refuses further actions, and they cause no email.
     assert client.post(f"{game.apis[1]}/resign", json={}).status_code == 422
-    assert len(outbox(db)) == started + 2
+    assert len(outbox_rows(db)) == started + 2
 
 
 def test_draw_offers_email_the_opponent_and_an_agreed_draw_everyone(app, client, new_game, db):
     game = new_game()
-    mark = len(outbox(db))
+    mark = len(outbox_rows(db))
     assert client.post(f"{game.apis[0]}/draw", json={"answer": "offer"}).status_code == 200
-    new = outbox(db, "WHERE id > ?", [mark])
+    new = outbox_rows(db, "WHERE id > ?", [mark])
     assert [row["recipient"] for row in new] == ["p2@example.org"]
     assert "Player 1 offers a draw in Mastery (Player 1 vs Player 2)." in new[0]["body"]
     assert new[0]["subject"] == f"Draw offered — Mastery: Player 1 vs Player 2 [{game.id}]"
@@ -197,32 +198,32 @@ def test_draw_offers_email_the_opponent_and_an_agreed_draw_everyone(app, client,
 
     mark = new[-1]["id"]
     assert client.post(f"{game.apis[1]}/draw", json={"answer": "decline"}).status_code == 200
-    (declined,) = outbox(db, "WHERE id > ?", [mark])  # the offerer is told
+    (declined,) = outbox_rows(db, "WHERE id > ?", [mark])  # the offerer is told
     assert declined["recipient"] == "p1@example.org"
     assert declined["subject"] == f"Draw declined — Mastery: Player 1 vs Player 2 [{game.id}]"
     assert "Player 2 declined your draw offer." in declined["body"]
     assert seat_opened(client, play_link(declined["body"])) == 0
 
     assert client.post(f"{game.apis[0]}/draw", json={"answer": "offer"}).status_code == 200
-    mark = outbox(db)[-1]["id"]
+    mark = outbox_rows(db)[-1]["id"]
     assert client.post(f"{game.apis[1]}/draw", json={"answer": "accept"}).status_code == 200
-    new = outbox(db, "WHERE id > ?", [mark])
+    new = outbox_rows(db, "WHERE id > ?", [mark])
     assert sorted(row["recipient"] for row in new) == ["p1@example.org", "p2@example.org"]
     assert all("Draw: draw agreed." in row["body"] for row in new)
 
     # Every kind of email loses its secrets once sent.
-    assert scheduler.deliver_mail(app) == (len(outbox(db)), 0)
-    for row in outbox(db):
+    assert scheduler.deliver_mail(app) == (len(outbox_rows(db)), 0)
+    for row in outbox_rows(db):
         assert row["status"] == "sent" and not SECRET.search(row["body"]), row["body"]
 
 
 def test_the_start_email_names_the_opponent_or_opponents(client, new_game, db):
     new_game(names=["Ann", "Bob"])
-    two = outbox(db)
+    two = outbox_rows(db)
     assert "You play Dark; your opponent: Bob." in two[0]["body"]
     assert "You play Light; your opponent: Ann." in two[1]["body"]
     game = new_game("the-right-moves", players=4, names=["Ann", "Bob", "Cid", "Dee"])
-    four = outbox(db, "WHERE game_id = ?", [game.id])
+    four = outbox_rows(db, "WHERE game_id = ?", [game.id])
     assert "You play Red (1) with Cid (team Red); your opponents: Bob and Dee." in \
         four[0]["body"]
     assert "You play Blue (2) with Bob (team Blue); your opponents: Ann and Cid." in \
@@ -266,7 +267,7 @@ def test_smtp_delivery_of_a_whole_game_threads_links_and_redaction(app, client, 
     game = new_game()
     play_a_legal_move(client, game.apis[0])
     assert client.post(f"{game.apis[1]}/resign", json={}).status_code == 200
-    queued = outbox(db)
+    queued = outbox_rows(db)
     assert len(queued) == 5  # 2 started, 1 your turn, 2 finished
 
     assert deliver(app, db, smtp_transport(smtp.port)) == (5, 0)
@@ -298,7 +299,7 @@ def test_smtp_delivery_of_a_whole_game_threads_links_and_redaction(app, client, 
     assert len(set(play_tokens)) == 5  # a freshly minted link in every email
     assert len(set(tokens) - set(play_tokens)) == 1  # and the spectators' link at the start
 
-    sent = outbox(db)
+    sent = outbox_rows(db)
     for row in sent:
         assert row["status"] == "sent"
         assert row["attempts"] == 1
@@ -332,13 +333,13 @@ def test_smtp_login_is_used_when_configured(app, new_game, db):
     controller.start()
     try:
         new_game()
-        wrong = mail.SMTPTransport("127.0.0.1", controller.port, username="pbem",
-                                   password="wrong", timeout=5)
+        wrong = outbox.SMTPTransport("127.0.0.1", controller.port, username="pbem",
+                                     password="wrong", timeout=5)
         assert deliver(app, db, wrong) == (0, 2)
-        assert all("SMTPAuthenticationError" in row["last_error"] for row in outbox(db))
+        assert all("SMTPAuthenticationError" in row["last_error"] for row in outbox_rows(db))
         make_due(db)
-        right = mail.SMTPTransport("127.0.0.1", controller.port, username="pbem",
-                                   password="s3cret", timeout=5)
+        right = outbox.SMTPTransport("127.0.0.1", controller.port, username="pbem",
+                                     password="s3cret", timeout=5)
         assert deliver(app, db, right) == (2, 0)
     finally:
         controller.stop()
@@ -350,7 +351,7 @@ def test_smtp_login_is_used_when_configured(app, new_game, db):
 def test_a_refusing_server_leaves_mail_pending_with_backoff_then_sends_same_message_id(
         app, client, new_game, db, smtp, failure):
     new_game()
-    queued = outbox(db)
+    queued = outbox_rows(db)
     if failure == "rcpt 550":
         smtp.refuse_rcpt = "550 5.1.1 No such user here"
         transport = smtp_transport(smtp.port)
@@ -366,7 +367,7 @@ def test_a_refusing_server_leaves_mail_pending_with_backoff_then_sends_same_mess
     before = now()
     assert deliver(app, db, transport) == (0, 2)
     assert smtp.received == []
-    for row in outbox(db):
+    for row in outbox_rows(db):
         assert row["status"] == "pending"
         assert row["attempts"] == 1
         assert row["sent_at"] is None
@@ -376,7 +377,7 @@ def test_a_refusing_server_leaves_mail_pending_with_backoff_then_sends_same_mess
         assert timedelta(seconds=115) <= delay <= timedelta(seconds=125)  # 60 * 2**1
     # Not due yet: a second round right away leaves them alone.
     assert deliver(app, db, transport) == (0, 0)
-    assert all(row["attempts"] == 1 for row in outbox(db))
+    assert all(row["attempts"] == 1 for row in outbox_rows(db))
 
     # The server works again; once the backoff has passed the messages go out, with the
     # Message-IDs they were given when queued.
@@ -384,33 +385,33 @@ def test_a_refusing_server_leaves_mail_pending_with_backoff_then_sends_same_mess
     make_due(db)
     assert deliver(app, db, smtp_transport(smtp.port)) == (2, 0)
     assert [m["Message-ID"] for m in smtp.messages] == [row["message_id"] for row in queued]
-    for row in outbox(db):
+    for row in outbox_rows(db):
         assert row["status"] == "sent" and row["attempts"] == 2
     assert seat_opened(client, play_link(text_of(smtp.messages[1]))) == 1
 
 
 def test_max_attempts_then_failed_with_growing_backoff(app, db):
-    mail.queue(db, recipient="someone@example.org", subject="Hello", body="Hi")
+    outbox.queue(db, recipient="someone@example.org", subject="Hello", body="Hi")
     closed = smtp_transport(free_port())
     delays = []
-    for attempt in range(1, mail.MAX_ATTEMPTS + 1):
+    for attempt in range(1, outbox.MAX_ATTEMPTS + 1):
         make_due(db)
         before = now()
         assert deliver(app, db, closed) == (0, 1)
-        (row,) = outbox(db)
+        (row,) = outbox_rows(db)
         assert row["attempts"] == attempt
         delays.append((at(row["next_attempt_at"]) - before).total_seconds())
-        expected = "failed" if attempt == mail.MAX_ATTEMPTS else "pending"
+        expected = "failed" if attempt == outbox.MAX_ATTEMPTS else "pending"
         assert row["status"] == expected
     for attempt, delay in enumerate(delays[:-1], start=1):
         assert abs(delay - min(60 * 2 ** attempt, 6 * 3600)) <= 5, delays
     # A failed message is never tried again, however long one waits.
     db.execute("UPDATE outbox SET next_attempt_at = ?", [PAST])
     assert deliver(app, db, closed) == (0, 0)
-    assert outbox(db)[0]["attempts"] == mail.MAX_ATTEMPTS
+    assert outbox_rows(db)[0]["attempts"] == outbox.MAX_ATTEMPTS
 
 
-def test_an_unsendable_address_does_not_stall_the_outbox(app, client, new_game, db, smtp):
+def test_an_unsendable_address_does_not_stall_the_outbox_rows(app, client, new_game, db, smtp):
     # Anyone can queue an email to any accepted address through the "my games" form.
     client.post("/home", data={"email": "x@[192.0.2.1"})
     new_game()
@@ -420,18 +421,18 @@ def test_an_unsendable_address_does_not_stall_the_outbox(app, client, new_game, 
 
 
 def test_a_batch_goes_out_over_one_connection_however_many_are_due(app, db, smtp):
-    count = 2 * mail.CHUNK + 30  # more than one claim, and more than a run once sent
+    count = 2 * outbox.CHUNK + 30  # more than one claim, and more than a run once sent
     for number in range(count):
-        mail.queue(db, recipient=f"player{number}@example.org", subject=f"Message {number}",
-                   body="Hello")
+        outbox.queue(db, recipient=f"player{number}@example.org", subject=f"Message {number}",
+                     body="Hello")
     assert deliver(app, db, smtp_transport(smtp.port)) == (count, 0)
     assert [m["Subject"] for m in smtp.messages] == [f"Message {n}" for n in range(count)]
     assert len(smtp.sessions) == 1
-    assert {row["status"] for row in outbox(db)} == {"sent"}
+    assert {row["status"] for row in outbox_rows(db)} == {"sent"}
     # a refused message leaves the connection to the others; the next batch has its own
-    mail.queue(db, recipient="x@[192.0.2.1", subject="Refused", body="Hello")
+    outbox.queue(db, recipient="x@[192.0.2.1", subject="Refused", body="Hello")
     for number in range(3):
-        mail.queue(db, recipient="someone@example.org", subject=f"Later {number}", body="Hi")
+        outbox.queue(db, recipient="someone@example.org", subject=f"Later {number}", body="Hi")
     assert deliver(app, db, smtp_transport(smtp.port)) == (3, 1)
     assert len(smtp.sessions) == 2
 
@@ -456,16 +457,16 @@ class DiesAfterSending:
 def test_a_deliverer_that_dies_leaves_claimed_mail_leased_then_resends_same_id(app, db, smtp,
                                                                                new_game):
     new_game()
-    queued = outbox(db)
+    queued = outbox_rows(db)
     started = now()
     with pytest.raises(SystemExit):
         deliver(app, db, DiesAfterSending(smtp_transport(smtp.port)))
     assert len(smtp.received) == 1
-    for row in outbox(db):
+    for row in outbox_rows(db):
         assert row["status"] == "pending" and row["attempts"] == 0
         # Both were claimed: the lease keeps other deliverers away for a while.
         lease = at(row["next_attempt_at"]) - started
-        assert mail.LEASE - timedelta(seconds=5) <= lease <= mail.LEASE + timedelta(seconds=5)
+        assert outbox.LEASE - timedelta(seconds=5) <= lease <= outbox.LEASE + timedelta(seconds=5)
     assert deliver(app, db, smtp_transport(smtp.port)) == (0, 0)
 
     make_due(db)  # the lease ran out
@@ -512,9 +513,9 @@ def eml_files(folder: Path) -> list[Path]:
 def test_file_transport_writes_one_eml_per_message_and_a_resend_overwrites_it(app, db,
                                                                              new_game):
     new_game()
-    queued = outbox(db)
-    transport = mail.transport_from_config(app.config)
-    assert isinstance(transport, mail.FileTransport)
+    queued = outbox_rows(db)
+    transport = outbox.transport_from_config(app.config)
+    assert isinstance(transport, outbox.FileTransport)
     folder = Path(app.config["MAIL_FOLDER"])
     assert transport.folder == folder
 
@@ -538,7 +539,7 @@ def test_file_transport_writes_one_eml_per_message_and_a_resend_overwrites_it(ap
         assert message["Message-ID"] == row["message_id"]
         assert message["To"] == row["recipient"]
         assert text_of(message).strip() == row["body"].strip()
-    assert all(row["status"] == "sent" and "[secret]" in row["body"] for row in outbox(db))
+    assert all(row["status"] == "sent" and "[secret]" in row["body"] for row in outbox_rows(db))
 
 
 def test_scheduler_job_delivers_with_the_configured_transport(app, client, new_game):

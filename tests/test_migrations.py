@@ -1,4 +1,4 @@
-"""The schema's migrations (``pbem/migrations``): each applied once, in order, by one process
+"""The schema's migrations (``pbem/store/migrations``): each applied once, in order, by one process
 at a time; a database made before them upgrades to the schema a new one gets."""
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-import pbem.db
-from pbem.db import (SchemaBehind, applied, connect, dialect, hold_name, is_url, migrate,
-                     migrations, write)
+import pbem.store.db
+from pbem.store.db import (
+    SchemaBehind, applied, connect, dialect, hold_name, is_url, migrate, migrations, write)
 
 from test_cli import flask
 
@@ -111,7 +111,7 @@ def test_a_database_made_before_migrations_gets_the_schema_of_a_new_one(database
 def test_a_game_of_the_release_before_migrations_plays_on_after_the_upgrade(app, client, empty):
     old = made_before_migrations(empty)
     run_script(old, (BEFORE_MIGRATIONS / "data.sql").read_text())
-    pbem.db.upgrade(empty)  # as ``init-db`` does
+    pbem.store.db.upgrade(empty)  # as ``init-db`` does
     app.config["DATABASE"] = empty
     queued = old.execute("SELECT recipient, body FROM outbox WHERE status = 'pending' "
                          "ORDER BY id").fetchall()
@@ -152,7 +152,7 @@ def test_init_db_applies_each_migration_once(empty):
 
 def test_processes_starting_together_apply_the_migrations_once(empty):
     holder = connect(empty)
-    upgrade = "import sys, pbem.db; print(pbem.db.upgrade(sys.argv[1]))"
+    upgrade = "import sys, pbem.store.db; print(pbem.store.db.upgrade(sys.argv[1]))"
     with write(holder):  # the migrations' lock, held while both start and ask for it
         hold_name(holder, "migrations")
         processes = [subprocess.Popen([sys.executable, "-c", upgrade, empty],
@@ -183,12 +183,12 @@ def waiting_for_lock(db, processes: list[subprocess.Popen], url: str) -> None:
 def test_a_new_migration_file_is_applied_by_init_db_and_needed_before_serving(
         app, tmp_path, monkeypatch):
     folder = tmp_path / "migrations"
-    shutil.copytree(pbem.db.MIGRATIONS, folder)
+    shutil.copytree(pbem.store.db.MIGRATIONS, folder)
     (folder / "0099_colours.sql").write_text(
         "ALTER TABLE games ADD COLUMN colour TEXT NOT NULL DEFAULT 'blue';\n"
         "CREATE TABLE palettes (\n    name TEXT PRIMARY KEY,\n    colours TEXT  -- JSON\n);\n"
         "CREATE INDEX palettes_colours ON palettes (colours);\n")
-    monkeypatch.setattr(pbem.db, "MIGRATIONS", folder)
+    monkeypatch.setattr(pbem.store.db, "MIGRATIONS", folder)
 
     behind = flask(app, "list-games")
     assert behind.exit_code != 0
@@ -208,8 +208,8 @@ def test_a_new_migration_file_is_applied_by_init_db_and_needed_before_serving(
 
 
 def test_two_migrations_with_one_number_are_refused(tmp_path, monkeypatch):
-    shutil.copytree(pbem.db.MIGRATIONS, tmp_path / "migrations")
+    shutil.copytree(pbem.store.db.MIGRATIONS, tmp_path / "migrations")
     (tmp_path / "migrations" / "0001_another.sql").write_text("SELECT 1;\n")
-    monkeypatch.setattr(pbem.db, "MIGRATIONS", tmp_path / "migrations")
+    monkeypatch.setattr(pbem.store.db, "MIGRATIONS", tmp_path / "migrations")
     with pytest.raises(RuntimeError, match=r"numbered 0001 \(0001_another.sql, 0001_initial.sql\)"):
         migrations("sqlite")

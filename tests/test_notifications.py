@@ -19,13 +19,15 @@ from flask import url_for
 
 import engine
 from engine.magnetic_field import CELL_INDEX, CELLS, EMPTY, TILE_ORDER
-from pbem import create_app, mail, matches, notify, scheduler
+from pbem import create_app, matches
+from pbem.mail import outbox, notify
+from pbem.jobs import scheduler
 from pbem.links import resolve
 from pbem.boards import board_for
 from pbem.boards import magnetic_field as mf_board
 from pbem.boards import mastery as mastery_board
 from pbem.boards import the_right_moves as trm_board
-from pbem.db import get_db
+from pbem.store.db import get_db
 from pbem.matches import CACHE
 
 PLAY_LINK = re.compile(r"http://localhost(/play/[A-Za-z0-9_-]{32})(?![/A-Za-z0-9_-])")
@@ -35,17 +37,17 @@ SECRET = re.compile(r"/[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 NOW = datetime.now(timezone.utc)
 
 
-def outbox(db, where: str = "", params=()) -> list[dict]:
+def outbox_rows(db, where: str = "", params=()) -> list[dict]:
     return [dict(row) for row in db.query(f"SELECT * FROM outbox {where} ORDER BY id", params)]
 
 
 def after(db, mark: int, where: str = "", params=()) -> list[dict]:
     """The outbox rows queued after row ``mark``."""
-    return outbox(db, f"WHERE id > ? {'AND ' + where if where else ''}", [mark, *params])
+    return outbox_rows(db, f"WHERE id > ? {'AND ' + where if where else ''}", [mark, *params])
 
 
 def last_id(db) -> int:
-    rows = outbox(db)
+    rows = outbox_rows(db)
     return rows[-1]["id"] if rows else 0
 
 
@@ -231,7 +233,7 @@ def test_magnetic_field_emails_never_show_the_opponents_hidden_tiles(app, client
     game = engine.get("magnetic-field")
     state = matches.load(db, created.match.id).current
     assert game.view(state, 0)["hands"][1]["hidden"] == 1
-    blue_mail = outbox(db, "WHERE recipient = 'ann@example.org' AND kind = 'turn'")[-1]["body"]
+    blue_mail = outbox_rows(db, "WHERE recipient = 'ann@example.org' AND kind = 'turn'")[-1]["body"]
     assert "Red: figures 4 in hand, 1 on the field; tiles: D and 1 face down." in blue_mail
     # Blue's email is the same whatever Red's hidden tile is ...
     hidden = state.hands[1].replace(state.public_hands[1], "", 1)
@@ -244,7 +246,7 @@ def test_magnetic_field_emails_never_show_the_opponents_hidden_tiles(app, client
         # ... while the swap really changes what Red sees.
         assert mf_board.text(game.view(twin, 1), 1) != mf_board.text(game.view(state, 1), 1)
     # Red's own emails show Red's tiles.
-    red_mail = outbox(db, "WHERE recipient = 'bob@example.org'")[-1]["body"]
+    red_mail = outbox_rows(db, "WHERE recipient = 'bob@example.org'")[-1]["body"]
     assert "Red (you)" in red_mail
 
 
@@ -254,10 +256,10 @@ def test_every_email_of_a_game_over_smtp_has_settings_unsubscribe_and_one_thread
     play(client, game.apis[0])
     assert client.post(f"{game.apis[0]}/draw", json={"answer": "offer"}).status_code == 200
     assert client.post(f"{game.apis[1]}/resign", json={}).status_code == 200
-    queued = outbox(db)
+    queued = outbox_rows(db)
     assert [row["kind"] for row in queued] == ["start", "start", "turn", "draw_offer", "end", "end"]
-    transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-    assert mail.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]) == (6, 0)
+    transport = outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
+    assert outbox.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]) == (6, 0)
     thread = f"<game-{game.id}@pbem.localhost>"
     urls = set()
     for message in smtp.messages:
@@ -273,7 +275,7 @@ def test_every_email_of_a_game_over_smtp_has_settings_unsubscribe_and_one_thread
         urls.add(unsubscribe)
     assert len(urls) == 6  # a fresh secret in every email
     # Once sent, the stored copies lose the settings secrets too, headers included.
-    for row in outbox(db):
+    for row in outbox_rows(db):
         assert not SECRET.search(row["body"]) and not SECRET.search(row["headers"]), row
 
 
@@ -281,7 +283,7 @@ def test_every_email_of_a_game_over_smtp_has_settings_unsubscribe_and_one_thread
 
 def test_settings_page_from_an_email_and_from_the_play_page(app, client, db):
     game = create(client, "p1@example.org", "p2@example.org")
-    start = outbox(db)[1]  # Light's start email
+    start = outbox_rows(db)[1]  # Light's start email
     settings = one(SETTINGS_LINK, start["body"])
     page = client.get(settings).get_data(as_text=True)
     field = f"notify-{game.id}-1"
@@ -326,8 +328,8 @@ def test_settings_page_from_an_email_and_from_the_play_page(app, client, db):
 def test_one_click_unsubscribe_by_post_to_the_list_unsubscribe_url(app, client, db, smtp):
     game = create(client, "p1@example.org", "p2@example.org")
     play(client, game.apis[0])
-    transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-    mail.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    transport = outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
+    outbox.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
     turn = smtp.messages[-1]
     assert turn["To"] == "p2@example.org"
     url = re.fullmatch(r"<http://localhost(/email/[A-Za-z0-9_-]{32}/unsubscribe)>",
@@ -432,8 +434,8 @@ def test_digest_once_a_day_across_runs_and_a_restart_listing_only_waiting_games(
     assert scheduler.send_digests(restarted, at_seven + timedelta(days=1)) == 2
 
     # Delivered: no game thread, and its own one-click unsubscribe, which stops the digests.
-    transport = mail.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-    mail.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    transport = outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
+    outbox.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
     (message, *_) = [m for m in smtp.messages if m["Subject"].startswith("Your games") and
                      m["To"] == me]
     assert message["References"] is None and message["In-Reply-To"] is None

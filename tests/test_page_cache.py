@@ -10,8 +10,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import engine
-from pbem import links, play
-from pbem.db import connect, get_db, write
+from pbem import links
+from pbem.web import play
+from pbem.store.db import connect, get_db, write
 from pbem.matches import CACHE
 
 from helpers import api_move, links_in, normalised, path_of

@@ -10,7 +10,7 @@ from html import unescape
 import pytest
 
 import engine
-from pbem.db import connect
+from pbem.store.db import connect
 
 from helpers import confirm_move, links_in
 

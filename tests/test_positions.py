@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from pbem import matches, positions
-from pbem.db import connect
+from pbem.store.db import connect
 from pbem.matches import CACHE, MatchCache
 
 
@@ -124,7 +124,7 @@ def test_the_cache_holds_matches_up_to_a_size_in_bytes(app, client, new_game):
     ("magnetic-field", 2, {})])
 def test_every_games_snapshot_restores_its_position(app, game, players, options):
     """Hidden hands, decks and setups too come back from a snapshot as they were."""
-    from pbem.db import get_db
+    from pbem.store.db import get_db
 
     rng = random.Random(7)
     with app.test_request_context():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 
 from pbem import create_app
-from pbem.db import connect
+from pbem.store.db import connect
 
 from helpers import free_port
 from test_security import secret_paths
@@ -156,7 +156,7 @@ def test_every_commit_reaches_the_disk_before_it_is_acknowledged(app, client, ne
     server syncs the log after the commit and before it answers, so an acknowledged move
     survives an OS crash. PostgreSQL: the test cluster is set not to wait for the disk
     (synchronous_commit=off), and the app's connections wait all the same."""
-    from pbem.db import dialect, get_db
+    from pbem.store.db import dialect, get_db
 
     with app.test_request_context():
         db = get_db()

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 import engine
-from pbem import diagrams
+from pbem.web import diagrams
 from pbem.boards import board_for
 
 PAGES = [(game_id, "") for game_id in engine.GAMES] + [("magnetic-field", "?lang=ru")]

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from pbem import due, matches, notify, scheduler
-from pbem.db import connect
+from pbem import due, matches
+from pbem.mail import notify
+from pbem.jobs import scheduler
+from pbem.store.db import connect
 from pbem.matches import CACHE
 
 from helpers import path_of

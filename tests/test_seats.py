@@ -17,9 +17,10 @@ import pytest
 from flask import url_for
 
 import engine
-from pbem import clocks, links, matches, mygames, scheduler
-from pbem.db import get_db
-from pbem.inbound import receive
+from pbem import clocks, links, matches, mygames
+from pbem.jobs import scheduler
+from pbem.store.db import get_db
+from pbem.mail.inbound import receive
 
 from helpers import NewGame, database_errors, everything_in, normalised, path_of
 

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from pbem import create_app, links, mail
-from pbem.db import connect, is_url
-from pbem.mail import FileTransport, deliver_due
+from pbem import create_app, links
+from pbem.mail import outbox
+from pbem.store.db import connect, is_url
+from pbem.mail.outbox import FileTransport, deliver_due
 
 from helpers import everything_in, path_of
 
@@ -199,14 +200,14 @@ def test_without_public_url_mail_waits_and_names_the_setting(app, client, new_ga
     assert mails and not any("http://localhost" in m for m in mails)
     assert all(links.PUBLIC_URL_MARK + "/" in m for m in mails)
     caplog.set_level(logging.ERROR)
-    from pbem import scheduler
+    from pbem.jobs import scheduler
     assert scheduler.deliver_mail(app) == (0, 0)
     assert [r.getMessage() for r in caplog.records] == [
-        "No mail is sent: " + mail.PUBLIC_URL_MISSING]
+        "No mail is sent: " + outbox.PUBLIC_URL_MISSING]
     assert not Path(app.config["MAIL_FOLDER"]).exists()
     result = app.test_cli_runner().invoke(args=["send-mail"])
     assert result.exit_code != 0
-    assert result.output.strip().splitlines() == ["Error: Not starting: " + mail.PUBLIC_URL_MISSING]
+    assert result.output.strip().splitlines() == ["Error: Not starting: " + outbox.PUBLIC_URL_MISSING]
 
     app.config["PUBLIC_URL"] = "https://games.example.org"
     assert scheduler.deliver_mail(app) == (len(mails), 0)
@@ -242,7 +243,7 @@ def test_names_cannot_add_or_change_a_header(app, client, smtp, name):
     response = client.post("/api/games", json={"game": "mastery", "players": [
         {"name": name, "email": "eve@example.org"}, {"name": "Bob", "email": "bob@example.org"}]})
     assert response.status_code == 201
-    from pbem import scheduler
+    from pbem.jobs import scheduler
     assert scheduler.deliver_mail(app) == (2, 0)
     for message in smtp.messages:
         assert sorted(message.keys()) == sorted([
@@ -258,8 +259,8 @@ def test_names_cannot_add_or_change_a_header(app, client, smtp, name):
 def test_names_in_every_kind_of_subject_stay_in_the_subject(app, client, smtp, name):
     """A four-player game whose players all have hostile names, through every email a game
     sends: each subject says what happened first, and no name adds or changes a header."""
-    from pbem import scheduler
-    from pbem.mailmessage import header_text
+    from pbem.jobs import scheduler
+    from pbem.mail.message import header_text
     app.config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp.port)
     response = client.post("/api/games", json={"game": "the-right-moves", "players": [
         {"name": f"{name} {i}", "email": f"p{i}@example.org"} for i in range(4)]})
@@ -336,7 +337,7 @@ print(sys.version.split()[0], "ok")
 
 @pytest.mark.parametrize("python", pythons())
 def test_headers_stay_as_written_on_every_python(python):
-    module = Path(__file__).resolve().parent.parent / "pbem" / "mailmessage.py"
+    module = Path(__file__).resolve().parent.parent / "pbem" / "mail" / "message.py"
     done = subprocess.run([python, "-c", COMPOSE_CHECK, str(module), *HOSTILE_NAMES[:3]],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -346,7 +347,7 @@ def test_headers_stay_as_written_on_every_python(python):
 # -- files that hold secrets --------------------------------------------------------------
 
 def test_the_database_key_and_emails_are_private_files(app, new_game, tmp_path):
-    from pbem import scheduler
+    from pbem.jobs import scheduler
     create_app({"DATABASE": app.config["DATABASE"]})  # makes the instance's secret_key
     new_game()
     scheduler.deliver_mail(app)

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from pbem import clocks, create_app, mail, scheduler
-from pbem.db import connect, is_url
+from pbem import clocks, create_app
+from pbem.mail import outbox
+from pbem.jobs import scheduler
+from pbem.store.db import connect, is_url
 
 from helpers import free_port, path_of
 from test_production import GUNICORN, stop, wait_up
@@ -144,7 +146,7 @@ def test_two_deliverers_at_once_claim_different_emails(app, client, monkeypatch)
     for _ in range(3):  # 6 start emails
         client.post("/api/games", json={"game": "mastery", "players": [ANN, BOB]})
     first_claimed, second_claimed = threading.Event(), threading.Event()
-    lease = mail._lease
+    lease = outbox._lease
 
     def lease_later(db, rows):  # the first claim commits only once the second has read
         if not first_claimed.is_set():
@@ -154,13 +156,13 @@ def test_two_deliverers_at_once_claim_different_emails(app, client, monkeypatch)
             second_claimed.set()
         lease(db, rows)
 
-    monkeypatch.setattr(mail, "_lease", lease_later)
+    monkeypatch.setattr(outbox, "_lease", lease_later)
     claims = []
 
     def claim() -> None:
         db = connect(database)
         try:
-            claims.append([row["id"] for row in mail._claim(db, 4)])
+            claims.append([row["id"] for row in outbox._claim(db, 4)])
         finally:
             db.close()
 

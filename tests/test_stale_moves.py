@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import engine
-from pbem.db import connect
+from pbem.store.db import connect
 from pbem.matches import Event, Match
 from pbem.positions import Positions
 

@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from pbem import matches
-from pbem.db import BEGIN, connect, dialect
+from pbem.store.db import BEGIN, connect, dialect
 
 from helpers import database_errors
 
@@ -127,7 +127,7 @@ def test_the_database_file_is_created_and_initialised_if_missing(tmp_path):
 
 
 def test_a_worker_thread_keeps_one_connection(app, client, new_game):
-    from pbem.db import get_db
+    from pbem.store.db import get_db
 
     game = new_game()
     with app.test_request_context():
@@ -152,7 +152,7 @@ def test_a_worker_thread_keeps_one_connection(app, client, new_game):
 
 
 def test_a_move_reads_the_log_once_and_commits_once(app, client, new_game):
-    from pbem.db import get_db
+    from pbem.store.db import get_db
 
     game = new_game()
     statements = []

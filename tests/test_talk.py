@@ -9,7 +9,7 @@ import re
 from datetime import timedelta
 
 from pbem import clocks, talk
-from pbem.db import get_db
+from pbem.store.db import get_db
 
 from helpers import api_move, path_of
 

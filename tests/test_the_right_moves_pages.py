@@ -11,7 +11,7 @@ import pytest
 
 import engine
 from engine.the_right_moves import INDEX, NAMES, TheRightMovesState
-from pbem import builder
+from pbem.boards import builder
 from pbem.boards import the_right_moves as board
 
 from helpers import cell_markup, svg_of

@@ -10,8 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from pbem import scheduler, webhooks
-from pbem.db import connect
+from pbem.jobs import scheduler
+from pbem.mail import webhooks
+from pbem.store.db import connect
 
 from helpers import api_move, path_of
 

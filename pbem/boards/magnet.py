@@ -44,7 +44,7 @@ from engine.core import IllegalMove
 from engine.magnet import (CODES, FILES, GAME, INDEX, NAMES, RAYS, SET, START_NAMES,
                            order_pieces, path_preview, pixel)
 
-from ..builder import Build
+from .builder import Build
 
 SPACING = 46  # between neighbouring vertices
 # The side margins leave just room for the rings round the pieces of files a and k (their

@@ -34,7 +34,7 @@ from engine.core import IllegalMove
 from engine.magnetic_field import (CELL_INDEX, CENTRE, DIRECTIONS, FILES, PASS_LIMIT, SIZE,
                                    TILE_NAMES, TILE_ORDER)
 
-from ..builder import Build
+from .builder import Build
 
 FRAMED = True  # the field alone pans in its .board-frame on a phone, not the panel below it
 

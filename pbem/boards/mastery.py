@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 
 from engine.mastery import FILES, KIND_NAMES
 
-from .. import builder
+from . import builder
 from .cells import cell
 
 SQUARE = 56

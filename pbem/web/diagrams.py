@@ -17,7 +17,7 @@ from typing import Any
 import engine
 from markupsafe import Markup
 
-from .boards import board_for
+from ..boards import board_for
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,9 @@ from typing import Iterable, Sequence
 import sqlite_utils
 from flask import current_app, has_request_context, render_template
 
-from . import invites, links, mail, matches, notify, talk
-from .db import write
+from .. import invites, links, matches, talk
+from . import outbox, notify
+from ..store.db import write
 
 log = logging.getLogger(__name__)
 
@@ -571,7 +572,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
                    "In-Reply-To": replied or root,
                    "Auto-Submitted": "auto-replied",
                    **links.reply_to_header(token, match.ply), **footer_headers}
-        return mail.queue(db, recipient=recipient,
+        return outbox.queue(db, recipient=recipient,
                           subject=notify.subject(match, ANSWERED[status]),
                           body=body + footer,
                           game_id=match.id, domain=current_app.config["MAIL_DOMAIN"],

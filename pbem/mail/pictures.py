@@ -18,9 +18,9 @@ from typing import Any
 
 import resvg_py
 
-from .boards import BOARDS
+from ..boards import BOARDS
 
-STYLESHEET = Path(__file__).resolve().parent.parent / "static" / "style.css"
+STYLESHEET = Path(__file__).resolve().parents[2] / "static" / "style.css"
 FONTS = Path("/usr/share/fonts/truetype/dejavu")
 FONT_FILES = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")  # the labels' weights: 400 and 700
 WIDTH = 600  # pixels: sharp at an email's width; the cost grows with the pixels (see README)

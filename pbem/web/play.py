@@ -22,12 +22,13 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
                    request, session, url_for)
 from markupsafe import Markup, escape
 
-from . import (builder, clocks, conditional, invites, limits, links, matches, mygames,
-               notify, talk)
-from .boards import board_for
-from .db import get_db, write
-from .lru import BytesLRU
-from .matches import Match
+from ..boards import builder
+from .. import clocks, conditional, invites, limits, links, matches, mygames, talk
+from ..mail import notify
+from ..boards import board_for
+from ..store.db import get_db, write
+from ..store.lru import BytesLRU
+from ..matches import Match
 
 bp = Blueprint("play", __name__)
 
@@ -67,7 +68,7 @@ RENDERS = BytesLRU(32 * 2**20)  # create_app sets its size: RENDER_CACHE_MB
 # The code that draws pages: an ETag made by other code is a different page.
 CODE = hashlib.sha256(b"".join(
     path.read_bytes() for folder in ("pbem", "engine", "templates")
-    for path in sorted((Path(__file__).resolve().parent.parent / folder).rglob("*"))
+    for path in sorted((Path(__file__).resolve().parents[2] / folder).rglob("*"))
     if path.suffix in (".py", ".html", ".txt"))).hexdigest()
 
 

@@ -23,8 +23,9 @@ from aiosmtpd.smtp import SMTP
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
-from . import inbound, links
-from .db import connect, get_db
+from . import inbound
+from .. import links
+from ..store.db import connect, get_db
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,10 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from . import computer, feeds, limits, links, matches, notify, webhooks
-from .db import get_db, write
+from .. import computer, limits, links, matches
+from . import feeds
+from ..mail import notify, webhooks
+from ..store.db import get_db, write
 
 bp = Blueprint("preferences", __name__)
 

@@ -16,8 +16,10 @@ from flask import (Blueprint, Response, abort, current_app, jsonify, render_temp
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, SecurityError
 
-from . import clocks, diagrams, invites, limits, links, matches, mygames, notify
-from .db import get_db, utcnow, write
+from .. import clocks, invites, limits, links, matches, mygames
+from . import diagrams
+from ..mail import notify
+from ..store.db import get_db, utcnow, write
 
 bp = Blueprint("site", __name__)
 

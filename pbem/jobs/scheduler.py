@@ -24,8 +24,9 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from . import computer, mail, matches, notify, webhooks
-from .db import connect, is_url, try_lock
+from .. import computer, matches
+from ..mail import outbox, notify, webhooks
+from ..store.db import connect, is_url, try_lock
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +45,11 @@ def _job_database(app: Flask) -> Iterator[sqlite_utils.Database]:
 
 def deliver_mail(app: Flask) -> tuple[int, int]:
     if not app.config["PUBLIC_URL"]:
-        log.error("No mail is sent: %s", mail.PUBLIC_URL_MISSING)
+        log.error("No mail is sent: %s", outbox.PUBLIC_URL_MISSING)
         return 0, 0
     with _job_database(app) as db:
-        sent, failed = mail.deliver_due(
-            db, mail.transport_from_config(app.config), app.config["MAIL_FROM"],
+        sent, failed = outbox.deliver_due(
+            db, outbox.transport_from_config(app.config), app.config["MAIL_FROM"],
             app.config["PUBLIC_URL"], post_webhook=functools.partial(
                 webhooks.post, allow_private=app.config["WEBHOOK_ALLOW_PRIVATE"]))
     if sent or failed:

@@ -8,9 +8,11 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from . import clocks, computer, conditional, feeds, invites, limits, links, matches, talk, webhooks
-from .db import get_db, write
-from .matches import Match
+from .. import clocks, computer, conditional, invites, limits, links, matches, talk
+from . import feeds
+from ..mail import webhooks
+from ..store.db import get_db, write
+from ..matches import Match
 from .play import open_link, open_seat
 
 bp = Blueprint("api", __name__, url_prefix="/api")

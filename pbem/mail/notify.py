@@ -27,10 +27,11 @@ from typing import Any, Mapping, NamedTuple, Sequence
 import sqlite_utils
 from flask import current_app, render_template
 
-from . import clocks, due, invites, links, mail, matches, pictures, signals, webhooks
-from .boards import board_for
-from .db import utcnow, write
-from .matches import Event, Match
+from .. import clocks, due, invites, links, matches, signals
+from . import outbox, pictures, webhooks
+from ..boards import board_for
+from ..store.db import utcnow, write
+from ..matches import Event, Match
 
 PREFERENCES = {"each": "an email at every turn and for every chat message",
                "digest": "one email a day listing the games that wait for you",
@@ -101,7 +102,7 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         buttons[other_link] = f"Open {match.seat_name(other)}"
     if "watch" in context:
         buttons[str(context["watch"])] = "Watch the game"
-    return mail.queue(
+    return outbox.queue(
         db, recipient=match.seats[seat].email, subject=summary, body=body + footer.text,
         game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
         unique_key=unique_key, board=drawing,
@@ -117,7 +118,7 @@ def _post(db: sqlite_utils.Database, match: Match, seat: int, kind: str, summary
     seat has a webhook."""
     url = webhooks.url_of(db, match.id, seat)
     if url:
-        mail.queue(db, recipient=url, subject=summary,
+        outbox.queue(db, recipient=url, subject=summary,
                    body=webhooks.payload(match.id, kind, summary), game_id=match.id,
                    kind=kind, seat=seat, channel="webhook",
                    unique_key=unique_key and f"{unique_key}:webhook")
@@ -348,7 +349,7 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
         return
     footer = _footer(db, "home", email=email)
     body = render_template("email/home.txt", link=links.email_url("site.home", token=token))
-    mail.queue(db, recipient=email, subject="Your games", body=body + footer.text,
+    outbox.queue(db, recipient=email, subject="Your games", body=body + footer.text,
                domain=current_app.config["MAIL_DOMAIN"], kind="home", headers=footer.headers)
 
 
@@ -561,7 +562,7 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
             footer = _footer(db, "digest", email=recipient)
             body = render_template("email/digest.txt", entries=entries, day=day)
             count = len(entries)
-            mail.queue(db, recipient=recipient, body=body + footer.text,
+            outbox.queue(db, recipient=recipient, body=body + footer.text,
                        subject=f"Your games: {count} waiting for you ({day})",
                        domain=current_app.config["MAIL_DOMAIN"], kind="digest",
                        unique_key=f"digest:{address}:{day}", headers=footer.headers)

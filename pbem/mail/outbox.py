@@ -26,9 +26,9 @@ import sqlite_utils
 from markupsafe import escape
 
 from . import pictures, webhooks
-from .db import claiming, utcnow, write
-from .links import PUBLIC_URL_MARK, redact
-from .mailmessage import HeaderInjection, compose
+from ..store.db import claiming, utcnow, write
+from ..links import PUBLIC_URL_MARK, redact
+from .message import HeaderInjection, compose
 
 LOG = logging.getLogger(__name__)
 

@@ -9,8 +9,9 @@ from datetime import datetime
 from feedgen.feed import FeedGenerator
 from flask import Blueprint, Response, abort, current_app
 
-from . import links, matches, notify
-from .db import get_db
+from .. import links, matches
+from ..mail import notify
+from ..store.db import get_db
 from .play import record
 
 bp = Blueprint("feeds", __name__)
