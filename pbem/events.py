@@ -404,6 +404,8 @@ Audience = Literal["everyone", "players", "team"]
 
 @dataclass(frozen=True)
 class Kind:
+    """One kind of event: what it carries, when a seat may record it, what it does to the
+    game, who may know of it, and what each way in calls it."""
     name: str
     words: Words
     fold: Callable[[Fold, Event], None]
@@ -415,7 +417,6 @@ class Kind:
     talk: bool = False    # about the game, not in it: allowed whatever the position and clocks
     server: bool = False  # recorded by the server only (a timeout), never by a player
     before_start: bool = False  # only while the game waits for players (a withdrawal)
-    ends: bool = False    # it ends the game
     # whether the seat's words mean this kind (of several sharing them) in this game now
     applies: Callable[[Match, int], bool] = lambda match, seat: True
     # whether the request is one already recorded (then answered as a success)
@@ -436,7 +437,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("draw_accept", Words(
         ("draw", "accept"), ("draw", "accept"), ("accept draw", "accept the draw", "accept"),
         done="You accepted the draw.", news="{name} accepted the draw"),
-        _fold_draw_accept, _check_draw_answer, ends=True,
+        _fold_draw_accept, _check_draw_answer,
         applies=lambda match, seat: match.draw_offer_open_to(seat)),
     Kind("draw_decline", Words(
         ("draw", "decline"), ("draw", "decline"),
@@ -449,11 +450,11 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("resign", Words(
         ("resign", None), ("resign", None), ("resign",),
         done="Your resignation was recorded.", news="{name} resigned"),
-        _fold_resign, ends=True, applies=lambda match, seat: not match.partners(seat)),
+        _fold_resign, applies=lambda match, seat: not match.partners(seat)),
     Kind("resign_accept", Words(
         ("resign", None), ("resign", None), ("resign", "accept"),
         done="You confirmed {partners}'s proposal: your team resigned."),
-        _fold_resign, _check_resign_answer, ends=True,
+        _fold_resign, _check_resign_answer,
         applies=lambda match, seat: match.resign_offer_open_to(seat)),
     Kind("resign_offer", Words(
         ("resign", None), ("resign", None), ("resign",),
@@ -471,11 +472,11 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         _changes_nothing, _check_vacation, Days),
     Kind("timeout", Words(
         None, None, (), done="Your clock ran out.", news="{name} ran out of time"),
-        _fold_timeout, _check_timeout, server=True, ends=True),
+        _fold_timeout, _check_timeout, server=True),
     Kind("withdraw", Words(
         ("withdraw", None), ("withdraw", None), (),
         done="You withdrew the game: it will not be played."),
-        _fold_withdraw, _check_withdraw, before_start=True, ends=True),
+        _fold_withdraw, _check_withdraw, before_start=True),
     Kind("join", Words(
         None, None, (), done="You took the seat."),  # the join page's (``matches.join``)
         _fold_join),
