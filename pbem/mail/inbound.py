@@ -435,9 +435,9 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         asked = action(text)
         # "say ..." posts its line and what follows; under any other line, what follows
         # is a message posted with it
-        chat = isinstance(asked.payload, Message)
-        said = "\n".join(filter(None, [asked.payload.text if isinstance(asked.payload, Message)
-                                        else "", reply.message]))
+        line = asked.payload.text if isinstance(asked.payload, Message) else None
+        chat = line is not None
+        said = "\n".join(filter(None, [line, reply.message]))
         status, error, kind = "recorded", None, asked.kinds[0]
         try:
             if not text:
