@@ -166,6 +166,13 @@ def claim(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) ->
                    [player.id, game_id, seat])
 
 
+def claim_signed_in(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
+    """Make a seat the signed-in player's, if the browser is signed in."""
+    player = current(db)
+    if player is not None:
+        claim(db, player, game_id, seat)
+
+
 # -- signing in -------------------------------------------------------------------------------
 
 def mint_sign_in(db: sqlite_utils.Database, email: str) -> str | None:
