@@ -10,12 +10,15 @@ from datetime import datetime
 
 import pytest
 
-from pbem import create_app, links
+from flask import url_for
+
+from pbem import create_app, links, matches
 from pbem.mail import outbox
 from pbem.matches import CACHE
-from pbem.store.db import connect, write
+from pbem.store.db import connect, get_db, write
 
-from helpers import everything_in, normalised, path_of, NewGame
+from helpers import api_move, everything_in, normalised, path_of, NewGame
+from test_magnet_pages import BLUE, BLUE_A, BLUE_B, RED, RED_SETUP
 
 def at(text: str) -> datetime:
     return datetime.fromisoformat(text)
@@ -278,3 +281,48 @@ def test_deleting_an_identity_keeps_the_games_and_forgets_the_player(app, client
     assert client.get(path_of(joined["seats"][0]["api"])).json["players"][1]["name"] == "Annie"
     again = signed_in(app, app.test_client(), db, smtp, "ann@example.org", "ann")
     assert [g["id"] for g in client.get(path_of(again["key"])).json["games"]] == [first["id"]]
+
+
+# -- hidden information: the new pages show nothing a spectator may not know -----------------
+
+def magnet_world(app, client, db, smtp, world: str, blue_setup: str) -> dict:
+    """A Magnet game of the secret seed "same" between Ann (Red, ann<world>@example.org) and
+    Bob (Blue), both signed in, where Blue's arrangement is ``blue_setup`` and Red has set
+    up and moved; returns what each may read of it."""
+    with app.test_request_context():
+        created = matches.create(
+            get_db(), "magnet", [{"name": "Ann", "email": f"ann{world}@example.org"},
+                                 {"name": "Bob", "email": f"bob{world}@example.org"}],
+            {}, seed="same")
+        apis = [url_for("api.game", role="play", token=t) for t in created.tokens]
+    game = NewGame(created.match.id, [], apis, "")
+    api_move(client, apis[BLUE], blue_setup)
+    api_move(client, apis[RED], RED_SETUP)
+    api_move(client, apis[RED], "a1:a2+")
+    seen = {}
+    for seat, name in ((RED, "ann"), (BLUE, "bob")):
+        browser = app.test_client()
+        key = path_of(signed_in(app, browser, db, smtp, f"{name}{world}@example.org",
+                                f"{name.capitalize()}{world}")["key"])
+        seen[seat] = {"dashboard": browser.get("/games").get_data(as_text=True),
+                      "key": client.get(key).get_data(as_text=True)}
+        for path in (f"/players/{name}{world}", f"/api/players/{name}{world}"):
+            seen[seat][path] = app.test_client().get(path).get_data(as_text=True)
+    return {seat: {what.replace(world, "<world>"):
+                   re.sub(world, "<world>", normalised(text, game), flags=re.IGNORECASE)
+                   for what, text in shown.items()} for seat, shown in seen.items()}
+
+
+def test_dashboards_and_profiles_cannot_tell_games_that_differ_only_in_a_secret(
+        app, client, db, smtp):
+    a = magnet_world(app, client, db, smtp, "Qx", BLUE_A)  # names found nowhere else
+    b = magnet_world(app, client, db, smtp, "Zy", BLUE_B)
+    for seat in (RED, BLUE):
+        for what in a[seat]:
+            assert a[seat][what] == b[seat][what], (seat, what)
+    assert "Magnet" in a[RED]["dashboard"] and "your turn" not in a[RED]["dashboard"]
+    assert "your turn" in a[BLUE]["dashboard"] and "Watch" in a[RED]["/players/ann<world>"]
+    for seat in (RED, BLUE):  # a profile names no address, shows no secret link
+        for what in ("/players/", "/api/players/"):
+            shown = a[seat][what + ("ann" if seat == RED else "bob") + "<world>"]
+            assert "@" not in shown and "[secret]" not in shown, shown

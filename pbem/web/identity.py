@@ -189,7 +189,7 @@ def profile_api(handle: str):
          "outcome": m.outcome_json(), "rated": False} for m in _profile_games(player)])
 
 
-@bp.post("/players/<handle>/watch/<game_id>")
+@bp.post("/players/<handle>/games/<game_id>/watch")
 @limits.acting  # each makes a new secret link
 def watch(handle: str, game_id: str):
     """Watch one of the player's games that has started, with a fresh spectator link."""
