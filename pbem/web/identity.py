@@ -88,9 +88,11 @@ def sign_in(token: str):
     except matches.ActionError as error:
         if wants_json:
             return jsonify(error=error.message), error.status
-        email = players.sign_in_email(db, token)
-        return _sign_in_page(token, email and players.by_email(db, email),
-                             handle=handle or "", error=error.message, status=error.status)
+        email = players.sign_in_email(db, token)  # unused, unless another request used it
+        if email is None:
+            abort(404, NO_LINK)
+        return _sign_in_page(token, players.by_email(db, email), handle=handle or "",
+                             error=error.message, status=error.status)
     if player is None:
         abort(404, NO_LINK)
     players.remember(player)
