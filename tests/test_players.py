@@ -201,6 +201,8 @@ def test_the_dashboard_lists_every_seat_of_the_player_on_any_device(app, client,
     key = signed_in(app, phone, db, smtp, "ann@example.org", "ann")["key"]
     # seats taken signed in: a join link, the lobby (without the address), the new game form
     joined = game(client, "bob@example.org", open_seats=1)
+    join_page = phone.get(path_of(joined["seats"][1]["join"])).get_data(as_text=True)
+    assert 'value="ann"' in join_page and "signed in as ann" in join_page
     taken = phone.post(path_of(joined["seats"][1]["join"]), data={"name": "Annie"})
     assert taken.status_code == 303
     public = game(client, "cid@example.org", open_seats=1, public=True)
