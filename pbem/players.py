@@ -73,6 +73,8 @@ def load(db: sqlite_utils.Database, player_id: int) -> Player:
 
 
 def by_handle(db: sqlite_utils.Database, handle: str) -> Player | None:
+    if not HANDLE.fullmatch(handle):  # no player has it (and PostgreSQL refuses a NUL)
+        return None
     return _one(db, "lower(handle) = lower(?)", handle)
 
 
