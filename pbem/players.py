@@ -23,7 +23,7 @@ import base64
 import hashlib
 import hmac
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -64,14 +64,6 @@ def find(db: sqlite_utils.Database, player_id: int) -> Player | None:
     return _one(db, "id = ?", player_id)
 
 
-def load(db: sqlite_utils.Database, player_id: int) -> Player:
-    """``find`` for a player that exists."""
-    player = find(db, player_id)
-    if player is None:
-        raise LookupError(f"There is no player {player_id}.")
-    return player
-
-
 def by_handle(db: sqlite_utils.Database, handle: str) -> Player | None:
     if not HANDLE.fullmatch(handle):  # no player has it (and PostgreSQL refuses a NUL)
         return None
@@ -94,10 +86,11 @@ def create(db: sqlite_utils.Database, handle: Any, email: str | None) -> Player:
     with write(db):
         hold_name(db, "players")  # two new players with one handle: the second one waits
         _refuse_taken(db, handle)
+        email = email.strip().lower() if email else None
         player_id = db.execute(
             "INSERT INTO players (handle, email, created_at) VALUES (?, ?, ?) RETURNING id",
-            [handle, email.strip().lower() if email else None, utcnow()]).fetchone()[0]
-        player = load(db, player_id)
+            [handle, email, utcnow()]).fetchone()[0]
+        player = Player(player_id, handle, email, 0)
         _rekey(db, player)
     return player
 
@@ -109,7 +102,7 @@ def rename(db: sqlite_utils.Database, player: Player, handle: Any) -> Player:
         if handle.lower() != player.handle.lower():
             _refuse_taken(db, handle)
         db.execute("UPDATE players SET handle = ? WHERE id = ?", [handle, player.id])
-    return load(db, player.id)
+    return replace(player, handle=handle)
 
 
 def _refuse_taken(db: sqlite_utils.Database, handle: str) -> None:
@@ -271,9 +264,10 @@ def sign_out_everywhere(db: sqlite_utils.Database, player: Player) -> Player:
     """Every session, the key and the seat links given to the player stop working; the
     caller's session goes on with the new generation."""
     with write(db):
-        db.execute("UPDATE players SET generation = generation + 1 WHERE id = ?", [player.id])
+        player = replace(player, generation=player.generation + 1)
+        db.execute("UPDATE players SET generation = ? WHERE id = ?",
+                   [player.generation, player.id])
         db.execute("DELETE FROM links WHERE player_id = ?", [player.id])
-        player = load(db, player.id)
         _rekey(db, player)
     return player
 
