@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, feeds, play, preferences, site
+from .web import api, feeds, identity, play, preferences, site
 from . import cli, limits, links, lobby, matches, mygames
 from .mail import sentences
 from .store import db
@@ -105,6 +105,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(feeds.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
+    app.register_blueprint(identity.bp)
     # the offers between the players in words, for pages and emails alike
     app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)
