@@ -14,12 +14,16 @@ from the secret seed.
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import engine
+import sqlite_utils
 
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
 
-from . import clocks, limits, links, matches
+from . import clocks, limits, links, matches, ratings
 from .store.db import get_db
 from .matches import Match
 
@@ -34,13 +38,58 @@ def options_text(match: Match, reader: int) -> list[str]:
             for option in match.game.options]
 
 
-def challenges() -> list[tuple[Match, int]]:
-    """Every open seat of the public games that wait for players, oldest first."""
+@dataclass(frozen=True)
+class Filters:
+    """What a visitor narrows the lobby to (its page's form, the API's query string):
+    a game (engine id), a clock mode (``clocks.MODES``) and a range of the waiting
+    players' ratings in their game (unrated challenges then drop out). Unknown or empty
+    values filter nothing."""
+    game: str | None = None
+    clock: str | None = None
+    min_rating: int | None = None
+    max_rating: int | None = None
+
+    @classmethod
+    def of(cls, args: Mapping[str, str]) -> Filters:
+        def whole(name: str) -> int | None:
+            text = args.get(name, "").strip()
+            return int(text) if text.lstrip("-").isdigit() else None
+        game, clock = args.get("game", ""), args.get("clock", "")
+        return cls(game if game in engine.GAMES else None,
+                   clock if clock in clocks.MODES else None,
+                   whole("min_rating"), whole("max_rating"))
+
+    @property
+    def active(self) -> bool:
+        return self != Filters()
+
+    @property
+    def by_rating(self) -> bool:
+        return self.min_rating is not None or self.max_rating is not None
+
+    def admits(self, rating: float | None) -> bool:
+        return rating is not None and (self.min_rating is None or rating >= self.min_rating) \
+            and (self.max_rating is None or rating <= self.max_rating)
+
+
+def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
+    """Every open seat of the public games that wait for players and have not expired,
+    oldest first, as far as ``filters`` let them through."""
     db = get_db()
-    rows = db.query("SELECT id FROM games WHERE public = 1 AND status = 'waiting' "
-                    "ORDER BY created_at, rowid")
-    return [(match, seat) for match in (matches.load(db, row["id"]) for row in rows)
-            for seat in match.open_seats]
+    since = clocks.iso(clocks.utc_now() - matches.CHALLENGE_LIFETIME)
+    found = []
+    for row in db.query("SELECT id FROM games WHERE public = 1 AND status = 'waiting' "
+                        "AND created_at > ? ORDER BY created_at, rowid", [since]):
+        match = matches.load(db, row["id"])
+        if filters.game not in (None, match.game.id) \
+                or filters.clock not in (None, (match.clock or {}).get("mode", "none")):
+            continue
+        if filters.by_rating and not all(
+                filters.admits(standing.rating.rating if standing else None)
+                for standing in _waiting_ratings(db, match)):
+            continue
+        found.extend((match, seat) for seat in match.open_seats)
+    return found
 
 
 def challenge_json(match: Match, seat: int) -> dict[str, Any]:
@@ -51,37 +100,50 @@ def challenge_json(match: Match, seat: int) -> dict[str, Any]:
         "options": match.options,
         "players": _players(match),  # who is waiting
         "created_at": match.created_at,
+        "expires_at": clocks.iso(match.expires_at),
         "time_control": match.clock,
     }
 
 
 @bp.get("/api/challenges")
 def challenges_api():
-    return jsonify(challenges=[challenge_json(match, seat) for match, seat in challenges()])
+    return jsonify(challenges=[challenge_json(match, seat)
+                               for match, seat in challenges(Filters.of(request.args))])
 
 
 @bp.get("/lobby")
 def lobby():
     now = clocks.utc_now()
+    filters = Filters.of(request.args)
     entries = [{**_facts(match, seat), "match": match,
                 "since": clocks.time_text(clocks.parse(match.created_at)),
                 "waited": clocks.duration_text(
                     max((now - clocks.parse(match.created_at)).total_seconds(), 1)),
                 "join": url_for(".join_challenge", game_id=match.id, seat=seat)}
-               for match, seat in challenges()]
-    return render_template("lobby.html", entries=entries)
+               for match, seat in challenges(filters)]
+    return render_template("lobby.html", entries=entries, filters=filters,
+                           games=engine.GAMES.values())
 
 
 def _facts(match: Match, seat: int) -> dict[str, Any]:
     """What the lobby and a join page say about an open seat."""
     return {"side": match.open_seat_name(seat), "options": options_text(match, seat),
             "time_control": clocks.describe(match.clock),
-            "waiting": _players(match)}
+            "waiting": [ratings.labelled(name, standing) for name, standing in
+                        zip(_players(match), _waiting_ratings(get_db(), match))]}
 
 
 def _players(match: Match) -> list[str]:
     """The names of the players who took their seats, waiting for the others."""
     return [s.name for s in match.seats if not s.open]
+
+
+def _waiting_ratings(db: sqlite_utils.Database, match: Match) -> list[ratings.Standing | None]:
+    """The ratings in its game of the players waiting in ``match``, in seat order (None:
+    not rated)."""
+    players = ratings.seat_players(db, match.id)
+    standings = ratings.of_players(db, match.game.id, players.values())
+    return [standings.get(players.get(s.seat)) for s in match.seats if not s.open]
 
 
 @bp.route("/join/<token>", methods=["GET", "POST"])

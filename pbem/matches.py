@@ -15,7 +15,7 @@ from email.headerregistry import Address
 import secrets
 import unicodedata
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Sequence
 
 import engine
@@ -28,6 +28,7 @@ from .store.lru import BytesLRU
 
 MAX_NAME = 60
 MAX_CHAT = 2000  # characters of one chat message
+CHALLENGE_LIFETIME = timedelta(days=7)  # an open seat can be taken this long after creation
 
 
 def valid_email(text: str) -> bool:
@@ -196,6 +197,12 @@ class Match:
     def waiting(self) -> bool:
         """Whether the game waits for players to take its open seats (nobody moves yet)."""
         return bool(self.open_seats) and not self.finished
+
+    @property
+    def expires_at(self) -> datetime:
+        """When its open seats can no longer be taken (a game that waits that long is
+        not going to start)."""
+        return clocks.parse(self.created_at) + CHALLENGE_LIFETIME
 
     @property
     def started_seq(self) -> int | None:
@@ -751,6 +758,9 @@ def seat_refusal(match: Match, seat: int) -> str | None:
         return f"Someone has already taken this seat ({match.open_seat_name(seat)})."
     if match.finished:
         return "This game was withdrawn before it started: its seats cannot be taken any more."
+    if clocks.utc_now() >= match.expires_at:
+        return (f"This challenge expired on {clocks.time_text(match.expires_at)}, a week after "
+                f"it was made: its seats cannot be taken any more.")
     return None
 
 
