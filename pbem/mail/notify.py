@@ -223,7 +223,7 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
     if before.waiting:  # before the game starts, only its creator hears of each join
         if event.kind == "join":
             joiner = after.seats[event.seat].name
-            creators = [seat for seat in range(before.players) if before.hosts(seat)]
+            creators = [s.seat for s in before.seats if not s.open and before.hosts(s.seat)]
             if not after.open_seats:
                 game_started(db, after, links.mint(db, after.id, None),
                              joined={seat: joiner for seat in creators})
