@@ -23,8 +23,8 @@ import sqlite_utils
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
 
-from . import clocks, limits, links, matches, ratings
-from .store.db import get_db
+from . import clocks, glicko, limits, links, matches, players, ratings
+from .store.db import get_db, write
 from .matches import Match
 
 bp = Blueprint("lobby", __name__)
@@ -67,8 +67,8 @@ class Filters:
     def by_rating(self) -> bool:
         return self.min_rating is not None or self.max_rating is not None
 
-    def admits(self, rating: float | None) -> bool:
-        return rating is not None and (self.min_rating is None or rating >= self.min_rating) \
+    def admits(self, rating: float) -> bool:
+        return (self.min_rating is None or rating >= self.min_rating) \
             and (self.max_rating is None or rating <= self.max_rating)
 
 
@@ -84,10 +84,11 @@ def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
         if filters.game not in (None, match.game.id) \
                 or filters.clock not in (None, (match.clock or {}).get("mode", "none")):
             continue
-        if filters.by_rating and not all(
-                filters.admits(standing.rating.rating if standing else None)
-                for standing in _waiting_ratings(db, match)):
-            continue
+        if filters.by_rating:
+            standings = ratings.seat_standings(db, match)
+            if not all(s.seat in standings and filters.admits(standings[s.seat].rating.rating)
+                       for s in match.seats if not s.open):
+                continue
         found.extend((match, seat) for seat in match.open_seats)
     return found
 
@@ -102,6 +103,9 @@ def challenge_json(match: Match, seat: int) -> dict[str, Any]:
         "created_at": match.created_at,
         "expires_at": clocks.iso(match.expires_at),
         "time_control": match.clock,
+        "rated": match.rated,
+        **({"rating_range": dict(zip(("min", "max"), _rating_range(get_db(), match.id)))}
+           if match.rated else {}),
     }
 
 
@@ -122,28 +126,23 @@ def lobby():
                 "join": url_for(".join_challenge", game_id=match.id, seat=seat)}
                for match, seat in challenges(filters)]
     return render_template("lobby.html", entries=entries, filters=filters,
-                           games=engine.GAMES.values())
+                           games=engine.GAMES.values(), player=players.current(get_db()))
 
 
 def _facts(match: Match, seat: int) -> dict[str, Any]:
     """What the lobby and a join page say about an open seat."""
     return {"side": match.open_seat_name(seat), "options": options_text(match, seat),
             "time_control": clocks.describe(match.clock),
-            "waiting": [ratings.labelled(name, standing) for name, standing in
-                        zip(_players(match), _waiting_ratings(get_db(), match))]}
+            "waiting": [label for s, label in zip(match.seats,
+                                                  ratings.seat_labels(get_db(), match))
+                        if not s.open],
+            "rating_range": match.rated and ratings.range_text(*_rating_range(get_db(),
+                                                                              match.id))}
 
 
 def _players(match: Match) -> list[str]:
     """The names of the players who took their seats, waiting for the others."""
     return [s.name for s in match.seats if not s.open]
-
-
-def _waiting_ratings(db: sqlite_utils.Database, match: Match) -> list[ratings.Standing | None]:
-    """The ratings in its game of the players waiting in ``match``, in seat order (None:
-    not rated)."""
-    players = ratings.seat_players(db, match.id)
-    standings = ratings.of_players(db, match.game.id, players.values())
-    return [standings.get(players.get(s.seat)) for s in match.seats if not s.open]
 
 
 @bp.route("/join/<token>", methods=["GET", "POST"])
@@ -173,11 +172,25 @@ def _take_seat(game_id: str, seat: int, here: str):
         return _join_page(matches.load(db, game_id), seat, here)
     wants_json = request.is_json
     form = request.get_json(silent=True) if wants_json else request.form
+    player = players.current(db)  # a seat taken signed in is the player's
     try:
         if not isinstance(form, dict):
             raise matches.InvalidRequest("The request body must be a JSON object with "
-                                         "'name' and, if you like, 'email'.")
-        after, token = matches.join(db, game_id, seat, form.get("name"), form.get("email"))
+                                         "'name' and, if you like, 'email' (or 'key').")
+        name, email = form.get("name"), form.get("email")
+        if wants_json and "key" in form:  # the seat is the key's player's, by handle
+            player = players.by_key(db, form["key"]) if isinstance(form["key"], str) else None
+            if player is None:
+                raise matches.InvalidRequest("'key' is not a player key.")
+            name, email = player.handle, player.email
+        with write(db):
+            match = matches.load(db, game_id)
+            if match.rated:  # a rated seat: a player's, by handle
+                _check_rated_seat(db, match, player)
+                name, email = player.handle, player.email
+            after, token = matches.join(db, game_id, seat, name, email)
+            if player is not None:
+                players.claim(db, player, game_id, seat)
     except matches.ActionError as error:
         if wants_json:
             return jsonify(error=error.message), error.status
@@ -192,10 +205,34 @@ def _take_seat(game_id: str, seat: int, here: str):
     return redirect(url_for("play.page", role="play", token=token), 303)
 
 
+def _check_rated_seat(db: sqlite_utils.Database, match: Match,
+                      player: players.Player | None) -> None:
+    """Refuse a rated seat to anyone but a player (signed in, or with their key) not
+    already in the game, whose rating is in the range the challenge asks for."""
+    if player is None:
+        raise matches.Refused("This is a rated game: sign in to take its seat (or, with "
+                              "the API, send your player key as 'key').")
+    if player.id in ratings.seat_players(db, match.id).values():
+        raise matches.Refused("You already play in this game.")
+    low, high = _rating_range(db, match.id)
+    standing = ratings.of_players(db, match.game.id, [player.id]).get(player.id)
+    rating = standing.rating.rating if standing else glicko.RATING
+    if (low is not None and rating < low) or (high is not None and rating > high):
+        raise matches.Refused(f"This challenge asks for a rating in {match.game.title} "
+                              f"{ratings.range_text(low, high)}; yours is {round(rating)}.")
+
+
+def _rating_range(db: sqlite_utils.Database, game_id: str) -> tuple[int | None, int | None]:
+    """The ratings a rated challenge asks of whoever takes its seats: (lowest, highest),
+    either None."""
+    return tuple(db.execute("SELECT rating_min, rating_max FROM games WHERE id = ?",
+                            [game_id]).fetchone())
+
+
 def _join_page(match: Match, seat: int, here: str, *, form: Any = None,
                error: str | None = None, status: int = 200):
     """The page of a join link: the game's facts and, while the seat is open, the form."""
     refusal = matches.seat_refusal(match, seat)
     return render_template(
         "join.html", match=match, here=here, form=form or {}, error=error or refusal,
-        taken=refusal is not None, **_facts(match, seat)), status if error or not refusal else 409
+        taken=refusal is not None, player=players.current(get_db()), **_facts(match, seat)), status if error or not refusal else 409

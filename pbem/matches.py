@@ -171,6 +171,7 @@ class Match:
     resign_declined: tuple[Declined, ...] = ()
     clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
     last_join: Event | None = None         # the latest seat taken (the last one starts it)
+    rated: bool = False                    # its end changes its players' ratings (ratings.py)
 
     @property
     def ply(self) -> int:
@@ -611,7 +612,7 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
                  states=positions.Positions.starting(game, start,
                                                      positions.restore(db, game_id)),
-                 current=start, clock=clocks.stored(row["clock"]))
+                 current=start, clock=clocks.stored(row["clock"]), rated=bool(row["rated"]))
 
 
 # -- creating a game -----------------------------------------------------------------------
@@ -761,11 +762,10 @@ def _summary(state: engine.State, waiting: bool = False) -> dict[str, Any]:
 # -- taking an open seat -------------------------------------------------------------------
 
 def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
-         email: Any = None, player_id: int | None = None) -> tuple[Match, str]:
+         email: Any = None) -> tuple[Match, str]:
     """Take the open ``seat`` for a player named ``name``, with an email address or none
-    (then nothing is ever emailed to the seat), and known across games as ``player_id`` if
-    given. Taking the last open seat starts the game. Returns the game and the new
-    player's secret link token."""
+    (then nothing is ever emailed to the seat). Taking the last open seat starts the game.
+    Returns the game and the new player's secret link token."""
     name = checked_name(name, "A player")
     if email is not None and not isinstance(email, str):
         raise InvalidRequest("'email' must be an email address, or left out.")
@@ -780,8 +780,8 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
         if refusal:
             raise SeatTaken(refusal)
         event = Event(before.last_seq + 1, seat, "join", None, utcnow())
-        db.execute("UPDATE seats SET name = ?, email = ?, player_id = ? WHERE game_id = ? "
-                   "AND seat = ?", [name, email, player_id, game_id, seat])
+        db.execute("UPDATE seats SET name = ?, email = ? WHERE game_id = ? AND seat = ?",
+                   [name, email, game_id, seat])
         _append(db, game_id, event)
         after = _caught_up(db, game_id, before)
         _summarise(db, after, event)

@@ -114,14 +114,34 @@ def computer_player(db: sqlite_utils.Database, handle: str) -> int:
     return _player_of(db, handle)
 
 
-def labelled(name: str, standing: Standing | None) -> str:
-    """A player's name with their rating, as seats and the lobby show it: "Ann (1620?)"."""
-    return f"{name} ({standing.label})" if standing else name
+def range_text(low: int | None, high: int | None) -> str:
+    """A challenge's range of ratings in words: "from 1400 to 1800", "from 1400", "up to
+    1800"."""
+    return " ".join(filter(None, (low is not None and f"from {low}",
+                                  high is not None and f"{'to' if low is not None else 'up to'} {high}")))
 
 
-def is_rated(db: sqlite_utils.Database, game_id: str) -> bool:
-    row = db.execute("SELECT rated FROM games WHERE id = ?", [game_id]).fetchone()
-    return bool(row and row[0])
+def seat_standings(db: sqlite_utils.Database, match: Match) -> dict[int, Standing]:
+    """The rating in its game of each seat's player who has one, by seat; in a rated game
+    a player's first rating (1500, provisional) until they have one."""
+    seated = seat_players(db, match.id)
+    standings = of_players(db, match.game.id, seated.values())
+    first = Standing("", match.game.id, glicko.Rating(), 0)
+    return {seat: standings.get(player, first) for seat, player in seated.items()
+            if player in standings or match.rated}
+
+
+def seat_labels(db: sqlite_utils.Database, match: Match) -> list[str]:
+    """Each seat's player's name as pages show it: with their rating in the game, "Ann
+    (1620?)" ("?" while provisional), when they have one; once a rated game is over, with
+    what it did to the rating, "Ann (1500 → 1662)"."""
+    changes = {row["seat"]: f"{round(row['rating_before'])} → {round(row['rating_after'])}"
+               for row in db.query("SELECT seat, rating_before, rating_after FROM "
+                                   "rating_changes WHERE game_id = ?", [match.id])}
+    standings = seat_standings(db, match) if not changes else {}
+    labels = {**{seat: standing.label for seat, standing in standings.items()}, **changes}
+    return [f"{s.name} ({labels[s.seat]})" if s.seat in labels else s.name or ""
+            for s in match.seats]
 
 
 @signals.event_recorded.connect
@@ -131,7 +151,7 @@ def record_end(db: sqlite_utils.Database, *, before: Match, after: Match, event:
     it started), its two players' new ratings, in the transaction that records the end."""
     outcome = after.current.outcome
     if (before.finished or outcome is None or before.waiting or after.players != 2
-            or not (outcome.draw or outcome.winners) or not is_rated(db, after.id)):
+            or not (outcome.draw or outcome.winners) or not after.rated):
         return
     players = seat_players(db, after.id, make=True)
     if len(players) != 2 or players[0] == players[1]:
