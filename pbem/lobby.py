@@ -117,16 +117,39 @@ def challenges_api():
 
 @bp.get("/lobby")
 def lobby():
+    """The challenges; for a signed-in player, their own first (not to be joined), and
+    each rated seat they may not take saying why."""
+    db = get_db()
     now = clocks.utc_now()
     filters = Filters.of(request.args)
+    player = players.current(db)
+    mine = _own_challenges(db, player) if player else {}
     entries = [{**_facts(match, seat), "match": match,
                 "since": clocks.time_text(clocks.parse(match.created_at)),
                 "waited": clocks.duration_text(
                     max((now - clocks.parse(match.created_at)).total_seconds(), 1)),
-                "join": url_for(".join_challenge", game_id=match.id, seat=seat)}
-               for match, seat in challenges(filters)]
+                "join": url_for(".join_challenge", game_id=match.id, seat=seat),
+                "refusal": player and match.rated and _rated_seat_refusal(db, match, player)}
+               for match, seat in challenges(filters) if match.id not in mine]
     return render_template("lobby.html", entries=entries, filters=filters,
-                           games=engine.GAMES.values(), player=players.current(get_db()))
+                           mine=list(mine.values()), games=engine.GAMES.values(), player=player)
+
+
+def _own_challenges(db: sqlite_utils.Database, player: players.Player) -> dict[str, Any]:
+    """The games of ``player`` that wait for players and can still be joined, by id: what
+    the lobby shows of each, and the link to the player's seat."""
+    now = clocks.utc_now()
+    mine = {}
+    for game_id, seat in players.seats_of(db, player):
+        match = matches.find(db, game_id)
+        if match is None or not match.waiting or now >= match.expires_at or game_id in mine:
+            continue
+        link = players.seat_link(db, player, game_id, seat)
+        mine[game_id] = {**_facts(match, match.open_seats[0]), "match": match,
+                         "open": [match.open_seat_name(s) for s in match.open_seats],
+                         "expires": clocks.time_text(match.expires_at),
+                         "url": url_for("play.page", role="play", token=link)}
+    return mine
 
 
 def _facts(match: Match, seat: int) -> dict[str, Any]:
@@ -186,7 +209,8 @@ def _take_seat(game_id: str, seat: int, here: str):
         with write(db):
             match = matches.load(db, game_id)
             if match.rated:  # a rated seat: a player's, by handle
-                _check_rated_seat(db, match, player)
+                if refusal := _rated_seat_refusal(db, match, player):
+                    raise matches.Refused(refusal)
                 name, email = player.handle, player.email
             after, token = matches.join(db, game_id, seat, name, email)
             if player is not None:
@@ -205,21 +229,23 @@ def _take_seat(game_id: str, seat: int, here: str):
     return redirect(url_for("play.page", role="play", token=token), 303)
 
 
-def _check_rated_seat(db: sqlite_utils.Database, match: Match,
-                      player: players.Player | None) -> None:
-    """Refuse a rated seat to anyone but a player (signed in, or with their key) not
-    already in the game, whose rating is in the range the challenge asks for."""
+def _rated_seat_refusal(db: sqlite_utils.Database, match: Match,
+                        player: players.Player | None) -> str | None:
+    """Why ``player`` (None: nobody signed in) may not take a seat of the rated game
+    ``match``: only a player (signed in, or with their key) not already in the game, whose
+    rating is in the range the challenge asks for."""
     if player is None:
-        raise matches.Refused("This is a rated game: sign in to take its seat (or, with "
-                              "the API, send your player key as 'key').")
+        return ("This is a rated game: sign in to take its seat (or, with the API, send your "
+                "player key as 'key').")
     if player.id in ratings.seat_players(db, match.id).values():
-        raise matches.Refused("You already play in this game.")
+        return "You already play in this game."
     low, high = _rating_range(db, match.id)
     standing = ratings.of_players(db, match.game.id, [player.id]).get(player.id)
     rating = standing.rating.rating if standing else glicko.RATING
     if (low is not None and rating < low) or (high is not None and rating > high):
-        raise matches.Refused(f"This challenge asks for a rating in {match.game.title} "
-                              f"{ratings.range_text(low, high)}; yours is {round(rating)}.")
+        return (f"This challenge asks for a rating in {match.game.title} "
+                f"{ratings.range_text(low, high)}; yours is {round(rating)}.")
+    return None
 
 
 def _rating_range(db: sqlite_utils.Database, game_id: str) -> tuple[int | None, int | None]:

@@ -80,3 +80,19 @@ def test_the_creator_is_emailed_when_someone_joins(app, client, db, smtp):
     assert "Bob has taken an open seat of your game of The Right Moves: Blue (1)." in sent[0][2]
     assert "still open: " in sent[0][2]
     assert "Cid has taken the open seat of your game." in sent[1][2]
+
+
+def test_a_signed_in_player_sees_their_own_challenges_apart(app, client, db):
+    from test_ratings import sign_up
+    ann_key = sign_up(client, db, "Ann")  # this client is signed in as Ann
+    private = client.post("/api/games", json={"game": "mastery", "players": [
+        {"key": ann_key}, OPEN]}).json
+    public = challenge(client, players=[{"key": ann_key}, OPEN])
+    others = challenge(client, players=[{"name": "Cid", "email": "cid@example.org"}, OPEN])
+    page = client.get("/lobby").get_data(as_text=True)
+    own = page[page.index("Your challenges"):page.index('class="lobby-filters"')]
+    assert private["id"] in own and public["id"] in own and others["id"] not in own
+    assert "open until" in own
+    assert page.count('class="challenge"') == 1 and f'data-game="{others["id"]}"' in page
+    anonymous = app.test_client().get("/lobby").get_data(as_text=True)
+    assert "Your challenges" not in anonymous and public["id"] in anonymous

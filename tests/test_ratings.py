@@ -9,11 +9,12 @@ import re
 import threading
 
 import pytest
+from flask import url_for
 
-from pbem import glicko
-from pbem.store.db import connect, write
+from pbem import glicko, matches, players
+from pbem.store.db import get_db
 
-from helpers import path_of
+from helpers import NewGame, normalised, path_of
 
 LINK = re.compile(r"http://localhost(/sign-in/\S+)")
 
@@ -195,3 +196,36 @@ def test_two_games_ending_at_once_both_count(app, database, client, db, ann, bob
     assert profile(client, "Ann")["ratings"]["mastery"]["games"] == 2
     assert profile(client, "Bob")["ratings"]["mastery"]["games"] == 2
     assert len(list(db.query("SELECT * FROM rating_changes"))) == 4
+
+
+@pytest.mark.parametrize("game_id, options", [("magnet", {"random_setup": True}),
+                                              ("magnetic-field", {})])
+def test_rated_challenges_profiles_and_leaderboards_reveal_nothing_a_seed_decides(
+        app, client, db, ann, game_id, options):
+    """Two rated challenges that differ only in their secret seed look the same in the
+    lobby, the challenges API, on their join pages, the creator's profile and the game's
+    leaderboard, byte for byte."""
+    player = players.by_key(db, ann)
+    give_rating(db, "Ann", 1550, 90)
+    db.execute("UPDATE ratings SET game = ? WHERE game = 'mastery'", [game_id])
+    seen = []
+    for seed in ("seed-a", "seed-b"):
+        with app.test_request_context():
+            created = matches.create(get_db(), game_id, [{"name": "Ann", "email": player.email},
+                                                         {"open": True}], options, seed=seed,
+                                     public=True, rated=True, rating_range={"min": 1000},
+                                     claimed={0: player.id})
+            join_page = url_for("lobby.join", token=created.joins[1])
+        shown = NewGame(created.match.id, [], [], "")
+        anonymous = app.test_client()
+        seen.append([normalised(anonymous.get(path).get_data(as_text=True), shown)
+                     for path in ("/api/challenges", "/lobby", join_page,
+                                  f"/lobby/{created.match.id}/1", "/players/Ann",
+                                  "/api/players/Ann", f"/ratings/{game_id}",
+                                  f"/api/ratings/{game_id}")])
+        assert "Ann (1550)" in seen[-1][1] and '"handle":"Ann"' in seen[-1][7]
+        for table in db.table_names():  # gone without a trace: the next one is alone
+            if "game_id" in db[table].columns_dict:
+                db.execute(f"DELETE FROM {table} WHERE game_id = ?", [created.match.id])
+        db.execute("DELETE FROM games WHERE id = ?", [created.match.id])
+    assert seen[0] == seen[1]
