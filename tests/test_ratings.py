@@ -5,7 +5,6 @@ it; ratings show on profiles, the player's own list, seat labels, the lobby and 
 leaderboard per game."""
 from __future__ import annotations
 
-import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -14,21 +13,7 @@ from flask import url_for
 from pbem import glicko, matches, players
 from pbem.store.db import get_db
 
-from helpers import NewGame, normalised, path_of
-
-LINK = re.compile(r"http://localhost(/sign-in/\S+)")
-
-
-def sign_up(client, db, handle: str) -> str:
-    """A new player through the API, by the link emailed to them: their key (an API base)."""
-    email = f"{handle.lower()}@example.org"
-    assert client.post("/api/sign-in", json={"email": email}).status_code == 202
-    body = db.execute("SELECT body FROM outbox WHERE recipient = ? AND kind = 'sign_in' "
-                      "ORDER BY id DESC", [email]).fetchone()[0]
-    signed = client.post(LINK.search(body).group(1), json={"handle": handle})
-    assert signed.status_code == 201, signed.json
-    return signed.json["key"]
-
+from helpers import NewGame, normalised, path_of, sign_up
 
 def rated(client, players, game="mastery", **extra):
     return client.post("/api/games", json={"game": game, "players": players, "rated": True,
