@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
-from . import glicko, signals
+from . import glicko, players, signals
 from .matches import Event, Match
 from .store.db import hold_name, utcnow
 
@@ -100,18 +100,19 @@ def computer_handle(level: str) -> str:
 
 
 def _player_of(db: sqlite_utils.Database, handle: str) -> int | None:
-    row = db.execute("SELECT id FROM players WHERE lower(handle) = ?", [handle]).fetchone()
-    return row and row[0]
+    player = players.by_handle(db, handle)
+    return player and player.id
 
 
 def computer_player(db: sqlite_utils.Database, handle: str) -> int:
-    """The player id of a computer level (by its handle), made the first time."""
-    if (found := _player_of(db, handle)) is not None:
-        return found
-    hold_name(db, f"player:{handle}")  # two processes making it at once: one row
-    db.execute("INSERT INTO players (handle, created_at) SELECT ?, ? WHERE NOT EXISTS "
-               "(SELECT 1 FROM players WHERE lower(handle) = ?)", [handle, utcnow(), handle])
-    return _player_of(db, handle)
+    """The player id of a computer level (by its handle), made the first time: a player
+    with no address, whom nobody signs in as."""
+    if (found := _player_of(db, handle)) is None:
+        hold_name(db, "players")  # as players.create: another process may be making it
+        db.execute("INSERT INTO players (handle, created_at) SELECT ?, ? WHERE NOT EXISTS "
+                   "(SELECT 1 FROM players WHERE lower(handle) = ?)", [handle, utcnow(), handle])
+        found = _player_of(db, handle)
+    return found
 
 
 def range_text(low: int | None, high: int | None) -> str:
@@ -154,16 +155,16 @@ def record_end(db: sqlite_utils.Database, *, before: Match, after: Match, event:
     if (before.finished or outcome is None or before.waiting or after.players != 2
             or not (outcome.draw or outcome.winners) or not after.rated):
         return
-    players = seat_players(db, after.id, make=True)
-    if len(players) != 2 or players[0] == players[1]:
+    seated = seat_players(db, after.id, make=True)
+    if len(seated) != 2 or seated[0] == seated[1]:
         return
-    for player in sorted(players.values()):  # one order of holding players: no deadlock
+    for player in sorted(seated.values()):  # one order of holding players: no deadlock
         hold_name(db, f"rating:{player}:{after.game.id}")
-    current = {seat: _rating(db, player, after.game.id) for seat, player in players.items()}
+    current = {seat: _rating(db, player, after.game.id) for seat, player in seated.items()}
     score = 0.5 if outcome.draw else 1.0 if 0 in outcome.winners else 0.0
     new = glicko.game(current[0][0], current[1][0], score)
     now = utcnow()
-    for seat, player in players.items():
+    for seat, player in seated.items():
         (old, games), rating = current[seat], new[seat]
         db.execute("DELETE FROM ratings WHERE player_id = ? AND game = ?",
                    [player, after.game.id])

@@ -68,6 +68,7 @@ def test_sign_in_rated_challenge_play_to_the_end_and_see_the_ratings(
     expect(challenge).to_have_count(1)
     expect(challenge).to_contain_text("Ann (1500?)")
     expect(challenge).to_contain_text("from 1200")
+    assert bob.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     challenge.get_by_role("button", name="Join as Bob").click()
     expect(bob.locator("ul.players")).to_contain_text("Bob (1500?)")
     expect(bob.locator("#status")).to_contain_text("Waiting for Ann (Dark)")
