@@ -8,6 +8,10 @@ email's, a join, the page of a game it created) in its session cookie, which Fla
 secret link, as the emailed list of ``/home`` does on other devices. "Forget this browser"
 empties it, and the server forgets the list too (its random id, in the cookie, is kept in
 ``forgotten_lists``), so that a copy of the cookie lists and opens nothing either.
+
+A browser signed in as a player (``players.current``) is shown the player's seats instead,
+gathered on the server (``players.seats_of``): the same list on any device, each seat opened
+with the player's own link to it.
 """
 from __future__ import annotations
 

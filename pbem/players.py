@@ -64,6 +64,14 @@ def find(db: sqlite_utils.Database, player_id: int) -> Player | None:
     return _one(db, "id = ?", player_id)
 
 
+def load(db: sqlite_utils.Database, player_id: int) -> Player:
+    """``find`` for a player that exists."""
+    player = find(db, player_id)
+    if player is None:
+        raise LookupError(f"There is no player {player_id}.")
+    return player
+
+
 def by_handle(db: sqlite_utils.Database, handle: str) -> Player | None:
     return _one(db, "lower(handle) = lower(?)", handle)
 
@@ -87,7 +95,7 @@ def create(db: sqlite_utils.Database, handle: Any, email: str | None) -> Player:
         player_id = db.execute(
             "INSERT INTO players (handle, email, created_at) VALUES (?, ?, ?) RETURNING id",
             [handle, email.strip().lower() if email else None, utcnow()]).fetchone()[0]
-        player = find(db, player_id)
+        player = load(db, player_id)
         _rekey(db, player)
     return player
 
@@ -99,7 +107,7 @@ def rename(db: sqlite_utils.Database, player: Player, handle: Any) -> Player:
         if handle.lower() != player.handle.lower():
             _refuse_taken(db, handle)
         db.execute("UPDATE players SET handle = ? WHERE id = ?", [handle, player.id])
-    return find(db, player.id)
+    return load(db, player.id)
 
 
 def _refuse_taken(db: sqlite_utils.Database, handle: str) -> None:
@@ -193,10 +201,10 @@ def mint_sign_in(db: sqlite_utils.Database, email: str) -> str | None:
         db.execute("DELETE FROM sign_in_links WHERE created_at < ?",
                    [(now - timedelta(days=2)).isoformat(timespec="seconds")])
         token = links.new_token()
-        db["sign_in_links"].insert({
-            "token_hash": links.token_hash(token), "email": email, "address": address,
-            "created_at": now.isoformat(timespec="seconds"),
-            "expires_at": (now + SIGN_IN_VALID).isoformat(timespec="seconds")})
+        db.execute("INSERT INTO sign_in_links (token_hash, email, address, created_at, "
+                   "expires_at) VALUES (?, ?, ?, ?, ?)",
+                   [links.token_hash(token), email, address, now.isoformat(timespec="seconds"),
+                    (now + SIGN_IN_VALID).isoformat(timespec="seconds")])
     return token
 
 
@@ -263,7 +271,7 @@ def sign_out_everywhere(db: sqlite_utils.Database, player: Player) -> Player:
     with write(db):
         db.execute("UPDATE players SET generation = generation + 1 WHERE id = ?", [player.id])
         db.execute("DELETE FROM links WHERE player_id = ?", [player.id])
-        player = find(db, player.id)
+        player = load(db, player.id)
         _rekey(db, player)
     return player
 

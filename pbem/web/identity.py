@@ -79,19 +79,22 @@ def sign_in(token: str):
     """Use the link: sign this browser in. As JSON (the API) ``{"handle"}`` → 201 and
     ``{"handle", "profile", "key"}``; as a form, on to the player's games."""
     wants_json = request.is_json
-    body = request.get_json(silent=True) if wants_json else request.form
-    handle = body.get("handle") if isinstance(body, dict) or not wants_json else None
-    if handle == "" and not wants_json:
-        handle = None  # the form's field, left empty by a player who has a handle
+    if wants_json:
+        body = request.get_json(silent=True)
+        handle = body.get("handle") if isinstance(body, dict) else None
+    else:  # the form's field is left empty, or out, by a player who has a handle
+        handle = request.form.get("handle") or None
     db = get_db()
     try:
         player = players.sign_in(db, token, handle)
     except matches.ActionError as error:
         if wants_json:
             return jsonify(error=error.message), error.status
-        email = players.sign_in_email(db, token)
-        return _sign_in_page(token, email and players.by_email(db, email),
-                             handle=handle or "", error=error.message, status=error.status)
+        email = players.sign_in_email(db, token)  # unused, unless another request used it
+        if email is None:
+            abort(404, NO_LINK)
+        return _sign_in_page(token, players.by_email(db, email), handle=handle or "",
+                             error=error.message, status=error.status)
     if player is None:
         abort(404, NO_LINK)
     players.remember(player)
@@ -196,7 +199,7 @@ def _ratings_json(db, player: Player) -> dict[str, dict]:
     return {game: standing.to_json() for game, standing in ratings.of_player(db, player.id).items()}
 
 
-@bp.post("/players/<handle>/watch/<game_id>")
+@bp.post("/players/<handle>/games/<game_id>/watch")
 @limits.acting  # each makes a new secret link
 def watch(handle: str, game_id: str):
     """Watch one of the player's games that has started, with a fresh spectator link."""
