@@ -72,6 +72,20 @@ def test_a_rated_game_by_keys_changes_both_ratings_when_it_ends(client, db, ann,
     assert client.get("/api/ratings/mastery").json == {"players": []}
 
 
+def test_the_rematch_of_a_rated_game_is_rated_between_the_same_players(client, ann, bob):
+    game = rated(client, [{"key": ann}, {"key": bob}]).json
+    apis = [path_of(seat["api"]) for seat in game["seats"]]
+    mastery_resign(client, apis[1])
+    assert client.post(f"{apis[1]}/rematch", json={}).status_code == 202
+    new = client.post(f"{apis[0]}/rematch", json={})
+    assert new.status_code == 201
+    assert client.get(path_of(new.json["api"])).json["rated"] is True
+    mastery_resign(client, new.json["api"])  # Ann, Light now, resigns: one game each
+    for handle in ("Ann", "Bob"):
+        assert profile(client, handle)["ratings"]["mastery"]["games"] == 2
+        assert len(profile(client, handle)["games"]) == 2
+
+
 def test_games_count_in_the_order_they_end_and_each_once(client, db, ann, bob):
     games = [rated(client, [{"key": ann}, {"key": bob}]).json for _ in range(3)]
     mastery_resign(client, games[2]["seats"][0]["api"])  # Bob wins the third first
