@@ -73,6 +73,8 @@ def load(db: sqlite_utils.Database, player_id: int) -> Player:
 
 
 def by_handle(db: sqlite_utils.Database, handle: str) -> Player | None:
+    if not HANDLE.fullmatch(handle):  # no player has it (and PostgreSQL refuses a NUL)
+        return None
     return _one(db, "lower(handle) = lower(?)", handle)
 
 
@@ -146,10 +148,12 @@ def seat_link(db: sqlite_utils.Database, player: Player, game_id: str, seat: int
     """The player's secret link to one of their seats: the same every time (stored, hashed,
     the first time), replaced when the player signs out everywhere."""
     token = _derived("seat", player.id, player.generation, game_id, seat)
-    with write(db):
-        db.execute("INSERT INTO links (token_hash, game_id, seat, created_at, player_id) "
-                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING",
-                   [links.token_hash(token), game_id, seat, utcnow(), player.id])
+    hashed = links.token_hash(token)
+    if db.execute("SELECT 1 FROM links WHERE token_hash = ?", [hashed]).fetchone() is None:
+        with write(db):  # once: a script polling the key writes nothing
+            db.execute("INSERT INTO links (token_hash, game_id, seat, created_at, player_id) "
+                       "VALUES (?, ?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING",
+                       [hashed, game_id, seat, utcnow(), player.id])
     return token
 
 

@@ -133,6 +133,9 @@ def test_a_taken_handle_is_refused_and_leaves_the_link_usable(app, client, db, s
     assert page.status_code == 409 and 'value="Ann"' in page.get_data(as_text=True)
     assert bob.post(link, json={"handle": "bob-2"}).json["handle"] == "bob-2"
     assert bob.get("/api/players/BOB-2").json["handle"] == "bob-2"
+    for odd in ("x", "%00", "bob-2%00", "é" * 5):  # no handle: 404, on either engine
+        assert bob.get(f"/api/players/{odd}").status_code == 404
+        assert bob.post(f"/players/{odd}/games/x/watch").status_code == 404
 
 
 def test_a_link_expires(app, client, db, smtp):
