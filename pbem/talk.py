@@ -91,14 +91,18 @@ def rematch_seat(match: Match, seat: int) -> int:
 
 
 def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
-    """The same game, options and clock, every player one seat on, each keeping their
-    choice of emails (and the computer its level). Starting it emails every player their
-    new secret link."""
+    """The same game, options, clock and rating, every player one seat on, each keeping
+    their choice of emails (and the computer its level, a player known across games their
+    identity). Starting it emails every player their new secret link."""
     moved = sorted(match.seats, key=lambda s: rematch_seat(match, s.seat))
+    claimed = {rematch_seat(match, seat): player for seat, player in db.execute(
+        "SELECT seat, player_id FROM seats WHERE game_id = ? AND player_id IS NOT NULL",
+        [match.id])}
     created = matches.create(db, match.game.id, [{"bot": s.bot} if s.bot else
                                                  {"name": s.name, "email": s.email}
                                                  for s in moved],
-                             dict(match.options), clock=match.clock, addressless=True)
+                             dict(match.options), clock=match.clock, addressless=True,
+                             rated=match.rated, claimed=claimed)
     for old in moved:
         db.execute("UPDATE seats SET notify = (SELECT notify FROM seats WHERE game_id = ? "
                    "AND seat = ?) WHERE game_id = ? AND seat = ?",

@@ -14,7 +14,7 @@ from pbem.jobs import scheduler
 from pbem.store.db import connect, get_db, write
 from pbem.matches import CACHE
 
-from helpers import path_of
+from helpers import path_of, sign_up
 from test_cli import flask
 
 ANN, BOB = {"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}
@@ -74,6 +74,12 @@ def installation(tmp_path, monkeypatch):
     post(f"{over_apis[0]}/resign", {})
     post(f"{over_apis[0]}/rematch", {})
     post(f"{over_apis[1]}/rematch", {})
+
+    # players known across games, and a rated game between them that ended
+    with app.test_request_context():
+        keys = [sign_up(client, get_db(), handle) for handle in ("Cid", "Dee")]
+    rated = create([{"key": key} for key in keys], rated=True)
+    post(f"{path_of(rated['seats'][0]['api'])}/resign", {})
 
     with app.test_request_context():
         db = get_db()
@@ -146,7 +152,8 @@ def test_copy_db_moves_every_row_to_postgresql_and_the_games_play_on(installatio
         newest = target.execute("SELECT max(id) FROM outbox").fetchone()[0]
         assert newest > source.execute("SELECT max(id) FROM outbox").fetchone()[0]
         with moved.test_request_context():
-            assert players.create(get_db(), "bob", "bob@example.org").id == 2
+            copied = source.execute("SELECT max(id) FROM players").fetchone()[0]
+            assert players.create(get_db(), "bob", "bob@example.org").id == copied + 1
         target.close()
     source.close()
 
