@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, feeds, play, preferences, site
+from .web import api, feeds, play, players, preferences, site
 from . import cli, limits, links, lobby, matches, mygames
 from .store import db
 from .links import redact_logger
@@ -104,6 +104,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(feeds.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
+    app.register_blueprint(players.bp)
     limits.init_app(app)
     cli.register(app)
     app.before_request(_refuse_deeply_nested_json)
