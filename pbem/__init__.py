@@ -16,7 +16,9 @@ from typing import Any, Mapping
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, feeds, play, players, preferences, site
+from .web import api, feeds, play, preferences, site
+# not as ``players``: that name in the package is the core module pbem.players
+from .web import players as player_pages
 from . import cli, limits, links, lobby, matches, mygames
 from .store import db
 from .links import redact_logger
@@ -104,7 +106,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(feeds.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
-    app.register_blueprint(players.bp)
+    app.register_blueprint(player_pages.bp)
     limits.init_app(app)
     cli.register(app)
     app.before_request(_refuse_deeply_nested_json)

@@ -15,8 +15,8 @@ from email.headerregistry import Address
 import secrets
 import unicodedata
 from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import Any, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Mapping, Sequence
 
 import engine
 import sqlite_utils
@@ -28,6 +28,7 @@ from .store.lru import BytesLRU
 
 MAX_NAME = 60
 MAX_CHAT = 2000  # characters of one chat message
+CHALLENGE_LIFETIME = timedelta(days=7)  # an open seat can be taken this long after creation
 
 
 def valid_email(text: str) -> bool:
@@ -170,6 +171,7 @@ class Match:
     resign_declined: tuple[Declined, ...] = ()
     clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
     last_join: Event | None = None         # the latest seat taken (the last one starts it)
+    rated: bool = False                    # its end changes its players' ratings (ratings.py)
 
     @property
     def ply(self) -> int:
@@ -196,6 +198,12 @@ class Match:
     def waiting(self) -> bool:
         """Whether the game waits for players to take its open seats (nobody moves yet)."""
         return bool(self.open_seats) and not self.finished
+
+    @property
+    def expires_at(self) -> datetime:
+        """When its open seats can no longer be taken (a game that waits that long is
+        not going to start)."""
+        return clocks.parse(self.created_at) + CHALLENGE_LIFETIME
 
     @property
     def started_seq(self) -> int | None:
@@ -604,7 +612,7 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
                  states=positions.Positions.starting(game, start,
                                                      positions.restore(db, game_id)),
-                 current=start, clock=clocks.stored(row["clock"]))
+                 current=start, clock=clocks.stored(row["clock"]), rated=bool(row["rated"]))
 
 
 # -- creating a game -----------------------------------------------------------------------
@@ -620,7 +628,8 @@ class Created:
 
 def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
            seed: str | None = None, clock: Any = None, public: Any = False, *,
-           addressless: bool = False, client: str | None = None) -> Created:
+           addressless: bool = False, client: str | None = None, rated: Any = False,
+           rating_range: Any = None, claimed: Mapping[int, int] | None = None) -> Created:
     """Validate a request for a new game, store it and queue its start emails. The seed
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
     is the time control (``clocks.settings``), None for none. A player entry
@@ -629,7 +638,8 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless``
     lets a player have no email (as one who took an open seat without one may, in a rematch).
     ``client`` is stored with a game between computers: who started it
-    (``computer.client_key``)."""
+    (``computer.client_key``). ``claimed``: the seats of players known across games (their
+    ids, by seat), which a ``rated`` game needs (``checked_rating``)."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
@@ -650,6 +660,8 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     if public and (not waiting or all(s.open for s in seats)):
         raise InvalidRequest("A public challenge needs a player waiting and at least one "
                              "open seat.")
+    claimed = claimed or {}
+    rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public)
     new_id = secrets.token_urlsafe(6)
     now = utcnow()
     with write(db):
@@ -657,9 +669,11 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
             "id": new_id, "game": game.id, "players": len(seats),
             "options": json.dumps(start.options), "seed": seed, "created_at": now,
             **_summary(start, waiting), "updated_at": now, "clock": json.dumps(clock),
-            "public": int(public), "client": client})
+            "public": int(public), "client": client, "rated": int(rated),
+            "rating_min": rating_min, "rating_max": rating_max})
         db["seats"].insert_all({"game_id": new_id, "seat": s.seat, "name": s.name,
-                                "email": s.email, "bot": s.bot} for s in seats)
+                                "email": s.email, "bot": s.bot,
+                                "player_id": claimed.get(s.seat)} for s in seats)
         tokens = tuple(None if s.open or s.bot else links.mint(db, new_id, s.seat)
                        for s in seats)
         joins = tuple(links.mint(db, new_id, s.seat, table=links.INVITATIONS) if s.open
@@ -701,6 +715,41 @@ def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
             raise InvalidRequest(f"Player {number + 1} needs a valid email address.")
         seats.append(Seat(number, name, email.strip()))
     return seats
+
+
+def checked_rating(seats: Sequence[Seat], claimed: Mapping[int, int], rated: Any,
+                   rating_range: Any, public: bool) -> tuple[int | None, int | None]:
+    """Refuse a rated game that cannot be one: two players, each a player known across
+    games (``claimed``), a computer level or an open seat (taken by such a player), not all
+    the computer's. Returns the range of ratings ``{"min", "max"}`` (either may be left
+    out) that a public rated challenge asks of whoever takes its seats."""
+    if not isinstance(rated, bool):
+        raise InvalidRequest("'rated' must be true or false.")
+    if not rated:
+        if rating_range is not None:
+            raise Refused("Only a rated game asks for a rating range.")
+        return None, None
+    if len(seats) != 2:
+        raise Refused("Rated games are two-player games.")
+    for s in seats:
+        if not (s.open or s.bot or s.seat in claimed):
+            raise Refused(f"Player {s.seat + 1}: in a rated game each seat is a player's key "
+                          f"({{\"key\"}}), the computer ({{\"bot\": level}}) or left open.")
+    if all(s.bot for s in seats):
+        raise Refused("A rated game needs a player who is not the computer.")
+    if len(set(claimed.values())) < len(claimed):
+        raise Refused("A player cannot play both sides of a rated game.")
+    if rating_range is None:
+        return None, None
+    if not public or not isinstance(rating_range, dict) or set(rating_range) - {"min", "max"} \
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 4000
+                       for v in rating_range.values()):
+        raise Refused("'rating_range' is for a public rated challenge: {\"min\", \"max\"}, "
+                      "whole ratings from 0 to 4000, either may be left out.")
+    low, high = rating_range.get("min"), rating_range.get("max")
+    if low is not None and high is not None and low > high:
+        raise Refused("The rating range's 'min' must not be above its 'max'.")
+    return low, high
 
 
 def _summary(state: engine.State, waiting: bool = False) -> dict[str, Any]:
@@ -751,6 +800,9 @@ def seat_refusal(match: Match, seat: int) -> str | None:
         return f"Someone has already taken this seat ({match.open_seat_name(seat)})."
     if match.finished:
         return "This game was withdrawn before it started: its seats cannot be taken any more."
+    if clocks.utc_now() >= match.expires_at:
+        return (f"This challenge expired on {clocks.time_text(match.expires_at)}, a week after "
+                f"it was made: its seats cannot be taken any more.")
     return None
 
 

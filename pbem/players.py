@@ -127,6 +127,8 @@ def _rekey(db: sqlite_utils.Database, player: Player) -> None:
 
 
 def by_key(db: sqlite_utils.Database, token: str) -> Player | None:
+    """The player of a key: as the sign-in answered it (the API base's URL) or its token."""
+    token = token.rstrip("/").rsplit("/", 1)[-1]
     if not links.TOKEN_SHAPE.fullmatch(token):
         return None
     return _one(db, "key_hash = ?", links.token_hash(token))

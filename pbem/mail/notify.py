@@ -49,7 +49,7 @@ SUBJECTS = {"start": "Game started", "turn": "Your move", "reminder": "Reminder:
             "deadline": "Time running out", "end": "Game over",
             "draw_offer": "Draw offered", "draw_declined": "Draw declined",
             "resign_offer": "Resignation proposed", "resign_declined": "Resignation declined",
-            "chat": "New message", "rematch": "Rematch asked"}
+            "chat": "New message", "rematch": "Rematch asked", "joined": "A player joined"}
 HINT_MOVES = 8  # legal moves named in an email
 
 
@@ -208,18 +208,29 @@ def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: st
         game_started(db, match, spectator_token)
 
 
-def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str) -> None:
+def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str,
+                 joined: Mapping[int, str] = {}) -> None:
+    """The start emails; ``joined``: the seats to tell who took the last open seat (its
+    creator's), with that player's name."""
     watch = links.email_url("play.page", role="watch", token=spectator_token)
     for seat, *also in invites.invite(db, match):  # one email to each address
-        _send(db, match, seat, "started", also=also, watch=watch)
+        _send(db, match, seat, "started", also=also, watch=watch, joined=joined.get(seat))
 
 
 @signals.event_recorded.connect
 def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                    event: Event, latest: Match) -> None:
-    if before.waiting:  # nothing is emailed before the game starts (nor if it never does)
-        if event.kind == "join" and not after.open_seats:
-            game_started(db, after, links.mint(db, after.id, None))
+    if before.waiting:  # before the game starts, only its creator hears of each join
+        if event.kind == "join":
+            joiner = after.seats[event.seat].name
+            creators = [s.seat for s in before.seats if not s.open and before.hosts(s.seat)]
+            if not after.open_seats:
+                game_started(db, after, links.mint(db, after.id, None),
+                             joined={seat: joiner for seat in creators})
+            else:
+                for seat in creators:
+                    _send(db, after, seat, "joined", joiner=joiner,
+                          side=after.seat_name(event.seat))
         return
     if after.finished and not before.finished:
         for seat in range(after.players):

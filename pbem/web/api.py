@@ -4,11 +4,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import engine
 from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import clocks, computer, conditional, invites, limits, links, matches, talk
+from .. import (clocks, computer, conditional, invites, limits, links, matches, players,
+               ratings, talk)
 from . import feeds
 from ..mail import webhooks
 from ..store.db import get_db, write
@@ -44,6 +46,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
     return {
         "game": match.game.id,
         "seat": seat,
+        "rated": match.rated,
         "ply": match.ply,
         "to_move": list(match.to_move),
         "legal_moves": match.game.legal_moves(state, seat)
@@ -76,6 +79,23 @@ def _between_computers() -> bool:
         isinstance(player, dict) and "bot" in player for player in players)
 
 
+def _players_by_key(db, entries: Any) -> tuple[Any, dict[int, int]]:
+    """The players' entries of a new game with each ``{"key"}`` made that player's (their
+    handle and proven address), and those players' ids by seat."""
+    if not isinstance(entries, list):
+        return entries, {}
+    claimed, resolved = {}, []
+    for number, entry in enumerate(entries):
+        if isinstance(entry, dict) and "key" in entry:
+            player = players.by_key(db, entry["key"]) if isinstance(entry["key"], str) else None
+            if player is None:
+                raise matches.InvalidRequest(f"Player {number + 1}: 'key' is not a player key.")
+            claimed[number] = player.id
+            entry = {"name": player.handle, "email": player.email}
+        resolved.append(entry)
+    return resolved, claimed
+
+
 @bp.post("/games")
 @limits.creating
 @limits.between_computers(_between_computers)
@@ -89,9 +109,12 @@ def create_game():
                 client = computer.client_key(get_remote_address(),
                                              str(current_app.config["SECRET_KEY"]))
                 computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
-            created = matches.create(db, body.get("game"), body.get("players"),
+            entries, claimed = _players_by_key(db, body.get("players"))
+            created = matches.create(db, body.get("game"), entries,
                                      body.get("options"), clock=body.get("clock"),
-                                     public=body.get("public", False), client=client)
+                                     public=body.get("public", False), client=client,
+                                     rated=body.get("rated", False),
+                                     rating_range=body.get("rating_range"), claimed=claimed)
     except computer.TooManyRunning as error:
         return jsonify(error=error.message), error.status, {
             "Retry-After": str(computer.RETRY_SECONDS)}
@@ -111,6 +134,17 @@ def create_game():
     return jsonify(id=match.id, seats=seats,
                    spectator=links.external_url("play.page", role="watch",
                                                 token=created.spectator_token)), 201
+
+
+@bp.get("/ratings/<game_id>")
+def leaderboard(game_id: str):
+    """A game's leaderboard (``site.leaderboard``) for scripts."""
+    try:
+        game = engine.get(game_id)
+    except engine.UnknownGame as error:
+        return _error(404, str(error))
+    return jsonify(players=[{"handle": standing.handle, **standing.to_json()}
+                            for standing in ratings.leaderboard(get_db(), game.id)])
 
 
 @bp.get("/<any(play, watch):role>/<token>")

@@ -23,7 +23,7 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
 from markupsafe import Markup, escape
 
 from ..boards import builder
-from .. import clocks, conditional, invites, limits, links, matches, mygames, talk
+from .. import clocks, conditional, invites, limits, links, matches, mygames, ratings, talk
 from ..mail import notify
 from ..boards import board_for
 from ..store.db import get_db, write
@@ -255,7 +255,8 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         choices=board.choices, history_prefix=history_prefix,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
-        chat=match.chat_seen_by(seat), invitations=invitations, **extras)
+        chat=match.chat_seen_by(seat), invitations=invitations,
+        labels=ratings.seat_labels(get_db(), match), **extras)
 
 
 def _move_list(match: Match, texts: list[str], history_prefix: str,

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import engine
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
 
-from .. import limits, links, matches, mygames, players
+from .. import limits, links, matches, mygames, players, ratings
 from ..mail import notify
 from ..matches import Match
 from ..store.db import get_db, write
@@ -153,8 +154,9 @@ def player_api(token: str):
             "url": links.external_url("play.page", role="play", token=link),
             "api": links.external_url("api.game", role="play", token=link),
             "your_turn": entry.your_turn, "outcome": entry.match.outcome_json(),
-            "rated": False, "tournament": None})
-    return jsonify(handle=player.handle, email=player.email, games=games, ratings={})
+            "rated": entry.match.rated, "tournament": None})
+    return jsonify(handle=player.handle, email=player.email, games=games,
+                   ratings=_ratings_json(db, player))
 
 
 # -- profiles: public facts only --------------------------------------------------------------
@@ -177,6 +179,7 @@ def profile(handle: str):
     player = _by_handle(handle)
     games = _profile_games(player)
     return render_template("profile.html", player=player,
+                           ratings=ratings.of_player(get_db(), player.id), games=engine.GAMES,
                            running=[m for m in games if not m.finished],
                            finished=[m for m in games if m.finished])
 
@@ -184,9 +187,13 @@ def profile(handle: str):
 @bp.get("/api/players/<handle>")
 def profile_api(handle: str):
     player = _by_handle(handle)
-    return jsonify(handle=player.handle, ratings={}, games=[
+    return jsonify(handle=player.handle, ratings=_ratings_json(get_db(), player), games=[
         {"id": m.id, "game": m.game.id, "players": [s.name for s in m.seats],
-         "outcome": m.outcome_json(), "rated": False} for m in _profile_games(player)])
+         "outcome": m.outcome_json(), "rated": m.rated} for m in _profile_games(player)])
+
+
+def _ratings_json(db, player: Player) -> dict[str, dict]:
+    return {game: standing.to_json() for game, standing in ratings.of_player(db, player.id).items()}
 
 
 @bp.post("/players/<handle>/watch/<game_id>")
