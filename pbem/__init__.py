@@ -19,6 +19,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from .web import api, feeds, play, preferences, site
 # not as ``players``: that name in the package is the core module pbem.players
 from .web import players as player_pages
+from .web import tournaments as tournament_pages
+from .mail import rounds  # noqa: F401 - subscribes the tournaments' emails to their signals
 from . import cli, limits, links, lobby, matches, mygames
 from .store import db
 from .links import redact_logger
@@ -107,6 +109,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
     app.register_blueprint(player_pages.bp)
+    app.register_blueprint(tournament_pages.bp)
     limits.init_app(app)
     cli.register(app)
     app.before_request(_refuse_deeply_nested_json)
