@@ -5,6 +5,7 @@ emails come out of the results."""
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 from datetime import timedelta
 
@@ -290,3 +291,19 @@ def test_the_feed_tells_of_rounds_and_results(client, keys):
     text = feed.get_data(as_text=True)
     assert "Round 1 started" in text and "Round 1: Ann vs Bob 1-0" in text
     assert "Winner: Ann" in text
+
+
+def test_the_pages_show_the_tournament_its_sign_up_and_the_cross_table(client, db, keys):
+    cup = organise(client, keys["Ann"])
+    assert "Autumn cup" in client.get("/tournaments").get_data(as_text=True)
+    assert "Autumn cup" in client.get("/lobby").get_data(as_text=True)
+    enter(client, keys, cup, "Ann", "Bob")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    [[game]] = shown(client, cup)["rounds"]
+    play(client, seat_apis(client, keys, cup["id"])[game["game"]], 0)
+    page = client.get(f"/tournaments/{cup['id']}").get_data(as_text=True)
+    assert "Winner: Bob" in page
+    # the game in Ann's row and in Bob's: one spectator link
+    [link] = set(re.findall(rf'<a href="(/watch/[^"]+)" data-game="{game["game"]}"', page))
+    watched = client.get(link)
+    assert watched.status_code == 200 and "Bob" in watched.get_data(as_text=True)
