@@ -152,15 +152,16 @@ def entrants(db: sqlite_utils.Database, tournament: Tournament) -> list[Entrant]
         "WHERE e.tournament_id = ? ORDER BY e.seed", [tournament.id])]
 
 
-def games(db: sqlite_utils.Database, tournament: Tournament) -> list[Pairing]:
-    """Its games and byes, round by round."""
+def games(db: sqlite_utils.Database, tournament: Tournament,
+          from_round: int = 0) -> list[Pairing]:
+    """Its games and byes (from round ``from_round`` on), round by round."""
     return [Pairing(row["round"], row["number"], row["game_id"], row["first_id"],
                     row["second_id"], row["points"], row["watch_token"], row["ended_at"],
                     json.loads(row["outcome"]) if row["outcome"] else None, row["created_at"])
             for row in db.query(
         "SELECT tg.*, g.outcome, g.created_at FROM tournament_games tg "
-        "LEFT JOIN games g ON g.id = tg.game_id WHERE tg.tournament_id = ? "
-        "ORDER BY tg.round, tg.number", [tournament.id])]
+        "LEFT JOIN games g ON g.id = tg.game_id WHERE tg.tournament_id = ? AND tg.round >= ? "
+        "ORDER BY tg.round, tg.number", [tournament.id, from_round])]
 
 
 def of_games(db: sqlite_utils.Database, game_ids: list[str]) -> dict[str, str]:
@@ -429,9 +430,9 @@ def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | No
         if tournament.format == "round-robin":
             rounds = pairings.round_robin([e.player_id for e in entered],
                                           double=tournament.rounds == 2)
-            new = [game for number, pairs in enumerate(rounds, start=1)
-                   for game in _store_round(db, tournament, number, pairs, None)]
-            _started(db, tournament, len(rounds), new)  # one deadline for every game
+            for number, pairs in enumerate(rounds, start=1):
+                _store_round(db, tournament, number, pairs, None, entered)
+            _started(db, tournament, len(rounds), games(db, tournament))  # one deadline
         else:
             _advance(db, tournament)
 
@@ -492,15 +493,16 @@ def _started(db: sqlite_utils.Database, tournament: Tournament, number: int,
 
 
 def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
-                 pairs: list[tuple[int, int]], bye: int | None) -> list[Pairing]:
+                 pairs: list[tuple[int, int]], bye: int | None,
+                 entered: list[Entrant] | None = None) -> list[Pairing]:
     """Create the games of ``pairs`` (the first of each has the first move) in round
     ``number``, and the bye; returns them."""
-    entered = {e.player_id: e for e in entrants(db, tournament)}
+    by_id = {e.player_id: e for e in entered or entrants(db, tournament)}
     count = db.execute("SELECT COUNT(*) FROM tournament_games WHERE tournament_id = ? AND "
                        "round = ?", [tournament.id, number]).fetchone()[0]
     rows = []
     for first, second in pairs:
-        seated = [entered[first], entered[second]]
+        seated = [by_id[first], by_id[second]]
         created = matches.create(
             db, tournament.game.id,
             [{"bot": e.level} if e.level else {"name": e.handle, "email": e.email}
@@ -515,7 +517,7 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
         "INSERT INTO tournament_games (tournament_id, round, number, game_id, first_id, "
         "second_id, watch_token) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(tournament.id, number, count + place, *row) for place, row in enumerate(rows, 1)])
-    return [g for g in games(db, tournament) if g.round == number and g.number > count]
+    return [g for g in games(db, tournament, number) if g.round == number and g.number > count]
 
 
 def _finish(db: sqlite_utils.Database, tournament: Tournament, status: str) -> None:
