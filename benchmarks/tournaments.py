@@ -24,8 +24,8 @@ from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pbem import create_app, pairings, players, tournaments  # noqa: E402
-from pbem.store.db import get_db  # noqa: E402
+from pbem import create_app, pairings, players, tournaments
+from pbem.store.db import get_db
 
 
 @contextmanager

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import networkx as nx
 
-Player = Hashable
+Player = Any  # hashable, and sortable
 Pair = tuple  # (first player, second player): the first has the first move
 
 
@@ -41,7 +41,9 @@ class Game:
         return self.points is not None
 
     def points_of(self, player: Player) -> float:
-        return self.points if player == self.first else 1 - self.points
+        """A player's points from the game, once it is over (0 before)."""
+        points = self.points or 0.0
+        return points if player == self.first else 1 - points
 
 
 # Round robin ----------------------------------------------------------------------------
@@ -98,8 +100,8 @@ def points(players: Iterable[Player], games: Iterable[Game]) -> dict[Player, flo
         if game.second is None:
             score[game.first] += 1
         elif game.finished:
-            score[game.first] += game.points
-            score[game.second] += 1 - game.points
+            score[game.first] += game.points_of(game.first)
+            score[game.second] += game.points_of(game.second)
     return score
 
 

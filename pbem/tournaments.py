@@ -199,7 +199,8 @@ def table(db: sqlite_utils.Database, tournament: Tournament) -> Table:
         standing = pairings.standings(seeds, results, tournament.tiebreak)
         won = standing[0].player if tournament.status == "finished" and standing else None
     by_id = {e.player_id: e for e in entered}
-    return Table(tournament, entered, played, standing, by_id.get(won))
+    return Table(tournament, entered, played, standing,
+                 by_id[won] if won is not None else None)
 
 
 def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]:
@@ -210,7 +211,7 @@ def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]
     byes: list[list[str]] = [[] for _ in range(tournament.round)]
     for game in shown.games:
         if game.game_id is None:
-            byes[game.round - 1].append(shown.handle(game.first_id))
+            byes[game.round - 1].append(shown.handle(game.first_id) or "")
         else:
             rounds[game.round - 1].append({
                 "game": game.game_id, "outcome": game.outcome,
@@ -262,7 +263,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
     "round_days", "adjudication"}``."""
     name = matches.checked_name(body.get("name"), "The tournament")
     try:
-        game = engine.get(body.get("game"))
+        game = engine.get(str(body.get("game")))
     except (engine.UnknownGame, TypeError):
         raise InvalidRequest(f"'game' must be one of: {', '.join(engine.GAMES)}.") from None
     if 2 not in game.player_counts:
@@ -283,7 +284,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
         rounds = _whole(body, "rounds", 1, 2, 1)
     else:
         rounds = None
-    least = _whole(body, "min_players", 2, MOST_PLAYERS, 2)
+    least = _whole(body, "min_players", 2, MOST_PLAYERS, 2) or 2
     most = _whole(body, "max_players", 2, MOST_PLAYERS, None)
     if most is not None and most < least:
         raise InvalidRequest("'max_players' must be at least 'min_players'.")
@@ -309,7 +310,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
             "starts_at": starts_at, "round_days": _whole(body, "round_days", 1, 365, None),
             "adjudication": adjudication, "status": "open", "round": 0,
             "created_at": now, "updated_at": now})
-    return find(db, tournament_id)
+    return _fresh(db, tournament_id)
 
 
 # -- entries ------------------------------------------------------------------------------
@@ -318,6 +319,10 @@ def _held(db: sqlite_utils.Database, tournament_id: str) -> Tournament:
     """The tournament as it is now, inside a write transaction that keeps other changes to
     it waiting (entries counted against its maximum, rounds started once)."""
     hold_name(db, f"tournament:{tournament_id}")
+    return _fresh(db, tournament_id)
+
+
+def _fresh(db: sqlite_utils.Database, tournament_id: str) -> Tournament:
     tournament = find(db, tournament_id)
     if tournament is None:
         raise NoTournament("There is no such tournament.")
@@ -348,8 +353,9 @@ def enter_computer(db: sqlite_utils.Database, tournament_id: str, by: players.Pl
                              f"{', '.join(bots.LEVELS)}.")
     with write(db):
         _organised(db, tournament_id, by)
-        computer = players.find(db, ratings.computer_player(db, ratings.computer_handle(level)))
-        enter(db, tournament_id, computer)
+        handle = ratings.computer_handle(level)
+        enter(db, tournament_id, players.Player(ratings.computer_player(db, handle), handle,
+                                                None, 0))
 
 
 def withdraw(db: sqlite_utils.Database, tournament_id: str, player_id: int) -> None:
@@ -368,7 +374,7 @@ def withdraw(db: sqlite_utils.Database, tournament_id: str, player_id: int) -> N
                 if game.game_id and game.points is None and player_id in (game.first_id,
                                                                           game.second_id):
                     _forfeit(db, game.game_id, 0 if player_id == game.first_id else 1)
-            _advance(db, find(db, tournament.id))  # a knockout's tie may be decided now
+            _advance(db, _fresh(db, tournament.id))  # a knockout's tie may be decided now
         else:
             raise Refused("The tournament is over.")
         _touch(db, tournament)
@@ -426,7 +432,7 @@ def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | No
             raise Refused(f"The tournament needs at least {tournament.min_players} players "
                           f"({len(entered)} entered).")
         db.execute("UPDATE tournaments SET status = 'running' WHERE id = ?", [tournament.id])
-        tournament = find(db, tournament.id)
+        tournament = _fresh(db, tournament.id)
         if tournament.format == "round-robin":
             rounds = pairings.round_robin([e.player_id for e in entered],
                                           double=tournament.rounds == 2)
@@ -458,7 +464,7 @@ def _advance(db: sqlite_utils.Database, tournament: Tournament) -> None:
         _finish(db, tournament, "finished")
     elif tournament.format == "swiss":
         pairing = None
-        if tournament.round < tournament.rounds:
+        if tournament.round < (tournament.rounds or 0):
             pairing = pairings.swiss(seeds, results, _withdrawn(entered))
         if pairing is None or not pairing.pairs:
             _finish(db, tournament, "finished")
@@ -489,7 +495,7 @@ def _started(db: sqlite_utils.Database, tournament: Tournament, number: int,
             clocks.utc_now() + timedelta(days=tournament.round_days))
         db.execute("UPDATE tournaments SET round = ?, round_deadline = ?, updated_at = ? "
                    "WHERE id = ?", [number, deadline or None, utcnow(), tournament.id])
-    signals.round_started.send(db, tournament=find(db, tournament.id), games=new)
+    signals.round_started.send(db, tournament=_fresh(db, tournament.id), games=new)
 
 
 def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
@@ -500,7 +506,7 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
     by_id = {e.player_id: e for e in entered or entrants(db, tournament)}
     count = db.execute("SELECT COUNT(*) FROM tournament_games WHERE tournament_id = ? AND "
                        "round = ?", [tournament.id, number]).fetchone()[0]
-    rows = []
+    rows: list[tuple[str | None, int, int | None, str | None]] = []
     for first, second in pairs:
         seated = [by_id[first], by_id[second]]
         created = matches.create(
@@ -523,7 +529,7 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
 def _finish(db: sqlite_utils.Database, tournament: Tournament, status: str) -> None:
     db.execute("UPDATE tournaments SET status = ?, round_deadline = NULL, updated_at = ? "
                "WHERE id = ?", [status, utcnow(), tournament.id])
-    signals.tournament_finished.send(db, tournament=find(db, tournament.id))
+    signals.tournament_finished.send(db, tournament=_fresh(db, tournament.id))
 
 
 def _touch(db: sqlite_utils.Database, tournament: Tournament) -> None:
@@ -578,7 +584,8 @@ def adjudicate_due(db: sqlite_utils.Database, now: datetime) -> int:
             [clocks.iso(now)]).fetchall():
         with write(db):
             tournament = _held(db, tournament_id)
-            if tournament.round_deadline is None or tournament.round_deadline > clocks.iso(now):
+            deadline = tournament.round_deadline
+            if deadline is None or clocks.parse(deadline) > now:
                 continue
             db.execute("UPDATE tournaments SET round_deadline = NULL WHERE id = ?",
                        [tournament.id])

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_organise_enter_from_another_browser_start_play_and_read_the_cross_table(
-        open_context, live_server, app, db, smtp):  # noqa: F811
+        open_context, live_server, app, db, smtp):
     ann = open_context().new_page()
     bob = open_context().new_page()
     sign_in(ann, live_server, app, db, smtp, "Ann")

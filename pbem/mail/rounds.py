@@ -30,7 +30,8 @@ def round_started(db: sqlite_utils.Database, *, tournament: tournaments.Tourname
     for entrant in shown.entrants:
         if entrant.email is None or entrant.withdrawn:
             continue
-        mine = []  # (round, opponent, first move?, link)
+        # (round, opponent, first move?, link): the opponent None for a bye
+        mine: list[tuple[int, str | None, bool | None, str | None]] = []
         for game in games:
             if entrant.player_id not in (game.first_id, game.second_id):
                 continue

@@ -144,9 +144,9 @@ def _signed_in() -> players.Player:
 
 def _form() -> dict[str, Any]:
     """The new tournament's form as the API's body: empty fields left out."""
-    form = {name: value for name, value in request.form.items() if value.strip()}
-    for flag in ("rated",):
-        form[flag] = flag in form
+    form: dict[str, Any] = {name: value for name, value in request.form.items()
+                            if value.strip()}
+    form["rated"] = "rated" in form
     clock_days = form.pop("days", None)
     if clock_days:
         form["clock"] = {"mode": "per_move", "days": clock_days,
@@ -171,7 +171,8 @@ def page(tournament_id: str):
     db = get_db()
     shown = tournaments.table(db, _tournament(tournament_id))
     player = players.current(db)
-    games = {}  # (player, opponent) -> [(the game, player's points or None)]
+    # (player, opponent) -> [(the game, the player's points or None)]
+    games: dict[tuple[int | None, int | None], list[tuple[tournaments.Pairing, float | None]]] = {}
     for game in shown.games:
         if game.game_id is None:
             continue
@@ -254,10 +255,10 @@ def feed(tournament_id: str):
             starts[game.round] = min(starts.get(game.round, game.created_at), game.created_at)
     news = [(when, f"round/{number}", f"Round {number} started")
             for number, when in starts.items()]  # (when, id, title)
-    news += [(game.ended_at, f"game/{game.game_id}",
+    news += [(game.ended_at or t.updated_at, f"game/{game.game_id}",
               f"Round {game.round}: {shown.handle(game.first_id)} vs "
               f"{shown.handle(game.second_id)} {RESULTS[game.points]}")
-             for game in shown.games if game.game_id and game.ended_at]
+             for game in shown.games if game.game_id and game.points is not None]
     if t.status in ("finished", "cancelled"):
         news.append((t.updated_at, "end", f"Winner: {shown.winner.handle}" if shown.winner
                      else "The tournament was cancelled"))
