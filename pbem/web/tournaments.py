@@ -69,34 +69,27 @@ def create_api(token: str):
     return _json(lambda: _answer(tournaments.create(get_db(), organiser, _json_body())), 201)
 
 
-@bp.post("/api/player/<token>/tournaments/<tournament_id>/entry")
+@bp.route("/api/player/<token>/tournaments/<tournament_id>/entry", methods=["POST", "DELETE"])
 @limits.acting
-def enter_api(token: str, tournament_id: str):
-    """Enter the key's player; with ``{"bot": level}``, the organiser enters the computer."""
+def entry_api(token: str, tournament_id: str):
+    """``POST`` enters the key's player (the organiser: ``{"bot": level}`` enters the
+    computer); ``DELETE`` withdraws them (the organiser: ``{"handle"}`` removes that
+    player)."""
     player = _keyed(token)
+    db = get_db()
+    entering = request.method == "POST"
 
-    def enter() -> None:
-        level = _json_body().get("bot")
-        if level is not None:
-            tournaments.enter_computer(get_db(), tournament_id, player, level)
+    def act() -> None:
+        body = _json_body()
+        if entering and "bot" in body:
+            tournaments.enter_computer(db, tournament_id, player, body["bot"])
+        elif entering:
+            tournaments.enter(db, tournament_id, player)
+        elif "handle" in body:
+            tournaments.remove(db, tournament_id, player, body["handle"])
         else:
-            tournaments.enter(get_db(), tournament_id, player)
-    return _json(enter, 201)
-
-
-@bp.delete("/api/player/<token>/tournaments/<tournament_id>/entry")
-@limits.acting
-def withdraw_api(token: str, tournament_id: str):
-    """Withdraw the key's player; with ``{"handle"}``, the organiser removes that player."""
-    player = _keyed(token)
-
-    def withdraw() -> None:
-        handle = _json_body().get("handle")
-        if handle is not None:
-            tournaments.remove(get_db(), tournament_id, player, handle)
-        else:
-            tournaments.withdraw(get_db(), tournament_id, player.id)
-    return _json(withdraw)
+            tournaments.withdraw(db, tournament_id, player.id)
+    return _json(act, 201 if entering else 200)
 
 
 @bp.post("/api/player/<token>/tournaments/<tournament_id>/<action>")
