@@ -15,6 +15,9 @@ unfinished games (the ordinary command) and is paired no more.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import secrets
 from dataclasses import dataclass
@@ -24,8 +27,9 @@ from typing import Any
 import engine
 import sqlite_utils
 from engine import bots
+from flask import current_app
 
-from . import clocks, matches, pairings, players, ratings, signals
+from . import clocks, links, matches, pairings, players, ratings, signals
 from .matches import ActionError, Event, InvalidRequest, Match, Refused, SeatTaken
 from .store.db import hold_name, utcnow, write
 
@@ -98,7 +102,6 @@ class Pairing:
     first_id: int
     second_id: int | None
     points: float | None
-    watch_token: str | None
     ended_at: str | None
     outcome: dict[str, Any] | None  # the game's, as the API shows it
     created_at: str | None  # the game's
@@ -156,12 +159,21 @@ def games(db: sqlite_utils.Database, tournament: Tournament,
           from_round: int = 0) -> list[Pairing]:
     """Its games and byes (from round ``from_round`` on), round by round."""
     return [Pairing(row["round"], row["number"], row["game_id"], row["first_id"],
-                    row["second_id"], row["points"], row["watch_token"], row["ended_at"],
+                    row["second_id"], row["points"], row["ended_at"],
                     json.loads(row["outcome"]) if row["outcome"] else None, row["created_at"])
             for row in db.query(
         "SELECT tg.*, g.outcome, g.created_at FROM tournament_games tg "
         "LEFT JOIN games g ON g.id = tg.game_id WHERE tg.tournament_id = ? AND tg.round >= ? "
         "ORDER BY tg.round, tg.number", [tournament.id, from_round])]
+
+
+def watch_token(game_id: str) -> str:
+    """The spectator link's secret of a tournament's game, as public as the tournament
+    (its cross-table links to it): derived from the server's secret key, so the same each
+    time, and stored only hashed, as every link is (``_store_round``)."""
+    digest = hmac.new(str(current_app.config["SECRET_KEY"]).encode(),
+                      f"tournament-watch {game_id}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:links.TOKEN_BYTES]).decode()
 
 
 def of_games(db: sqlite_utils.Database, game_ids: list[str]) -> dict[str, str]:
@@ -506,7 +518,7 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
     by_id = {e.player_id: e for e in entered or entrants(db, tournament)}
     count = db.execute("SELECT COUNT(*) FROM tournament_games WHERE tournament_id = ? AND "
                        "round = ?", [tournament.id, number]).fetchone()[0]
-    rows: list[tuple[str | None, int, int | None, str | None]] = []
+    rows: list[tuple[str | None, int, int | None]] = []
     for first, second in pairs:
         seated = [by_id[first], by_id[second]]
         created = matches.create(
@@ -516,12 +528,15 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
             tournament.options, clock=tournament.clock, announce=False,
             rated=tournament.rated and not all(e.level for e in seated),
             claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level})
-        rows.append((created.match.id, first, second, created.spectator_token))
+        rows.append((created.match.id, first, second))
+        db.execute("INSERT INTO links (token_hash, game_id, seat, created_at) "
+                   "VALUES (?, ?, NULL, ?)",
+                   [links.token_hash(watch_token(created.match.id)), created.match.id, utcnow()])
     if bye is not None:
-        rows.append((None, bye, None, None))
+        rows.append((None, bye, None))
     db.conn.executemany(
         "INSERT INTO tournament_games (tournament_id, round, number, game_id, first_id, "
-        "second_id, watch_token) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "second_id) VALUES (?, ?, ?, ?, ?, ?)",
         [(tournament.id, number, count + place, *row) for place, row in enumerate(rows, 1)])
     return [g for g in games(db, tournament, number) if g.round == number and g.number > count]
 

@@ -14,7 +14,7 @@ import pytest
 from pbem import clocks
 from pbem.jobs import scheduler
 
-from helpers import path_of
+from helpers import everything_in, path_of
 from test_ratings import sign_up
 
 RESULTS = {1: "first", 0.5: "draw", 0: "second"}
@@ -307,3 +307,4 @@ def test_the_pages_show_the_tournament_its_sign_up_and_the_cross_table(client, d
     [link] = set(re.findall(rf'<a href="(/watch/[^"]+)" data-game="{game["game"]}"', page))
     watched = client.get(link)
     assert watched.status_code == 200 and "Bob" in watched.get_data(as_text=True)
+    assert link.rsplit("/", 1)[1] not in everything_in(db)  # stored only hashed

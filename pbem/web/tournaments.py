@@ -177,7 +177,8 @@ def page(tournament_id: str):
         "tournament.html", shown=shown, t=shown.tournament, player=player, cells=games,
         entered=player is not None and any(e.player_id == player.id for e in shown.entrants),
         organiser=player is not None and player.id == shown.tournament.organiser_id,
-        levels=bots.LEVELS, feed=url_for(".feed", tournament_id=tournament_id))
+        levels=bots.LEVELS, feed=url_for(".feed", tournament_id=tournament_id),
+        watch=tournaments.watch_token)
 
 
 def _page_action(tournament_id: str, action: Callable[[], None], done: str):

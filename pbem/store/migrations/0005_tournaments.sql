@@ -42,7 +42,6 @@ CREATE TABLE tournament_games (
     first_id INTEGER NOT NULL,   -- the player of seat 0, who moves first
     second_id INTEGER,           -- null: a bye
     points REAL,                 -- the first player's once the game is over: 1, 0.5, 0
-    watch_token TEXT,            -- the game's spectator link: public, as the tournament is
     ended_at TEXT,
     PRIMARY KEY (tournament_id, round, number)
 );
