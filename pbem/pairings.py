@@ -370,3 +370,42 @@ def knockout_standings(seeds: Sequence[Player], games: Sequence[Game],
     by_points = {s.player: s for s in standings(seeds, games)}
     ranked = sorted(seeds, key=lambda p: (-won[p], -by_points[p].points, seed[p]))
     return [Standing(p, by_points[p].points, won[p], by_points[p].played) for p in ranked]
+
+
+# Leagues --------------------------------------------------------------------------------
+
+def divisions(players: Sequence[Player], size: int) -> list[list[Player]]:
+    """``players`` (best first) in divisions of ``size``, the first the top one; a last
+    division of fewer than half ``size`` joins the one above it."""
+    cut = [list(players[start:start + size]) for start in range(0, len(players), size)]
+    if len(cut) > 1 and len(cut[-1]) < size / 2:
+        last = cut.pop()
+        cut[-1] = cut[-1] + last
+    return cut
+
+
+def next_season(finished: Sequence[Sequence[Player]], promote: int,
+                leaving: Iterable[Player] = ()) -> list[list[Player]]:
+    """A league's divisions next season from each division's final standings (best
+    first, the top division first): the ``promote`` best of each division but the top
+    one go up a division, and the ``promote`` last of each but the bottom one go down;
+    the players ``leaving`` are left out, and a division left with fewer than two joins
+    the one above it."""
+    moved: list[list[Player]] = [list(division) for division in finished]
+    for upper, lower in zip(range(len(finished)), range(1, len(finished))):
+        up = list(finished[lower][:promote])
+        down = list(finished[upper][-promote:]) if promote else []
+        moved[upper] = [p for p in moved[upper] if p not in down] + up
+        moved[lower] = down + [p for p in moved[lower] if p not in up]
+    gone = set(leaving)
+    kept: list[list[Player]] = []
+    for division in moved:
+        division = [p for p in division if p not in gone]
+        if kept and len(division) < 2:
+            kept[-1] += division
+        elif division:
+            kept.append(division)
+    if len(kept) > 1 and len(kept[0]) < 2:  # the top division alone too small: joins below
+        top = kept.pop(0)
+        kept[0] = top + kept[0]
+    return kept

@@ -33,9 +33,10 @@ from . import clocks, links, matches, pairings, players, ratings, signals
 from .matches import ActionError, Event, InvalidRequest, Match, Refused, SeatTaken
 from .store.db import hold_name, utcnow, write
 
-FORMATS = ("round-robin", "swiss", "knockout")
+FORMATS = ("round-robin", "swiss", "knockout", "league")
 ADJUDICATIONS = ("draw", "time")
-TIEBREAKS = {"round-robin": pairings.SONNEBORN_BERGER, "swiss": pairings.BUCHHOLZ}
+TIEBREAKS = {"round-robin": pairings.SONNEBORN_BERGER, "league": pairings.SONNEBORN_BERGER,
+             "swiss": pairings.BUCHHOLZ}
 MOST_PLAYERS = 1000
 MOST_ROUNDS = 50
 
@@ -57,7 +58,11 @@ class Tournament:
     options: dict[str, Any]
     clock: dict[str, Any]
     format: str
-    rounds: int | None  # swiss: its rounds; round-robin: 2 for a double round robin
+    rounds: int | None  # swiss: its rounds; round-robin, league: 2 for a double one
+    division_size: int | None  # league: players in a division
+    promote: int | None  # league: how many go up and down a division each season
+    season: int
+    previous_id: str | None  # league: the season before
     min_players: int
     max_players: int | None
     rated: bool
@@ -85,6 +90,8 @@ class Entrant:
     email: str | None  # None: a computer level (its handle computer-<level>)
     seed: int
     withdrawn: bool
+    division: int | None  # league: 1 the top one
+    next_season: bool  # league: not opted out of the next season
 
     @property
     def level(self) -> str | None:
@@ -122,7 +129,9 @@ def _tournament(row: Any) -> Tournament:
     return Tournament(
         id=row["id"], name=row["name"], game=engine.get(row["game"]),
         options=json.loads(row["options"]), clock=json.loads(row["clock"]),
-        format=row["format"], rounds=row["rounds"], min_players=row["min_players"],
+        format=row["format"], rounds=row["rounds"], division_size=row["division_size"],
+        promote=row["promote"], season=row["season"], previous_id=row["previous_id"],
+        min_players=row["min_players"],
         max_players=row["max_players"], rated=bool(row["rated"]), public=bool(row["public"]),
         organiser_id=row["organiser_id"], organiser=row["organiser"],
         starts_at=row["starts_at"], round_days=row["round_days"],
@@ -149,8 +158,10 @@ def listed(db: sqlite_utils.Database, statuses: tuple[str, ...] = ("open", "runn
 def entrants(db: sqlite_utils.Database, tournament: Tournament) -> list[Entrant]:
     """In seed order (the order of entry)."""
     return [Entrant(row["player_id"], row["handle"], row["email"], row["seed"],
-                    row["withdrawn_at"] is not None) for row in db.query(
-        "SELECT e.player_id, p.handle, p.email, e.seed, e.withdrawn_at "
+                    row["withdrawn_at"] is not None, row["division"], bool(row["next_season"]))
+            for row in db.query(
+        "SELECT e.player_id, p.handle, p.email, e.seed, e.withdrawn_at, e.division, "
+        "e.next_season "
         "FROM tournament_players e JOIN players p ON p.id = e.player_id "
         "WHERE e.tournament_id = ? ORDER BY e.seed", [tournament.id])]
 
@@ -207,12 +218,21 @@ def table(db: sqlite_utils.Database, tournament: Tournament) -> Table:
         rounds = pairings.knockout(seeds, results, _withdrawn(entered))
         standing = pairings.knockout_standings(seeds, results, rounds)
         won = pairings.knockout_winner(rounds) if tournament.status == "finished" else None
-    else:
-        standing = pairings.standings(seeds, results, tournament.tiebreak)
+    else:  # a league's standings division by division
+        standing = [s for division in _divisions(entered) for s in pairings.standings(
+            division, [g for g in results if g.first in division], tournament.tiebreak)]
         won = standing[0].player if tournament.status == "finished" and standing else None
     by_id = {e.player_id: e for e in entered}
     return Table(tournament, entered, played, standing,
                  by_id[won] if won is not None else None)
+
+
+def _divisions(entered: list[Entrant]) -> list[list[int]]:
+    """The players of each division, the top one first (one for all but a league)."""
+    found: dict[int, list[int]] = {}
+    for entrant in entered:
+        found.setdefault(entrant.division or 1, []).append(entrant.player_id)
+    return [found[number] for number in sorted(found)]
 
 
 def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]:
@@ -240,6 +260,11 @@ def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]
         "players": [e.handle for e in shown.entrants],
         "withdrawn": [e.handle for e in shown.entrants if e.withdrawn],
         "rounds": rounds, "byes": byes,
+        **({"season": tournament.season, "previous": tournament.previous_id,
+            "next": next_of(db, tournament),
+            "divisions": [[shown.handle(p) for p in division]
+                          for division in _divisions(shown.entrants)]}
+           if tournament.format == "league" else {}),
         "standings": [{"handle": shown.handle(s.player), "points": s.points,
                        "tiebreak": s.tiebreak, "played": s.played} for s in shown.standings],
         "winner": shown.winner.handle if shown.winner else None,
@@ -292,10 +317,14 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
         raise InvalidRequest(f"'format' must be one of: {', '.join(FORMATS)}.")
     if format_ == "swiss":
         rounds = _whole(body, "rounds", 1, MOST_ROUNDS, 5)
-    elif format_ == "round-robin":
+    elif format_ in ("round-robin", "league"):
         rounds = _whole(body, "rounds", 1, 2, 1)
     else:
         rounds = None
+    division_size = promote = None
+    if format_ == "league":
+        division_size = _whole(body, "division_size", 3, 50, 6) or 6
+        promote = _whole(body, "promote", 1, (division_size - 1) // 2, 1)
     least = _whole(body, "min_players", 2, MOST_PLAYERS, 2) or 2
     most = _whole(body, "max_players", 2, MOST_PLAYERS, None)
     if most is not None and most < least:
@@ -317,6 +346,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
         db["tournaments"].insert({
             "id": tournament_id, "name": name, "game": game.id, "options": json.dumps(options),
             "clock": json.dumps(clock), "format": format_, "rounds": rounds,
+            "division_size": division_size, "promote": promote,
             "min_players": least, "max_players": most, "rated": int(rated),
             "public": int(_flag(body, "public", True)), "organiser_id": organiser.id,
             "starts_at": starts_at, "round_days": _whole(body, "round_days", 1, 365, None),
@@ -445,12 +475,22 @@ def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | No
                           f"({len(entered)} entered).")
         db.execute("UPDATE tournaments SET status = 'running' WHERE id = ?", [tournament.id])
         tournament = _fresh(db, tournament.id)
-        if tournament.format == "round-robin":
-            rounds = pairings.round_robin([e.player_id for e in entered],
-                                          double=tournament.rounds == 2)
-            for number, pairs in enumerate(rounds, start=1):
-                _store_round(db, tournament, number, pairs, None, entered)
-            _started(db, tournament, len(rounds), games(db, tournament))  # one deadline
+        if tournament.format in ("round-robin", "league"):
+            seeds = [e.player_id for e in entered]
+            if any(e.division for e in entered):  # a league's next season: as it was made
+                split = _divisions(entered)
+            else:
+                split = pairings.divisions(seeds, tournament.division_size or len(seeds))
+            most = 0
+            for number, division in enumerate(split, start=1):
+                db.conn.executemany(
+                    "UPDATE tournament_players SET division = ? WHERE tournament_id = ? AND "
+                    "player_id = ?", [(number, tournament.id, p) for p in division])
+                rounds = pairings.round_robin(division, double=tournament.rounds == 2)
+                for round_number, pairs in enumerate(rounds, start=1):
+                    _store_round(db, tournament, round_number, pairs, None, entered)
+                most = max(most, len(rounds))
+            _started(db, tournament, most, games(db, tournament))  # one deadline for all
         else:
             _advance(db, tournament)
 
@@ -474,6 +514,9 @@ def _advance(db: sqlite_utils.Database, tournament: Tournament) -> None:
         return  # the round goes on (a knockout replays a drawn game meanwhile)
     if tournament.format == "round-robin":
         _finish(db, tournament, "finished")
+    elif tournament.format == "league":
+        _finish(db, tournament, "finished")
+        _next_season(db, _fresh(db, tournament.id))
     elif tournament.format == "swiss":
         pairing = None
         if tournament.round < (tournament.rounds or 0):
@@ -568,6 +611,56 @@ def game_ended(db: sqlite_utils.Database, *, before: Match, after: Match, event:
     db.execute("UPDATE tournament_games SET points = ?, ended_at = ? WHERE game_id = ?",
                [points, event.created_at, after.id])
     _advance(db, tournament)
+
+
+# -- leagues -------------------------------------------------------------------------------
+
+def opt_out(db: sqlite_utils.Database, tournament_id: str, player: players.Player) -> None:
+    """Leave a league at the end of this season: not re-entered in the next."""
+    with write(db):
+        tournament = _held(db, tournament_id)
+        if tournament.format != "league":
+            raise Refused("Only a league has a next season.")
+        db.execute("UPDATE tournament_players SET next_season = 0 WHERE tournament_id = ? AND "
+                   "player_id = ?", [tournament.id, player.id])
+
+
+def next_of(db: sqlite_utils.Database, tournament: Tournament) -> str | None:
+    row = db.execute("SELECT id FROM tournaments WHERE previous_id = ?",
+                     [tournament.id]).fetchone()
+    return row[0] if row else None
+
+
+def _next_season(db: sqlite_utils.Database, tournament: Tournament) -> None:
+    """Start a finished league's next season with its players re-entered (but those who
+    withdrew or opted out), the best of each division promoted and the last relegated."""
+    shown = table(db, tournament)
+    leaving = {e.player_id for e in shown.entrants if e.withdrawn or not e.next_season}
+    by_division: dict[int, list[int]] = {}
+    division_of = {e.player_id: e.division or 1 for e in shown.entrants}
+    for standing in shown.standings:
+        by_division.setdefault(division_of[standing.player], []).append(standing.player)
+    split = pairings.next_season([by_division[number] for number in sorted(by_division)],
+                                 tournament.promote or 1, leaving)
+    if sum(map(len, split)) < tournament.min_players:
+        return
+    now = utcnow()
+    season_id = secrets.token_urlsafe(6)
+    db.execute(
+        "INSERT INTO tournaments (id, name, game, options, clock, format, rounds, "
+        "division_size, promote, season, previous_id, min_players, max_players, rated, public, "
+        "organiser_id, round_days, adjudication, status, round, created_at, updated_at) "
+        "SELECT ?, name, game, options, clock, format, rounds, division_size, promote, "
+        "season + 1, id, min_players, max_players, rated, public, organiser_id, round_days, "
+        "adjudication, 'open', 0, ?, ? FROM tournaments WHERE id = ?",
+        [season_id, now, now, tournament.id])
+    db.conn.executemany(
+        "INSERT INTO tournament_players (tournament_id, player_id, seed, division) "
+        "VALUES (?, ?, ?, ?)",
+        [(season_id, player, seed, number) for seed, (number, player) in enumerate(
+            ((number, player) for number, division in enumerate(split, start=1)
+             for player in division), start=1)])
+    start(db, season_id, None)
 
 
 # -- the job process ----------------------------------------------------------------------

@@ -265,3 +265,23 @@ def test_standings_count_points_and_break_ties():
     buchholz = {s.player: s.tiebreak for s in pairings.standings(
         ["a", "b", "c", "d"], games + [Game(4, "d", None, 1)], pairings.BUCHHOLZ)}
     assert buchholz["a"] == 1.5 + 2 + 1.5 and all(s.played == 3 for s in by.values())
+
+
+@pytest.mark.parametrize("players,size", [(n, s) for n in range(2, 40, 3) for s in (3, 4, 6, 10)])
+def test_league_divisions_hold_everyone_once_none_under_half_size(players, size):
+    split = pairings.divisions(list(range(players)), size)
+    assert [p for division in split for p in division] == list(range(players))
+    assert all(len(d) == size for d in split[:-1]) or len(split) == 1
+    assert len(split) == 1 or size / 2 <= len(split[-1]) < size * 1.5
+
+
+def test_a_league_season_moves_the_best_up_and_the_last_down():
+    finished = [["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4"], ["c1", "c2", "c3"]]
+    assert pairings.next_season(finished, 1) == [
+        ["a1", "a2", "a3", "b1"], ["a4", "b2", "b3", "c1"], ["b4", "c2", "c3"]]
+    assert pairings.next_season(finished, 2)[0] == ["a1", "a2", "b1", "b2"]
+    # those who leave are left out; a division left with one player joins the one above
+    assert pairings.next_season([["a", "b"], ["c", "d"]], 1, leaving={"d", "a"}) == [
+        ["c", "b"]]
+    assert pairings.next_season([["a", "b"], ["c", "d", "e"]], 1, leaving={"a"}) == [
+        ["c", "b", "d", "e"]]

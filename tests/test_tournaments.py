@@ -308,3 +308,29 @@ def test_the_pages_show_the_tournament_its_sign_up_and_the_cross_table(client, d
     watched = client.get(link)
     assert watched.status_code == 200 and "Bob" in watched.get_data(as_text=True)
     assert link.rsplit("/", 1)[1] not in everything_in(db)  # stored only hashed
+
+
+def test_a_league_promotes_relegates_and_starts_its_next_season_by_itself(client, db, keys):
+    league = organise(client, keys["Ann"], format="league", division_size=3, promote=1)
+    enter(client, keys, league, "Ann", "Bob", "Cat", "Dan", "Eve")
+    assert client.post(f"{keys['Ann']}/tournaments/{league['id']}/start").status_code == 200
+    first = shown(client, league)
+    # five players: a division of three and one of two (the last joins only if under half)
+    assert first["divisions"] == [["Ann", "Bob", "Cat"], ["Dan", "Eve"]]
+    assert sorted(map(sorted, (g["seats"] for r in first["rounds"] for g in r))) == sorted(
+        map(sorted, [("Ann", "Bob"), ("Ann", "Cat"), ("Bob", "Cat"), ("Dan", "Eve")]))
+    assert client.post(f"{keys['Bob']}/tournaments/{league['id']}/opt-out").status_code == 200
+    games = seat_apis(client, keys, league["id"])
+    # Cat wins her division, Ann is last in it; Eve wins the lower one
+    wins = {("Cat", "Ann"), ("Cat", "Bob"), ("Bob", "Ann"), ("Eve", "Dan")}
+    for game in (g for r in first["rounds"] for g in r):
+        a, b = game["seats"]
+        play(client, games[game["game"]], 1 if (a, b) in wins else 0)
+    done = shown(client, league)
+    assert done["status"] == "finished" and done["winner"] == "Cat"
+    assert [s["handle"] for s in done["standings"]] == ["Cat", "Bob", "Ann", "Eve", "Dan"]
+    second = shown(client, {"api": f"/api/tournaments/{done['next']}"})
+    assert second["season"] == 2 and second["previous"] == league["id"]
+    assert second["status"] == "running"
+    # Eve goes up, Ann down; Bob opted out
+    assert second["divisions"] == [["Cat", "Eve"], ["Ann", "Dan"]]

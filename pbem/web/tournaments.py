@@ -95,10 +95,12 @@ def entry_api(token: str, tournament_id: str):
 @bp.post("/api/player/<token>/tournaments/<tournament_id>/<action>")
 @limits.acting
 def organise_api(token: str, tournament_id: str, action: str):
-    """The organiser's ``start`` and ``cancel``."""
-    tools = {"start": tournaments.start, "cancel": tournaments.cancel}
+    """The organiser's ``start`` and ``cancel``; a league player's ``opt-out`` of the next
+    season."""
+    tools = {"start": tournaments.start, "cancel": tournaments.cancel,
+             "opt-out": tournaments.opt_out}
     if action not in tools:
-        abort(404, "Tournaments take entry, start and cancel.")
+        abort(404, "Tournaments take entry, start, cancel and opt-out.")
     player = _keyed(token)
     return _json(lambda: tools[action](get_db(), tournament_id, player))
 
@@ -178,7 +180,8 @@ def page(tournament_id: str):
         entered=player is not None and any(e.player_id == player.id for e in shown.entrants),
         organiser=player is not None and player.id == shown.tournament.organiser_id,
         levels=bots.LEVELS, feed=url_for(".feed", tournament_id=tournament_id),
-        watch=tournaments.watch_token)
+        watch=tournaments.watch_token, next_season=tournaments.next_of(db, shown.tournament),
+        division_of={e.player_id: e.division for e in shown.entrants})
 
 
 def _page_action(tournament_id: str, action: Callable[[], None], done: str):
@@ -205,6 +208,14 @@ def withdraw(tournament_id: str):
     player = _signed_in()
     return _page_action(tournament_id, lambda: tournaments.withdraw(
         get_db(), tournament_id, player.id), "You have withdrawn.")
+
+
+@bp.post("/tournaments/<tournament_id>/opt-out")
+@limits.acting
+def opt_out(tournament_id: str):
+    player = _signed_in()
+    return _page_action(tournament_id, lambda: tournaments.opt_out(
+        get_db(), tournament_id, player), "You leave the league at the end of this season.")
 
 
 @bp.post("/tournaments/<tournament_id>/organise")

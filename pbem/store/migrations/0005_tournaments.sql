@@ -7,8 +7,12 @@ CREATE TABLE tournaments (
     game TEXT NOT NULL,          -- the engine's id
     options TEXT NOT NULL,       -- JSON: the game's options
     clock TEXT NOT NULL,         -- JSON: each game's time control (its vacation_days too)
-    format TEXT NOT NULL,        -- round-robin | swiss | knockout
-    rounds INTEGER,              -- swiss: how many; round-robin: 2 for a double one
+    format TEXT NOT NULL,        -- round-robin | swiss | knockout | league
+    rounds INTEGER,              -- swiss: how many; round-robin, league: 2 for a double one
+    division_size INTEGER,       -- league: players in a division
+    promote INTEGER,             -- league: how many go up (and down) a division each season
+    season INTEGER NOT NULL DEFAULT 1,  -- league: this season's number
+    previous_id TEXT,            -- league: the season before, whose players it re-entered
     min_players INTEGER NOT NULL,
     max_players INTEGER,         -- null: no limit
     rated INTEGER NOT NULL DEFAULT 0,
@@ -30,6 +34,8 @@ CREATE TABLE tournament_players (
     player_id INTEGER NOT NULL,  -- players.id (a computer level is a player too)
     seed INTEGER NOT NULL,       -- the order of entry
     withdrawn_at TEXT,           -- withdrawn once started: kept in the standings, not paired
+    division INTEGER,            -- league: 1 the top division
+    next_season INTEGER NOT NULL DEFAULT 1,  -- league: 0 once opted out of the next season
     PRIMARY KEY (tournament_id, player_id)
 );
 CREATE INDEX tournament_players_player ON tournament_players (player_id);
