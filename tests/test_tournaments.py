@@ -268,7 +268,7 @@ def test_the_computer_can_be_entered_and_plays_its_games(app, client, db, keys):
 
 def test_refusals(client, keys):
     assert client.post(f"{keys['Ann']}/tournaments", json={
-        "name": "x", "game": "mastery", "format": "league"}).status_code == 400
+        "name": "x", "game": "mastery", "format": "ladder"}).status_code == 400
     assert client.post(f"{keys['Ann']}/tournaments", json={
         "name": "x", "game": "chess", "format": "swiss"}).status_code == 400
     assert client.post("/api/player/nobody/tournaments", json={}).status_code == 404
