@@ -262,4 +262,5 @@ def _join_page(match: Match, seat: int, here: str, *, form: Any = None,
     refusal = matches.seat_refusal(match, seat)
     return render_template(
         "join.html", match=match, here=here, form=form or {}, error=error or refusal,
-        taken=refusal is not None, player=players.current(get_db()), **_facts(match, seat)), status if error or not refusal else 409
+        taken=refusal is not None, player=players.current(get_db()),
+        **_facts(match, seat)), status if error or not refusal else 409

@@ -117,8 +117,9 @@ def computer_player(db: sqlite_utils.Database, handle: str) -> int:
 def range_text(low: int | None, high: int | None) -> str:
     """A challenge's range of ratings in words: "from 1400 to 1800", "from 1400", "up to
     1800"."""
-    return " ".join(filter(None, (low is not None and f"from {low}",
-                                  high is not None and f"{'to' if low is not None else 'up to'} {high}")))
+    if high is None:
+        return "" if low is None else f"from {low}"
+    return f"up to {high}" if low is None else f"from {low} to {high}"
 
 
 def seat_standings(db: sqlite_utils.Database, match: Match) -> dict[int, Standing]:

@@ -218,3 +218,19 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
+
+
+SIGN_IN_LINK = re.compile(r"https?://[^/\s]+(/sign-in/\S+)")
+
+
+def sign_up(client, db, handle: str) -> str:
+    """A new player through the API, by the link emailed to ``<handle>@example.org`` (read
+    from the outbox of ``db``); returns their key (an API base). ``client`` is then signed
+    in as them."""
+    email = f"{handle.lower()}@example.org"
+    assert client.post("/api/sign-in", json={"email": email}).status_code == 202
+    body = db.execute("SELECT body FROM outbox WHERE recipient = ? AND kind = 'sign_in' "
+                      "ORDER BY id DESC", [email]).fetchone()[0]
+    signed = client.post(SIGN_IN_LINK.search(body).group(1), json={"handle": handle})
+    assert signed.status_code == 201, signed.json
+    return signed.json["key"]

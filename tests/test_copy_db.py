@@ -14,7 +14,7 @@ from pbem.jobs import scheduler
 from pbem.store.db import connect, get_db, write
 from pbem.matches import CACHE
 
-from helpers import path_of
+from helpers import path_of, sign_up
 from test_cli import flask
 
 ANN, BOB = {"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}
@@ -74,6 +74,12 @@ def installation(tmp_path, monkeypatch):
     post(f"{over_apis[0]}/resign", {})
     post(f"{over_apis[0]}/rematch", {})
     post(f"{over_apis[1]}/rematch", {})
+
+    # players known across games, and a rated game between them that ended
+    with app.test_request_context():
+        keys = [sign_up(client, get_db(), handle) for handle in ("Ann", "Bob")]
+    rated = create([{"key": key} for key in keys], rated=True)
+    post(f"{path_of(rated['seats'][0]['api'])}/resign", {})
 
     with app.test_request_context():
         db = get_db()

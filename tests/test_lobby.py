@@ -9,7 +9,7 @@ from pbem import clocks, matches
 from pbem.matches import CACHE
 from pbem.mail import outbox
 
-from helpers import path_of
+from helpers import path_of, sign_up
 
 ANN = {"name": "Ann", "email": "ann@example.org"}
 OPEN = {"open": True}
@@ -83,7 +83,6 @@ def test_the_creator_is_emailed_when_someone_joins(app, client, db, smtp):
 
 
 def test_a_signed_in_player_sees_their_own_challenges_apart(app, client, db):
-    from test_ratings import sign_up
     ann_key = sign_up(client, db, "Ann")  # this client is signed in as Ann
     private = client.post("/api/games", json={"game": "mastery", "players": [
         {"key": ann_key}, OPEN]}).json

@@ -5,8 +5,7 @@ it; ratings show on profiles, the player's own list, seat labels, the lobby and 
 leaderboard per game."""
 from __future__ import annotations
 
-import re
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from flask import url_for
@@ -14,21 +13,7 @@ from flask import url_for
 from pbem import glicko, matches, players
 from pbem.store.db import get_db
 
-from helpers import NewGame, normalised, path_of
-
-LINK = re.compile(r"http://localhost(/sign-in/\S+)")
-
-
-def sign_up(client, db, handle: str) -> str:
-    """A new player through the API, by the link emailed to them: their key (an API base)."""
-    email = f"{handle.lower()}@example.org"
-    assert client.post("/api/sign-in", json={"email": email}).status_code == 202
-    body = db.execute("SELECT body FROM outbox WHERE recipient = ? AND kind = 'sign_in' "
-                      "ORDER BY id DESC", [email]).fetchone()[0]
-    signed = client.post(LINK.search(body).group(1), json={"handle": handle})
-    assert signed.status_code == 201, signed.json
-    return signed.json["key"]
-
+from helpers import NewGame, normalised, path_of, sign_up
 
 def rated(client, players, game="mastery", **extra):
     return client.post("/api/games", json={"game": game, "players": players, "rated": True,
@@ -177,22 +162,13 @@ def test_two_games_ending_at_once_both_count(app, database, client, db, ann, bob
     """Each process holds the players' ratings while it changes them: neither update is
     lost (PostgreSQL's concurrent writers; SQLite's one writer)."""
     games = [rated(client, [{"key": ann}, {"key": bob}]).json for _ in range(2)]
-    errors = []
 
-    def resign(api: str) -> None:
-        try:
-            with app.app_context():
-                answer = app.test_client().post(f"{path_of(api)}/resign", json={})
-                assert answer.status_code == 200, answer.json
-        except Exception as error:  # reported below, in the test's thread
-            errors.append(error)
+    def resign(api: str) -> int:
+        with app.app_context():
+            return app.test_client().post(f"{path_of(api)}/resign", json={}).status_code
 
-    threads = [threading.Thread(target=resign, args=(g["seats"][1]["api"],)) for g in games]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    with ThreadPoolExecutor(2) as pool:
+        assert list(pool.map(resign, [g["seats"][1]["api"] for g in games])) == [200, 200]
     assert profile(client, "Ann")["ratings"]["mastery"]["games"] == 2
     assert profile(client, "Bob")["ratings"]["mastery"]["games"] == 2
     assert len(list(db.query("SELECT * FROM rating_changes"))) == 4

@@ -43,7 +43,7 @@ def rating_on_profile(page: Page, live_server: str, handle: str) -> str:
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900},
                                       {"width": 390, "height": 844}], ids=["desktop", "phone"])
 def test_sign_in_rated_challenge_play_to_the_end_and_see_the_ratings(
-        open_context, live_server, app, db, smtp, viewport):  # noqa: F811
+        open_context, live_server, app, db, smtp, viewport):
     ann = open_context(viewport=viewport).new_page()
     bob = open_context(viewport=viewport).new_page()
     sign_in(ann, live_server, app, db, smtp, "Ann")
