@@ -14,8 +14,7 @@ import pytest
 from pbem import clocks
 from pbem.jobs import scheduler
 
-from helpers import everything_in, path_of
-from test_ratings import sign_up
+from helpers import everything_in, path_of, sign_up
 
 RESULTS = {1: "first", 0.5: "draw", 0: "second"}
 
