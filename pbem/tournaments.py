@@ -213,18 +213,25 @@ def table(db: sqlite_utils.Database, tournament: Tournament) -> Table:
     entered = entrants(db, tournament)
     played = games(db, tournament)
     seeds = [e.player_id for e in entered]
+    # players who deleted their identity (``players.delete`` takes their entry): their
+    # games still count, under no handle
+    seeds += list(dict.fromkeys(p for g in played for p in (g.first_id, g.second_id)
+                                if p is not None and p not in seeds))
     results = [g.result() for g in played]
     if tournament.format == "knockout":
         rounds = pairings.knockout(seeds, results, _withdrawn(entered))
         standing = pairings.knockout_standings(seeds, results, rounds)
         won = pairings.knockout_winner(rounds) if tournament.status == "finished" else None
-    else:  # a league's standings division by division
-        standing = [s for division in _divisions(entered) for s in pairings.standings(
-            division, [g for g in results if g.first in division], tournament.tiebreak)]
+    else:  # a league's standings division by division (the others: one division)
+        standing = []
+        for division in _divisions(entered) if tournament.format == "league" else [seeds]:
+            members = set(division)
+            standing += pairings.standings(division, [
+                g for g in results if g.first in members
+                and (g.second is None or g.second in members)], tournament.tiebreak)
         won = standing[0].player if tournament.status == "finished" and standing else None
     by_id = {e.player_id: e for e in entered}
-    return Table(tournament, entered, played, standing,
-                 by_id[won] if won is not None else None)
+    return Table(tournament, entered, played, standing, by_id.get(won))
 
 
 def _divisions(entered: list[Entrant]) -> list[list[int]]:

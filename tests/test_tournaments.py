@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import clocks
+from pbem import clocks, players
 from pbem.jobs import scheduler
 
 from helpers import everything_in, path_of, sign_up
@@ -333,3 +333,20 @@ def test_a_league_promotes_relegates_and_starts_its_next_season_by_itself(client
     assert second["status"] == "running"
     # Eve goes up, Ann down; Bob opted out
     assert second["divisions"] == [["Cat", "Eve"], ["Ann", "Dan"]]
+
+
+def test_a_player_who_deletes_their_identity_leaves_their_results_counted(app, client, db,
+                                                                          keys):
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, "Ann", "Bob", "Cat")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    games = seat_apis(client, keys, cup["id"])
+    for game in (g for r in shown(client, cup)["rounds"] for g in r):
+        play(client, games[game["game"]], 1 if game["seats"][0] == "Bob" else 0
+             if game["seats"][1] == "Bob" else 0.5)
+    with app.test_request_context():
+        players.delete(db, players.by_handle(db, "Bob"))
+    after = shown(client, cup)
+    assert after["players"] == ["Ann", "Cat"] and after["winner"] is None
+    assert after["standings"][0] == {"handle": None, "points": 2, "tiebreak": 1.0, "played": 2}
+    assert client.get(f"/tournaments/{cup['id']}").status_code == 200
