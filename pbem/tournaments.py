@@ -231,7 +231,8 @@ def table(db: sqlite_utils.Database, tournament: Tournament) -> Table:
                 and (g.second is None or g.second in members)], tournament.tiebreak)
         won = standing[0].player if tournament.status == "finished" and standing else None
     by_id = {e.player_id: e for e in entered}
-    return Table(tournament, entered, played, standing, by_id.get(won))
+    return Table(tournament, entered, played, standing,
+                 by_id.get(won) if won is not None else None)
 
 
 def _divisions(entered: list[Entrant]) -> list[list[int]]:
