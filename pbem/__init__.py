@@ -17,6 +17,8 @@ from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .web import api, feeds, identity, play, preferences, site
+from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
+from .mail import rounds  # noqa: F401 - subscribes the tournaments' emails to their signals
 from . import cli, limits, links, lobby, matches, mygames
 from .mail import sentences
 from .store import db
@@ -106,6 +108,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
     app.register_blueprint(identity.bp)
+    app.register_blueprint(tournament_pages.bp)
     # the offers between the players in words, for pages and emails alike
     app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)

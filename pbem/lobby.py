@@ -23,7 +23,7 @@ import sqlite_utils
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
 
-from . import clocks, glicko, limits, links, matches, players, ratings
+from . import clocks, glicko, limits, links, matches, players, ratings, tournaments
 from .store.db import get_db, write
 from .matches import Match
 
@@ -132,7 +132,8 @@ def lobby():
                 "refusal": player and match.rated and _rated_seat_refusal(db, match, player)}
                for match, seat in challenges(filters) if match.id not in mine]
     return render_template("lobby.html", entries=entries, filters=filters,
-                           mine=list(mine.values()), games=engine.GAMES.values(), player=player)
+                           mine=list(mine.values()), games=engine.GAMES.values(), player=player,
+                           tournaments=tournaments.listed(db, ("open",), most=10))
 
 
 def _own_challenges(db: sqlite_utils.Database, player: players.Player) -> dict[str, Any]:

@@ -444,7 +444,8 @@ class Created:
 def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
            seed: str | None = None, clock: Any = None, public: Any = False, *,
            addressless: bool = False, client: str | None = None, rated: Any = False,
-           rating_range: Any = None, claimed: Mapping[int, int] | None = None) -> Created:
+           rating_range: Any = None, claimed: Mapping[int, int] | None = None,
+           announce: bool = True) -> Created:
     """Validate a request for a new game, store it and queue its start emails. The seed
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
     is the time control (``clocks.settings``), None for none. A player entry
@@ -454,7 +455,8 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     lets a player have no email (as one who took an open seat without one may, in a rematch).
     ``client`` is stored with a game between computers: who started it
     (``computer.client_key``). ``claimed``: the seats of players known across games (their
-    ids, by seat), which a ``rated`` game needs (``checked_rating``)."""
+    ids, by seat), which a ``rated`` game needs (``checked_rating``). ``announce`` False:
+    no start emails (a tournament tells its players of a round's games in one email)."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
@@ -496,7 +498,8 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
         spectator = links.mint(db, new_id, None)
         match = load(db, new_id)
         due.schedule(db, match)
-        signals.game_created.send(db, match=match, spectator_token=spectator)
+        signals.game_created.send(db, match=match, spectator_token=spectator,
+                                  announce=announce)
     return Created(match, tokens, joins, spectator)
 
 

@@ -80,6 +80,12 @@ def installation(tmp_path, monkeypatch):
         keys = [sign_up(client, get_db(), handle) for handle in ("Cid", "Dee")]
     rated = create([{"key": key} for key in keys], rated=True)
     post(f"{path_of(rated['seats'][0]['api'])}/resign", {})
+    # a tournament of theirs, started: its entries and its game
+    cup = post(f"{path_of(keys[0])}/tournaments",
+               {"name": "Cup", "game": "mastery", "format": "round-robin"})
+    for key in keys:
+        post(f"{path_of(key)}/tournaments/{cup['id']}/entry", {})
+    post(f"{path_of(keys[0])}/tournaments/{cup['id']}/start", {})
 
     with app.test_request_context():
         db = get_db()

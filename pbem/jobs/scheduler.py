@@ -1,6 +1,7 @@
 """Background jobs (APScheduler): delivering queued mail, game clocks (timeouts and
 deadline warnings), "Your move" emails held back while a player was there, reminders, the
-daily digests, and the computer players' moves.
+daily digests, the computer players' moves, and tournaments' start times and round
+deadlines.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -24,7 +25,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from .. import commands, computer
+from .. import commands, computer, tournaments
 from ..mail import outbox, notify, webhooks
 from ..store.db import connect, is_url, try_lock
 
@@ -118,6 +119,19 @@ def play_bots(app: Flask, now: datetime | None = None) -> int:
     return played
 
 
+def run_tournaments(app: Flask, now: datetime | None = None) -> tuple[int, int]:
+    """Start the tournaments whose start time has come and adjudicate the games of rounds
+    past their deadline (``tournaments.start_due``, ``adjudicate_due``); ``now`` lets tests
+    run it at a later time. Returns (tournaments started or cancelled, games ended)."""
+    now = now or datetime.now(timezone.utc)
+    with _job_database(app) as db:
+        started = tournaments.start_due(db, now)
+        ended = tournaments.adjudicate_due(db, now)
+    if started or ended:
+        log.info("tournaments: %d started or cancelled, %d games adjudicated", started, ended)
+    return started, ended
+
+
 def _lock(app: Flask) -> IO | sqlite_utils.Database | None:
     """The scheduler lock, or None if another process holds it."""
     if is_url(app.config["DATABASE"]):
@@ -146,7 +160,8 @@ def _scheduler(kind, app: Flask):
                  check_clocks: app.config["CLOCK_INTERVAL_SECONDS"],
                  send_turn_emails: TURN_INTERVAL_SECONDS,
                  send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS,
-                 play_bots: app.config["BOT_INTERVAL_SECONDS"]}
+                 play_bots: app.config["BOT_INTERVAL_SECONDS"],
+                 run_tournaments: NOTIFY_INTERVAL_SECONDS}
     for job, seconds in intervals.items():
         scheduler.add_job(job, "interval", args=[app], id=job.__name__.replace("_", "-"),
                           seconds=seconds, max_instances=1, coalesce=True,

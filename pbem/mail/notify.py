@@ -204,8 +204,9 @@ def legal_hint(match: Match, seat: int) -> str:
 
 
 @signals.game_created.connect
-def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: str) -> None:
-    if not match.open_seats:  # else it starts when the last open seat is taken
+def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: str,
+                 announce: bool) -> None:
+    if announce and not match.open_seats:  # else it starts when the last open seat is taken
         game_started(db, match, spectator_token)
 
 

@@ -9,7 +9,7 @@ import engine
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
 
-from .. import limits, links, matches, mygames, players, ratings
+from .. import limits, links, matches, mygames, players, ratings, tournaments
 from ..mail import notify
 from ..matches import Match
 from ..store.db import get_db, write
@@ -150,6 +150,7 @@ def player_api(token: str):
         abort(404, "This key opens no player. Sign in again for the current one.")
     games = []
     entries = mygames.player_entries(db, player)
+    in_tournament = tournaments.of_games(db, [entry.match.id for entry in entries])
     for entry in sorted(entries, key=lambda entry: not entry.your_turn):  # your turn first
         link = players.seat_link(db, player, entry.match.id, entry.seat)
         games.append({
@@ -157,7 +158,7 @@ def player_api(token: str):
             "url": links.external_url("play.page", role="play", token=link),
             "api": links.external_url("api.game", role="play", token=link),
             "your_turn": entry.your_turn, "outcome": entry.match.outcome_json(),
-            "rated": entry.match.rated, "tournament": None})
+            "rated": entry.match.rated, "tournament": in_tournament.get(entry.match.id)})
     return jsonify(handle=player.handle, email=player.email, games=games,
                    ratings=_ratings_json(db, player))
 

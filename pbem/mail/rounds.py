@@ -1,0 +1,62 @@
+"""A tournament's emails (``pbem/tournaments.py``): to each player when a round of theirs
+starts, one email with a link to each of their new games (a round robin's every game at
+once), instead of each game's own start email; and to everyone when it ends."""
+from __future__ import annotations
+
+from typing import Any
+
+import sqlite_utils
+from flask import current_app, render_template
+
+from .. import links, signals, tournaments
+from . import outbox
+
+
+def _queue(db: sqlite_utils.Database, email: str, subject: str, template: str,
+           **context: Any) -> None:
+    outbox.queue(db, recipient=email, subject=subject, kind="tournament",
+                 body=render_template(f"email/{template}.txt", **context),
+                 domain=current_app.config["MAIL_DOMAIN"])
+
+
+def _page(tournament: tournaments.Tournament) -> str:
+    return links.email_url("tournaments.page", tournament_id=tournament.id)
+
+
+@signals.round_started.connect
+def round_started(db: sqlite_utils.Database, *, tournament: tournaments.Tournament,
+                  games: list[tournaments.Pairing]) -> None:
+    shown = tournaments.table(db, tournament)
+    for entrant in shown.entrants:
+        if entrant.email is None or entrant.withdrawn:
+            continue
+        # (round, opponent, first move?, link): the opponent None for a bye
+        mine: list[tuple[int, str | None, bool | None, str | None]] = []
+        for game in games:
+            if entrant.player_id not in (game.first_id, game.second_id):
+                continue
+            if game.game_id is None:
+                mine.append((game.round, None, None, None))
+                continue
+            seat = 0 if game.first_id == entrant.player_id else 1
+            token = links.mint(db, game.game_id, seat, emailed=True)
+            mine.append((game.round, shown.handle(game.second_id if seat == 0
+                                                  else game.first_id), seat == 0,
+                         links.email_url("play.page", role="play", token=token)))
+        if mine:
+            what = "Your games" if tournament.format == "round-robin" \
+                else f"Round {games[0].round}"
+            _queue(db, entrant.email, f"{what} — {tournament.name}", "round",
+                   tournament=tournament, name=entrant.handle, games=mine,
+                   page=_page(tournament))
+
+
+@signals.tournament_finished.connect
+def tournament_finished(db: sqlite_utils.Database, *,
+                        tournament: tournaments.Tournament) -> None:
+    shown = tournaments.table(db, tournament)
+    for entrant in shown.entrants:
+        if entrant.email is not None:
+            _queue(db, entrant.email, f"Tournament over — {tournament.name}", "tournament_end",
+                   tournament=tournament, name=entrant.handle, shown=shown,
+                   page=_page(tournament))
