@@ -20,6 +20,7 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 
 from . import clocks, limits, links, matches
+from .store import utc
 from .store.db import get_db
 from .matches import Match
 
@@ -62,11 +63,11 @@ def challenges_api():
 
 @bp.get("/lobby")
 def lobby():
-    now = clocks.utc_now()
+    now = utc.now()
     entries = [{**_facts(match, seat), "match": match,
-                "since": clocks.time_text(clocks.parse(match.created_at)),
+                "since": clocks.time_text(utc.parse(match.created_at)),
                 "waited": clocks.duration_text(
-                    max((now - clocks.parse(match.created_at)).total_seconds(), 1)),
+                    max((now - utc.parse(match.created_at)).total_seconds(), 1)),
                 "join": url_for(".join_challenge", game_id=match.id, seat=seat)}
                for match, seat in challenges()]
     return render_template("lobby.html", entries=entries)

@@ -23,7 +23,8 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, conditional, due, links, positions, signals
-from .store.db import hold_game, utcnow, write
+from .store import utc
+from .store.db import hold_game, write
 from .store.lru import BytesLRU
 
 MAX_NAME = 60
@@ -651,7 +652,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
         raise InvalidRequest("A public challenge needs a player waiting and at least one "
                              "open seat.")
     new_id = secrets.token_urlsafe(6)
-    now = utcnow()
+    now = utc.iso(utc.now())
     with write(db):
         db["games"].insert({
             "id": new_id, "game": game.id, "players": len(seats),
@@ -730,7 +731,7 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
         refusal = seat_refusal(before, seat)
         if refusal:
             raise SeatTaken(refusal)
-        event = Event(before.last_seq + 1, seat, "join", None, utcnow())
+        event = Event(before.last_seq + 1, seat, "join", None, utc.iso(utc.now()))
         db.execute("UPDATE seats SET name = ?, email = ? WHERE game_id = ? AND seat = ?",
                    [name, email, game_id, seat])
         _append(db, game_id, event)
@@ -775,7 +776,7 @@ def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str
     ``seat``); ``now`` (default: now) is the event's time. ``text`` is a chat message
     (kind "chat"), or the new game's id on the rematch ask that completes a rematch.
     """
-    now = now or clocks.utc_now()
+    now = now or utc.now()
     outermost = not db.conn.in_transaction
     with write(db):
         before = load(db, game_id)
@@ -807,7 +808,7 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move
     try:
         if kind == "move":
             move = before.game.canonical(before.current, seat, move)
-        event = Event(before.last_seq + 1, seat, kind, move, clocks.iso(now), text)
+        event = Event(before.last_seq + 1, seat, kind, move, utc.iso(now), text)
         after = before.with_events([event])
     except engine.IllegalMove as error:
         raise Refused(str(error)) from None
@@ -863,7 +864,7 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
         return
     if match.finished:
         raise Refused(f"The game is over: {match.reason}.")
-    late = clocks.ran_out(match, now or clocks.utc_now())
+    late = clocks.ran_out(match, now or utc.now())
     if kind in SERVER_KINDS or server:
         if not server or kind not in SERVER_KINDS:
             raise InvalidRequest(f"Unknown action '{kind}'.")
@@ -906,7 +907,7 @@ def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = 
             raise Refused("There is no proposal to resign to answer.")
     elif kind == "vacation":
         try:
-            clocks.check_vacation(match, seat, move, now or clocks.utc_now())
+            clocks.check_vacation(match, seat, move, now or utc.now())
         except ValueError as error:
             raise Refused(str(error)) from None
     elif kind != "resign":

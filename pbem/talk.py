@@ -16,8 +16,9 @@ from typing import Any
 import sqlite_utils
 from flask import current_app
 
-from . import clocks, links, matches
-from .store.db import utcnow, write
+from . import links, matches
+from .store import utc
+from .store.db import write
 from .matches import Match
 
 MAX_NOTES = 10_000  # characters of one player's notes on a game
@@ -34,7 +35,7 @@ def post_chat(db: sqlite_utils.Database, game_id: str, seat: int, text: Any,
     """Post ``text`` to the game's chat as ``seat``: at most CHAT_PER_HOUR messages per seat
     in any hour. The same message again as the game's latest event (an email delivered
     twice, a form sent twice) is not posted twice."""
-    now = now or clocks.utc_now()
+    now = now or utc.now()
     text = matches.checked_text(text, "A chat message", matches.MAX_CHAT)
     with write(db):
         match = matches.load(db, game_id)
@@ -42,9 +43,9 @@ def post_chat(db: sqlite_utils.Database, game_id: str, seat: int, text: Any,
         if last and last.kind == "chat" and last.seat == seat and last.text == text:
             return match
         since = now - timedelta(hours=1)
-        recent = [clocks.parse(event.created_at) for event in match.events
+        recent = [utc.parse(event.created_at) for event in match.events
                   if event.kind == "chat" and event.seat == seat
-                  and clocks.parse(event.created_at) > since]
+                  and utc.parse(event.created_at) > since]
         most = int(current_app.config["CHAT_PER_HOUR"])
         if len(recent) >= most:
             headers = {}  # the next message is taken once the oldest of the last `most` is
@@ -77,7 +78,7 @@ def save_notes(db: sqlite_utils.Database, game_id: str, seat: int, text: Any) ->
     text = matches.checked_text(text, "Notes", MAX_NOTES, may_be_empty=True)
     with write(db):
         db["notes"].upsert({"game_id": game_id, "seat": seat, "text": text,
-                            "updated_at": utcnow()}, pk=("game_id", "seat"))
+                            "updated_at": utc.iso(utc.now())}, pk=("game_id", "seat"))
     return notes(db, game_id, seat)
 
 

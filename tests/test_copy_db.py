@@ -8,7 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import clocks, create_app
+from pbem import create_app
+from pbem.store import utc
 from pbem.mail import notify
 from pbem.jobs import scheduler
 from pbem.store.db import connect, get_db, write
@@ -80,7 +81,7 @@ def installation(tmp_path, monkeypatch):
         with write(db):
             notify.set_preference(db, over["id"], 1, "digest")
             notify.set_home_opt_out(db, "bob@example.org", True)
-    now = clocks.utc_now()
+    now = utc.now()
     assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 1)
     scheduler.send_digests(app, now.replace(hour=23))
     scheduler.deliver_mail(app)

@@ -34,7 +34,7 @@ import logging
 import re
 import textwrap
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -47,6 +47,7 @@ from flask import current_app, has_request_context, render_template
 
 from .. import invites, links, matches, talk
 from . import outbox, notify
+from ..store import utc
 from ..store.db import write
 
 log = logging.getLogger(__name__)
@@ -546,7 +547,7 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
     recipient = match.seats[seat].email
     if not recipient:
         return None
-    since = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
+    since = utc.iso(utc.now() - timedelta(hours=1))
     with write(db):
         recent = db.execute(
             "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND created_at >= ? "

@@ -30,7 +30,8 @@ from flask import current_app, render_template
 from .. import clocks, due, invites, links, matches, signals
 from . import outbox, pictures, webhooks
 from ..boards import board_for
-from ..store.db import utcnow, write
+from ..store import utc
+from ..store.db import write
 from ..matches import Event, Match
 
 PREFERENCES = {"each": "an email at every turn and for every chat message",
@@ -225,7 +226,7 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         for seat in range(after.players):
             _send(db, after, seat, "finished")
     elif event.kind == "move":
-        now = clocks.parse(event.created_at)
+        now = utc.parse(event.created_at)
         for seat in after.current.to_move:
             # Tell a player when their turn begins, not again while it goes on (Magnet's
             # setup lets both move; the second setter was already told), nor when a
@@ -279,7 +280,7 @@ def present(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -
     away = timedelta(minutes=float(current_app.config["AWAY_MINUTES"]))
     if not away:
         return None
-    acted = next((clocks.parse(event.created_at) for event in reversed(match.events)
+    acted = next((utc.parse(event.created_at) for event in reversed(match.events)
                   if event.seat == seat and event.kind not in matches.SERVER_KINDS), None)
     last = max(filter(None, (_seen_at(db, match.id, seat), acted)), default=None)
     return last if last is not None and last > now - away else None
@@ -296,13 +297,13 @@ def seen(db: sqlite_utils.Database, game_id: str, seat: int, now: datetime) -> N
     if last is None or last <= now - SEEN_EVERY:
         with write(db):
             db.execute("UPDATE seats SET seen_at = ? WHERE game_id = ? AND seat = ?",
-                       [clocks.iso(now), game_id, seat])
+                       [utc.iso(now), game_id, seat])
 
 
 def _seen_at(db: sqlite_utils.Database, game_id: str, seat: int) -> datetime | None:
     row = db.execute("SELECT seen_at FROM seats WHERE game_id = ? AND seat = ?",
                      [game_id, seat]).fetchone()
-    return clocks.parse(row[0]) if row and row[0] else None
+    return utc.parse(row[0]) if row and row[0] else None
 
 
 def who(match: Match, seat: int) -> str:
@@ -335,7 +336,8 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
             inserted = db.execute(
                 "INSERT INTO clock_warnings (game_id, seat, turn_seq, deadline, "
                 "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [game_id, seat, clock.turn_seq, clocks.iso(clock.deadline), utcnow()]).rowcount
+                [game_id, seat, clock.turn_seq, utc.iso(clock.deadline),
+                 utc.iso(utc.now())]).rowcount
             if inserted:
                 deadline_warning(db, match, seat, clock)
                 warnings += 1
@@ -390,7 +392,7 @@ def set_home_opt_out(db: sqlite_utils.Database, email: str, out: bool) -> None:
     if out:
         db.execute("INSERT INTO home_optouts (email, created_at) VALUES (?, ?) "
                    "ON CONFLICT DO NOTHING",
-                   [email.lower(), utcnow()])
+                   [email.lower(), utc.iso(utc.now())])
     else:
         db.execute("DELETE FROM home_optouts WHERE email = ?", [email.lower()])
 
@@ -402,7 +404,7 @@ def mint_email_link(db: sqlite_utils.Database, purpose: str, *, game_id: str | N
     token = links.new_token()
     db.execute("INSERT INTO email_links (token_hash, purpose, game_id, seat, email, created_at) "
                "VALUES (?, ?, ?, ?, ?, ?)",
-               [links.token_hash(token), purpose, game_id, seat, email, utcnow()])
+               [links.token_hash(token), purpose, game_id, seat, email, utc.iso(utc.now())])
     return token
 
 
@@ -485,7 +487,7 @@ def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
     queued = False
     if seat in match.to_move:
         began = match.turn_began(seat)
-        since = clocks.parse(began.created_at if began else match.started_at)
+        since = utc.parse(began.created_at if began else match.started_at)
         if since > cutoff:
             return False  # the row only says where to look: the log decides
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
@@ -547,7 +549,7 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
     with write(db):
         # a second job runner at the same time finds the day taken and does nothing
         if not db.execute("INSERT INTO digest_days (day, created_at) VALUES (?, ?) "
-                          "ON CONFLICT DO NOTHING", [day, utcnow()]).rowcount:
+                          "ON CONFLICT DO NOTHING", [day, utc.iso(utc.now())]).rowcount:
             return 0
         rows = due.waiting_for_digests(db)
         by_address: dict[str, list[dict[str, Any]]] = {}

@@ -11,6 +11,7 @@ from flask import Blueprint, Response, abort, current_app
 
 from .. import links, matches
 from ..mail import notify
+from ..store import utc
 from ..store.db import get_db
 from .play import record
 
@@ -70,4 +71,4 @@ def feed(token: str):
 
 
 def _when(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+    return utc.parse(text)

@@ -6,7 +6,7 @@ import email
 import email.policy
 import functools
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import engine
@@ -19,7 +19,8 @@ from werkzeug.exceptions import HTTPException, SecurityError
 from .. import clocks, invites, limits, links, matches, mygames
 from . import diagrams
 from ..mail import notify
-from ..store.db import get_db, utcnow, write
+from ..store import utc
+from ..store.db import get_db, write
 
 bp = Blueprint("site", __name__)
 
@@ -130,13 +131,13 @@ def home_request():
     db = get_db()
     with write(db):
         # One email per address per HOME_LINK_INTERVAL, so the form cannot flood a mailbox.
-        since = (datetime.now(timezone.utc) - HOME_LINK_INTERVAL).isoformat(timespec="seconds")
+        since = utc.iso(utc.now() - HOME_LINK_INTERVAL)
         recent = list(db.query("SELECT 1 FROM home_links WHERE lower(email) = lower(?) "
                                "AND created_at > ?", [address, since]))
         if not recent:
             token = links.new_token()
             db["home_links"].insert({"token_hash": links.token_hash(token), "email": address,
-                                     "created_at": utcnow()})
+                                     "created_at": utc.iso(utc.now())})
             notify.home_link(db, address, token)
     # The same answer whether or not the address has games, or was just sent a link.
     return render_template("home_request.html", sent=address, error=None)
