@@ -23,7 +23,7 @@ import pytest
 
 import engine
 from pbem import create_app, matches
-from pbem.mail import inbound, outbox, notify
+from pbem.mail import compose, inbound, outbox
 from pbem.store.db import connect
 from pbem.mail.inbound import receive
 from pbem.mail.listener import MailListener
@@ -545,7 +545,7 @@ def test_a_long_list_of_legal_moves_is_cut_with_a_link(app, client, new_game, db
     # opponent does.
     with app.app_context():
         match = matches.load(db, game.id)
-        mine, theirs = (" ".join(notify.board_text(match, s).split()) for s in (seat, 1 - seat))
+        mine, theirs = (" ".join(compose.board_text(match, s).split()) for s in (seat, 1 - seat))
     assert mine and mine != theirs
     assert mine in body and theirs not in body
 

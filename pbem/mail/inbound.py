@@ -46,7 +46,7 @@ import sqlite_utils
 from flask import current_app, has_request_context, render_template
 
 from .. import invites, links, matches, talk
-from . import outbox, notify
+from . import compose
 from ..store import utc
 from ..store.db import write
 
@@ -542,42 +542,30 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             done: str | None, text: str, error: str | None, seen: int,
             replied: str | None, unposted: bool) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
-    player's reply). Returns its Message-ID, or None if the loop guard held it back or the
-    seat has no address."""
+    player's reply), with the board as the seat may know it. Returns its Message-ID, or
+    None if the loop guard held it back or the seat has no address."""
     recipient = match.seats[seat].email
     if not recipient:
         return None
     since = utc.iso(utc.now() - timedelta(hours=1))
     with write(db):
         recent = db.execute(
-            "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND created_at >= ? "
-            "AND headers LIKE '%\"Auto-Submitted\": \"auto-replied\"%'",
-            [recipient, since]).fetchone()[0]
+            "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND kind = 'answer' "
+            "AND created_at >= ?", [recipient, since]).fetchone()[0]
         if recent >= MAX_ANSWERS_PER_HOUR:
             log.warning("inbound mail for game %s seat %s: answer held back (%d answers to "
                         "this player in the last hour)", match.id, seat, recent)
             return None
-        token = links.mint(db, match.id, seat, emailed=True)
-        link = links.email_url("play.page", role="play", token=token)
+        to = compose.seat(db, match, seat)
         legal = match.game.legal_moves(match.current, seat)
         body = render_template(
             "inbound/answer.txt", match=match, seat=seat, name=match.seats[seat].name,
             status=status, text=_echo(text), error=error, done=done, unposted=unposted,
             since=_moves_since(match, seat, seen) if status == "stale" else [],
-            board=notify.board_text(match, seat) if status != "recorded" else "",
-            situation=_situation(match, seat), legal=_legal_text(legal, link),
-            link=link, help=HELP)
-        root = notify.thread_root(match)
-        footer, footer_headers = notify.seat_footer(db, match, seat)
-        headers = {"References": f"{root} {replied}" if replied else root,
-                   "In-Reply-To": replied or root,
-                   "Auto-Submitted": "auto-replied",
-                   **links.reply_to_header(token, match.ply), **footer_headers}
-        return outbox.queue(db, recipient=recipient,
-                          subject=notify.subject(match, ANSWERED[status]),
-                          body=body + footer,
-                          game_id=match.id, domain=current_app.config["MAIL_DOMAIN"],
-                          headers=headers, kind="answer", seat=seat)
+            board=to.board, situation=_situation(match, seat),
+            legal=_legal_text(legal, to.link), link=to.link, help=HELP)
+        return compose.to_seat(db, to, ANSWERED[status], body, kind="answer",
+                               replied=replied, headers={"Auto-Submitted": "auto-replied"})
 
 
 def _echo(text: str) -> str:
@@ -591,7 +579,7 @@ def _situation(match: matches.Match, seat: int) -> str:
     others = [s for s in movers if s != seat]
     turn = "It is your turn" if seat in movers else ""
     if others:
-        names = " and ".join(notify.who(match, s) for s in others)
+        names = " and ".join(compose.who(match, s) for s in others)
         turn = (f"{turn}; {names} also to move" if turn
                 else f"{names} {'is' if len(others) == 1 else 'are'} to move")
     return " ".join([f"{turn} (ply {match.ply}).", *match.notices(seat)])
