@@ -89,11 +89,16 @@ class Seat:
 
 
 def seat(db: sqlite_utils.Database, match: Match, seat: int) -> Seat:
-    """The parts of an email to ``seat`` (only hashes of secret links are stored, so each
-    email carries a freshly minted link to the same seat)."""
-    token = links.mint(db, match.id, seat, emailed=True)
-    return Seat(match, seat, token, links.email_url("play.page", role="play", token=token),
-                board_text(match, seat))
+    """The parts of an email to ``seat``."""
+    token, link = play_link(db, match.id, seat)
+    return Seat(match, seat, token, link, board_text(match, seat))
+
+
+def play_link(db: sqlite_utils.Database, game_id: str, seat: int) -> tuple[str, str]:
+    """(token, URL): a new secret link to ``seat``'s page, for an email. Only hashes of
+    secret links are stored, so each email carries a freshly minted link to the seat."""
+    token = links.mint(db, game_id, seat, emailed=True)
+    return token, links.email_url("play.page", role="play", token=token)
 
 
 def to_seat(db: sqlite_utils.Database, to: Seat, what: str, body: str, *, kind: str,
@@ -135,6 +140,8 @@ def _queue(db: sqlite_utils.Database, recipient: str | None, subject: str, body:
            board: str = "", drawing: str | None = None, game_id: str | None = None,
            seat: int | None = None, headers: Mapping[str, str] | None = None,
            unique_key: str | None = None) -> str:
+    """The one way an email enters the outbox: its text and footer, the HTML of both, and
+    the footer's List-Unsubscribe headers after ``headers``."""
     if not recipient:
         raise ValueError("an email needs a recipient")
     return outbox.queue(

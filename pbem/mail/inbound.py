@@ -12,8 +12,10 @@ player did not see.
 the SMTP/LMTP listener in ``listener.py``), finds the token among the recipients, reads the
 first line of the reply that is not quoted, plays it through ``matches.act`` and queues an
 answer to the seat's registered address (never to the sender: that would make the server a
-relay), in the game's email thread. Automatic mail (bounces, vacation replies, lists) is
-ignored without an answer, so two robots cannot keep mailing each other.
+relay), in the game's email thread; ``compose`` makes it as every email, with the board as
+the seat may know it (words, and the pictures of the seat's page in its HTML part).
+Automatic mail (bounces, vacation replies, lists) is ignored without an answer, so two
+robots cannot keep mailing each other.
 
 Reply words besides moves (case-insensitive, a trailing ``.`` or ``!`` ignored):
 ``resign`` (in a team game: propose it, or confirm a partner's proposal); ``draw`` or

@@ -64,7 +64,7 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         return None
     to = compose.seat(db, match, seat)
     rules = links.email_url("site.rules", game_id=match.game.id)
-    also_links = [(other, compose.seat(db, match, other).link) for other in also]
+    also_links = [(other, compose.play_link(db, match.id, other)[1]) for other in also]
     body = render_template(
         f"email/{template}.txt", match=match, seat=seat, name=match.seats[seat].name,
         link=to.link, rules=rules, board=to.board, hint=legal_hint(match, seat),
@@ -435,6 +435,5 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
         "last_move": None if last is None else (
             match.seats[last.seat].name + " played "
             + match.game.public_move(last.seat, last.move, seat, match.current)),
-        "link": links.email_url("play.page", role="play",
-                                   token=links.mint(db, match.id, seat, emailed=True)),
+        "link": compose.play_link(db, match.id, seat)[1],
     }
