@@ -288,9 +288,13 @@ def test_the_lobby_page_lists_each_challenge_with_a_join_form(client):
     ("magnet", {"random_setup": True}, ("seed-a", "seed-b")),
     ("magnetic-field", {}, ("seed-a", "seed-b")),
 ])
-def test_the_lobby_reveals_nothing_a_seed_decides(app, client, game_id, options, seeds):
+def test_the_lobby_reveals_nothing_a_seed_decides(app, client, monkeypatch, game_id, options,
+                                                   seeds):
     """Two games that differ only in their secret seed look the same in the lobby, in the
-    challenges API and on their join pages, byte for byte."""
+    challenges API and on their join pages, byte for byte (created at the same moment: the
+    lobby says since when, to the minute)."""
+    now = utc.now()
+    monkeypatch.setattr(utc, "now", lambda: now)
     game = engine.get(game_id)
     starts = [game.start(2, options, seed) for seed in seeds]
     assert starts[0] != starts[1]
