@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import engine
 from pbem import commands, computer, create_app, matches, positions
 from pbem.mail import outbox, notify, pictures
+from pbem.mail import compose
 from pbem.web import play
 from pbem.store.db import connect, write
 from pbem.matches import CACHE
@@ -314,10 +315,10 @@ def mail_figures(count: int = 200) -> None:
         with app.test_request_context(), write(db):
             match = matches.create(db, "mastery", PLAYERS, {}).match
             db.execute("DELETE FROM outbox")  # its start emails: only those below are timed
-            board = notify.board_text(match, 0)
-            drawing = notify.board_drawing(match, 0)
-            html = notify.html_part("Your move", f"{body}\n{board}\n", "", {}, primary="",
-                                    board=board, drawing=drawing)
+            board = compose.board_text(match, 0)
+            drawing = compose.board_drawing(match, 0)
+            html = compose.html_part("Your move", f"{body}\n{board}\n", "", {}, primary="",
+                                     board=board, drawing=drawing)
             for number in range(count):
                 outbox.queue(db, recipient=f"player{number}@example.org",
                              body=f"{body}\n{board}\n", html=html, board=drawing,

@@ -36,6 +36,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from engine import Outcome
 
+from .store import utc
+
 DAY = 86400.0
 MODES = ("none", "per_move", "fischer")
 WEEKENDS = ("count", "pause")
@@ -144,11 +146,6 @@ def _days(n: int) -> str:
 
 
 # -- time arithmetic -----------------------------------------------------------------------
-
-def parse(text: str) -> datetime:
-    at = datetime.fromisoformat(text)
-    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
-
 
 def _weekday_seconds(at: datetime) -> float:
     """Seconds of Monday-to-Friday time (UTC) between ``MONDAY`` and ``at``."""
@@ -267,14 +264,10 @@ class SeatClock:
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "remaining_seconds": int(self.remaining),
-                "deadline": iso(self.deadline), "running": self.running,
+                "deadline": utc.iso(self.deadline), "running": self.running,
                 "paused": self.paused, "on_vacation": self.vacation_until is not None,
-                "vacation_until": iso(self.vacation_until),
+                "vacation_until": utc.iso(self.vacation_until),
                 "vacation_days_left": self.vacation_days_left}
-
-
-def iso(at: datetime | None) -> str | None:
-    return at.astimezone(timezone.utc).isoformat(timespec="seconds") if at else None
 
 
 def time_text(at: datetime) -> str:
@@ -385,7 +378,7 @@ def steps_of(match: Any) -> list[Step]:
             to_move = ()
         elif event.seq == started:
             to_move = match.states.to_move(0)
-        steps.append(Step(event.seq, parse(event.created_at), event.seat, event.kind,
+        steps.append(Step(event.seq, utc.parse(event.created_at), event.seat, event.kind,
                           getattr(event.payload, "days", 0), to_move))
     return steps
 
@@ -393,18 +386,14 @@ def steps_of(match: Any) -> list[Step]:
 def of_match(match: Any, now: datetime | None = None) -> tuple[SeatClock, ...] | None:
     if not match.clock:
         return None
-    return compute(match.clock, match.players, parse(match.created_at),
+    return compute(match.clock, match.players, utc.parse(match.created_at),
                    match.states[0].to_move if match.started_seq == 0 else (),
-                   steps_of(match), now or utc_now())
+                   steps_of(match), now or utc.now())
 
 
 def to_json(match: Any, now: datetime | None = None) -> list[dict[str, Any]] | None:
     seats = of_match(match, now)
     return None if seats is None else [seat.to_json() for seat in seats]
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def ran_out(match: Any, now: datetime) -> SeatClock | None:

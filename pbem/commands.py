@@ -20,6 +20,7 @@ from . import clocks, due, events, matches, talk
 from .events import Command, Kind, Payload
 from .matches import Match
 from .store.db import write
+from .store import utc
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
     recorded and the answer says so). A refused command raises ``ActionError`` and writes
     nothing. Inside a caller's write transaction, it commits with it (an emailed move and
     its answer). ``server``: the server's own event (a timeout); ``now``: its time."""
-    now = now or clocks.utc_now()
+    now = now or utc.now()
     outermost = not db.conn.in_transaction
     with write(db):
         before = matches.load(db, game_id)

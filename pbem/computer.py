@@ -41,6 +41,7 @@ from engine import bots
 
 from . import clocks, commands, due, matches
 from .events import Command, Move
+from .store import utc
 from .store.db import claimed, hold_name, write
 from .matches import Match
 
@@ -92,12 +93,12 @@ def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None,
         return [turn for turn in turns if (turn.game_id, turn.seat) not in done]
 
     def people_wait() -> list[Turn]:
-        return left(due_turns(db, now or clocks.utc_now()))
+        return left(due_turns(db, now or utc.now()))
 
     while played < most:
         turns = people_wait()
         if not turns and time.monotonic() < ends:
-            turns = left(paced_turns(db, now or clocks.utc_now(), pace))
+            turns = left(paced_turns(db, now or utc.now(), pace))
         if not turns:
             break
         for turn in turns[:most - played]:
@@ -118,7 +119,7 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
     player, or move. False if there was nothing to do (then its ``due`` row is dropped: the
     game's next event writes it again), or the action was refused (another runner played
     this turn first: stale; the clock ran out meanwhile)."""
-    now = now or clocks.utc_now()
+    now = now or utc.now()
     match = matches.load(db, turn.game_id)
     kind = action(match, turn, now)
     if kind is None:

@@ -13,7 +13,7 @@ from typing import Any
 import engine
 import sqlite_utils
 
-from .store.db import utcnow
+from .store import utc
 
 MAX_LINES = 50
 MAX_LENGTH = 40  # moves in one line
@@ -70,7 +70,7 @@ def store(db: sqlite_utils.Database, game_id: str, seat: int, lines: list[list[s
         db.execute("INSERT INTO conditional_lines (game_id, seat, lines, updated_at) "
                    "VALUES (?, ?, ?, ?) ON CONFLICT (game_id, seat) DO UPDATE SET "
                    "lines = excluded.lines, updated_at = excluded.updated_at",
-                   [game_id, seat, json.dumps(lines), utcnow()])
+                   [game_id, seat, json.dumps(lines), utc.iso(utc.now())])
     else:
         db.execute("DELETE FROM conditional_lines WHERE game_id = ? AND seat = ?",
                    [game_id, seat])

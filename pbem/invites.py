@@ -18,10 +18,11 @@ database (``invites``), shared by every process and machine.
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime, timezone
+from datetime import datetime
 
 import sqlite_utils
 from . import limits
+from .store import utc
 from .store.db import hold_name, write
 from .matches import Match
 
@@ -55,12 +56,12 @@ def invite(db: sqlite_utils.Database, match: Match) -> list[list[int]]:
     for seat in match.seats:
         if seat.email:
             addressed.setdefault(address_key(seat.email), []).append(seat.seat)
-    now = datetime.now(timezone.utc)
+    now = utc.now()
     for address in sorted(addressed):  # one order of holding addresses: no deadlock
         sent = not _over_limit(db, address, now)
         db["invites"].insert_all({"game_id": match.id, "seat": seat, "address": address,
                                   "sent": int(sent), "answered": 0,
-                                  "created_at": now.isoformat(timespec="seconds")}
+                                  "created_at": utc.iso(now)}
                                  for seat in addressed[address])
     return sorted([*addressed.values(),
                    *([seat.seat] for seat in match.seats if not seat.email)])

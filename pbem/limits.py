@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
-import time
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
@@ -25,6 +24,7 @@ from flask_limiter.util import get_remote_address
 from limits import parse_many
 from limits.storage import Storage
 
+from .store import utc
 from .store.db import connect, is_url
 
 limiter = Limiter(key_func=get_remote_address)
@@ -115,7 +115,7 @@ class SQLiteCounts(Storage):
         return db
 
     def incr(self, key: str, expiry: float, amount: int = 1) -> int:
-        now = time.time()
+        now = utc.now().timestamp()
         # a window that has expired starts again from this amount
         return self._db().execute(
             f"INSERT INTO {self.TABLE} AS c (key, count, expires) "
@@ -127,14 +127,14 @@ class SQLiteCounts(Storage):
 
     def get(self, key: str) -> int:
         row = self._db().execute(f"SELECT count FROM {self.TABLE} WHERE key = ? AND expires > ?",
-                                 [key, time.time()]).fetchone()
+                                 [key, utc.now().timestamp()]).fetchone()
         return row[0] if row else 0
 
     def get_expiry(self, key: str) -> float:
         """When the key's window ends, rounded up to the second (Flask-Limiter's Retry-After
         is the whole seconds to it: never 0 while a window runs); now if none runs (a row
         whose window has ended is counted afresh: see ``incr``)."""
-        now = time.time()
+        now = utc.now().timestamp()
         row = self._db().execute(f"SELECT expires FROM {self.TABLE} WHERE key = ? "
                                  "AND expires > ?", [key, now]).fetchone()
         return math.ceil(row[0]) if row else now

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 import sqlite_utils
 from flask import current_app, request, url_for
 
-from .store.db import utcnow
+from .store import utc
 
 TOKEN_BYTES = 24
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
@@ -61,7 +61,7 @@ def mint(db: sqlite_utils.Database, game_id: str, seat: int | None, *,
     goes in an email to the seat's address (so using it shows the address answered)."""
     token = new_token()
     row = {"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
-           "created_at": utcnow(), **({"emailed": 1} if emailed else {})}
+           "created_at": utc.iso(utc.now()), **({"emailed": 1} if emailed else {})}
     db.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                list(row.values()))
     return token

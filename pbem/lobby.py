@@ -25,6 +25,7 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
 
 from . import clocks, glicko, limits, links, matches, players, ratings, tournaments
 from .store.db import get_db, write
+from .store import utc
 from .matches import Match
 
 bp = Blueprint("lobby", __name__)
@@ -76,7 +77,7 @@ def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
     """Every open seat of the public games that wait for players and have not expired,
     oldest first, as far as ``filters`` let them through."""
     db = get_db()
-    since = clocks.iso(clocks.utc_now() - matches.CHALLENGE_LIFETIME)
+    since = utc.iso(utc.now() - matches.CHALLENGE_LIFETIME)
     found: list[tuple[Match, int]] = []
     for row in db.query("SELECT id FROM games WHERE public = 1 AND status = 'waiting' "
                         "AND created_at > ? ORDER BY created_at, rowid", [since]):
@@ -101,7 +102,7 @@ def challenge_json(match: Match, seat: int) -> dict[str, Any]:
         "options": match.options,
         "players": _players(match),  # who is waiting
         "created_at": match.created_at,
-        "expires_at": clocks.iso(match.expires_at),
+        "expires_at": utc.iso(match.expires_at),
         "time_control": match.clock,
         "rated": match.rated,
         **({"rating_range": dict(zip(("min", "max"), _rating_range(get_db(), match.id)))}
@@ -120,14 +121,14 @@ def lobby():
     """The challenges; for a signed-in player, their own first (not to be joined), and
     each rated seat they may not take saying why."""
     db = get_db()
-    now = clocks.utc_now()
+    now = utc.now()
     filters = Filters.of(request.args)
     player = players.current(db)
     mine = _own_challenges(db, player) if player else {}
     entries = [{**_facts(match, seat), "match": match,
-                "since": clocks.time_text(clocks.parse(match.created_at)),
+                "since": clocks.time_text(utc.parse(match.created_at)),
                 "waited": clocks.duration_text(
-                    max((now - clocks.parse(match.created_at)).total_seconds(), 1)),
+                    max((now - utc.parse(match.created_at)).total_seconds(), 1)),
                 "join": url_for(".join_challenge", game_id=match.id, seat=seat),
                 "refusal": player and match.rated and _rated_seat_refusal(db, match, player)}
                for match, seat in challenges(filters) if match.id not in mine]
@@ -139,7 +140,7 @@ def lobby():
 def _own_challenges(db: sqlite_utils.Database, player: players.Player) -> dict[str, Any]:
     """The games of ``player`` that wait for players and can still be joined, by id: what
     the lobby shows of each, and the link to the player's seat."""
-    now = clocks.utc_now()
+    now = utc.now()
     mine = {}
     for game_id, seat in players.seats_of(db, player):
         match = matches.find(db, game_id)

@@ -24,7 +24,8 @@ from engine import bots
 
 from . import clocks, conditional, due, events, links, positions, signals
 from .events import ActionError, Declined, Event, InvalidRequest, Payload, Refused
-from .store.db import hold_game, utcnow, write
+from .store.db import hold_game, write
+from .store import utc
 from .store.lru import BytesLRU
 
 MAX_NAME = 60
@@ -129,7 +130,7 @@ class Match:
     def expires_at(self) -> datetime:
         """When its open seats can no longer be taken (a game that waits that long is
         not going to start)."""
-        return clocks.parse(self.created_at) + CHALLENGE_LIFETIME
+        return utc.parse(self.created_at) + CHALLENGE_LIFETIME
 
     @property
     def started_seq(self) -> int | None:
@@ -480,7 +481,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     claimed = claimed or {}
     rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public)
     new_id = secrets.token_urlsafe(6)
-    now = utcnow()
+    now = utc.iso(utc.now())
     with write(db):
         db["games"].insert({
             "id": new_id, "game": game.id, "players": len(seats),
@@ -597,7 +598,7 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
         refusal = seat_refusal(before, seat)
         if refusal:
             raise SeatTaken(refusal)
-        event = Event(before.last_seq + 1, seat, "join", None, utcnow())
+        event = Event(before.last_seq + 1, seat, "join", None, utc.iso(utc.now()))
         db.execute("UPDATE seats SET name = ?, email = ? WHERE game_id = ? AND seat = ?",
                    [name, email, game_id, seat])
         _append(db, game_id, event)
@@ -618,7 +619,7 @@ def seat_refusal(match: Match, seat: int) -> str | None:
         return f"Someone has already taken this seat ({match.open_seat_name(seat)})."
     if match.finished:
         return "This game was withdrawn before it started: its seats cannot be taken any more."
-    if clocks.utc_now() >= match.expires_at:
+    if utc.now() >= match.expires_at:
         return (f"This challenge expired on {clocks.time_text(match.expires_at)}, a week after "
                 f"it was made: its seats cannot be taken any more.")
     return None
@@ -649,7 +650,7 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: events.Ki
             ) -> tuple[Match, Match, Event]:
     """Check one event and append it to the log: (the match before, after, the event)."""
     payload = events.check(before, seat, kind, payload, server=server, now=now)
-    event = Event(before.last_seq + 1, seat, kind.name, payload, clocks.iso(now))
+    event = Event(before.last_seq + 1, seat, kind.name, payload, utc.iso(now))
     try:
         after = before.with_events([event])
     except engine.IllegalMove as error:

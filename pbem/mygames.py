@@ -16,13 +16,13 @@ with the player's own link to it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 from flask import (Blueprint, abort, current_app, flash, redirect, render_template, session,
                    url_for)
 
 from . import clocks, limits, links, matches, players
-from .store.db import get_db, utcnow, write
+from .store.db import get_db, write
+from .store import utc
 from .matches import Match
 
 bp = Blueprint("mygames", __name__)
@@ -124,11 +124,11 @@ def forget():
         db = get_db()
         # a cookie expires PERMANENT_SESSION_LIFETIME after it was last written, which is
         # after its list was made: older rows forget lists that no valid cookie can hold
-        expired = datetime.now(timezone.utc) - current_app.permanent_session_lifetime
+        expired = utc.now() - current_app.permanent_session_lifetime
         with write(db):
             db.execute("DELETE FROM forgotten_lists WHERE forgotten_at < ?",
-                       [expired.isoformat(timespec="seconds")])
+                       [utc.iso(expired)])
             db.execute("INSERT INTO forgotten_lists (list_id, forgotten_at) VALUES (?, ?) "
-                       "ON CONFLICT (list_id) DO NOTHING", [forgotten, utcnow()])
+                       "ON CONFLICT (list_id) DO NOTHING", [forgotten, utc.iso(utc.now())])
     flash("This browser no longer remembers your games. Their links still work.")
     return redirect(url_for(".my_games"), 303)

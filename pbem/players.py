@@ -31,7 +31,8 @@ import sqlite_utils
 from flask import current_app, session
 
 from . import invites, limits, links, matches
-from .store.db import hold_name, utcnow, write
+from .store.db import hold_name, write
+from .store import utc
 
 HANDLE = re.compile(r"[A-Za-z0-9_-]{3,20}")
 HANDLE_RULE = "A handle is 3 to 20 letters (A-Z, a-z), digits, _ or -."
@@ -89,7 +90,7 @@ def create(db: sqlite_utils.Database, handle: Any, email: str | None) -> Player:
         email = email.strip().lower() if email else None
         player_id = db.execute(
             "INSERT INTO players (handle, email, created_at) VALUES (?, ?, ?) RETURNING id",
-            [handle, email, utcnow()]).fetchone()[0]
+            [handle, email, utc.iso(utc.now())]).fetchone()[0]
         player = Player(player_id, handle, email, 0)
         _rekey(db, player)
     return player
@@ -146,7 +147,7 @@ def seat_link(db: sqlite_utils.Database, player: Player, game_id: str, seat: int
         with write(db):  # once: a script polling the key writes nothing
             db.execute("INSERT INTO links (token_hash, game_id, seat, created_at, player_id) "
                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING",
-                       [hashed, game_id, seat, utcnow(), player.id])
+                       [hashed, game_id, seat, utc.iso(utc.now()), player.id])
     return token
 
 
@@ -211,7 +212,7 @@ def sign_in_email(db: sqlite_utils.Database, token: str) -> str | None:
     if not links.TOKEN_SHAPE.fullmatch(token):
         return None
     row = db.execute("SELECT email FROM sign_in_links WHERE token_hash = ? AND used_at IS NULL "
-                     "AND expires_at > ?", [links.token_hash(token), utcnow()]).fetchone()
+                     "AND expires_at > ?", [links.token_hash(token), utc.iso(utc.now())]).fetchone()
     return row[0] if row else None
 
 
@@ -223,7 +224,7 @@ def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None) -> Player
     if not links.TOKEN_SHAPE.fullmatch(token):
         return None
     with write(db):
-        now = utcnow()
+        now = utc.iso(utc.now())
         used = db.execute("UPDATE sign_in_links SET used_at = ? WHERE token_hash = ? AND "
                           "used_at IS NULL AND expires_at > ? RETURNING email",
                           [now, links.token_hash(token), now]).fetchone()

@@ -18,7 +18,8 @@ import sqlite_utils
 
 from . import glicko, players, signals
 from .matches import Event, Match
-from .store.db import hold_name, utcnow
+from .store.db import hold_name
+from .store import utc
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,8 @@ def computer_player(db: sqlite_utils.Database, handle: str) -> int:
     if (found := _player_of(db, handle)) is None:
         hold_name(db, "players")  # as players.create: another process may be making it
         db.execute("INSERT INTO players (handle, created_at) SELECT ?, ? WHERE NOT EXISTS "
-                   "(SELECT 1 FROM players WHERE lower(handle) = ?)", [handle, utcnow(), handle])
+                   "(SELECT 1 FROM players WHERE lower(handle) = ?)",
+                   [handle, utc.iso(utc.now()), handle])
         found = _player_of(db, handle)
     assert found is not None  # made just above, in this transaction
     return found
@@ -164,7 +166,7 @@ def record_end(db: sqlite_utils.Database, *, before: Match, after: Match, event:
     current = {seat: _rating(db, player, after.game.id) for seat, player in seated.items()}
     score = 0.5 if outcome.draw else 1.0 if 0 in outcome.winners else 0.0
     new = glicko.game(current[0][0], current[1][0], score)
-    now = utcnow()
+    now = utc.iso(utc.now())
     for seat, player in seated.items():
         (old, games), rating = current[seat], new[seat]
         db.execute("DELETE FROM ratings WHERE player_id = ? AND game = ?",

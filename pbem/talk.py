@@ -17,9 +17,10 @@ from typing import Any
 import sqlite_utils
 from flask import current_app
 
-from . import clocks, events, links, matches
+from . import events, links, matches
 from .events import Message
-from .store.db import utcnow, write
+from .store.db import write
+from .store import utc
 from .matches import Match
 
 MAX_NOTES = 10_000  # characters of one player's notes on a game
@@ -35,9 +36,9 @@ def check_rate(match: Match, seat: int, now: datetime) -> None:
     """Refuse a chat message of ``seat`` once it posted CHAT_PER_HOUR in the hour before
     ``now`` (``TooManyMessages``, with the seconds until the next one is taken)."""
     since = now - timedelta(hours=1)
-    recent = [clocks.parse(event.created_at) for event in match.events
+    recent = [utc.parse(event.created_at) for event in match.events
               if event.kind == "chat" and event.seat == seat
-              and clocks.parse(event.created_at) > since]
+              and utc.parse(event.created_at) > since]
     most = int(current_app.config["CHAT_PER_HOUR"])
     if len(recent) >= most:
         headers = {}  # the next message is taken once the oldest of the last `most` is an
@@ -69,7 +70,7 @@ def save_notes(db: sqlite_utils.Database, game_id: str, seat: int, text: Any) ->
     text = events.checked_text(text, "Notes", MAX_NOTES, may_be_empty=True)
     with write(db):
         db["notes"].upsert({"game_id": game_id, "seat": seat, "text": text,
-                            "updated_at": utcnow()}, pk=("game_id", "seat"))
+                            "updated_at": utc.iso(utc.now())}, pk=("game_id", "seat"))
     return notes(db, game_id, seat)
 
 

@@ -32,7 +32,8 @@ from flask import current_app
 from . import clocks, commands, links, matches, pairings, players, ratings, signals
 from .events import Command
 from .matches import ActionError, Event, InvalidRequest, Match, Refused, SeatTaken
-from .store.db import hold_name, utcnow, write
+from .store.db import hold_name, write
+from .store import utc
 
 FORMATS = ("round-robin", "swiss", "knockout", "league")
 ADJUDICATIONS = ("draw", "time")
@@ -341,7 +342,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
     starts_at = body.get("starts_at")
     if starts_at is not None:
         try:
-            starts_at = clocks.iso(clocks.parse(starts_at))
+            starts_at = utc.iso(utc.parse(starts_at))
         except (TypeError, ValueError):
             raise InvalidRequest("'starts_at' must be a time such as "
                                  "2026-12-01T18:00:00+00:00.") from None
@@ -349,7 +350,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
     if adjudication not in ADJUDICATIONS:
         raise InvalidRequest(f"'adjudication' must be one of: {', '.join(ADJUDICATIONS)}.")
     rated = _flag(body, "rated", False)
-    now = utcnow()
+    now = utc.iso(utc.now())
     tournament_id = secrets.token_urlsafe(6)
     with write(db):
         db["tournaments"].insert({
@@ -420,7 +421,7 @@ def withdraw(db: sqlite_utils.Database, tournament_id: str, player_id: int) -> N
         elif tournament.status == "running":
             db.execute("UPDATE tournament_players SET withdrawn_at = ? WHERE tournament_id = ? "
                        "AND player_id = ? AND withdrawn_at IS NULL",
-                       [utcnow(), tournament.id, player_id])
+                       [utc.iso(utc.now()), tournament.id, player_id])
             for game in games(db, tournament):
                 if game.game_id and game.points is None and player_id in (game.first_id,
                                                                           game.second_id):
@@ -555,10 +556,10 @@ def _started(db: sqlite_utils.Database, tournament: Tournament, number: int,
     """Note round ``number`` as the latest (a new one with its deadline) and tell the
     players of its ``new`` games."""
     if number != tournament.round:
-        deadline = tournament.round_days and clocks.iso(
-            clocks.utc_now() + timedelta(days=tournament.round_days))
+        deadline = tournament.round_days and utc.iso(
+            utc.now() + timedelta(days=tournament.round_days))
         db.execute("UPDATE tournaments SET round = ?, round_deadline = ?, updated_at = ? "
-                   "WHERE id = ?", [number, deadline or None, utcnow(), tournament.id])
+                   "WHERE id = ?", [number, deadline or None, utc.iso(utc.now()), tournament.id])
     signals.round_started.send(db, tournament=_fresh(db, tournament.id), games=new)
 
 
@@ -583,7 +584,8 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
         rows.append((created.match.id, first, second))
         db.execute("INSERT INTO links (token_hash, game_id, seat, created_at) "
                    "VALUES (?, ?, NULL, ?)",
-                   [links.token_hash(watch_token(created.match.id)), created.match.id, utcnow()])
+                   [links.token_hash(watch_token(created.match.id)), created.match.id,
+                    utc.iso(utc.now())])
     if bye is not None:
         rows.append((None, bye, None))
     db.conn.executemany(
@@ -595,12 +597,13 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
 
 def _finish(db: sqlite_utils.Database, tournament: Tournament, status: str) -> None:
     db.execute("UPDATE tournaments SET status = ?, round_deadline = NULL, updated_at = ? "
-               "WHERE id = ?", [status, utcnow(), tournament.id])
+               "WHERE id = ?", [status, utc.iso(utc.now()), tournament.id])
     signals.tournament_finished.send(db, tournament=_fresh(db, tournament.id))
 
 
 def _touch(db: sqlite_utils.Database, tournament: Tournament) -> None:
-    db.execute("UPDATE tournaments SET updated_at = ? WHERE id = ?", [utcnow(), tournament.id])
+    db.execute("UPDATE tournaments SET updated_at = ? WHERE id = ?",
+               [utc.iso(utc.now()), tournament.id])
 
 
 @signals.event_recorded.connect
@@ -653,7 +656,7 @@ def _next_season(db: sqlite_utils.Database, tournament: Tournament) -> None:
                                  tournament.promote or 1, leaving)
     if sum(map(len, split)) < tournament.min_players:
         return
-    now = utcnow()
+    now = utc.iso(utc.now())
     season_id = secrets.token_urlsafe(6)
     db.execute(
         "INSERT INTO tournaments (id, name, game, options, clock, format, rounds, "
@@ -679,7 +682,7 @@ def start_due(db: sqlite_utils.Database, now: datetime) -> int:
     players). Returns how many were started or cancelled."""
     due = [row[0] for row in db.execute(
         "SELECT id FROM tournaments WHERE status = 'open' AND starts_at IS NOT NULL AND "
-        "starts_at <= ? ORDER BY starts_at", [clocks.iso(now)]).fetchall()]
+        "starts_at <= ? ORDER BY starts_at", [utc.iso(now)]).fetchall()]
     for tournament_id in due:
         try:
             start(db, tournament_id, None)
@@ -698,11 +701,11 @@ def adjudicate_due(db: sqlite_utils.Database, now: datetime) -> int:
     ended = 0
     for tournament_id, in db.execute(
             "SELECT id FROM tournaments WHERE status = 'running' AND round_deadline <= ?",
-            [clocks.iso(now)]).fetchall():
+            [utc.iso(now)]).fetchall():
         with write(db):
             tournament = _held(db, tournament_id)
             deadline = tournament.round_deadline
-            if deadline is None or clocks.parse(deadline) > now:
+            if deadline is None or utc.parse(deadline) > now:
                 continue
             db.execute("UPDATE tournaments SET round_deadline = NULL WHERE id = ?",
                        [tournament.id])

@@ -1,14 +1,16 @@
 """Game clocks: the arithmetic (pure), creating clocked games (API and form), showing the
 clocks (API and pages), vacations, and the scheduler's job that warns and ends games on time.
 
-Time is never faked: the job takes ``now`` and is called with a time in the future, which is
-what waiting would do; "a game created days ago" is a game whose creation time is moved into
-the past in the database.
+Time is hardly ever faked: the job takes ``now`` and is called with a time in the future,
+which is what waiting would do; "a game created days ago" is a game whose creation time is
+moved into the past in the database. Where a test must stop time, it patches the app's one
+clock, ``pbem.store.utc.now``.
 """
 from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 
 import pytest
 
@@ -16,6 +18,8 @@ from pbem import clocks, commands, create_app, due, matches
 from pbem.events import Command
 from pbem.jobs import scheduler
 from pbem.clocks import Step
+from pbem.mail.outbox import build
+from pbem.store import utc
 from pbem.store.db import connect
 from pbem.matches import CACHE
 
@@ -539,3 +543,28 @@ def test_the_your_turn_email_says_how_long_the_player_has(client, app):
     untimed = apis(create(client))
     client.post(f"{untimed[0]}/moves", json={"move": "d4xc5", "ply": 0})
     assert "to move: until" not in outbox(app, "WHERE kind = 'turn'")[-1]["body"]
+
+
+def test_every_time_the_app_takes_comes_from_its_one_clock(client, app, monkeypatch):
+    """Stopped at one moment (patched in ``utc.now`` alone), the app dates everything it
+    writes then, in the stored form, counts the clocks from it, and dates its emails so."""
+    frozen = datetime(2031, 5, 6, 7, 8, 9, tzinfo=timezone.utc)
+    monkeypatch.setattr(utc, "now", lambda: frozen)
+    game = apis(create(client, PER_MOVE))
+    assert client.post(f"{game[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code == 200
+    assert client.post(f"{game[1]}/chat", json={"text": "Hello"}).status_code == 201
+    assert client.post("/home", data={"email": "ann@example.org"}).status_code == 200
+    db = connect(app.config["DATABASE"])
+    for table, column in (("games", "created_at"), ("games", "updated_at"),
+                          ("events", "created_at"), ("links", "created_at"),
+                          ("email_links", "created_at"), ("invites", "created_at"),
+                          ("home_links", "created_at"), ("outbox", "created_at"),
+                          ("outbox", "next_attempt_at")):
+        assert {row[0] for row in db.execute(f"SELECT {column} FROM {table}")} \
+            == {"2031-05-06T07:08:09+00:00"}, (table, column)
+    assert {row[0] for row in db.execute("SELECT at FROM due WHERE kind = 'timeout'")} \
+        == {"2031-05-09T07:08:09+00:00"}  # three days for Bob's move, from then
+    assert client.get(game[1]).json["clocks"][1]["remaining_seconds"] == 3 * 86400
+    sent = outbox(app)[0]
+    assert format_datetime(frozen) in str(bytes(
+        build(sent, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data))

@@ -11,8 +11,10 @@ import pytest
 
 import engine
 from engine import bots
-from pbem import clocks, commands, computer, matches
+from pbem import commands, computer, matches
 from pbem.events import Command, Move
+from pbem import computer, matches
+from pbem.store import utc
 from pbem.jobs import scheduler
 from pbem.store.db import dialect
 from helpers import api_move, everything_in, path_of
@@ -181,7 +183,7 @@ def test_games_between_computers_get_only_the_time_left_and_give_way_to_a_person
 def test_a_game_between_computers_moves_once_in_each_pace(client, app, db):
     app.config["BOT_PACE_SECONDS"] = 30
     [game_id] = between_computers(app, db, 1)
-    start = clocks.parse(matches.load(db, game_id).created_at)
+    start = utc.parse(matches.load(db, game_id).created_at)
     assert scheduler.play_bots(app, start + timedelta(seconds=29)) == 0
     assert scheduler.play_bots(app, start + timedelta(seconds=30)) == 1
     assert scheduler.play_bots(app, start + timedelta(seconds=59)) == 0

@@ -8,7 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import clocks, create_app, players
+from pbem import create_app, players
+from pbem import create_app
+from pbem.store import utc
 from pbem.mail import notify
 from pbem.jobs import scheduler
 from pbem.store.db import connect, get_db, write
@@ -95,7 +97,7 @@ def installation(tmp_path, monkeypatch):
             # a player, and a sign-in link not used yet
             players.sign_in(db, players.mint_sign_in(db, "ann@example.org"), "ann")
             players.mint_sign_in(db, "ann@example.org")
-    now = clocks.utc_now()
+    now = utc.now()
     assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 1)
     scheduler.send_digests(app, now.replace(hour=23))
     scheduler.deliver_mail(app)

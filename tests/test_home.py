@@ -45,7 +45,7 @@ def ask_for_home(client, app, address: str) -> tuple[str, str]:
             mine.append(message)
     assert len(mine) == 1
     assert mine[0]["To"] == address
-    (link,) = HOME_LINK.findall(mine[0].get_content())
+    (link,) = HOME_LINK.findall(mine[0].get_body(("plain",)).get_content())
     return response.get_data(as_text=True), link[0]
 
 

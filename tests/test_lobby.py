@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pbem import clocks, matches
+from pbem import matches
 from pbem.matches import CACHE
 from pbem.mail import outbox
+from pbem.store import utc
 
 from helpers import path_of, sign_up
 
@@ -51,8 +52,8 @@ def test_a_rating_range_leaves_out_unrated_players(client):
 
 def test_a_challenge_expires_a_week_after_it_was_made(app, client, db):
     old, new = challenge(client), challenge(client)
-    week_ago = clocks.utc_now() - matches.CHALLENGE_LIFETIME - timedelta(minutes=1)
-    db.execute("UPDATE games SET created_at = ? WHERE id = ?", [clocks.iso(week_ago), old["id"]])
+    week_ago = utc.now() - matches.CHALLENGE_LIFETIME - timedelta(minutes=1)
+    db.execute("UPDATE games SET created_at = ? WHERE id = ?", [utc.iso(week_ago), old["id"]])
     CACHE.clear()
     assert listed(client) == [new["id"]]
     assert old["id"] not in client.get("/lobby").get_data(as_text=True)

@@ -6,15 +6,19 @@ is over, hidden information over every channel a player or spectator receives, a
 setups and a turn in headless Chromium."""
 from __future__ import annotations
 
+import json
 import math
 import re
 import xml.etree.ElementTree as ET
+from email.message import EmailMessage
 
 import pytest
 
 import engine
 from engine import magnet as M
 from pbem.boards import magnet as board
+from pbem.mail import inbound
+from pbem.store.db import connect
 
 from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, links_in,
                      normalised, seen_by, svg_of)
@@ -749,6 +753,38 @@ def test_chat_and_notes_leave_red_and_spectators_unable_to_tell_the_games_apart(
     assert "Not telling." in red["api"] and "Guess: h1" in red["notes"]
     assert "Mine: setup" in seen_by(client, a, BLUE)["notes"]
     assert seen_by(client, a, BLUE)["notes"] != seen_by(client, b, BLUE)["notes"]
+
+
+def reply_by_email(app, game, address: str, text: str) -> str:
+    """Reply to the latest email of ``game`` to ``address`` with ``text`` as its first line;
+    the reply's status."""
+    db = connect(app.config["DATABASE"])
+    (headers,) = db.execute("SELECT headers FROM outbox WHERE game_id = ? AND recipient = ? "
+                            "AND channel = 'email' ORDER BY id DESC LIMIT 1",
+                            [game.id, address]).fetchone()
+    reply = EmailMessage()
+    reply["From"], reply["To"] = address, json.loads(headers)["Reply-To"]
+    reply["Subject"], reply["Message-ID"] = "Re: our game", "<reply@example.org>"
+    reply.set_content(text)
+    with app.app_context():
+        return inbound.receive(db, bytes(reply)).status
+
+
+def test_answers_to_reds_emailed_moves_show_what_red_may_know(app, client, seeded):
+    """Red sets up by email, Blue on the page, then Red replies with a move that cannot be
+    played, in two games that differ only in Blue's arrangement: the answers, the pictures
+    of their boards included, are the same in both."""
+    a, b = seeded("answers"), seeded("answers")
+    statuses = []
+    for game, setup in ((a, BLUE_A), (b, BLUE_B)):
+        statuses.append([reply_by_email(app, game, "ann@example.org", RED_SETUP)])
+        api_move(client, game.apis[BLUE], setup)
+        statuses[-1].append(reply_by_email(app, game, "ann@example.org", "k1:k2"))
+    assert statuses[0] == statuses[1] and statuses[0][0] == "recorded"
+    emails = emails_to(app, a, "ann@example.org")
+    assert emails == emails_to(app, b, "ann@example.org")
+    answers = [e for e in emails if "In-Reply-To: <reply@example.org>" in e]
+    assert len(answers) == 2 and all("Content-Type: image/png" in e for e in answers)
 
 
 # Two games that differ only in Red's values: a2 is a 3 in one and a 2 in the other, d9 the

@@ -17,7 +17,8 @@ import pytest
 from flask import url_for
 
 import engine
-from pbem import clocks, links, matches, mygames
+from pbem import links, matches, mygames
+from pbem.store import utc
 from pbem.jobs import scheduler
 from pbem.store.db import get_db
 from pbem.mail.inbound import receive
@@ -134,7 +135,7 @@ def test_a_seat_without_an_email_address_is_never_emailed(app, client, db):
     # Bob to move: no turn email, no reminder, no digest even when he asks for one
     assert client.post(f"{path_of(bob['url'])}/email",
                        data={f"notify-{game['id']}-1": "digest"}).status_code == 303
-    later = clocks.utc_now() + timedelta(days=5)
+    later = utc.now() + timedelta(days=5)
     assert scheduler.send_reminders(app, later) == 0
     assert scheduler.send_digests(app, later.replace(hour=23)) == 0
     # a reply sent to his seat's reply address is played but answered to nobody
@@ -158,7 +159,7 @@ def test_the_clock_starts_when_the_last_seat_is_taken(client, db):
     joined = db.execute("SELECT created_at FROM events WHERE kind = 'join'").fetchone()[0]
     dark = client.get(api).json["clocks"][0]
     assert dark["running"]
-    assert clocks.parse(dark["deadline"]) == clocks.parse(joined) + timedelta(days=3)
+    assert utc.parse(dark["deadline"]) == utc.parse(joined) + timedelta(days=3)
 
 
 def test_the_creator_may_withdraw_a_game_that_waits_for_players(client, db):
@@ -289,9 +290,13 @@ def test_the_lobby_page_lists_each_challenge_with_a_join_form(client):
     ("magnet", {"random_setup": True}, ("seed-a", "seed-b")),
     ("magnetic-field", {}, ("seed-a", "seed-b")),
 ])
-def test_the_lobby_reveals_nothing_a_seed_decides(app, client, game_id, options, seeds):
+def test_the_lobby_reveals_nothing_a_seed_decides(app, client, monkeypatch, game_id, options,
+                                                   seeds):
     """Two games that differ only in their secret seed look the same in the lobby, in the
-    challenges API and on their join pages, byte for byte."""
+    challenges API and on their join pages, byte for byte (created at the same moment: the
+    lobby says since when, to the minute)."""
+    now = utc.now()
+    monkeypatch.setattr(utc, "now", lambda: now)
     game = engine.get(game_id)
     starts = [game.start(2, options, seed) for seed in seeds]
     assert starts[0] != starts[1]

@@ -11,8 +11,9 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import clocks, players
+from pbem import players
 from pbem.jobs import scheduler
+from pbem.store import utc
 
 from helpers import everything_in, path_of, sign_up
 
@@ -214,7 +215,7 @@ def test_a_round_past_its_deadline_is_adjudicated_by_the_job(app, client, db, ke
     apis = seat_apis(client, keys, swiss["id"])[one["game"]]
     state = client.get(apis[0]).json  # the first player moves at once: the second has less
     client.post(f"{apis[0]}/moves", json={"move": state["legal_moves"][0], "ply": 0})
-    later = clocks.utc_now() + timedelta(days=2)
+    later = utc.now() + timedelta(days=2)
     assert scheduler.run_tournaments(app, later) == (0, 0)
     assert scheduler.run_tournaments(app, later + timedelta(days=2)) == (0, 2)
     now = shown(client, swiss)
@@ -229,20 +230,20 @@ def test_unfinished_games_are_drawn_at_the_deadline_unless_the_organiser_chose_t
     cup = organise(client, keys["Ann"], round_days=1)
     enter(client, keys, cup, "Ann", "Bob", "Cat")
     client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
-    assert scheduler.run_tournaments(app, clocks.utc_now() + timedelta(days=2)) == (0, 3)
+    assert scheduler.run_tournaments(app, utc.now() + timedelta(days=2)) == (0, 3)
     done = shown(client, cup)
     assert all(g["outcome"]["draw"] for r in done["rounds"] for g in r)
     assert done["status"] == "finished"
 
 
 def test_the_start_time_starts_it_or_cancels_it_without_enough_players(app, client, keys):
-    soon = clocks.iso(clocks.utc_now() + timedelta(hours=1))
+    soon = utc.iso(utc.now() + timedelta(hours=1))
     cup = organise(client, keys["Ann"], starts_at=soon)
     empty = organise(client, keys["Ann"], starts_at=soon, min_players=3)
     enter(client, keys, cup, "Ann", "Bob")
     enter(client, keys, empty, "Ann", "Bob")
     assert scheduler.run_tournaments(app) == (0, 0)
-    assert scheduler.run_tournaments(app, clocks.utc_now() + timedelta(hours=2)) == (2, 0)
+    assert scheduler.run_tournaments(app, utc.now() + timedelta(hours=2)) == (2, 0)
     assert shown(client, cup)["status"] == "running"
     assert shown(client, empty)["status"] == "cancelled"
 

@@ -16,7 +16,7 @@ import contextlib
 import functools
 import fcntl
 import logging
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -27,6 +27,7 @@ from flask import Flask
 
 from .. import commands, computer, tournaments
 from ..mail import outbox, notify, webhooks
+from ..store import utc
 from ..store.db import connect, is_url, try_lock
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
     """End the games whose to-move player ran out of time (``commands.record_timeouts``) and
     warn those whose deadline is near (``notify.send_deadline_warnings``); ``now`` lets
     tests run it at a later time. Returns (timeouts, warnings)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or utc.now()
     with _job_database(app) as db:
         timeouts = commands.record_timeouts(db, now)
         warnings = notify.send_deadline_warnings(db, now)
@@ -79,7 +80,7 @@ def send_reminders(app: Flask, now: datetime | None = None) -> int:
     """Remind the players whose turn began more than REMINDER_HOURS ago, once per turn
     (``notify.send_reminders``); ``now`` lets tests run it at a later time."""
     with _job_database(app) as db:
-        queued = notify.send_reminders(db, now or datetime.now(timezone.utc),
+        queued = notify.send_reminders(db, now or utc.now(),
                                        app.config["REMINDER_HOURS"])
     if queued:
         log.info("reminders: %d queued", queued)
@@ -90,7 +91,7 @@ def send_turn_emails(app: Flask, now: datetime | None = None) -> int:
     """The "Your move" emails held back while their players were there, once they have
     been away AWAY_MINUTES (``notify.send_turn_emails``)."""
     with _job_database(app) as db:
-        queued = notify.send_turn_emails(db, now or datetime.now(timezone.utc))
+        queued = notify.send_turn_emails(db, now or utc.now())
     if queued:
         log.info("turn emails: %d queued", queued)
     return queued
@@ -99,7 +100,7 @@ def send_turn_emails(app: Flask, now: datetime | None = None) -> int:
 def send_digests(app: Flask, now: datetime | None = None) -> int:
     """From DIGEST_HOUR (UTC) on, once a day, the digests (``notify.send_digests``)."""
     with _job_database(app) as db:
-        queued = notify.send_digests(db, now or datetime.now(timezone.utc),
+        queued = notify.send_digests(db, now or utc.now(),
                                      app.config["DIGEST_HOUR"])
     if queued:
         log.info("digests: %d queued", queued)
@@ -123,7 +124,7 @@ def run_tournaments(app: Flask, now: datetime | None = None) -> tuple[int, int]:
     """Start the tournaments whose start time has come and adjudicate the games of rounds
     past their deadline (``tournaments.start_due``, ``adjudicate_due``); ``now`` lets tests
     run it at a later time. Returns (tournaments started or cancelled, games ended)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or utc.now()
     with _job_database(app) as db:
         started = tournaments.start_due(db, now)
         ended = tournaments.adjudicate_due(db, now)
@@ -165,7 +166,7 @@ def _scheduler(kind, app: Flask):
     for job, seconds in intervals.items():
         scheduler.add_job(job, "interval", args=[app], id=job.__name__.replace("_", "-"),
                           seconds=seconds, max_instances=1, coalesce=True,
-                          next_run_time=datetime.now(timezone.utc))
+                          next_run_time=utc.now())
     return scheduler
 
 

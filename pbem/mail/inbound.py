@@ -12,8 +12,10 @@ player did not see.
 the SMTP/LMTP listener in ``listener.py``), finds the token among the recipients, reads the
 first line of the reply that is not quoted, plays it through ``commands.submit`` and queues an
 answer to the seat's registered address (never to the sender: that would make the server a
-relay), in the game's email thread. Automatic mail (bounces, vacation replies, lists) is
-ignored without an answer, so two robots cannot keep mailing each other.
+relay), in the game's email thread; ``compose`` makes it as every email, with the board as
+the seat may know it (words, and the pictures of the seat's page in its HTML part).
+Automatic mail (bounces, vacation replies, lists) is ignored without an answer, so two
+robots cannot keep mailing each other.
 
 Reply words besides moves (case-insensitive, a trailing ``.`` or ``!`` ignored):
 ``resign`` (in a team game: propose it, or confirm a partner's proposal); ``draw`` or
@@ -34,7 +36,7 @@ import logging
 import re
 import textwrap
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -47,7 +49,9 @@ from flask import current_app, has_request_context, render_template
 
 from .. import commands, events, invites, links, matches
 from ..events import Command, Message, Move
-from . import outbox, notify, sentences
+from . import sentences
+from . import compose
+from ..store import utc
 from ..store.db import write
 
 log = logging.getLogger(__name__)
@@ -503,42 +507,30 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             done: str | None, text: str, error: str | None, seen: int,
             replied: str | None, unposted: bool) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
-    player's reply). Returns its Message-ID, or None if the loop guard held it back or the
-    seat has no address."""
+    player's reply), with the board as the seat may know it. Returns its Message-ID, or
+    None if the loop guard held it back or the seat has no address."""
     recipient = match.seats[seat].email
     if not recipient:
         return None
-    since = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
+    since = utc.iso(utc.now() - timedelta(hours=1))
     with write(db):
         recent = db.execute(
-            "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND created_at >= ? "
-            "AND headers LIKE '%\"Auto-Submitted\": \"auto-replied\"%'",
-            [recipient, since]).fetchone()[0]
+            "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND kind = 'answer' "
+            "AND created_at >= ?", [recipient, since]).fetchone()[0]
         if recent >= MAX_ANSWERS_PER_HOUR:
             log.warning("inbound mail for game %s seat %s: answer held back (%d answers to "
                         "this player in the last hour)", match.id, seat, recent)
             return None
-        token = links.mint(db, match.id, seat, emailed=True)
-        link = links.email_url("play.page", role="play", token=token)
+        to = compose.seat(db, match, seat)
         legal = match.game.legal_moves(match.current, seat)
         body = render_template(
             "inbound/answer.txt", match=match, seat=seat, name=match.seats[seat].name,
             status=status, text=_echo(text), error=error, done=done, unposted=unposted,
             since=_moves_since(match, seat, seen) if status == "stale" else [],
-            board=notify.board_text(match, seat) if status != "recorded" else "",
-            situation=_situation(match, seat), legal=_legal_text(legal, link),
-            link=link, help=HELP)
-        root = notify.thread_root(match)
-        footer, footer_headers = notify.seat_footer(db, match, seat)
-        headers = {"References": f"{root} {replied}" if replied else root,
-                   "In-Reply-To": replied or root,
-                   "Auto-Submitted": "auto-replied",
-                   **links.reply_to_header(token, match.ply), **footer_headers}
-        return outbox.queue(db, recipient=recipient,
-                          subject=notify.subject(match, ANSWERED[status]),
-                          body=body + footer,
-                          game_id=match.id, domain=current_app.config["MAIL_DOMAIN"],
-                          headers=headers, kind="answer", seat=seat)
+            board=to.board, situation=_situation(match, seat),
+            legal=_legal_text(legal, to.link), link=to.link, help=HELP)
+        return compose.to_seat(db, to, ANSWERED[status], body, kind="answer",
+                               replied=replied, headers={"Auto-Submitted": "auto-replied"})
 
 
 def _echo(text: str) -> str:
@@ -552,7 +544,7 @@ def _situation(match: matches.Match, seat: int) -> str:
     others = [s for s in movers if s != seat]
     turn = "It is your turn" if seat in movers else ""
     if others:
-        names = " and ".join(notify.who(match, s) for s in others)
+        names = " and ".join(compose.who(match, s) for s in others)
         turn = (f"{turn}; {names} also to move" if turn
                 else f"{names} {'is' if len(others) == 1 else 'are'} to move")
     return " ".join([f"{turn} (ply {match.ply}).", *sentences.notices(match, seat)])

@@ -17,7 +17,7 @@ import smtplib
 import ssl
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
@@ -26,7 +26,8 @@ import sqlite_utils
 from markupsafe import escape
 
 from . import pictures, webhooks
-from ..store.db import claiming, utcnow, write
+from ..store import utc
+from ..store.db import claiming, write
 from ..links import PUBLIC_URL_MARK, redact
 from .message import HeaderInjection, compose
 
@@ -48,7 +49,7 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
     ``html``: an HTML part beside the text, showing the ``board`` (the SVG of the seat's
     page, drawn as PNG pictures when the message is built) by ``pictures.content_ids``."""
     message_id = make_msgid(domain=domain)
-    now = utcnow()
+    now = utc.iso(utc.now())
     db.execute(
         "INSERT INTO outbox (message_id, game_id, recipient, subject, body, headers, "
         "created_at, status, attempts, next_attempt_at, kind, seat, unique_key, channel, "
@@ -86,7 +87,7 @@ def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
     stay as written."""
     headers = {"From": sender, "To": row["recipient"], "Subject": row["subject"],
                "Message-ID": row["message_id"],
-               "Date": format_datetime(datetime.fromisoformat(row["created_at"])),
+               "Date": format_datetime(utc.parse(row["created_at"])),
                # RFC 3834: no vacation responder answers it (an answer to a player's own
                # email says auto-replied instead)
                "Auto-Submitted": "auto-generated"}
@@ -203,7 +204,7 @@ def transport_from_config(config: Mapping[str, Any]) -> Transport:
 
 
 def _later(seconds: float) -> str:
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat(timespec="seconds")
+    return utc.iso(utc.now() + timedelta(seconds=seconds))
 
 
 CHUNK = 50  # messages claimed at a time
@@ -235,7 +236,7 @@ def _claim(db: sqlite_utils.Database, chunk: int) -> list[dict[str, Any]]:
     with write(db):
         rows = [dict(row) for row in db.execute(
             "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
-            f"ORDER BY id LIMIT ?{claiming(db)}", [utcnow(), chunk]).fetchall()]
+            f"ORDER BY id LIMIT ?{claiming(db)}", [utc.iso(utc.now()), chunk]).fetchall()]
         _lease(db, rows)
     return rows
 
@@ -276,7 +277,7 @@ def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: T
 
 def _record(db: sqlite_utils.Database,
             outcomes: list[tuple[dict[str, Any], Exception | None]]) -> None:
-    now = utcnow()
+    now = utc.iso(utc.now())
     for row, error in outcomes:
         attempts = row["attempts"] + 1
         if error is None:

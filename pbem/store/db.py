@@ -24,7 +24,6 @@ import secrets
 import sqlite3
 import threading
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -32,6 +31,8 @@ import click
 import sqlite_utils
 from flask import current_app, g
 from flask.cli import with_appcontext
+
+from . import utc
 
 
 def is_url(database: str) -> bool:
@@ -239,10 +240,6 @@ def claimed(db: sqlite_utils.Database, name: str) -> Iterator[bool]:
             unlock(db, name)
 
 
-def utcnow() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 # The schema: numbered SQL files, ``NNNN_what.sql``, each applied once and in order, with,
 # where the engines truly differ, ``NNNN_what.sqlite.sql`` or ``.postgresql.sql`` after it.
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -338,7 +335,7 @@ def _record(db: sqlite_utils.Database, version: int) -> str:
     """Note the migration ``version`` as applied; returns its name."""
     name = migrations(dialect(db))[version][0].stem
     db.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-               [version, name, utcnow()])
+               [version, name, utc.iso(utc.now())])
     return name
 
 

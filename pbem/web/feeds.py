@@ -10,7 +10,8 @@ from feedgen.feed import FeedGenerator
 from flask import Blueprint, Response, abort, current_app
 
 from .. import events, links, matches
-from ..mail import notify
+from ..mail import compose
+from ..store import utc
 from ..store.db import get_db
 from .play import record
 
@@ -21,7 +22,7 @@ PURPOSE = "feed"  # its email_links rows
 
 def mint(db, game_id: str, seat: int) -> str:
     """A new feed link's secret for ``seat`` (in the caller's write transaction)."""
-    return notify.mint_email_link(db, PURPOSE, game_id=game_id, seat=seat)
+    return compose.mint_email_link(db, PURPOSE, game_id=game_id, seat=seat)
 
 
 def url(token: str) -> str:
@@ -32,7 +33,7 @@ def url(token: str) -> str:
 
 @bp.get("/feed/<token>")
 def feed(token: str):
-    link = notify.resolve_email_link(get_db(), token)
+    link = compose.resolve_email_link(get_db(), token)
     if link is None or link["purpose"] != PURPOSE:
         abort(404, "This link does not open any feed. Check that you copied all of it.")
     match = matches.load(get_db(), link["game_id"])
@@ -41,7 +42,7 @@ def feed(token: str):
     names = {p["seat"]: f"{p['name']} ({p['side']})" for p in game["players"]}
     generator = FeedGenerator()
     generator.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/seat/{seat}")
-    generator.title(notify.game_title(match))
+    generator.title(compose.game_title(match))
     generator.author({"name": current_app.config["MAIL_FROM"].partition(" <")[0]})
     generator.link(href=url(token), rel="self")
     generator.updated(_when(game["events"][-1]["at"] if game["events"] else match.created_at))
@@ -66,4 +67,4 @@ def feed(token: str):
 
 
 def _when(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+    return utc.parse(text)

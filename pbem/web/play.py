@@ -27,6 +27,7 @@ from .. import (clocks, commands, conditional, events, invites, limits, links, m
                mygames, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
+from ..store import utc
 from ..store.db import get_db, write
 from ..store.lru import BytesLRU
 from ..matches import Match
@@ -278,7 +279,7 @@ def page(role: str, token: str):
     match, seat = open_link(token, role)
     if seat is not None:
         mygames.remember(match.id, seat)
-        notify.seen(get_db(), match.id, seat, clocks.utc_now())
+        notify.seen(get_db(), match.id, seat, utc.now())
     return _viewed(match, seat, token, role)
 
 
@@ -292,7 +293,7 @@ def version(role: str, token: str):
     the end, from showing to others as a change."""
     match, seat = open_link(token, role)
     if seat is not None:
-        notify.seen(get_db(), match.id, seat, clocks.utc_now())
+        notify.seen(get_db(), match.id, seat, utc.now())
     events = match.known_events(seat)
     response = jsonify(events=events)
     response.set_etag(str(events))

@@ -2,7 +2,7 @@
 an address's "Your games" emails, and the one-click unsubscribe of every email (RFC 8058).
 
 The pages open with the secret of an email's settings link (``/email/<token>``, see
-``notify.mint_email_link``), which opens nothing else and sets emails alone, or from the
+``compose.mint_email_link``), which opens nothing else and sets emails alone, or from the
 play page with the seat's own play link (``/play/<token>/email``), which also sets the
 seat's webhook (``webhooks``), makes feed links (``feeds``) and, in a game with vacation
 days, lets the computer play the seat's moves during a vacation (``computer``). A GET
@@ -18,7 +18,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from .. import computer, limits, links, matches
 from . import feeds
-from ..mail import notify, webhooks
+from ..mail import compose, notify, webhooks
 from ..store.db import get_db, write
 
 bp = Blueprint("preferences", __name__)
@@ -28,7 +28,7 @@ SEAT_FIELDS = {"webhook", "feed", "stand-in"}  # the form's fields that only a p
 
 
 def _email_link(token: str) -> dict[str, Any]:
-    link = notify.resolve_email_link(get_db(), token)
+    link = compose.resolve_email_link(get_db(), token)
     if link is None or link["purpose"] == feeds.PURPOSE:  # a feed link opens its feed alone
         abort(404, "This link does not open any email settings. Check that you copied all of it.")
     return link

@@ -6,7 +6,7 @@ import email
 import email.policy
 import functools
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,8 @@ from .. import clocks, invites, limits, links, matches, mygames, players, rating
 from . import diagrams
 from ..mail import notify
 from ..players import claim_signed_in
-from ..store.db import get_db, utcnow, write
+from ..store.db import get_db, write
+from ..store import utc
 
 bp = Blueprint("site", __name__)
 
@@ -152,13 +153,13 @@ def home_request():
     db = get_db()
     with write(db):
         # One email per address per HOME_LINK_INTERVAL, so the form cannot flood a mailbox.
-        since = (datetime.now(timezone.utc) - HOME_LINK_INTERVAL).isoformat(timespec="seconds")
+        since = utc.iso(utc.now() - HOME_LINK_INTERVAL)
         recent = list(db.query("SELECT 1 FROM home_links WHERE lower(email) = lower(?) "
                                "AND created_at > ?", [address, since]))
         if not recent:
             token = links.new_token()
             db["home_links"].insert({"token_hash": links.token_hash(token), "email": address,
-                                     "created_at": utcnow()})
+                                     "created_at": utc.iso(utc.now())})
             notify.home_link(db, address, token)
     # The same answer whether or not the address has games, or was just sent a link.
     return render_template("home_request.html", sent=address, error=None)
