@@ -28,7 +28,7 @@ import sqlite_utils
 from flask import current_app, render_template
 
 from .. import clocks, due, invites, links, matches, signals
-from . import outbox, pictures, webhooks
+from . import channels, outbox, pictures, push, webhooks
 from ..boards import board_for
 from ..store.db import utcnow, write
 from ..matches import Event, Match
@@ -70,20 +70,24 @@ def subject(match: Match, what: str) -> str:
 
 def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
           kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
-          **context: object) -> str | None:
+          by_push: bool = True, **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
     may see it, a hint of its legal moves and the settings footer, and its one-line summary
     to the seat's webhook; unless the seat's choice holds this kind of email back (then
     None; a seat with no address gets no email, nor one whose invitation was held back:
     see ``invites``). ``also``: other seats of the same address, whose links the email
-    carries too. Returns the Message-ID."""
+    carries too. The seat's devices are told too (``by_push``), if its choice of channels
+    (``channels``) says so, which may also stop the email. Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
+    wanted = channels.wanted(db, match.id, seat, kind)
+    if by_push and wanted.push:
+        push.queue(db, match, seat, kind, SUBJECTS[kind], context, unique_key)
     choice, held_back = _email_choice(db, match.id, seat)
     if kind in HELD_BACK[choice]:
         return None
     summary = subject(match, SUBJECTS[kind])
     _post(db, match, seat, kind, summary, unique_key)
-    if not match.seats[seat].email or held_back:
+    if not match.seats[seat].email or held_back or not wanted.email:
         return None
     token = links.mint(db, match.id, seat, emailed=True)
     link = links.email_url("play.page", role="play", token=token)
@@ -310,19 +314,31 @@ def who(match: Match, seat: int) -> str:
     return f"{match.seat_name(seat)} ({match.seats[seat].name})"
 
 
-def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock) -> None:
+def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock,
+                     now: datetime, *, by_push: bool = True) -> datetime | None:
     """Tell a player to move that their time runs out soon (``clock``: their
-    ``clocks.SeatClock``; the clock job sends this once per turn)."""
+    ``clocks.SeatClock``; the clock job sends this once per turn). A seat that wants it
+    both ways and has a device is told by push first: then the email waits, and this
+    returns when it is due (``DEADLINE_EMAIL_HOURS`` later, or sooner for a short turn).
+    ``by_push`` False: the email alone, which that time has come for."""
     team = len(match.game.team_of(match.players, seat)) > 1
-    _send(db, match, seat, "deadline", deadline=clock.deadline_text, left=clock.left_text,
-          on_timeout=match.clock["on_timeout"], team=team,
-          vacation_left=clock.vacation_days_left)
+    context = dict(deadline=clock.deadline_text, left=clock.left_text,
+                   on_timeout=match.clock["on_timeout"], team=team,
+                   vacation_left=clock.vacation_days_left, clock=clock)
+    wanted = channels.wanted(db, match.id, seat, "deadline")
+    if by_push and wanted.push and wanted.email and push.queue(
+            db, match, seat, "deadline", SUBJECTS["deadline"], context):
+        return push.deadline_email_at(now, clock.deadline,
+                                      float(current_app.config["DEADLINE_EMAIL_HOURS"]))
+    _send(db, match, seat, "deadline", by_push=by_push, **context)
+    return None
 
 
 def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
     """Warn each seat to move whose deadline is near, once per turn (the clock job's
-    second half), found by their ``due`` rows; ``clock_warnings`` remembers what was sent.
-    Returns how many."""
+    second half), found by their ``due`` rows; ``clock_warnings`` remembers what was sent,
+    and when the email of a warning pushed first follows (the row waits for it, and a
+    move, which writes the game's rows anew, drops it). Returns how many."""
     warnings = 0
     for game_id, seat in due.found(db, "warning", now):
         with write(db):
@@ -337,10 +353,28 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
                 "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [game_id, seat, clock.turn_seq, clocks.iso(clock.deadline), utcnow()]).rowcount
             if inserted:
-                deadline_warning(db, match, seat, clock)
+                email_at = deadline_warning(db, match, seat, clock, now)
                 warnings += 1
+            else:
+                email_at = _deadline_email_at(db, game_id, seat, clock.turn_seq)
+                if email_at is not None and email_at <= now:
+                    deadline_warning(db, match, seat, clock, now, by_push=False)
+                    email_at = None
+            db.execute("UPDATE clock_warnings SET email_at = ? WHERE game_id = ? AND seat = ? "
+                       "AND turn_seq = ?", [email_at and clocks.iso(email_at), game_id, seat,
+                                            clock.turn_seq])
+            if email_at is not None:
+                due.hold(db, game_id, seat, "warning", email_at)
+                continue
             due.done(db, game_id, seat, "warning")
     return warnings
+
+
+def _deadline_email_at(db: sqlite_utils.Database, game_id: str, seat: int,
+                       turn_seq: int) -> datetime | None:
+    row = db.execute("SELECT email_at FROM clock_warnings WHERE game_id = ? AND seat = ? "
+                     "AND turn_seq = ?", [game_id, seat, turn_seq]).fetchone()
+    return clocks.parse(row[0]) if row and row[0] else None
 
 
 def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:

@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from .. import clocks, computer, conditional, invites, limits, links, matches, talk
 from . import feeds
-from ..mail import webhooks
+from ..mail import push, webhooks
 from ..store.db import get_db, write
 from ..matches import Match
 from .play import open_link, open_seat
@@ -207,6 +207,35 @@ def set_webhook(token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify({"webhook": url})
+
+
+@bp.get("/push")
+def push_key():
+    """This server's VAPID public key, which browsers subscribe with (``pbem/mail/push.py``)."""
+    return jsonify({"public_key": push.public_key(current_app.config["VAPID_PRIVATE_KEY"])})
+
+
+@bp.route("/play/<token>/push", methods=["PUT", "DELETE"])
+@limits.acting  # an endpoint is looked up in the DNS
+def seat_push(token: str):
+    """PUT a browser's PushSubscription → 201: this device is told of the seat's news;
+    DELETE ``{"endpoint"}`` → 200: no longer."""
+    access = open_seat(token, "play")
+    try:
+        body = _body()
+        if request.method == "PUT":
+            subscription = push.checked(body, current_app.config["PUSH_ALLOW_PRIVATE"])
+            with write(get_db()):
+                push.subscribe(get_db(), access.game_id, access.seat, subscription)
+            return jsonify({"endpoint": subscription[0]}), 201
+        with write(get_db()):
+            removed = push.unsubscribe(get_db(), access.game_id, access.seat,
+                                       str(body.get("endpoint")))
+    except (push.BadSubscription, matches.InvalidRequest) as bad:
+        return _error(400, str(bad))
+    if not removed:
+        return _error(404, "This device has no subscription to this seat.")
+    return jsonify({})
 
 
 @bp.post("/play/<token>/feed")
