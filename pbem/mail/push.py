@@ -166,10 +166,10 @@ def tag(game_id: str, seat: int) -> str:
     return f"pbem-{game_id}-{seat}"
 
 
-def queue(db: sqlite_utils.Database, match: Match, seat: int, kind: str, title: str,
+def queue(db: sqlite_utils.Database, match: Match, seat: int, kind: str, what: str,
           context: Mapping[str, Any], unique_key: str | None = None) -> bool:
-    """Queue a message of ``kind`` (its ``title`` and ``DETAILS``, from ``context``) to each
-    device of ``seat``; whether there was one."""
+    """Queue a message of ``kind`` to each device of ``seat``: ``what`` happened in which
+    game, and its ``DETAILS`` from ``context``. Returns whether the seat had a device."""
     devices = endpoints(db, match.id, seat)
     if not devices:
         return False
@@ -178,6 +178,7 @@ def queue(db: sqlite_utils.Database, match: Match, seat: int, kind: str, title: 
     else:
         detail = DETAILS.get(kind, "").format_map(context)
     link = links.email_url("play.page", role="play", token=links.mint(db, match.id, seat))
+    title = f"{what} — {match.game.title}"
     body = payload(title, f"{match.sides} [{match.id}]. {detail}".strip(), link,
                    tag(match.id, seat))
     now = clocks.parse(utcnow())
