@@ -14,10 +14,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
@@ -26,7 +24,6 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from pbem import create_app
 from pbem.jobs import scheduler
-from pbem.mail import push
 from pbem.store.db import connect
 
 from helpers import api_move, normalised, path_of

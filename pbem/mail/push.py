@@ -113,11 +113,12 @@ def _unb64(text: str) -> bytes:
 def checked(subscription: Any, allow_private: bool = False) -> tuple[str, str, str]:
     """(endpoint, p256dh, auth) of a browser's PushSubscription JSON, or ``BadSubscription``."""
     keys = subscription.get("keys") if isinstance(subscription, dict) else None
-    endpoint = subscription.get("endpoint") if isinstance(keys, dict) else None
-    if not isinstance(endpoint, str) or not all(
-            isinstance(keys.get(name), str) for name in ("p256dh", "auth")):
+    if not isinstance(keys, dict) or not all(isinstance(text, str) for text in (
+            subscription.get("endpoint"), keys.get("p256dh"), keys.get("auth"))):
         raise BadSubscription('A push subscription is {"endpoint", "keys": {"p256dh", '
                               '"auth"}}, as the browser gives it.')
+    endpoint, p256dh, auth_secret = subscription["endpoint"].strip(), keys["p256dh"], \
+        keys["auth"]
     if not (endpoint.startswith("https://") or allow_private) or len(endpoint) > MAX_ENDPOINT:
         raise BadSubscription(f"A push endpoint is an https:// URL of at most {MAX_ENDPOINT} "
                               "characters.")
@@ -126,14 +127,14 @@ def checked(subscription: Any, allow_private: bool = False) -> tuple[str, str, s
     except webhooks.BadWebhook:
         raise BadSubscription("A push endpoint must be a public https:// URL.") from None
     try:
-        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _unb64(keys["p256dh"]))
-        auth = _unb64(keys["auth"])
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _unb64(p256dh))
+        well_formed = len(_unb64(auth_secret)) == 16
     except ValueError:
-        auth = b""
-    if len(auth) != 16:
+        well_formed = False
+    if not well_formed:
         raise BadSubscription("The subscription's keys are not a P-256 public key and a "
                               "16-byte secret in base64url.")
-    return endpoint.strip(), keys["p256dh"], keys["auth"]
+    return endpoint, p256dh, auth_secret
 
 
 def subscribe(db: sqlite_utils.Database, game_id: str, seat: int,
