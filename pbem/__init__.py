@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, feeds, play, preferences, site, webapp
+from .web import api, feeds, identity, play, preferences, site, webapp
 from .mail import push
 from . import cli, limits, links, lobby, matches, mygames
 from .store import db
@@ -112,6 +112,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(feeds.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
+    app.register_blueprint(identity.bp)
     app.register_blueprint(webapp.bp)
     limits.init_app(app)
     cli.register(app)

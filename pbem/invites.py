@@ -18,12 +18,10 @@ database (``invites``), shared by every process and machine.
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import sqlite_utils
-from flask import current_app
-from limits import parse_many
-
+from . import limits
 from .store.db import hold_name, write
 from .matches import Match
 
@@ -72,18 +70,11 @@ def _over_limit(db: sqlite_utils.Database, address: str, now: datetime) -> bool:
     """Whether ``address`` has had the most invitations the setting allows in any of its
     windows, counting games it has not answered. Holds the address until the commit, so
     that two processes inviting it at once count each other."""
-    if not current_app.config["RATELIMIT_ENABLED"]:
-        return False
     hold_name(db, f"invites:{address}")
-    for limit in parse_many(current_app.config["RATE_LIMIT_INVITATIONS"]):
-        since = now - timedelta(seconds=limit.get_expiry())
-        count = db.execute(
-            "SELECT COUNT(DISTINCT game_id) FROM invites WHERE address = ? AND sent = 1 "
-            "AND answered = 0 AND created_at >= ?",
-            [address, since.isoformat(timespec="seconds")]).fetchone()[0]
-        if count >= limit.amount:
-            return True
-    return False
+    return limits.over_recipient_limit("RATE_LIMIT_INVITATIONS", now, lambda since: (
+        db.execute("SELECT COUNT(DISTINCT game_id) FROM invites WHERE address = ? "
+                   "AND sent = 1 AND answered = 0 AND created_at >= ?",
+                   [address, since]).fetchone()[0]))
 
 
 def held_back(db: sqlite_utils.Database, game_id: str) -> set[int]:

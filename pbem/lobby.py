@@ -19,8 +19,8 @@ from typing import Any
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
 
-from . import clocks, limits, links, matches
-from .store.db import get_db
+from . import clocks, limits, links, matches, players
+from .store.db import get_db, write
 from .matches import Match
 
 bp = Blueprint("lobby", __name__)
@@ -111,11 +111,21 @@ def _take_seat(game_id: str, seat: int, here: str):
         return _join_page(matches.load(db, game_id), seat, here)
     wants_json = request.is_json
     form = request.get_json(silent=True) if wants_json else request.form
+    player = players.current(db)  # a seat taken signed in is the player's
     try:
         if not isinstance(form, dict):
             raise matches.InvalidRequest("The request body must be a JSON object with "
-                                         "'name' and, if you like, 'email'.")
-        after, token = matches.join(db, game_id, seat, form.get("name"), form.get("email"))
+                                         "'name' and, if you like, 'email' (or 'key').")
+        name, email = form.get("name"), form.get("email")
+        if wants_json and "key" in form:  # the seat is the key's player's, by handle
+            player = players.by_key(db, form["key"]) if isinstance(form["key"], str) else None
+            if player is None:
+                raise matches.InvalidRequest("'key' is not a player key.")
+            name, email = player.handle, player.email
+        with write(db):
+            after, token = matches.join(db, game_id, seat, name, email)
+            if player is not None:
+                players.claim(db, player, game_id, seat)
     except matches.ActionError as error:
         if wants_json:
             return jsonify(error=error.message), error.status

@@ -27,7 +27,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 import sqlite_utils
 from flask import current_app, render_template
 
-from .. import clocks, due, invites, links, matches, signals
+from .. import clocks, due, invites, links, matches, players, signals
 from . import channels, outbox, pictures, push, webhooks
 from ..boards import board_for
 from ..store.db import utcnow, write
@@ -385,6 +385,15 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
     body = render_template("email/home.txt", link=links.email_url("site.home", token=token))
     outbox.queue(db, recipient=email, subject="Your games", body=body + footer.text,
                domain=current_app.config["MAIL_DOMAIN"], kind="home", headers=footer.headers)
+
+
+def sign_in_link(db: sqlite_utils.Database, email: str, token: str) -> None:
+    """The email that proves an address: its one-time sign-in link (``pbem/players.py``)."""
+    body = render_template("email/sign_in.txt",
+                           link=links.email_url("players.sign_in_page", token=token),
+                           hours=players.SIGN_IN_VALID // timedelta(hours=1))
+    outbox.queue(db, recipient=email, subject="Sign in", body=body,
+                 domain=current_app.config["MAIL_DOMAIN"], kind="sign_in")
 
 
 # -- preferences, and the links that change them ---------------------------------------------

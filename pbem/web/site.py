@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException, SecurityError
 from .. import clocks, invites, limits, links, matches, mygames
 from . import diagrams
 from ..mail import notify
+from ..players import claim_signed_in
 from ..store.db import get_db, utcnow, write
 
 bp = Blueprint("site", __name__)
@@ -75,6 +76,7 @@ def new_game(game_id: str):
                                error=error.message, levels=bots.LEVELS), error.status
     match = created.match
     mygames.remember(match.id, 0)
+    claim_signed_in(get_db(), match.id, 0)  # the form's first player
     seat_links = [(s, links.external_url("play.page", role="play", token=t) if t else None,
                    links.external_url("lobby.join", token=j) if j else None)
                   for s, t, j in zip(match.seats, created.tokens, created.joins)]
