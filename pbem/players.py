@@ -159,6 +159,15 @@ def owns(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> 
     return (game_id, seat) in seats_of(db, player)
 
 
+def owners(db: sqlite_utils.Database, game_id: str, seat: int) -> list[Player]:
+    """The players whose seat it is (``seats_of``): whoever took it, and the player of its
+    address."""
+    return [_player(row) for row in db.execute(
+        "SELECT p.id, p.handle, p.email, p.generation FROM players p JOIN seats s "
+        "ON s.game_id = ? AND s.seat = ? WHERE p.id = s.player_id OR p.email = lower(s.email) "
+        "ORDER BY p.id", [game_id, seat]).fetchall()]
+
+
 def claim(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> None:
     """Make a seat the player's (taken while signed in, or with the key)."""
     with write(db):

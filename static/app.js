@@ -206,7 +206,7 @@ if ("serviceWorker" in navigator) {
   // the service worker asks which seat's game this window shows, to focus it on a click
   navigator.serviceWorker.addEventListener("message", (event) => {
     if (event.data && event.data.ask === "push-tag" && event.ports[0]) {
-      const pushSwitch = document.querySelector(".push-switch");
+      const pushSwitch = document.querySelector(".push-switch");  // the dashboard's has none
       event.ports[0].postMessage({ tag: pushSwitch ? pushSwitch.dataset.tag : null });
     }
   });
@@ -255,7 +255,7 @@ const notifySwitch = document.querySelector(".push-switch");
 if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
   const box = notifySwitch.querySelector("input");
   const status = notifySwitch.querySelector(".push-status");
-  const remembered = `push:${notifySwitch.dataset.tag}`;
+  const remembered = `push:${notifySwitch.dataset.tag || "player"}`;
   box.checked = localStorage.getItem(remembered) === "on";
   notifySwitch.hidden = false;
   box.addEventListener("change", () => {

@@ -22,9 +22,9 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from pbem import create_app
+from pbem import create_app, players
 from pbem.jobs import scheduler
-from pbem.store.db import connect
+from pbem.store.db import connect, get_db
 
 from helpers import api_move, normalised, path_of
 from test_magnet_pages import BLUE, VALUES_SCRIPT
@@ -375,3 +375,65 @@ def test_magnetic_field_blue_cannot_tell_reds_draws_from_its_notifications(
     assert len(pushed[0]) == 5 and pushed[0] == pushed[1]  # 4 turns and a message
     assert client.get(games[0].apis[1]).json["view"]["hands"][1]["tiles"] != \
         client.get(games[1].apis[1]).json["view"]["hands"][1]["tiles"]
+
+
+# -- a player's devices (players across games) -----------------------------------------------
+
+def a_player(app, email: str = "p2@example.org"):
+    """A player with a proven ``email`` (the second seat's of ``new_game``'s games), and
+    their key's path."""
+    with app.test_request_context():
+        player = players.create(get_db(), "Bobby", email)
+        return player, f"/api/player/{players.key(player)}"
+
+
+def test_a_players_device_is_told_of_all_their_seats_until_they_sign_out_everywhere(
+        app, client, new_game, service, db):
+    player, key = a_player(app)
+    device = service.device("phone")
+    games = new_game("mastery"), new_game("mastery")
+    assert client.put(f"{key}/push", json=device.subscription).status_code == 201
+    assert client.put(f"{key[:-4]}AAAA/push", json=device.subscription).status_code == 404
+    subscribe(client, games[0].apis[1], device)  # the same device, for one seat too: once
+    for game in games:
+        api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    deliver(app)
+    assert sorted(p["tag"] for p in service.payloads("phone")) == sorted(
+        f"pbem-{game.id}-1" for game in games)
+    # signing out everywhere ends the key's subscriptions (the seat's own one goes on)
+    with app.test_request_context():
+        players.sign_out_everywhere(get_db(), player)
+    for game in games:
+        api_move(client, game.apis[1], client.get(game.apis[1]).json["legal_moves"][0])
+        api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    deliver(app)
+    assert [p["tag"] for p in service.payloads("phone")][2:] == [f"pbem-{games[0].id}-1"]
+    # deleting the identity deletes its devices' subscriptions
+    with app.test_request_context():
+        players.delete(get_db(), players.find(get_db(), player.id))
+    assert db.execute("SELECT count(*) FROM push_subscriptions WHERE player_id IS NOT NULL"
+                      ).fetchone()[0] == 0
+
+
+def test_a_players_channels_are_the_default_of_their_seats(app, client, new_game, service):
+    player, key = a_player(app)
+    assert client.put(f"{key}/push", json=service.device("phone").subscription).status_code \
+        == 201
+    with client.session_transaction() as session:  # signed in, as players.remember does
+        session["player"] = [player.id, player.generation]
+    dashboard = client.get("/games").get_data(as_text=True)
+    assert "Notify me on this device" in dashboard and f"{key}/push" in dashboard
+    assert client.post("/me/notifications", data={"channel-turn": "push"}).status_code == 303
+    chosen, other = new_game("mastery"), new_game("mastery")
+    # a seat that saved its own choice keeps it
+    assert client.post(chosen.urls[1] + "/email", data={"channel-turn": "email"}) \
+        .status_code == 303
+    for game in (chosen, other):
+        api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    deliver(app)
+    assert [p["tag"] for p in service.payloads("phone")] == [f"pbem-{other.id}-1"]
+    turns = outbox(app, "WHERE channel = 'email' AND kind = 'turn'")
+    assert [row["game_id"] for row in turns] == [chosen.id]
+    with client.session_transaction() as session:
+        session.clear()
+    assert client.get("/me/notifications").status_code == 403

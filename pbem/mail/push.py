@@ -37,7 +37,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
-from .. import clocks, links
+from .. import clocks, links, players
 from . import outbox, webhooks
 from ..store.db import utcnow, write
 from ..matches import Match
@@ -137,27 +137,55 @@ def checked(subscription: Any, allow_private: bool = False) -> tuple[str, str, s
     return endpoint, p256dh, auth_secret
 
 
-def subscribe(db: sqlite_utils.Database, game_id: str, seat: int,
+@dataclass(frozen=True)
+class Owner:
+    """Whose news a device is told: a seat's, or a player's (every seat of theirs, for as
+    long as the player's generation is the one it subscribed in: signing out everywhere
+    ends it)."""
+
+    game_id: str | None = None
+    seat: int | None = None
+    player_id: int | None = None
+    generation: int | None = None
+
+    def where(self) -> tuple[str, list[Any]]:
+        if self.player_id is not None:
+            return "player_id = ?", [self.player_id]
+        return "game_id = ? AND seat = ?", [self.game_id, self.seat]
+
+
+def subscribe(db: sqlite_utils.Database, owner: Owner,
               subscription: tuple[str, str, str]) -> None:
-    """Keep the device's ``checked`` subscription for the seat (one row per device: its
-    keys, if new, replace the old ones for every seat of the device)."""
+    """Keep the device's ``checked`` subscription for ``owner``: one row per device (its
+    keys, if new, replace the old ones for everyone the device follows)."""
     endpoint, p256dh, auth = subscription
+    where, params = owner.where()
     db.execute("UPDATE push_subscriptions SET p256dh = ?, auth = ? WHERE endpoint = ?",
                [p256dh, auth, endpoint])
-    db.execute("INSERT INTO push_subscriptions (game_id, seat, endpoint, p256dh, auth, "
-               "created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-               [game_id, seat, endpoint, p256dh, auth, utcnow()])
+    db.execute(f"DELETE FROM push_subscriptions WHERE {where} AND endpoint = ?",
+               [*params, endpoint])
+    db.execute("INSERT INTO push_subscriptions (endpoint, p256dh, auth, game_id, seat, "
+               "player_id, generation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+               [endpoint, p256dh, auth, owner.game_id, owner.seat, owner.player_id,
+                owner.generation, utcnow()])
 
 
-def unsubscribe(db: sqlite_utils.Database, game_id: str, seat: int, endpoint: str) -> bool:
-    return bool(db.execute("DELETE FROM push_subscriptions WHERE game_id = ? AND seat = ? "
-                           "AND endpoint = ?", [game_id, seat, endpoint]).rowcount)
+def unsubscribe(db: sqlite_utils.Database, owner: Owner, endpoint: str) -> bool:
+    where, params = owner.where()
+    return bool(db.execute(f"DELETE FROM push_subscriptions WHERE {where} AND endpoint = ?",
+                           [*params, endpoint]).rowcount)
 
 
 def endpoints(db: sqlite_utils.Database, game_id: str, seat: int) -> list[str]:
+    """The devices told of the seat's news: its own, and those of the players it is of."""
+    mine = ["game_id = ? AND seat = ?"]
+    params: list[Any] = [game_id, seat]
+    for player in players.owners(db, game_id, seat):
+        mine.append("player_id = ? AND generation = ?")
+        params += [player.id, player.generation]
     return [row[0] for row in db.execute(
-        "SELECT endpoint FROM push_subscriptions WHERE game_id = ? AND seat = ? "
-        "ORDER BY created_at, endpoint", [game_id, seat]).fetchall()]
+        f"SELECT DISTINCT endpoint FROM push_subscriptions WHERE ({') OR ('.join(mine)}) "
+        "ORDER BY endpoint", params).fetchall()]
 
 
 # -- messages ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import clocks, computer, conditional, invites, limits, links, matches, talk
+from .. import clocks, computer, conditional, invites, limits, links, matches, players, talk
 from . import feeds
 from ..mail import push, webhooks
 from ..store.db import get_db, write
@@ -221,20 +221,33 @@ def seat_push(token: str):
     """PUT a browser's PushSubscription → 201: this device is told of the seat's news;
     DELETE ``{"endpoint"}`` → 200: no longer."""
     access = open_seat(token, "play")
+    return _push_subscription(push.Owner(game_id=access.game_id, seat=access.seat))
+
+
+@bp.route("/player/<token>/push", methods=["PUT", "DELETE"])
+@limits.acting
+def player_push(token: str):
+    """The same for a player (their key): the device is told of all their seats' news."""
+    player = players.by_key(get_db(), token)
+    if player is None:
+        return _error(404, "This key opens no player. Sign in again for the current one.")
+    return _push_subscription(push.Owner(player_id=player.id, generation=player.generation))
+
+
+def _push_subscription(owner: push.Owner):
     try:
         body = _body()
         if request.method == "PUT":
             subscription = push.checked(body, current_app.config["PUSH_ALLOW_PRIVATE"])
             with write(get_db()):
-                push.subscribe(get_db(), access.game_id, access.seat, subscription)
+                push.subscribe(get_db(), owner, subscription)
             return jsonify({"endpoint": subscription[0]}), 201
         with write(get_db()):
-            removed = push.unsubscribe(get_db(), access.game_id, access.seat,
-                                       str(body.get("endpoint")))
+            removed = push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
     except (push.BadSubscription, matches.InvalidRequest) as bad:
         return _error(400, str(bad))
     if not removed:
-        return _error(404, "This device has no subscription to this seat.")
+        return _error(404, "This device has no subscription here.")
     return jsonify({})
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from .. import computer, limits, links, matches
+from .. import computer, limits, links, matches, players
 from . import feeds
 from ..mail import channels, notify, webhooks
 from ..store.db import get_db, write
@@ -82,9 +82,7 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
                 if seat and "webhook" in request.form:
                     webhooks.set_url(db, *seat, request.form["webhook"])
                 if seat:  # the channel of each topic: push, email, both or neither
-                    channels.set_seat(db, *seat, {
-                        topic: request.form[f"channel-{topic}"] for topic in channels.TOPICS
-                        if request.form.get(f"channel-{topic}") in channels.CHOICES})
+                    channels.set_seat(db, *seat, _channels_chosen())
                 if seat and "stand-in" in request.form:  # a hidden "off", then the box
                     computer.set_stand_in(db, *seat, "on" in request.form.getlist("stand-in"))
                 for entry in entries:
@@ -130,6 +128,29 @@ def play_settings(token: str):
     link = {"purpose": "seat", "game_id": access.game_id, "seat": access.seat, "email": None}
     return _settings_page(link, url_for(".play_settings", token=token),
                           game_page=url_for("play.page", role="play", token=token))
+
+
+def _channels_chosen() -> dict[str, str]:
+    """The form's choice of channel for each topic it has."""
+    return {topic: request.form[f"channel-{topic}"] for topic in channels.TOPICS
+            if request.form.get(f"channel-{topic}") in channels.CHOICES}
+
+
+@bp.route("/me/notifications", methods=["GET", "POST"])
+def player_notifications():
+    """A signed-in player's channels for every seat of theirs that did not choose its own."""
+    db = get_db()
+    player = players.current(db)
+    if player is None:
+        abort(403, "You are not signed in (or you signed out everywhere since).")
+    if request.method == "POST":
+        with write(db):
+            channels.set_player(db, player.id, _channels_chosen())
+        flash("Your settings are saved.")
+        return redirect(url_for(".player_notifications"), 303)
+    return render_template("player_notifications.html", player=player,
+                           topics=channels.TOPICS, channel_choices=channels.CHOICES,
+                           channels=channels.of_player(db, player.id))
 
 
 @bp.route("/email/<token>/unsubscribe", methods=["GET", "POST"])
