@@ -24,9 +24,10 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from pbem import create_app, players
 from pbem.jobs import scheduler
-from pbem.store.db import connect, get_db
+from pbem.store.db import get_db
 
 from helpers import api_move, normalised, path_of
+from test_clocks import outbox
 from test_magnet_pages import BLUE, VALUES_SCRIPT
 from test_magnetic_field_pages import BLUE_FIRST, _seed_pair
 
@@ -151,14 +152,6 @@ def deliver(app) -> tuple[int, int]:
 def subscribe(client, api: str, device: Device) -> None:
     answer = client.put(f"{api}/push", json=device.subscription)
     assert answer.status_code == 201, answer.json
-
-
-def outbox(app, where: str = "", params=()) -> list[dict]:
-    db = connect(app.config["DATABASE"])
-    try:
-        return [dict(r) for r in db.query(f"SELECT * FROM outbox {where} ORDER BY id", params)]
-    finally:
-        db.close()
 
 
 # -- the key and the subscriptions -------------------------------------------------------
