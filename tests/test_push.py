@@ -239,6 +239,23 @@ def test_turn_offer_and_end_are_pushed_signed_and_encrypted(app, client, new_gam
     assert [e["kind"] for e in emails] == ["turn", "draw_offer", "end"]
 
 
+def test_a_turn_is_pushed_at_once_while_its_email_waits_for_the_player_to_leave(
+        app, client, new_game, service):
+    app.config["AWAY_MINUTES"] = 5
+    game = new_game("mastery")
+    subscribe(client, game.apis[1], service.device("light"))
+    client.post(f"{game.apis[1]}/chat", json={"text": "Ready"})  # Light is there
+    api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    deliver(app)
+    assert [p["title"] for p in service.payloads("light")] == ["Your move — Mastery"]
+    assert outbox(app, "WHERE kind = 'turn' AND channel = 'email'") == []
+    later = datetime.now(timezone.utc) + timedelta(minutes=6)
+    assert scheduler.send_turn_emails(app, later) == 1
+    deliver(app)
+    assert len(outbox(app, "WHERE kind = 'turn' AND channel = 'email'")) == 1
+    assert len(service.payloads("light")) == 1  # not pushed again
+
+
 @pytest.mark.parametrize("status", [404, 410])
 def test_a_push_service_that_ended_the_subscription_gets_no_more(app, client, new_game,
                                                                  service, db, status):

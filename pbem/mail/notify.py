@@ -70,18 +70,21 @@ def subject(match: Match, what: str) -> str:
 
 def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
           kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
-          by_push: bool = True, **context: object) -> str | None:
+          by_email: bool = True, by_push: bool = True, **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
     may see it, a hint of its legal moves and the settings footer, and its one-line summary
     to the seat's webhook; unless the seat's choice holds this kind of email back (then
     None; a seat with no address gets no email, nor one whose invitation was held back:
     see ``invites``). ``also``: other seats of the same address, whose links the email
     carries too. The seat's devices are told too (``by_push``), if its choice of channels
-    (``channels``) says so, which may also stop the email. Returns the Message-ID."""
+    (``channels``) says so, which may also stop the email; ``by_email`` False: only they
+    are, now (the email and webhook post follow later). Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
     wanted = channels.wanted(db, match.id, seat, kind)
     if by_push and wanted.push:
         push.queue(db, match, seat, kind, SUBJECTS[kind], context, unique_key)
+    if not by_email:
+        return None
     choice, held_back = _email_choice(db, match.id, seat)
     if kind in HELD_BACK[choice]:
         return None
@@ -233,11 +236,12 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         for seat in after.current.to_move:
             # Tell a player when their turn begins, not again while it goes on (Magnet's
             # setup lets both move; the second setter was already told), nor when a
-            # conditional reply of theirs ended it at once, nor while they are there (the
-            # turn job tells them once they have left: send_turn_emails).
+            # conditional reply of theirs ended it at once; their devices at once, but
+            # by email not while they are there (the turn job emails them once they have
+            # left: send_turn_emails).
             if (seat not in before.current.to_move or seat == event.seat) \
-                    and latest.ply == after.ply and not present(db, after, seat, now):
-                your_turn(db, after, seat, now)
+                    and latest.ply == after.ply:
+                your_turn(db, after, seat, now, by_email=not present(db, after, seat, now))
     elif event.kind == "draw_offer":
         for seat in range(after.players):
             if after.draw_offer_open_to(seat):
@@ -265,11 +269,14 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                 _send(db, after, seat, "rematch", asker=who(after, event.seat))
 
 
-def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -> None:
-    """Queue the "Your move" email of ``seat``'s turn (begun by a move), once per turn."""
+def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime, *,
+              by_email: bool = True, by_push: bool = True) -> None:
+    """Queue the "Your move" email and push message of ``seat``'s turn (begun by a move),
+    once per turn each."""
     began = match.turn_began(seat)
     clock = clocks.of_match(match, now)
     _send(db, match, seat, "your_turn", unique_key=f"turn:{match.id}:{seat}:{began.seq}",
+          by_email=by_email, by_push=by_push,
           mover=match.seats[began.seat].name,
           last_move=match.game.public_move(began.seat, began.move, seat, match.current),
           clock=clock[seat] if clock else None)
@@ -559,7 +566,7 @@ def send_turn_emails(db: sqlite_utils.Database, now: datetime) -> int:
                     continue
                 key = f"turn:{game_id}:{seat}:{match.turn_began(seat).seq}"
                 if not _queued(db, key):
-                    your_turn(db, match, seat, now)
+                    your_turn(db, match, seat, now, by_push=False)  # pushed when it began
                     queued += 1
             due.done(db, game_id, seat, "turn")
     return queued
