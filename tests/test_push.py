@@ -28,7 +28,7 @@ from pbem.store.db import get_db
 
 from helpers import api_move, normalised, path_of
 from test_clocks import outbox
-from test_magnet_pages import BLUE, VALUES_SCRIPT
+from test_magnet_pages import BLUE, BLUE_A, BLUE_B, RED, RED_SETUP, VALUES_SCRIPT
 from test_magnetic_field_pages import BLUE_FIRST, _seed_pair
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
@@ -370,6 +370,22 @@ def test_magnet_blue_cannot_tell_reds_values_from_its_notifications(app, client,
     pushed = [pushed_to(app, service, name, game) for game, name in zip(games, ("a", "b"))]
     assert len(pushed[0]) >= 8 and pushed[0] == pushed[1]
     assert "three times" in pushed[0][-1]  # the end, public to all, says why
+
+
+def test_magnet_red_cannot_tell_blues_arrangement_from_its_notifications(
+        app, client, seeded_game, service):
+    """Two Magnet games differ only in Blue's secret arrangement: Red's device is told of
+    Blue's setup, and of Blue's messages, alike in both."""
+    games = seeded_game("magnet", "talk"), seeded_game("magnet", "talk")
+    for game, name, setup in zip(games, ("a", "b"), (BLUE_A, BLUE_B)):
+        subscribe(client, game.apis[RED], service.device(name))
+        api_move(client, game.apis[BLUE], setup)
+        client.post(f"{game.apis[BLUE]}/chat", json={"text": "Ready when you are."})
+        api_move(client, game.apis[RED], RED_SETUP)
+        client.post(f"{game.apis[BLUE]}/chat", json={"text": "Not telling."})
+    pushed = [pushed_to(app, service, name, game) for game, name in zip(games, ("a", "b"))]
+    assert len(pushed[0]) == 3 and pushed[0] == pushed[1]  # two messages, a turn
+    assert "Ready when" in pushed[0][0] and "Your move" in pushed[0][1]
 
 
 def test_magnetic_field_blue_cannot_tell_reds_draws_from_its_notifications(
