@@ -144,6 +144,8 @@ def _join_page(match: Match, seat: int, here: str, *, form: Any = None,
                error: str | None = None, status: int = 200):
     """The page of a join link: the game's facts and, while the seat is open, the form."""
     refusal = matches.seat_refusal(match, seat)
+    player = players.current(get_db())  # signed in: the seat will be theirs
     return render_template(
-        "join.html", match=match, here=here, form=form or {}, error=error or refusal,
+        "join.html", match=match, here=here, error=error or refusal, player=player,
+        form=form or ({"name": player.handle} if player else {}),
         taken=refusal is not None, **_facts(match, seat)), status if error or not refusal else 409

@@ -64,7 +64,17 @@ def find(db: sqlite_utils.Database, player_id: int) -> Player | None:
     return _one(db, "id = ?", player_id)
 
 
+def load(db: sqlite_utils.Database, player_id: int) -> Player:
+    """``find`` for a player that exists."""
+    player = find(db, player_id)
+    if player is None:
+        raise LookupError(f"There is no player {player_id}.")
+    return player
+
+
 def by_handle(db: sqlite_utils.Database, handle: str) -> Player | None:
+    if not HANDLE.fullmatch(handle):  # no player has it (and PostgreSQL refuses a NUL)
+        return None
     return _one(db, "lower(handle) = lower(?)", handle)
 
 
@@ -87,7 +97,7 @@ def create(db: sqlite_utils.Database, handle: Any, email: str | None) -> Player:
         player_id = db.execute(
             "INSERT INTO players (handle, email, created_at) VALUES (?, ?, ?) RETURNING id",
             [handle, email.strip().lower() if email else None, utcnow()]).fetchone()[0]
-        player = find(db, player_id)
+        player = load(db, player_id)
         _rekey(db, player)
     return player
 
@@ -99,7 +109,7 @@ def rename(db: sqlite_utils.Database, player: Player, handle: Any) -> Player:
         if handle.lower() != player.handle.lower():
             _refuse_taken(db, handle)
         db.execute("UPDATE players SET handle = ? WHERE id = ?", [handle, player.id])
-    return find(db, player.id)
+    return load(db, player.id)
 
 
 def _refuse_taken(db: sqlite_utils.Database, handle: str) -> None:
@@ -136,10 +146,12 @@ def seat_link(db: sqlite_utils.Database, player: Player, game_id: str, seat: int
     """The player's secret link to one of their seats: the same every time (stored, hashed,
     the first time), replaced when the player signs out everywhere."""
     token = _derived("seat", player.id, player.generation, game_id, seat)
-    with write(db):
-        db.execute("INSERT INTO links (token_hash, game_id, seat, created_at, player_id) "
-                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING",
-                   [links.token_hash(token), game_id, seat, utcnow(), player.id])
+    hashed = links.token_hash(token)
+    if db.execute("SELECT 1 FROM links WHERE token_hash = ?", [hashed]).fetchone() is None:
+        with write(db):  # once: a script polling the key writes nothing
+            db.execute("INSERT INTO links (token_hash, game_id, seat, created_at, player_id) "
+                       "VALUES (?, ?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING",
+                       [hashed, game_id, seat, utcnow(), player.id])
     return token
 
 
@@ -200,10 +212,10 @@ def mint_sign_in(db: sqlite_utils.Database, email: str) -> str | None:
         db.execute("DELETE FROM sign_in_links WHERE created_at < ?",
                    [(now - timedelta(days=2)).isoformat(timespec="seconds")])
         token = links.new_token()
-        db["sign_in_links"].insert({
-            "token_hash": links.token_hash(token), "email": email, "address": address,
-            "created_at": now.isoformat(timespec="seconds"),
-            "expires_at": (now + SIGN_IN_VALID).isoformat(timespec="seconds")})
+        db.execute("INSERT INTO sign_in_links (token_hash, email, address, created_at, "
+                   "expires_at) VALUES (?, ?, ?, ?, ?)",
+                   [links.token_hash(token), email, address, now.isoformat(timespec="seconds"),
+                    (now + SIGN_IN_VALID).isoformat(timespec="seconds")])
     return token
 
 
@@ -270,7 +282,7 @@ def sign_out_everywhere(db: sqlite_utils.Database, player: Player) -> Player:
     with write(db):
         db.execute("UPDATE players SET generation = generation + 1 WHERE id = ?", [player.id])
         db.execute("DELETE FROM links WHERE player_id = ?", [player.id])
-        player = find(db, player.id)
+        player = load(db, player.id)
         _rekey(db, player)
     return player
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import clocks, create_app
+from pbem import clocks, create_app, players
 from pbem.mail import notify
 from pbem.jobs import scheduler
 from pbem.store.db import connect, get_db, write
@@ -80,6 +80,9 @@ def installation(tmp_path, monkeypatch):
         with write(db):
             notify.set_preference(db, over["id"], 1, "digest")
             notify.set_home_opt_out(db, "bob@example.org", True)
+            # a player, and a sign-in link not used yet
+            players.sign_in(db, players.mint_sign_in(db, "ann@example.org"), "ann")
+            players.mint_sign_in(db, "ann@example.org")
     now = clocks.utc_now()
     assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 1)
     scheduler.send_digests(app, now.replace(hour=23))
@@ -139,9 +142,11 @@ def test_copy_db_moves_every_row_to_postgresql_and_the_games_play_on(installatio
         assert answer.json["ply"] == 3  # Ann's conditional reply was played at once
         assert [c["id"] for c in client.get("/api/challenges").json["challenges"]] == \
             [games["waiting"]]
-        # new emails are numbered after the copied ones
+        # new emails and players are numbered after the copied ones
         newest = target.execute("SELECT max(id) FROM outbox").fetchone()[0]
         assert newest > source.execute("SELECT max(id) FROM outbox").fetchone()[0]
+        with moved.test_request_context():
+            assert players.create(get_db(), "bob", "bob@example.org").id == 2
         target.close()
     source.close()
 

@@ -133,6 +133,9 @@ def test_a_taken_handle_is_refused_and_leaves_the_link_usable(app, client, db, s
     assert page.status_code == 409 and 'value="Ann"' in page.get_data(as_text=True)
     assert bob.post(link, json={"handle": "bob-2"}).json["handle"] == "bob-2"
     assert bob.get("/api/players/BOB-2").json["handle"] == "bob-2"
+    for odd in ("x", "%00", "bob-2%00", "é" * 5):  # no handle: 404, on either engine
+        assert bob.get(f"/api/players/{odd}").status_code == 404
+        assert bob.post(f"/players/{odd}/games/x/watch").status_code == 404
 
 
 def test_a_link_expires(app, client, db, smtp):
@@ -201,6 +204,8 @@ def test_the_dashboard_lists_every_seat_of_the_player_on_any_device(app, client,
     key = signed_in(app, phone, db, smtp, "ann@example.org", "ann")["key"]
     # seats taken signed in: a join link, the lobby (without the address), the new game form
     joined = game(client, "bob@example.org", open_seats=1)
+    join_page = phone.get(path_of(joined["seats"][1]["join"])).get_data(as_text=True)
+    assert 'value="ann"' in join_page and "signed in as ann" in join_page
     taken = phone.post(path_of(joined["seats"][1]["join"]), data={"name": "Annie"})
     assert taken.status_code == 303
     public = game(client, "cid@example.org", open_seats=1, public=True)

@@ -78,10 +78,11 @@ def sign_in(token: str):
     """Use the link: sign this browser in. As JSON (the API) ``{"handle"}`` → 201 and
     ``{"handle", "profile", "key"}``; as a form, on to the player's games."""
     wants_json = request.is_json
-    body = request.get_json(silent=True) if wants_json else request.form
-    handle = body.get("handle") if isinstance(body, dict) or not wants_json else None
-    if handle == "" and not wants_json:
-        handle = None  # the form's field, left empty by a player who has a handle
+    if wants_json:
+        body = request.get_json(silent=True)
+        handle = body.get("handle") if isinstance(body, dict) else None
+    else:  # the form's field is left empty, or out, by a player who has a handle
+        handle = request.form.get("handle") or None
     db = get_db()
     try:
         player = players.sign_in(db, token, handle)
