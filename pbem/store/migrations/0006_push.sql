@@ -1,6 +1,7 @@
 -- Web Push (pbem/mail/push.py) and the choice of channels (pbem/mail/channels.py).
 
 CREATE TABLE push_subscriptions (  -- a device that shows a seat's or a player's news
+    id INTEGER PRIMARY KEY,
     endpoint TEXT NOT NULL,   -- the push service's URL of the device's subscription
     p256dh TEXT NOT NULL,     -- its public key and authentication secret (RFC 8291)
     auth TEXT NOT NULL,
