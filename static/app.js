@@ -246,7 +246,7 @@ async function setPush(pushSwitch, on) {
     method: on ? "PUT" : "DELETE", headers: { "Content-Type": "application/json" },
     body: JSON.stringify(on ? subscription.toJSON() : { endpoint: subscription.endpoint }),
   });
-  if (!response.ok && !(response.status === 404 && !on)) {
+  if (!response.ok) {
     throw new Error((await response.json()).error);
   }
 }

@@ -170,10 +170,10 @@ def subscribe(db: sqlite_utils.Database, owner: Owner,
                 owner.generation, utcnow()])
 
 
-def unsubscribe(db: sqlite_utils.Database, owner: Owner, endpoint: str) -> bool:
+def unsubscribe(db: sqlite_utils.Database, owner: Owner, endpoint: str) -> None:
     where, params = owner.where()
-    return bool(db.execute(f"DELETE FROM push_subscriptions WHERE {where} AND endpoint = ?",
-                           [*params, endpoint]).rowcount)
+    db.execute(f"DELETE FROM push_subscriptions WHERE {where} AND endpoint = ?",
+               [*params, endpoint])
 
 
 def endpoints(db: sqlite_utils.Database, game_id: str, seat: int) -> list[str]:

@@ -219,7 +219,7 @@ def push_key():
 @limits.acting  # an endpoint is looked up in the DNS
 def seat_push(token: str):
     """PUT a browser's PushSubscription → 201: this device is told of the seat's news;
-    DELETE ``{"endpoint"}`` → 200: no longer."""
+    DELETE ``{"endpoint"}`` → 200: no longer (also if it was not)."""
     access = open_seat(token, "play")
     return _push_subscription(push.Owner(game_id=access.game_id, seat=access.seat))
 
@@ -242,12 +242,10 @@ def _push_subscription(owner: push.Owner):
             with write(get_db()):
                 push.subscribe(get_db(), owner, subscription)
             return jsonify({"endpoint": subscription[0]}), 201
-        with write(get_db()):
-            removed = push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
+        with write(get_db()):  # a device that was not subscribed is not, as asked
+            push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
     except (push.BadSubscription, matches.InvalidRequest) as bad:
         return _error(400, str(bad))
-    if not removed:
-        return _error(404, "This device has no subscription here.")
     return jsonify({})
 
 
