@@ -24,7 +24,7 @@ import hashlib
 import hmac
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Any
 
 import sqlite_utils
@@ -52,13 +52,14 @@ class Player:
     generation: int
 
 
-def _player(row: Any) -> Player | None:
-    return Player(row["id"], row["handle"], row["email"], row["generation"]) if row else None
+def _player(row: Any) -> Player:
+    return Player(row["id"], row["handle"], row["email"], row["generation"])
 
 
 def _one(db: sqlite_utils.Database, where: str, value: Any) -> Player | None:
-    return _player(db.execute(f"SELECT id, handle, email, generation FROM players "
-                              f"WHERE {where}", [value]).fetchone())
+    row = db.execute(f"SELECT id, handle, email, generation FROM players WHERE {where}",
+                     [value]).fetchone()
+    return _player(row) if row else None
 
 
 def find(db: sqlite_utils.Database, player_id: int) -> Player | None:
@@ -167,6 +168,15 @@ def owns(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> 
     return (game_id, seat) in seats_of(db, player)
 
 
+def owners(db: sqlite_utils.Database, game_id: str, seat: int) -> list[Player]:
+    """The players whose seat it is (``seats_of``): whoever took it, and the player of its
+    address."""
+    return [_player(row) for row in db.execute(
+        "SELECT p.id, p.handle, p.email, p.generation FROM players p JOIN seats s "
+        "ON s.game_id = ? AND s.seat = ? WHERE p.id = s.player_id OR p.email = lower(s.email) "
+        "ORDER BY p.id", [game_id, seat]).fetchall()]
+
+
 def claim(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> None:
     """Make a seat the player's (taken while signed in, or with the key)."""
     with write(db):
@@ -189,7 +199,7 @@ def mint_sign_in(db: sqlite_utils.Database, email: str) -> str | None:
     invitations are: ``invites.address_key``). The caller emails it."""
     email = email.strip().lower()
     address = invites.address_key(email)
-    now = datetime.now(timezone.utc)
+    now = utc.now()
     with write(db):
         hold_name(db, f"sign-in:{address}")  # two requests at once count each other
         if limits.over_recipient_limit("RATE_LIMIT_SIGN_IN_EMAILS", now, lambda since: (

@@ -18,6 +18,7 @@ from pbem.matches import CACHE
 
 from helpers import path_of, sign_up
 from test_cli import flask
+from test_push import Device
 
 ANN, BOB = {"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}
 HOOK = "http://127.0.0.1:9/hook"  # never answers: its posts stay in the outbox
@@ -30,7 +31,8 @@ def installation(tmp_path, monkeypatch):
     CACHE.clear()
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "pbem.sqlite"),
                       "MAIL_FOLDER": str(tmp_path / "mail"), "SECRET_KEY": "test",
-                      "PUBLIC_URL": "http://localhost", "WEBHOOK_ALLOW_PRIVATE": True})
+                      "PUBLIC_URL": "http://localhost", "WEBHOOK_ALLOW_PRIVATE": True,
+                      "PUSH_ALLOW_PRIVATE": True})
     client = app.test_client()
 
     def create(players, **extra):
@@ -50,6 +52,7 @@ def installation(tmp_path, monkeypatch):
     post(f"{apis[0]}/chat", {"text": "Good luck!"})
     post(f"{apis[0]}/notes", {"text": "Watch the centre."}, "put")
     post(f"{apis[0]}/webhook", {"url": HOOK}, "put")
+    post(f"{apis[0]}/push", Device(HOOK.replace("hook", "push")).subscription, "put")
     post(f"{apis[0]}/feed", {})
     answer = client.get(apis[1]).json
     post(f"{apis[0]}/conditional", {"lines": [[answer["legal_moves"][0], "f4xe5"]]}, "put")

@@ -17,6 +17,7 @@ import functools
 import fcntl
 import logging
 from datetime import datetime
+from email.utils import parseaddr
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -26,7 +27,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
 from .. import commands, computer, tournaments
-from ..mail import outbox, notify, webhooks
+from ..mail import outbox, notify, push, webhooks
 from ..store import utc
 from ..store.db import connect, is_url, try_lock
 
@@ -53,7 +54,10 @@ def deliver_mail(app: Flask) -> tuple[int, int]:
         sent, failed = outbox.deliver_due(
             db, outbox.transport_from_config(app.config), app.config["MAIL_FROM"],
             app.config["PUBLIC_URL"], post_webhook=functools.partial(
-                webhooks.post, allow_private=app.config["WEBHOOK_ALLOW_PRIVATE"]))
+                webhooks.post, allow_private=app.config["WEBHOOK_ALLOW_PRIVATE"]),
+            push=push.Sender(app.config["VAPID_PRIVATE_KEY"],
+                             f"mailto:{parseaddr(app.config['MAIL_FROM'])[1]}",
+                             app.config["PUSH_ALLOW_PRIVATE"]))
     if sent or failed:
         log.info("mail: %d sent, %d failed", sent, failed)
     return sent, failed

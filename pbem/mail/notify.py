@@ -19,7 +19,7 @@ import sqlite_utils
 from flask import current_app, render_template
 
 from .. import clocks, due, events, invites, links, matches, players, signals
-from . import compose, outbox, sentences, webhooks
+from . import channels, compose, outbox, push, sentences, webhooks
 from ..boards import board_for
 from ..events import Event
 from ..matches import Match
@@ -48,20 +48,27 @@ HINT_MOVES = 8  # legal moves named in an email
 
 def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
           kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
-          **context: object) -> str | None:
+          by_email: bool = True, by_push: bool = True, **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
     may see it, a hint of its legal moves and the settings footer, and its one-line summary
     to the seat's webhook; unless the seat's choice holds this kind of email back (then
     None; a seat with no address gets no email, nor one whose invitation was held back:
     see ``invites``). ``also``: other seats of the same address, whose links the email
-    carries too. Returns the Message-ID."""
+    carries too. The seat's devices are told too (``by_push``), if its choice of channels
+    (``channels``) says so, which may also stop the email; ``by_email`` False: only they
+    are, now (the email and webhook post follow later). Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
+    wanted = channels.wanted(db, match.id, seat, kind)
+    if by_push and wanted.push:
+        push.queue(db, match, seat, kind, SUBJECTS[kind], context, unique_key)
+    if not by_email:
+        return None
     choice, held_back = _email_choice(db, match.id, seat)
     if kind in HELD_BACK[choice]:
         return None
     summary = compose.subject(match, SUBJECTS[kind])
     _post(db, match, seat, kind, summary, unique_key)
-    if not match.seats[seat].email or held_back:
+    if not match.seats[seat].email or held_back or not wanted.email:
         return None
     to = compose.seat(db, match, seat)
     rules = links.email_url("site.rules", game_id=match.game.id)
@@ -149,11 +156,12 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         for seat in after.current.to_move:
             # Tell a player when their turn begins, not again while it goes on (Magnet's
             # setup lets both move; the second setter was already told), nor when a
-            # conditional reply of theirs ended it at once, nor while they are there (the
-            # turn job tells them once they have left: send_turn_emails).
+            # conditional reply of theirs ended it at once; their devices at once, but
+            # by email not while they are there (the turn job emails them once they have
+            # left: send_turn_emails).
             if (seat not in before.current.to_move or seat == event.seat) \
-                    and latest.ply == after.ply and not present(db, after, seat, now):
-                your_turn(db, after, seat, now)
+                    and latest.ply == after.ply:
+                your_turn(db, after, seat, now, by_email=not present(db, after, seat, now))
     elif event.kind == "draw_offer":
         for seat in range(after.players):
             if after.draw_offer_open_to(seat):
@@ -181,11 +189,14 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                 _send(db, after, seat, "rematch", asker=compose.who(after, event.seat))
 
 
-def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -> None:
-    """Queue the "Your move" email of ``seat``'s turn (begun by a move), once per turn."""
+def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime, *,
+              by_email: bool = True, by_push: bool = True) -> None:
+    """Queue the "Your move" email and push message of ``seat``'s turn (begun by a move),
+    once per turn each."""
     began = match.turn_began(seat)
     clock = clocks.of_match(match, now)
     _send(db, match, seat, "your_turn", unique_key=f"turn:{match.id}:{seat}:{began.seq}",
+          by_email=by_email, by_push=by_push,
           mover=match.seats[began.seat].name,
           last_move=match.game.public_move(began.seat, began.move, seat, match.current),
           clock=clock[seat] if clock else None)
@@ -225,19 +236,31 @@ def _seen_at(db: sqlite_utils.Database, game_id: str, seat: int) -> datetime | N
     return utc.parse(row[0]) if row and row[0] else None
 
 
-def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock) -> None:
+def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock,
+                     now: datetime, *, by_push: bool = True) -> datetime | None:
     """Tell a player to move that their time runs out soon (``clock``: their
-    ``clocks.SeatClock``; the clock job sends this once per turn)."""
+    ``clocks.SeatClock``; the clock job sends this once per turn). A seat that wants it
+    both ways and has a device is told by push first: then the email waits, and this
+    returns when it is due (``DEADLINE_EMAIL_HOURS`` later, or sooner for a short turn).
+    ``by_push`` False: the email alone, which that time has come for."""
     team = len(match.game.team_of(match.players, seat)) > 1
-    _send(db, match, seat, "deadline", deadline=clock.deadline_text, left=clock.left_text,
-          on_timeout=match.clock["on_timeout"], team=team,
-          vacation_left=clock.vacation_days_left)
+    context = dict(deadline=clock.deadline_text, left=clock.left_text,
+                   on_timeout=match.clock["on_timeout"], team=team,
+                   vacation_left=clock.vacation_days_left, clock=clock)
+    wanted = channels.wanted(db, match.id, seat, "deadline")
+    if by_push and wanted.push and wanted.email and push.queue(
+            db, match, seat, "deadline", SUBJECTS["deadline"], context):
+        return push.deadline_email_at(now, clock.deadline,
+                                      float(current_app.config["DEADLINE_EMAIL_HOURS"]))
+    _send(db, match, seat, "deadline", by_push=by_push, **context)
+    return None
 
 
 def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
     """Warn each seat to move whose deadline is near, once per turn (the clock job's
-    second half), found by their ``due`` rows; ``clock_warnings`` remembers what was sent.
-    Returns how many."""
+    second half), found by their ``due`` rows; ``clock_warnings`` remembers what was sent,
+    and when the email of a warning pushed first follows (the row waits for it, and a
+    move, which writes the game's rows anew, drops it). Returns how many."""
     warnings = 0
     for game_id, seat in due.found(db, "warning", now):
         with write(db):
@@ -253,10 +276,28 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
                 [game_id, seat, clock.turn_seq, utc.iso(clock.deadline),
                  utc.iso(utc.now())]).rowcount
             if inserted:
-                deadline_warning(db, match, seat, clock)
+                email_at = deadline_warning(db, match, seat, clock, now)
                 warnings += 1
+            else:
+                email_at = _deadline_email_at(db, game_id, seat, clock.turn_seq)
+                if email_at is not None and email_at <= now:
+                    deadline_warning(db, match, seat, clock, now, by_push=False)
+                    email_at = None
+            db.execute("UPDATE clock_warnings SET email_at = ? WHERE game_id = ? AND seat = ? "
+                       "AND turn_seq = ?", [email_at and utc.iso(email_at), game_id, seat,
+                                            clock.turn_seq])
+            if email_at is not None:
+                due.hold(db, game_id, seat, "warning", email_at)
+                continue
             due.done(db, game_id, seat, "warning")
     return warnings
+
+
+def _deadline_email_at(db: sqlite_utils.Database, game_id: str, seat: int,
+                       turn_seq: int) -> datetime | None:
+    row = db.execute("SELECT email_at FROM clock_warnings WHERE game_id = ? AND seat = ? "
+                     "AND turn_seq = ?", [game_id, seat, turn_seq]).fetchone()
+    return utc.parse(row[0]) if row and row[0] else None
 
 
 def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
@@ -395,7 +436,7 @@ def send_turn_emails(db: sqlite_utils.Database, now: datetime) -> int:
                     continue
                 key = f"turn:{game_id}:{seat}:{match.turn_began(seat).seq}"
                 if not _queued(db, key):
-                    your_turn(db, match, seat, now)
+                    your_turn(db, match, seat, now, by_push=False)  # pushed when it began
                     queued += 1
             due.done(db, game_id, seat, "turn")
     return queued

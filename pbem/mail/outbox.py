@@ -1,6 +1,6 @@
-"""The outbox: every email (and every webhook post, ``pbem/webhooks.py``) is queued in the
-database, in the transaction of the event that causes it, and delivered later by
-``deliver_due``.
+"""The outbox: every email (and every webhook post, ``pbem/webhooks.py``, and push message,
+``pbem/mail/push.py``) is queued in the database, in the transaction of the event that
+causes it, and delivered later by ``deliver_due``.
 
 Delivery is at-least-once: a message is marked sent only after the transport took it, so a
 crash in between resends it, with the Message-ID fixed at queueing time so mail clients see
@@ -45,7 +45,9 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
     """Add a message to the outbox (call inside the transaction of its cause). ``kind``
     (start, turn, reminder, digest, end, ...) and ``seat`` say what it is about, for the jobs
     that look back at what was sent; a ``unique_key`` can be queued only once, ever.
-    ``channel`` "webhook": ``recipient`` is a webhook URL and ``body`` the JSON to post.
+    ``channel`` "webhook": ``recipient`` is a webhook URL and ``body`` the JSON to post;
+    "push": ``recipient`` is a push endpoint, ``body`` the message and ``headers`` its
+    HTTP headers (``push.queue``).
     ``html``: an HTML part beside the text, showing the ``board`` (the SVG of the seat's
     page, drawn as PNG pictures when the message is built) by ``pictures.content_ids``."""
     message_id = make_msgid(domain=domain)
@@ -57,6 +59,11 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
         [message_id, game_id, recipient, subject, body, json.dumps(dict(headers or {})),
          now, now, kind, seat, unique_key, channel, html, board])
     return message_id
+
+
+class Undeliverable(RuntimeError):
+    """A message that never will be delivered (a push subscription that has ended): it is
+    given up at once, not retried."""
 
 
 class PublicURLMissing(RuntimeError):
@@ -210,11 +217,17 @@ def _later(seconds: float) -> str:
 CHUNK = 50  # messages claimed at a time
 
 
+PushSender = Callable[[sqlite_utils.Database, str, str, Mapping[str, str]], None]
+
+
 def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
                 public_url: str | None, chunk: int = CHUNK,
-                post_webhook: Callable[[str, str], None] = webhooks.post) -> tuple[int, int]:
-    """Send the messages that are due, their links given ``public_url``, and post the due
-    webhooks, ``chunk`` at a time until none is due, over one connection of ``transport``;
+                post_webhook: Callable[[str, str], None] = webhooks.post,
+                push: PushSender | None = None) -> tuple[int, int]:
+    """Send the messages that are due, their links given ``public_url``, post the due
+    webhooks and ``push`` the due push messages (``push.Sender``: the database, endpoint,
+    message and headers), ``chunk`` at a time until none is due, over one connection of
+    ``transport``;
     returns (sent, failed this round). Raises ``PublicURLMissing`` without a
     ``public_url``."""
     if not public_url:
@@ -222,7 +235,7 @@ def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
     sent = failed = 0
     try:
         while rows := _claim(db, chunk):
-            outcomes = _deliver(db, rows, transport, sender, public_url, post_webhook)
+            outcomes = _deliver(db, rows, transport, sender, public_url, post_webhook, push)
             sent += sum(error is None for _row, error in outcomes)
             failed += sum(error is not None for _row, error in outcomes)
     finally:
@@ -248,7 +261,7 @@ def _lease(db: sqlite_utils.Database, rows: list[dict[str, Any]]) -> None:
 
 def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: Transport,
              sender: str, public_url: str, post_webhook: Callable[[str, str], None],
-             ) -> list[tuple[dict[str, Any], Exception | None]]:
+             push: PushSender | None) -> list[tuple[dict[str, Any], Exception | None]]:
     """Send or post each of the claimed ``rows`` and record how it went: (row, the error
     or None) for each."""
     outcomes: list[tuple[dict[str, Any], Exception | None]] = []
@@ -264,6 +277,11 @@ def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: T
         try:
             if row["channel"] == "webhook":
                 post_webhook(row["recipient"], row["body"])
+            elif row["channel"] == "push":
+                if push is None:
+                    raise RuntimeError("Web Push is not set up in this deliverer")
+                push(db, row["recipient"], row["body"].replace(PUBLIC_URL_MARK, public_url),
+                     json.loads(row["headers"]))
             else:
                 transport.send(build(row, sender, public_url))
         except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
@@ -287,10 +305,10 @@ def _record(db: sqlite_utils.Database,
                        [now, attempts, redact(row["body"]), redact(row["headers"]),
                         row["html"] and redact(row["html"]), row["id"]])
             continue
-        # a message that cannot be built safely, or a webhook that has become a private
-        # address, never will be: no retries
+        # a message that cannot be built safely, a webhook that has become a private
+        # address or a push subscription that has ended never will be: no retries
         gave_up = attempts >= MAX_ATTEMPTS or isinstance(
-            error, (HeaderInjection, webhooks.BadWebhook))
+            error, (HeaderInjection, webhooks.BadWebhook, Undeliverable))
         db.execute("UPDATE outbox SET attempts = ?, status = ?, next_attempt_at = ?, "
                    "last_error = ?, body = ?, headers = ?, html = ? WHERE id = ?",
                    [attempts, "failed" if gave_up else "pending",

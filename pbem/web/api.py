@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 from .. import (clocks, commands, computer, conditional, events, invites, limits, links,
                matches, players, ratings, talk)
 from . import feeds
-from ..mail import webhooks
+from ..mail import push, webhooks
 from ..store.db import get_db, write
 from ..matches import Match
 from .play import open_link, open_seat
@@ -255,6 +255,46 @@ def set_webhook(token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify({"webhook": url})
+
+
+@bp.get("/push")
+def push_key():
+    """This server's VAPID public key, which browsers subscribe with (``pbem/mail/push.py``)."""
+    return jsonify({"public_key": push.public_key(current_app.config["VAPID_PRIVATE_KEY"])})
+
+
+@bp.route("/play/<token>/push", methods=["PUT", "DELETE"])
+@limits.acting  # an endpoint is looked up in the DNS
+def seat_push(token: str):
+    """PUT a browser's PushSubscription → 201: this device is told of the seat's news;
+    DELETE ``{"endpoint"}`` → 200: no longer (also if it was not)."""
+    access = open_seat(token, "play")
+    return _push_subscription(push.Owner(game_id=access.game_id, seat=access.seat))
+
+
+@bp.route("/player/<token>/push", methods=["PUT", "DELETE"])
+@limits.acting
+def player_push(token: str):
+    """The same for a player (their key): the device is told of all their seats' news."""
+    player = players.by_key(get_db(), token)
+    if player is None:
+        return _error(404, "This key opens no player. Sign in again for the current one.")
+    return _push_subscription(push.Owner(player_id=player.id, generation=player.generation))
+
+
+def _push_subscription(owner: push.Owner):
+    try:
+        body = _body()
+        if request.method == "PUT":
+            subscription = push.checked(body, current_app.config["PUSH_ALLOW_PRIVATE"])
+            with write(get_db()):
+                push.subscribe(get_db(), owner, subscription)
+            return jsonify({"endpoint": subscription[0]}), 201
+        with write(get_db()):  # a device that was not subscribed is not, as asked
+            push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
+    except (push.BadSubscription, matches.InvalidRequest) as bad:
+        return _error(400, str(bad))
+    return jsonify({})
 
 
 @bp.post("/play/<token>/feed")
