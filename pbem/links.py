@@ -10,13 +10,13 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 from urllib.parse import unquote, urlsplit
 
 import sqlite_utils
 from flask import current_app, request, url_for
 
-from .store.db import utcnow
+from .store.db import insert_rows, utcnow
 
 TOKEN_BYTES = 24
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
@@ -59,12 +59,18 @@ def mint(db: sqlite_utils.Database, game_id: str, seat: int | None, *,
     """A new secret link for ``seat`` of a game (None: spectator). Returns the token.
     ``table`` INVITATIONS: the join link of an open seat instead. ``emailed``: the link
     goes in an email to the seat's address (so using it shows the address answered)."""
-    token = new_token()
-    row = {"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
-           "created_at": utcnow(), **({"emailed": 1} if emailed else {})}
-    db.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-               list(row.values()))
-    return token
+    return mint_all(db, [(game_id, seat)], table=table, emailed=emailed)[0]
+
+
+def mint_all(db: sqlite_utils.Database, seats: Sequence[tuple[str, int | None]], *,
+             table: str = "links", emailed: bool = False) -> list[str]:
+    """``mint`` for each (game id, seat) of ``seats``, in one statement; their tokens."""
+    tokens = [new_token() for _ in seats]
+    now = utcnow()
+    insert_rows(db, table, [{"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
+                             "created_at": now, **({"emailed": 1} if emailed else {})}
+                            for token, (game_id, seat) in zip(tokens, seats)])
+    return tokens
 
 
 def resolve(db: sqlite_utils.Database, token: str, *, table: str = "links") -> Access | None:

@@ -26,7 +26,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 import click
 import sqlite_utils
@@ -241,6 +241,17 @@ def claimed(db: sqlite_utils.Database, name: str) -> Iterator[bool]:
 
 def utcnow() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def insert_rows(db: sqlite_utils.Database, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (each with the same columns) in one statement: sqlite-utils'
+    ``insert_all`` checks the table's columns on every call, which thousands of small
+    inserts feel."""
+    if rows:
+        columns = list(rows[0])
+        db.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) "
+                            f"VALUES ({', '.join('?' * len(columns))})",
+                            [[row[column] for column in columns] for row in rows])
 
 
 # The schema: numbered SQL files, ``NNNN_what.sql``, each applied once and in order, with,
