@@ -125,6 +125,14 @@ def email_url(endpoint: str, **values: object) -> str:
     return base + _path(endpoint, **values)
 
 
+def email_urls(endpoint: str, tokens: Sequence[str], **values: object) -> list[str]:
+    """``email_url`` of ``endpoint`` for each of ``tokens`` (its ``token``): one URL built,
+    the others copied from it, as a token is URL-safe (a round robin's emails hold 9,900)."""
+    mark = new_token()  # found nowhere else in the URL
+    before, after = email_url(endpoint, token=mark, **values).split(mark)
+    return [before + token + after for token in tokens]
+
+
 def _path(endpoint: str, **values: Any) -> str:
     """The URL path of ``endpoint``, without the script root of the current request: the
     configured PUBLIC_URL already says where the application lives."""
