@@ -60,6 +60,7 @@ def checked_name(name: Any, who: str) -> str:
     return " ".join(spaced.split())
 
 
+@functools.lru_cache(maxsize=4096)  # as ``_parses_as_address``
 def _plain_spaces(text: str) -> str:
     """``text`` with every kind of space (no-break, thin, ...) made a plain one."""
     return "".join(" " if unicodedata.category(c) == "Zs" else c for c in text)
