@@ -195,14 +195,15 @@ REQUESTS = [
 GAME_TABLES = ["seats", "links", "invitations", "due", "events", "outbox"]
 
 
+VARYING = {"id", "rowid", "game_id", "token_hash", "created_at", "updated_at", "at",
+           "next_attempt_at", "message_id", "unique_key", "headers", "body", "html"}
+
+
 def stored_rows(db, game_id: str, made: matches.Created) -> dict[str, list[dict]]:
-    """Every row of the game, its id, secrets and times left out (each path has its own)."""
+    """Every row of the game, its ids, secrets and times left out (each game has its own)."""
     def kept(row) -> dict:
         return {column: value.replace(game_id, "<game>") if isinstance(value, str) else value
-                for column, value in dict(row).items()
-                if column not in ("id", "game_id", "token_hash", "created_at", "updated_at",
-                                  "at", "body", "html", "headers", "message_id", "unique_key",
-                                  "next_attempt_at")}
+                for column, value in dict(row).items() if column not in VARYING}
     rows = {"games": [kept(row) for row in db.query("SELECT * FROM games WHERE id = ?",
                                                     [game_id])]}
     for table in GAME_TABLES:
