@@ -711,12 +711,11 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
     """Store the games ``new_game`` checked, as ``create`` does, with one insert into each
     table for them all (a tournament starts thousands)."""
     now = utcnow()
-    ids = [secrets.token_urlsafe(6) for _ in requested]
-    made = [Match(id=new_id, game=r.game, players=len(r.seats), options=r.start.options,
-                  seed=r.seed, created_at=now, seats=tuple(r.seats),
+    made = [Match(id=secrets.token_urlsafe(6), game=r.game, players=len(r.seats),
+                  options=r.start.options, seed=r.seed, created_at=now, seats=tuple(r.seats),
                   states=positions.Positions.starting(r.game, r.start), current=r.start,
                   clock=clocks.stored(json.dumps(r.clock)), rated=bool(r.rated))
-            for new_id, r in zip(ids, requested)]
+            for r in requested]
     with write(db):
         insert_rows(db, "games", [{
             "id": match.id, "game": r.game.id, "players": match.players,
@@ -729,15 +728,16 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
                                    "email": s.email, "bot": s.bot,
                                    "player_id": r.claimed.get(s.seat)}
                                   for match, r in zip(made, requested) for s in r.seats])
-        players = iter(links.mint_all(db, [(match.id, s.seat) for match in made
-                                           for s in match.seats if not (s.open or s.bot)]))
+        seat_tokens = iter(links.mint_all(db, [(match.id, s.seat) for match in made
+                                               for s in match.seats if not (s.open or s.bot)]))
         joins = iter(links.mint_all(db, [(match.id, s.seat) for match in made
                                          for s in match.seats if s.open],
                                     table=links.INVITATIONS))
         spectators = links.mint_all(db, [(match.id, None) for match in made])
         due.schedule_new(db, made)
         created = [Created(match,
-                           tuple(None if s.open or s.bot else next(players) for s in match.seats),
+                           tuple(None if s.open or s.bot else next(seat_tokens)
+                                 for s in match.seats),
                            tuple(next(joins) if s.open else None for s in match.seats),
                            spectator)
                    for match, spectator in zip(made, spectators)]
