@@ -712,7 +712,7 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
     table for them all (a tournament starts thousands)."""
     now = utcnow()
     made = [Match(id=secrets.token_urlsafe(6), game=r.game, players=len(r.seats),
-                  options=r.start.options, seed=r.seed, created_at=now, seats=tuple(r.seats),
+                  options=dict(r.start.options), seed=r.seed, created_at=now, seats=tuple(r.seats),
                   states=positions.Positions.starting(r.game, r.start), current=r.start,
                   clock=clocks.stored(json.dumps(r.clock)), rated=bool(r.rated))
             for r in requested]
