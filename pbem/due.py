@@ -28,7 +28,7 @@ has done (or found nothing to do for) in this turn; the game's next event writes
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Sequence
 
 import sqlite_utils
 
@@ -69,8 +69,13 @@ def plan(match: Any) -> list[tuple[int, str, str]]:
 def schedule(db: sqlite_utils.Database, match: Any) -> None:
     """Rewrite the game's rows from ``match`` (inside the transaction that changed it)."""
     db.execute("DELETE FROM due WHERE game_id = ?", [match.id])
+    schedule_new(db, [match])
+
+
+def schedule_new(db: sqlite_utils.Database, new: Sequence[Any]) -> None:
+    """Write the rows of games (``matches.Match``) that have none yet, in one statement."""
     db.conn.executemany("INSERT INTO due (game_id, seat, kind, at) VALUES (?, ?, ?, ?)",
-                        [(match.id, *row) for row in plan(match)])
+                        [(match.id, *row) for match in new for row in plan(match)])
 
 
 def found(db: sqlite_utils.Database, kind: str, until: datetime,

@@ -14,6 +14,7 @@ This module sits below ``matches`` (which imports it), so a check takes the matc
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -325,6 +326,7 @@ def _may(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
     return payload
 
 
+@functools.lru_cache(maxsize=4096)  # a tournament's games check each player's name often
 def plain_spaces(text: str) -> str:
     """``text`` with every kind of space (no-break, thin, ...) made a plain one."""
     return "".join(" " if unicodedata.category(c) == "Zs" else c for c in text)

@@ -9,6 +9,7 @@ how each kind is checked and folded into the game.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from email.errors import HeaderParseError
@@ -24,7 +25,7 @@ from engine import bots
 
 from . import clocks, conditional, due, events, links, positions, signals
 from .events import ActionError, Declined, Event, InvalidRequest, Payload, Refused
-from .store.db import hold_game, write
+from .store.db import hold_game, insert_rows, write
 from .store import utc
 from .store.lru import BytesLRU
 
@@ -37,6 +38,11 @@ def valid_email(text: str) -> bool:
     if not isinstance(text, str) or len(text) > 254 or not text.isascii() \
             or not re.fullmatch(r"[!-~]+@[!-~]+", text) or text.count("@") != 1:
         return False
+    return _parses_as_address(text)
+
+
+@functools.lru_cache(maxsize=4096)  # a tournament's games check each player's address often
+def _parses_as_address(text: str) -> bool:
     try:
         return Address(addr_spec=text).addr_spec == text
     except (HeaderParseError, ValueError, IndexError, TypeError, AttributeError):
@@ -442,6 +448,26 @@ class Created:
     spectator_token: str
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """A checked request for a game (``new_game``), ready to store."""
+    game: engine.Game
+    seats: list[Seat]
+    seed: str
+    start: engine.State
+    clock: dict[str, Any]  # clocks.settings
+    public: bool
+    client: str | None
+    rated: bool
+    rating_min: int | None
+    rating_max: int | None
+    claimed: Mapping[int, int]
+
+    @property
+    def waiting(self) -> bool:
+        return any(s.open for s in self.seats)
+
+
 def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
            seed: str | None = None, clock: Any = None, public: Any = False, *,
            addressless: bool = False, client: str | None = None, rated: Any = False,
@@ -458,6 +484,17 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     (``computer.client_key``). ``claimed``: the seats of players known across games (their
     ids, by seat), which a ``rated`` game needs (``checked_rating``). ``announce`` False:
     no start emails (a tournament tells its players of a round's games in one email)."""
+    requested = new_game(game_id, players, options, seed, clock, public,
+                         addressless=addressless, client=client, rated=rated,
+                         rating_range=rating_range, claimed=claimed)
+    return create_many(db, [requested], announce=announce)[0]
+
+
+def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
+             clock: Any = None, public: Any = False, *, addressless: bool = False,
+             client: str | None = None, rated: Any = False, rating_range: Any = None,
+             claimed: Mapping[int, int] | None = None) -> NewGame:
+    """``create``'s checks of a request, without storing anything."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
@@ -480,28 +517,49 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
                              "open seat.")
     claimed = claimed or {}
     rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public)
-    new_id = secrets.token_urlsafe(6)
+    return NewGame(game, seats, seed, start, clock, public, client, rated, rating_min,
+                   rating_max, claimed)
+
+
+def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
+                announce: bool = True) -> list[Created]:
+    """Store the games ``new_game`` checked, as ``create`` does, with one insert into each
+    table for them all (a tournament starts thousands)."""
     now = utc.iso(utc.now())
+    made = [Match(id=secrets.token_urlsafe(6), game=r.game, players=len(r.seats),
+                  options=dict(r.start.options), seed=r.seed, created_at=now, seats=tuple(r.seats),
+                  states=positions.Positions.starting(r.game, r.start), current=r.start,
+                  clock=clocks.stored(json.dumps(r.clock)), rated=bool(r.rated))
+            for r in requested]
     with write(db):
-        db["games"].insert({
-            "id": new_id, "game": game.id, "players": len(seats),
-            "options": json.dumps(start.options), "seed": seed, "created_at": now,
-            **_summary(start, waiting), "updated_at": now, "clock": json.dumps(clock),
-            "public": int(public), "client": client, "rated": int(rated),
-            "rating_min": rating_min, "rating_max": rating_max})
-        db["seats"].insert_all({"game_id": new_id, "seat": s.seat, "name": s.name,
-                                "email": s.email, "bot": s.bot,
-                                "player_id": claimed.get(s.seat)} for s in seats)
-        tokens = tuple(None if s.open or s.bot else links.mint(db, new_id, s.seat)
-                       for s in seats)
-        joins = tuple(links.mint(db, new_id, s.seat, table=links.INVITATIONS) if s.open
-                      else None for s in seats)
-        spectator = links.mint(db, new_id, None)
-        match = load(db, new_id)
-        due.schedule(db, match)
-        signals.game_created.send(db, match=match, spectator_token=spectator,
-                                  announce=announce)
-    return Created(match, tokens, joins, spectator)
+        insert_rows(db, "games", [{
+            "id": match.id, "game": r.game.id, "players": match.players,
+            "options": json.dumps(r.start.options), "seed": r.seed, "created_at": now,
+            **_summary(r.start, r.waiting), "updated_at": now, "clock": json.dumps(r.clock),
+            "public": int(r.public), "client": r.client, "rated": int(r.rated),
+            "rating_min": r.rating_min, "rating_max": r.rating_max}
+            for match, r in zip(made, requested)])
+        insert_rows(db, "seats", [{"game_id": match.id, "seat": s.seat, "name": s.name,
+                                   "email": s.email, "bot": s.bot,
+                                   "player_id": r.claimed.get(s.seat)}
+                                  for match, r in zip(made, requested) for s in r.seats])
+        seat_tokens = iter(links.mint_all(db, [(match.id, s.seat) for match in made
+                                               for s in match.seats if not (s.open or s.bot)]))
+        joins = iter(links.mint_all(db, [(match.id, s.seat) for match in made
+                                         for s in match.seats if s.open],
+                                    table=links.INVITATIONS))
+        spectators = links.mint_all(db, [(match.id, None) for match in made])
+        due.schedule_new(db, made)
+        created = [Created(match,
+                           tuple(None if s.open or s.bot else next(seat_tokens)
+                                 for s in match.seats),
+                           tuple(next(joins) if s.open else None for s in match.seats),
+                           spectator)
+                   for match, spectator in zip(made, spectators)]
+        for game in created:
+            signals.game_created.send(db, match=game.match,
+                                      spectator_token=game.spectator_token, announce=announce)
+    return created
 
 
 def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:

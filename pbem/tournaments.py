@@ -571,21 +571,24 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
     by_id = {e.player_id: e for e in entered or entrants(db, tournament)}
     count = db.execute("SELECT COUNT(*) FROM tournament_games WHERE tournament_id = ? AND "
                        "round = ?", [tournament.id, number]).fetchone()[0]
-    rows: list[tuple[str | None, int, int | None]] = []
+    requested = []
     for first, second in pairs:
         seated = [by_id[first], by_id[second]]
-        created = matches.create(
-            db, tournament.game.id,
+        requested.append(matches.new_game(
+            tournament.game.id,
             [{"bot": e.level} if e.level else {"name": e.handle, "email": e.email}
              for e in seated],
-            tournament.options, clock=tournament.clock, announce=False,
+            tournament.options, clock=tournament.clock,
             rated=tournament.rated and not all(e.level for e in seated),
-            claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level})
-        rows.append((created.match.id, first, second))
-        db.execute("INSERT INTO links (token_hash, game_id, seat, created_at) "
-                   "VALUES (?, ?, NULL, ?)",
-                   [links.token_hash(watch_token(created.match.id)), created.match.id,
-                    utc.iso(utc.now())])
+            claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level}))
+    created = matches.create_many(db, requested, announce=False)
+    now = utc.iso(utc.now())
+    db.conn.executemany("INSERT INTO links (token_hash, game_id, seat, created_at) "
+                        "VALUES (?, ?, NULL, ?)",
+                        [(links.token_hash(watch_token(game.match.id)), game.match.id, now)
+                         for game in created])
+    rows: list[tuple[str | None, int, int | None]] = [
+        (game.match.id, first, second) for game, (first, second) in zip(created, pairs)]
     if bye is not None:
         rows.append((None, bye, None))
     db.conn.executemany(

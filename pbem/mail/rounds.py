@@ -27,28 +27,38 @@ def _page(tournament: tournaments.Tournament) -> str:
 def round_started(db: sqlite_utils.Database, *, tournament: tournaments.Tournament,
                   games: list[tournaments.Pairing]) -> None:
     shown = tournaments.table(db, tournament)
-    for entrant in shown.entrants:
-        if entrant.email is None or entrant.withdrawn:
-            continue
+    told = [(e, e.email) for e in shown.entrants if e.email is not None and not e.withdrawn]
+    theirs: dict[int, list[tournaments.Pairing]] = {e.player_id: [] for e, _ in told}
+    for game in games:
+        for player in (game.first_id, game.second_id):
+            if player in theirs:
+                theirs[player].append(game)
+    # Each one's links to their games, minted together (a round robin of 100 has 9,900).
+    tokens = links.mint_all(db, [(game.game_id, _seat(game, e.player_id)) for e, _ in told
+                                 for game in theirs[e.player_id] if game.game_id],
+                            emailed=True)
+    urls = iter(links.email_urls("play.page", tokens, role="play"))
+    for entrant, email in told:
         # (round, opponent, first move?, link): the opponent None for a bye
         mine: list[tuple[int, str | None, bool | None, str | None]] = []
-        for game in games:
-            if entrant.player_id not in (game.first_id, game.second_id):
-                continue
+        for game in theirs[entrant.player_id]:
             if game.game_id is None:
                 mine.append((game.round, None, None, None))
                 continue
-            seat = 0 if game.first_id == entrant.player_id else 1
-            token = links.mint(db, game.game_id, seat, emailed=True)
+            seat = _seat(game, entrant.player_id)
             mine.append((game.round, shown.handle(game.second_id if seat == 0
                                                   else game.first_id), seat == 0,
-                         links.email_url("play.page", role="play", token=token)))
+                         next(urls)))
         if mine:
             what = "Your games" if tournament.format == "round-robin" \
                 else f"Round {games[0].round}"
-            _queue(db, entrant.email, f"{what} — {tournament.name}", "round",
+            _queue(db, email, f"{what} — {tournament.name}", "round",
                    tournament=tournament, name=entrant.handle, games=mine,
                    page=_page(tournament))
+
+
+def _seat(game: tournaments.Pairing, player_id: int) -> int:
+    return 0 if game.first_id == player_id else 1
 
 
 @signals.tournament_finished.connect

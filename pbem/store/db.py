@@ -25,7 +25,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 import click
 import sqlite_utils
@@ -238,6 +238,17 @@ def claimed(db: sqlite_utils.Database, name: str) -> Iterator[bool]:
     finally:
         if mine and usable(db):
             unlock(db, name)
+
+
+def insert_rows(db: sqlite_utils.Database, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (each with the same columns) in one statement: sqlite-utils'
+    ``insert_all`` checks the table's columns on every call, which thousands of small
+    inserts feel."""
+    if rows:
+        columns = list(rows[0])
+        db.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) "
+                            f"VALUES ({', '.join('?' * len(columns))})",
+                            [[row[column] for column in columns] for row in rows])
 
 
 # The schema: numbered SQL files, ``NNNN_what.sql``, each applied once and in order, with,
