@@ -10,7 +10,7 @@ import logging
 import re
 import urllib.request
 import zlib
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 
 import pytest
@@ -287,9 +287,15 @@ def test_the_lobby_page_lists_each_challenge_with_a_join_form(client):
     ("magnet", {"random_setup": True}, ("seed-a", "seed-b")),
     ("magnetic-field", {}, ("seed-a", "seed-b")),
 ])
-def test_the_lobby_reveals_nothing_a_seed_decides(app, client, game_id, options, seeds):
+def test_the_lobby_reveals_nothing_a_seed_decides(app, client, monkeypatch, game_id, options,
+                                                  seeds):
     """Two games that differ only in their secret seed look the same in the lobby, in the
     challenges API and on their join pages, byte for byte."""
+    # The lobby tells the time to the minute ("Since", "waited"): both games are made, and
+    # shown, at the same moments, so that no minute changes between them.
+    monkeypatch.setattr(matches, "utcnow", lambda: "2026-01-05T12:00:59+00:00")
+    monkeypatch.setattr(clocks, "utc_now", lambda: datetime(2026, 1, 5, 12, 7, 59,
+                                                            tzinfo=timezone.utc))
     game = engine.get(game_id)
     starts = [game.start(2, options, seed) for seed in seeds]
     assert starts[0] != starts[1]
