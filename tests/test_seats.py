@@ -283,6 +283,7 @@ def test_the_lobby_page_lists_each_challenge_with_a_join_form(client):
     assert game["id"] not in client.get("/lobby").get_data(as_text=True)
 
 
+@pytest.mark.one_database  # what the lobby draws, not how it is stored
 @pytest.mark.parametrize("game_id, options, seeds", [
     ("magnet", {"random_setup": True}, ("seed-a", "seed-b")),
     ("magnetic-field", {}, ("seed-a", "seed-b")),
