@@ -3,7 +3,7 @@ create a game through the JSON API, ``live_server`` for tests that need a real H
 (browsers), and ``smtp``, a real SMTP server on loopback.
 
 Every test that uses a database (``database``, and so ``app``) runs on both storage
-engines: on a fresh SQLite file, and on a fresh database of a throwaway PostgreSQL cluster
+engines: on a fresh SQLite file, and on a fresh schema of a throwaway PostgreSQL cluster
 that the session starts on a free loopback port (``tests/postgres.py``). ``--database
 sqlite`` or ``--database postgresql`` (or ``PBEM_TEST_DATABASE``) runs one of them only.
 Where PostgreSQL is not installed, its half is skipped, saying so. A test whose database is
@@ -85,25 +85,17 @@ def sqlite_template(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def postgres_template(postgres_cluster) -> str:
-    """A PostgreSQL database with the schema, built once per session: each test gets a
-    copy."""
-    build_schema(postgres_cluster.create_database("template"))
-    return "template"
-
-
 @pytest.fixture
 def database(request, tmp_path):
-    """The ``DATABASE`` setting of a test: a new SQLite file or PostgreSQL database with the
-    schema, a copy of the session's (as ``init-db`` makes before a server starts)."""
+    """The ``DATABASE`` setting of a test: a new SQLite file with the schema (a copy of the
+    session's), or a new PostgreSQL schema (whose tables ``create_app`` makes)."""
     if request.param == "sqlite":
         path = tmp_path / "pbem.sqlite"
         shutil.copy(request.getfixturevalue("sqlite_template"), path)  # private, as made
         yield str(path)
         return
-    with request.getfixturevalue("postgres_cluster").copy_of(
-            request.getfixturevalue("postgres_template")) as url:
+    with request.getfixturevalue("postgres_cluster").schema() as url:
+        build_schema(url)  # as ``init-db`` does before a server starts
         yield url
 
 

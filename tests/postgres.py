@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL cluster for the tests (and ``./dev bench postgres``): the
 machine's own PostgreSQL server programs (Debian's ``initdb`` and ``pg_ctl``), started on a
-free loopback port with its data in a temporary folder, and one fresh database per test,
-a copy of one the session built (``Cluster.copy_of``), or an empty schema (``Cluster.schema``). Nothing the tests write needs to survive a crash, so by default it
+free loopback port with its data in a temporary folder, and one fresh schema per test
+(``Cluster.schema``). Nothing the tests write needs to survive a crash, so by default it
 does not wait for the disk."""
 from __future__ import annotations
 
@@ -69,7 +69,9 @@ class Cluster:
         cluster._run("pg_ctl", "-D", str(folder / "data"), "-l", str(folder / "log"), "-w",
                      "-o", f"-p {cluster.port} -k {folder} -c listen_addresses=127.0.0.1 "
                      f"{fast}-c max_connections={max_connections}", "start")
-        cluster.create_database(DATABASE)
+        import psycopg
+        with psycopg.connect(cluster.url("postgres"), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {DATABASE}")
         return cluster
 
     def _run(self, program: str, *args: str) -> None:
@@ -96,28 +98,6 @@ class Cluster:
         finally:
             with psycopg.connect(self.url(), autocommit=True) as conn:
                 conn.execute(f"DROP SCHEMA {name} CASCADE")
-
-    def create_database(self, name: str) -> str:
-        """A new, empty database: its URL."""
-        import psycopg
-        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name}")
-        return self.url(name)
-
-    @contextlib.contextmanager
-    def copy_of(self, template: str) -> Iterator[str]:
-        """A new database copied from the database ``template`` (which nothing may be
-        connected to): its URL. Copying is several times faster than building a schema."""
-        import psycopg
-        name = f"test_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
-        try:
-            yield self.url(name)
-        finally:
-            with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
-                # what a test's threads or processes left connected goes too
-                conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop")
