@@ -256,6 +256,7 @@ def test_a_public_challenge_needs_a_waiting_player_and_an_open_seat(client):
                                            "players": [ANN, {"open": 1}]}).status_code == 400
 
 
+@pytest.mark.one_database  # the pages' words
 @pytest.mark.parametrize("colours, joiner", [("seat0-blue", "Red"), ("seat0-red", "Blue")])
 def test_join_and_lobby_pages_name_options_in_the_form_s_words_for_their_reader(
         client, colours, joiner):
@@ -319,6 +320,7 @@ def test_the_lobby_reveals_nothing_a_seed_decides(app, client, monkeypatch, game
 
 # -- secrets in logs -----------------------------------------------------------------------
 
+@pytest.mark.one_database  # what is logged
 def test_no_join_link_reaches_a_log_line(app, client, live_server, caplog):
     game = create(client, [ANN, OPEN])
     path = path_of(game["seats"][1]["join"])
@@ -395,6 +397,7 @@ def test_my_games_shows_the_time_left_when_a_clock_runs(client):
     assert "your turn: 2 days 23 hours left" in page
 
 
+@pytest.mark.one_database  # the cookie, not the database
 def test_the_cookie_is_signed_http_only_lax_holds_no_link_and_stays_small(client, new_game):
     game = new_game()
     response = client.get(game.urls[0])
