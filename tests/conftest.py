@@ -132,6 +132,9 @@ def app(tmp_path, monkeypatch, database):
     play.RENDERS.clear()
     watched = WritesWatched()
     monkeypatch.setattr(pbem.store.db, "sqlite3", watched)
+    # Nothing a test writes needs to survive a crash: SQLite's syncs do not wait for the
+    # disk, as the tests' PostgreSQL does not (test_production checks that they are made).
+    monkeypatch.setattr(os, "fdatasync", lambda handle: None)
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))  # its own lock and key
     app = create_app({
         "TESTING": True,
