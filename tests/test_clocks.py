@@ -224,6 +224,7 @@ def test_the_api_stores_a_normalised_clock_and_games_default_to_none(client):
     assert client.get(apis(create(client, {"mode": "none"}))[0]).json["clocks"] is None
 
 
+@pytest.mark.one_database  # refused before anything is stored
 @pytest.mark.parametrize("clock, words", [
     ("3 days", "'clock' must be an object"),
     ({"mode": "hourglass"}, "mode"),
@@ -311,6 +312,7 @@ def test_every_api_answer_carries_the_clocks(client):
     assert shown(client.get(light).json["clocks"]) == shown(after["clocks"])
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_play_page_shows_each_players_time_and_the_vacation_form(client):
     created = create(client, {**PER_MOVE, "vacation_days": 7})
     page = client.get(path_of(created["seats"][0]["url"])).get_data(as_text=True)
@@ -534,6 +536,7 @@ def test_one_scheduler_runs_the_clock_job(tmp_path, monkeypatch):
     CACHE.clear()
 
 
+@pytest.mark.one_database  # what the email says
 def test_the_your_turn_email_says_how_long_the_player_has(client, app):
     game = apis(create(client, per_move(days=3)))
     assert client.post(f"{game[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code == 200

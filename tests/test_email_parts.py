@@ -25,6 +25,10 @@ from pbem.mail.message import HeaderInjection, compose
 
 from helpers import api_move
 
+# What is checked is how an email is written; the outbox's storage and claims are
+# test_mail's, on both engines.
+pytestmark = pytest.mark.one_database
+
 PNG = b"\x89PNG\r\n\x1a\n"
 LINKS = re.compile(r'(?:href|src)="([^"]*)"')
 

@@ -23,6 +23,10 @@ from pbem.store.db import connect
 from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, links_in,
                      normalised, seen_by, svg_of)
 
+# What is checked is what is drawn and said, and that two games differing in a secret look
+# the same (rendering, not storage): one engine.
+pytestmark = pytest.mark.one_database
+
 GAME = engine.get("magnet")
 RED, BLUE = 0, 1
 HOOK = "https://93.184.216.34/hook"  # a webhook at a public address: no DNS look-up
@@ -96,7 +100,6 @@ def test_the_board_speaks_the_notation():
     assert board.move_cells(CANON[RED]) == set()
 
 
-@pytest.mark.one_database
 def test_svg_has_91_vertices_on_the_lattice_and_hides_blues_values_from_red(app):
     state = GAME.start(2, {"random_setup": True}, "drawn")
     svg = svg_of(app, GAME, state, RED)
@@ -130,7 +133,6 @@ def test_svg_has_91_vertices_on_the_lattice_and_hides_blues_values_from_red(app)
     assert "Turn 1: Red to move (the opening turn: one piece moves)" in svg
 
 
-@pytest.mark.one_database
 def test_last_turn_paths_captures_and_losses_are_drawn(app):
     state = position({"b7": "RK", "j3": "BK", "f3": "R4/3", "f4": "BT2", "f5": "B3/2",
                       "e6": "R2"})
@@ -181,7 +183,6 @@ def bottom_side(svg: str) -> int:
     return max(heights, key=lambda owner: sum(heights[owner]) / len(heights[owner]))
 
 
-@pytest.mark.one_database
 def test_each_player_sees_their_own_pieces_at_the_bottom(app):
     state = GAME.start(2, {"random_setup": True}, "turned")
     red, blue, spectator = (svg_of(app, GAME, state, seat) for seat in (RED, BLUE, None))
@@ -289,7 +290,6 @@ def overlapping(svg: str) -> list[str]:
     return found
 
 
-@pytest.mark.one_database
 def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
     crowded = position(ORDERED | {"a5": "R2/2", "a4": "R3", "b6": "B2", "k5": "B2", "k4": "B3",
                                   "g9": "R2", "b2": "B4/2"})
@@ -327,7 +327,6 @@ def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
     assert len(layout(svg)["marks"]) == pieces + 4 + 1 + 1  # and the magnet's horseshoe
 
 
-@pytest.mark.one_database
 def test_links_and_words_from_the_view_go_into_the_drawing_escaped(app):
     """The drawing is built as strings: every link and every word from the view is escaped
     where it goes in (a link's & and quotes, a tooltip's apostrophe, markup in a value)."""
@@ -504,7 +503,6 @@ ORDERED = {"b7": "RK", "j3": "BK", "f4": "R3/2", "c3": "R4/3", "h4": "R2", "f9":
            "e5": "B2", "g5": "B3"}
 
 
-@pytest.mark.one_database
 def test_turn_builder_magnet_then_order_then_promotions(app):
     state = position(ORDERED)
     first = builds(app, GAME, state, RED)
@@ -546,7 +544,6 @@ def test_turn_builder_magnet_then_order_then_promotions(app):
     assert builds(app, GAME, state, RED, "q9").path == ()
 
 
-@pytest.mark.one_database
 def test_turn_builder_when_the_order_does_not_matter_and_on_the_opening(app):
     state = position({"b7": "RK", "j3": "BK", "f3": "R4/2", "d4": "R2"})
     one = builds(app, GAME, state, RED, "f6")

@@ -259,6 +259,7 @@ def test_a_public_challenge_needs_a_waiting_player_and_an_open_seat(client):
                                            "players": [ANN, {"open": 1}]}).status_code == 400
 
 
+@pytest.mark.one_database  # the pages' words
 @pytest.mark.parametrize("colours, joiner", [("seat0-blue", "Red"), ("seat0-red", "Blue")])
 def test_join_and_lobby_pages_name_options_in_the_form_s_words_for_their_reader(
         client, colours, joiner):
@@ -286,6 +287,7 @@ def test_the_lobby_page_lists_each_challenge_with_a_join_form(client):
     assert game["id"] not in client.get("/lobby").get_data(as_text=True)
 
 
+@pytest.mark.one_database  # what the lobby draws, not how it is stored
 @pytest.mark.parametrize("game_id, options, seeds", [
     ("magnet", {"random_setup": True}, ("seed-a", "seed-b")),
     ("magnetic-field", {}, ("seed-a", "seed-b")),
@@ -319,6 +321,7 @@ def test_the_lobby_reveals_nothing_a_seed_decides(app, client, monkeypatch, game
 
 # -- secrets in logs -----------------------------------------------------------------------
 
+@pytest.mark.one_database  # what is logged
 def test_no_join_link_reaches_a_log_line(app, client, live_server, caplog):
     game = create(client, [ANN, OPEN])
     path = path_of(game["seats"][1]["join"])
@@ -395,6 +398,7 @@ def test_my_games_shows_the_time_left_when_a_clock_runs(client):
     assert "your turn: 2 days 23 hours left" in page
 
 
+@pytest.mark.one_database  # the cookie, not the database
 def test_the_cookie_is_signed_http_only_lax_holds_no_link_and_stays_small(client, new_game):
     game = new_game()
     response = client.get(game.urls[0])
