@@ -127,7 +127,8 @@ def normalised(text: str, game: NewGame) -> str:
 def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
     """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
     answer (with the chat), a player's own notes, the page's live-update poll, every
-    history page and its ETag, and both record downloads, normalised."""
+    history page and its ETag, the record in every format, and the analysis of the
+    position at ply 0, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
@@ -148,6 +149,10 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
         response = client.get(f"{base}/record.{kind}")
         seen[f"record.{kind}"] = response.get_data(as_text=True) + \
             response.headers["Content-Disposition"]
+    for kind in ("apgamerecord", "json"):
+        seen[f"record {kind}"] = client.get(f"{api}/record?format={kind}").get_data(as_text=True)
+    analysis = client.post(f"{api}/analysis", json={"ply": 0, "moves": []})
+    seen["analysis"] = f"{analysis.status_code} {analysis.get_data(as_text=True)}"
     if seat is not None:  # the seat's Atom feed
         feed = client.post(f"{api}/feed").json["feed"]
         seen["feed"] = client.get(path_of(feed)).get_data(as_text=True)

@@ -8,12 +8,12 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import clocks, computer, conditional, invites, limits, links, matches, talk
-from . import feeds
+from .. import analysis, clocks, computer, conditional, invites, limits, links, matches, talk
+from . import feeds, records
 from ..mail import webhooks
 from ..store.db import get_db, write
 from ..matches import Match
-from .play import open_link, open_seat
+from .play import open_link, open_seat, record
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -241,6 +241,45 @@ def set_conditional(token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify(game_json(current, seat))
+
+
+@bp.post("/<any(play, watch):role>/<token>/analysis")
+@limits.acting
+def analyse(role: str, token: str):
+    """``{"ply", "moves"}``: the position at history ``ply`` (the game now if left out)
+    after those moves, as the caller would see it; nothing is recorded. 422 for an illegal
+    move, and in a game with hidden information until it is over."""
+    match, seat = open_link(token, role)
+    try:
+        body = _body()
+        ply, moves = body.get("ply", match.ply), body.get("moves", [])
+        if isinstance(ply, bool) or not isinstance(ply, int):
+            raise matches.InvalidRequest("'ply' must be a ply of the game (an integer).")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) \
+                or len(moves) > analysis.MAX_LINE:
+            raise matches.InvalidRequest(f"'moves' must be a list of at most "
+                                         f"{analysis.MAX_LINE} moves in the game's notation.")
+        line = analysis.explore(match, seat, ply, moves)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    except analysis.AnalysisRefused as refused:
+        return _error(422, str(refused))
+    if line.error:
+        return _error(422, line.error)
+    return jsonify(line.to_json())
+
+
+@bp.get("/<any(play, watch):role>/<token>/record")
+def game_record(role: str, token: str):
+    """The game's record as the caller may know it: ``?format=apgamerecord`` Abstract
+    Play's game record, ``json`` (the default) this server's own."""
+    match, seat = open_link(token, role)
+    chosen = request.args.get("format", "json")
+    if chosen == "apgamerecord":
+        return jsonify(records.ap_record(match, seat, current_app.config["PUBLIC_URL"]))
+    if chosen == "json":
+        return jsonify(record(match, seat))
+    return _error(400, "The record's formats are apgamerecord and json.")
 
 
 @bp.post("/<any(play, watch):role>/<token>/chat")
