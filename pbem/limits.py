@@ -35,6 +35,8 @@ DEFAULTS: dict[str, Any] = {  # the settings, as create_app takes them
     "RATE_LIMIT_COMPUTER_GAMES": "10 per hour; 30 per day",
     # per recipient address, from games it has not answered (pbem/invites.py)
     "RATE_LIMIT_INVITATIONS": "5 per day",
+    # the computer's view of a position in the analysis: seconds of a worker's time each
+    "RATE_LIMIT_COMPUTER_VIEWS": "6 per minute; 60 per day",
 }
 
 
@@ -57,6 +59,7 @@ creating = _limit("RATE_LIMIT_CREATE", "new games")
 joining = _limit("RATE_LIMIT_CREATE", "seats taken")  # the same allowance as ``creating``
 asking_home = _limit("RATE_LIMIT_HOME", "requests for your games")
 acting = _limit("RATE_LIMIT_ACTIONS", "actions")
+assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", "requests for the computer's view")
 
 
 def between_computers(asks: Callable[[], bool]):

@@ -144,7 +144,7 @@ def test_the_analysis_page_steps_branches_and_asks_the_computer(client, new_game
     assert "after 1 of 1 moves" in branch
 
     client.post(f"{game.apis[0]}/resign", json={"ply": 0})
-    asked = client.get(f"{base}?ply=0&assess=1").get_data(as_text=True)
+    asked = client.post(f"{base}?ply=0").get_data(as_text=True)
     assert 'id="assessment"' in asked and "would play" in asked
 
 

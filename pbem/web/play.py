@@ -331,14 +331,14 @@ def history(role: str, token: str, ply: int):
     return _viewed(match, seat, token, role, ply)
 
 
-@bp.get(f"/{ROLES}/<token>/analysis")
-@limits.acting
+@bp.route(f"/{ROLES}/<token>/analysis", methods=["GET", "POST"])
+@limits.assessing
 def analysis_board(role: str, token: str):
     """The analysis board: the position at history ``ply`` (default: the game now) after
     the line of moves ``m`` (the first ``at`` of them shown, default all), a move builder
     for whoever is to move there, and steps back and forth; nothing is recorded. Playing
-    another move where the line goes on starts a branch. ``assess`` asks the computer's
-    view, in a finished game."""
+    another move where the line goes on starts a branch. A POST (the same query) asks the
+    computer's view too, in a finished game: seconds of work, so rate-limited and kept."""
     match, seat = open_link(token, role)
     try:
         start = request.args.get("ply", match.ply, type=int)
@@ -371,7 +371,8 @@ def analysis_board(role: str, token: str):
                          targets={t: link(played, path=build.extend(t))
                                   for t in build.cells + build.choices},
                          last=drawing.move_cells(played[-1]) if played else set())
-    assessed = analysis.assess(match, position.state) if request.args.get("assess") else None
+    assessed = _assessed(match, start, tuple(played), position.state) \
+        if request.method == "POST" else None
     waiting = seat is not None and not match.finished and seat not in match.current.to_move
     return render_template(
         "analysis.html", match=match, seat=seat, role=role, token=token, svg=svg,
@@ -383,6 +384,16 @@ def analysis_board(role: str, token: str):
         # a line from the position now, opponent's move first, becomes conditional moves
         as_conditional=waiting and start == match.ply and played and len(played) % 2 == 0
         and conditional.supported(match.game, match.players))
+
+
+def _assessed(match: Match, start: int, played: tuple[str, ...],
+              state: engine.State) -> analysis.Assessment | None:
+    key = ("assessed", match.id, start, played)
+    assessed = RENDERS.get(key)
+    if assessed is None:
+        assessed = analysis.assess(match, state)
+        RENDERS.put(key, assessed, 200 + sum(map(len, played)))
+    return assessed
 
 
 def _seen_ply() -> int:
