@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, feeds, play, preferences, site
+from .web import api, feeds, play, preferences, records, site
 from . import cli, limits, links, lobby, matches, mygames
 from .store import db
 from .links import redact_logger
@@ -102,6 +102,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(preferences.bp)
     app.register_blueprint(feeds.bp)
+    app.register_blueprint(records.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
     limits.init_app(app)

@@ -13,7 +13,7 @@ from pbem import analysis, clocks, matches
 from pbem.store.db import get_db
 from pbem.web import records
 
-from helpers import api_move
+from helpers import api_move, path_of
 
 
 def event_count(db, game_id: str) -> int:
@@ -153,3 +153,46 @@ def test_the_analysis_page_of_a_running_hidden_game_is_refused(client, new_game)
     response = client.get(f"{game.urls[0]}/analysis?ply=0")
     assert response.status_code == 422
     assert 'id="analyse"' not in client.get(game.urls[0]).get_data(as_text=True)
+
+
+def finished_magnet(client, new_game):
+    """A Magnet game with both set-ups and a turn played, then resigned; its record."""
+    game = new_game("magnet", names=["Ann", "Bob"])
+    magnet = engine.GAMES["magnet"]
+    state = magnet.start(2, None, "")
+    for _ in range(3):
+        mover = state.to_move[0]
+        move = magnet.legal_moves(state, mover)[0]
+        api_move(client, game.apis[mover], move)
+        state = magnet.apply(state, mover, move)
+    client.post(f"{game.apis[0]}/resign", json={"ply": 3})
+    return client.get(f"{game.apis[0]}/record?format=apgamerecord").json, state
+
+
+def test_an_uploaded_record_is_reviewed_move_by_move(client, db, new_game):
+    record, state = finished_magnet(client, new_game)
+    assert "\"setup\"" not in json.dumps(record["moves"])  # over: the set-ups are public
+    uploaded = client.post("/records", data={"pasted": json.dumps(record)})
+    assert uploaded.status_code == 303
+    review = client.get(path_of(uploaded.headers["Location"]))
+    html = review.get_data(as_text=True)
+    assert review.status_code == 200 and "Position after ply 3 of 3" in html
+    assert "Ann" in html and "Bob" in html
+    first = client.get(path_of(uploaded.headers["Location"]).rsplit("/", 1)[0] + "/1")
+    assert "Position after ply 1 of 3" in first.get_data(as_text=True)
+    assert db.execute("SELECT count(*) FROM uploaded_records").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: "not json", "This is not JSON"),
+    (lambda r: json.dumps({**r, "header": {**r["header"], "game": {"name": "Chess"}}}),
+     "this server plays"),
+    (lambda r: json.dumps({**r, "moves": [["k9:k9"]]}), "is not legal there"),
+    (lambda r: json.dumps({"moves": []}), "needs a header and moves"),
+])
+def test_a_record_that_does_not_replay_is_refused_and_kept_nowhere(client, db, new_game,
+                                                                   change, message):
+    record, _ = finished_magnet(client, new_game)
+    response = client.post("/records", data={"pasted": change(record)})
+    assert response.status_code == 422 and message in response.get_data(as_text=True)
+    assert db.execute("SELECT count(*) FROM uploaded_records").fetchone()[0] == 0

@@ -12,15 +12,24 @@ once the game is over, the seed that decided its chance events in ``startingPosi
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+
 import engine
 
+from .. import limits
+from ..boards import board_for
 from ..matches import Match
-from ..store.db import utcnow
+from ..store.db import get_db, utcnow, write
 from .play import move_texts
+
+bp = Blueprint("records", __name__)
+
+UPLOAD_BYTES = 2 * 2**20  # a long Magnetic Field game's record is some 100 KB
 
 
 def ap_record(match: Match, viewer: int | None, public_url: str | None) -> dict[str, Any]:
@@ -131,3 +140,54 @@ def replay(data: Any) -> Replayed:
             moves.append((seat, str(text)))
             states.append(state)
     return Replayed(game, names, options, str(seed or ""), tuple(moves), tuple(states))
+
+
+# -- review of an uploaded record ----------------------------------------------------------
+
+@bp.get("/records")
+def upload_form():
+    return render_template("record_upload.html", games=engine.GAMES.values())
+
+
+@bp.post("/records")
+@limits.creating
+def upload():
+    """Keep an uploaded record (a file, or JSON pasted) that replays, and show its review;
+    one that does not replay is shown the form again with the reason, and kept nowhere."""
+    request.max_content_length = UPLOAD_BYTES
+    file = request.files.get("record")
+    text = file.read().decode("utf-8", "replace") if file and file.filename \
+        else request.form.get("pasted", "")
+    try:
+        replayed = replay(json.loads(text))
+    except ValueError as error:  # BadRecord, and JSON that does not parse
+        message = str(error) if isinstance(error, BadRecord) else \
+            "This is not JSON: upload the game record file as Abstract Play writes it."
+        return render_template("record_upload.html", games=engine.GAMES.values(),
+                               error=message), 422
+    record_id = secrets.token_urlsafe(9)
+    with write(get_db()) as db:
+        db.execute("INSERT INTO uploaded_records (id, game, record, created_at) "
+                   "VALUES (?, ?, ?, ?)", [record_id, replayed.game.id, text, utcnow()])
+    return redirect(url_for(".review", record_id=record_id, ply=len(replayed.moves)), 303)
+
+
+@bp.get("/records/<record_id>/<int:ply>")
+def review(record_id: str, ply: int):
+    row = get_db().execute("SELECT record FROM uploaded_records WHERE id = ?",
+                           [record_id]).fetchone()
+    if row is None:
+        abort(404, "There is no uploaded record at this address.")
+    replayed = replay(json.loads(row[0]))
+    if not 0 <= ply <= len(replayed.moves):
+        abort(404, f"This record has {len(replayed.moves)} plies; there is no ply {ply}.")
+    game, state = replayed.game, replayed.states[ply]
+    final = replayed.states[-1]
+    if final.outcome is None:  # a game ended off the board (a resignation): over all the same
+        final = game.conclude(final, engine.Outcome((), False, "the record ends"))
+    drawing = board_for(game.id)
+    last = replayed.moves[ply - 1][1] if ply else None
+    svg = drawing.render(game.review_view(state, None, final), seat=None,
+                         last=drawing.move_cells(last) if last else set())
+    return render_template("record_review.html", replayed=replayed, ply=ply, svg=svg,
+                           record_id=record_id, state=state)
