@@ -114,7 +114,9 @@ def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
 
 # -- hidden information: everything a viewer receives, comparable across two games ---------
 
-TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
+TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
+                  # and what is read off the clock: a time of day, the time a move took
+                  r"|\d\d [A-Z][a-z]{2} \d\d:\d\d|took [\d a-z]+(?=<)|\"took\": ?\d+")
 
 
 def normalised(text: str, game: NewGame) -> str:
