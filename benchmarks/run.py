@@ -46,7 +46,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from pbem import computer, create_app, matches, positions
+from pbem import commands, computer, create_app, matches, positions
 from pbem.mail import outbox, notify, pictures
 from pbem.web import play
 from pbem.store.db import connect, write
@@ -428,7 +428,7 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
 
         db.conn.set_trace_callback(traced)
         jobs: list[tuple[str, Callable[..., int], tuple]] = [
-            ("timeouts", matches.record_timeouts, (now,)),
+            ("timeouts", commands.record_timeouts, (now,)),
             ("deadline warnings", notify.send_deadline_warnings, (now,)),
             ("reminders", notify.send_reminders, (now, 48)),
             ("digests", notify.send_digests, (now, 7)),

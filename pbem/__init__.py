@@ -18,6 +18,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .web import api, feeds, play, preferences, records, site
 from . import cli, limits, links, lobby, matches, mygames
+from .mail import sentences
 from .store import db
 from .links import redact_logger
 
@@ -105,6 +106,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(records.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
+    # the offers between the players in words, for pages and emails alike
+    app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)
     cli.register(app)
     app.before_request(_refuse_deeply_nested_json)

@@ -233,7 +233,7 @@ class Step:
     at: datetime
     seat: int | None
     kind: str
-    move: str | None
+    days: int  # of a vacation (0 for other kinds)
     to_move: tuple[int, ...]
 
 
@@ -306,12 +306,12 @@ def vacations(steps: Iterable[Step], players: int) -> list[list[tuple[datetime, 
         if step.kind == "vacation" and step.seat is not None:
             taken = result[step.seat]
             off = max(step.at, taken[-1][1]) if taken else step.at
-            taken.append((off, off + timedelta(days=int(step.move or 0))))
+            taken.append((off, off + timedelta(days=step.days)))
     return result
 
 
 def vacation_days_used(steps: Iterable[Step], seat: int, year: int) -> int:
-    return sum(int(step.move or 0) for step in steps if step.kind == "vacation"
+    return sum(step.days for step in steps if step.kind == "vacation"
                and step.seat == seat and step.at.astimezone(timezone.utc).year == year)
 
 
@@ -386,7 +386,7 @@ def steps_of(match: Any) -> list[Step]:
         elif event.seq == started:
             to_move = match.states.to_move(0)
         steps.append(Step(event.seq, parse(event.created_at), event.seat, event.kind,
-                          event.move, to_move))
+                          getattr(event.payload, "days", 0), to_move))
     return steps
 
 

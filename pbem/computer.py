@@ -12,12 +12,13 @@ Moves are computed here, by the background jobs (``scheduler.play_bots``) and th
 waiting for the computer comes first: games between computers, which anyone may start
 through the API and nobody waits for, are paced and get only the time left (``play_due``),
 and a client may have only a few running (``check_running``). A move goes through
-``matches.act`` like a person's, with the ply it was computed at, so a second
-runner that computed the same turn is refused as stale; it is logged, timed and told like
-any move. Where several job runners share a PostgreSQL database, each turn is claimed
-first (an advisory lock, ``db.claimed``), so only one of them spends the seconds of the
-search. Its seed is derived from the game's secret seed and the ply, so the computer's
-moves in a game are repeatable, and the seed itself is never shown.
+``commands.submit`` like a person's, with the ply it was computed at, so a second
+runner that computed the same turn finds it recorded (or is refused as stale); it is
+logged, timed and told like any move. Where several job runners share a PostgreSQL
+database, each turn is claimed first (an advisory lock, ``db.claimed``), so only one of
+them spends the seconds of the search. Its seed is derived from the game's secret seed and
+the ply, so the computer's moves in a game are repeatable, and the seed itself is never
+shown.
 
 A computer player never offers a draw and never resigns, so it never resigns a won game.
 It judges an offer by how its position looks (``outlook``: its own evaluation, averaged
@@ -38,7 +39,8 @@ from datetime import datetime, timedelta
 import sqlite_utils
 from engine import bots
 
-from . import clocks, due, matches
+from . import clocks, commands, due, matches
+from .events import Command, Move
 from .store.db import claimed, hold_name, write
 from .matches import Match
 
@@ -126,12 +128,14 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
         return False
     seat, move = turn.seat, None
     if kind == "move":
-        move = bots.choose(match.game, match.current, seat, level=turn.level, seed=seed(match))
+        move = Move(bots.choose(match.game, match.current, seat, level=turn.level,
+                                seed=seed(match)))
     try:
-        matches.act(db, match.id, seat, kind, move, match.ply, now=now)
+        submitted = commands.submit(db, match.id, seat, Command.of(kind, move), match.ply,
+                                    now=now)
     except matches.ActionError:
         return False
-    return True
+    return not submitted.already_recorded
 
 
 def action(match: Match | None, turn: Turn, now: datetime) -> str | None:

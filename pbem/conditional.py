@@ -1,6 +1,6 @@
 """Conditional moves: while waiting for the opponent, a player of a two-player game without
 hidden information may store lines "if they play X, I reply Y, then if Z, W ...". When the
-opponent plays the first move of a line, ``matches.act`` plays the reply at once, in the
+opponent plays the first move of a line, ``matches.record`` plays the reply at once, in the
 same transaction, and the line goes on with the rest; lines that no longer match are
 dropped. A seat's lines are its own (``conditional_lines``, never shown to anyone else),
 private, mutable and not part of the game's log: only the moves they cause are.

@@ -4,7 +4,7 @@ Each job would otherwise have to replay every active game to find the few it has
 Instead, every transaction that records an event (``matches.create``, ``act`` and ``join``)
 also rewrites that game's rows here from its log, one per seat and kind:
 
-- ``timeout``: a seat to move under a clock; ``at`` its deadline (``matches.record_timeouts``);
+- ``timeout``: a seat to move under a clock; ``at`` its deadline (``commands.record_timeouts``);
 - ``warning``: the same seat; ``at`` when its deadline warning falls due
   (``notify.send_deadline_warnings``);
 - ``reminder``: a seat with an email address to move; ``at`` when its turn began, since

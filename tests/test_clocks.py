@@ -12,7 +12,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from pbem import clocks, create_app, due, matches
+from pbem import clocks, commands, create_app, due, matches
+from pbem.events import Command
 from pbem.jobs import scheduler
 from pbem.clocks import Step
 from pbem.store.db import connect
@@ -48,12 +49,12 @@ class Log:
     def move(self, seat: int, at: datetime, to_move: tuple[int, ...] | None = None) -> Log:
         if to_move is None:
             to_move = ((seat + 1) % self.players,)
-        self.steps.append(Step(len(self.steps) + 1, at, seat, "move", "x", to_move))
+        self.steps.append(Step(len(self.steps) + 1, at, seat, "move", 0, to_move))
         self.next_to_move = to_move
         return self
 
     def vacation(self, seat: int, at: datetime, days: int) -> Log:
-        self.steps.append(Step(len(self.steps) + 1, at, seat, "vacation", str(days),
+        self.steps.append(Step(len(self.steps) + 1, at, seat, "vacation", days,
                                self.next_to_move))
         return self
 
@@ -171,9 +172,9 @@ def test_seats_moving_at_once_each_run_their_own_clock():
 
 
 def test_the_yearly_vacation_allowance_counts_the_calendar_year_of_each_declaration():
-    steps = [Step(1, datetime(2023, 12, 30, tzinfo=timezone.utc), 0, "vacation", "4", (0,)),
-             Step(2, datetime(2024, 1, 2, tzinfo=timezone.utc), 0, "vacation", "2", (0,)),
-             Step(3, datetime(2024, 1, 3, tzinfo=timezone.utc), 1, "vacation", "3", (0,))]
+    steps = [Step(1, datetime(2023, 12, 30, tzinfo=timezone.utc), 0, "vacation", 4, (0,)),
+             Step(2, datetime(2024, 1, 2, tzinfo=timezone.utc), 0, "vacation", 2, (0,)),
+             Step(3, datetime(2024, 1, 3, tzinfo=timezone.utc), 1, "vacation", 3, (0,))]
     assert clocks.vacation_days_used(steps, 0, 2023) == 4
     assert clocks.vacation_days_used(steps, 0, 2024) == 2
     assert clocks.vacation_days_used(steps, 1, 2024) == 3
@@ -463,11 +464,11 @@ def test_only_the_server_records_timeouts_and_only_when_time_is_up(client, app):
     db = connect(app.config["DATABASE"])
     try:
         with pytest.raises(matches.InvalidRequest):
-            matches.act(db, created["id"], 0, "timeout")
+            commands.submit(db, created["id"], 0, Command.of("timeout"))
         with pytest.raises(matches.Refused):
-            matches.act(db, created["id"], 0, "timeout", server=True)
+            commands.submit(db, created["id"], 0, Command.of("timeout"), server=True)
         with pytest.raises(matches.InvalidRequest):
-            matches.act(db, created["id"], 0, "resign", server=True)
+            commands.submit(db, created["id"], 0, Command.of("resign"), server=True)
         assert list(db.query("SELECT * FROM events")) == []
     finally:
         db.close()

@@ -763,3 +763,23 @@ def test_the_secret_is_checked_before_a_message_is_read(app, db):
         assert inbound.receive(db, raw).status == "unknown"
         assert inbound.receive(db, raw, ["move+0." + "q" * 32 + "@x"]).status == "unknown"
         assert time.monotonic() - start < 1
+
+
+
+def test_a_reply_with_a_move_and_a_message_loads_the_game_once(app, client, new_game, db, post,
+                                                              monkeypatch):
+    """The move and the message under it are one command: the game is loaded once."""
+    game = new_game()
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(only(post(), P1), f"{move}\nGood luck!")
+    loads, find = [], matches.find
+
+    def counted_find(db, game_id):
+        loads.append(game_id)
+        return find(db, game_id)
+
+    monkeypatch.setattr(matches, "find", counted_find)
+    with app.app_context():
+        assert receive(db, bytes(reply)).status == "recorded"
+    assert loads == [game.id]
+    assert events(db) == [(0, "move", move), (0, "chat", None)]

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from pbem import clocks, talk
+from pbem import clocks, commands
+from pbem.events import Command, Message
 from pbem.store.db import get_db
 
 from helpers import api_move, path_of
@@ -216,8 +217,8 @@ def test_each_seat_may_post_so_many_messages_an_hour(app, client, db, new_game):
     game = new_game("mastery")
     with app.test_request_context():  # two messages of more than an hour ago do not count
         for n in range(2):
-            talk.post_chat(get_db(), game.id, 0, f"old {n}",
-                           now=clocks.utc_now() - timedelta(minutes=61 + n))
+            commands.submit(get_db(), game.id, 0, Command.of("chat", Message(f"old {n}")),
+                            now=clocks.utc_now() - timedelta(minutes=61 + n))
     for n in range(3):
         assert client.post(f"{game.apis[0]}/chat", json={"text": f"new {n}"}).status_code == 201
     over = client.post(f"{game.apis[0]}/chat", json={"text": "one more"})

@@ -24,7 +24,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from .. import computer, matches
+from .. import commands, computer
 from ..mail import outbox, notify, webhooks
 from ..store.db import connect, is_url, try_lock
 
@@ -58,12 +58,12 @@ def deliver_mail(app: Flask) -> tuple[int, int]:
 
 
 def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
-    """End the games whose to-move player ran out of time (``matches.record_timeouts``) and
+    """End the games whose to-move player ran out of time (``commands.record_timeouts``) and
     warn those whose deadline is near (``notify.send_deadline_warnings``); ``now`` lets
     tests run it at a later time. Returns (timeouts, warnings)."""
     now = now or datetime.now(timezone.utc)
     with _job_database(app) as db:
-        timeouts = matches.record_timeouts(db, now)
+        timeouts = commands.record_timeouts(db, now)
         warnings = notify.send_deadline_warnings(db, now)
     if timeouts or warnings:
         log.info("clocks: %d timeouts, %d warnings", timeouts, warnings)

@@ -27,11 +27,12 @@ from typing import Any, Mapping, NamedTuple, Sequence
 import sqlite_utils
 from flask import current_app, render_template
 
-from .. import clocks, due, invites, links, matches, signals
-from . import outbox, pictures, webhooks
+from .. import clocks, due, events, invites, links, matches, signals
+from . import outbox, pictures, sentences, webhooks
 from ..boards import board_for
 from ..store.db import utcnow, write
-from ..matches import Event, Match
+from ..events import Event
+from ..matches import Match
 
 PREFERENCES = {"each": "an email at every turn and for every chat message",
                "digest": "one email a day listing the games that wait for you",
@@ -241,19 +242,19 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
     elif event.kind == "draw_decline":
         offerer = after.draw_declined.offerer
         _send(db, after, offerer, "declined", kind="draw_declined",
-              news=[after.draw_notice(offerer)])
+              news=[sentences.draw_notice(after, offerer)])
     elif event.kind == "resign_offer":
         for seat in after.partners(event.seat):
             _send(db, after, seat, "resign_offer", proposer=after.seats[event.seat].name)
     elif event.kind == "resign_decline":
         proposer = after.resign_declined[-1].offerer
         _send(db, after, proposer, "declined", kind="resign_declined",
-              news=after.resign_notices(proposer))
-    elif event.kind == "chat":
+              news=sentences.resign_notices(after, proposer))
+    elif isinstance(event.payload, events.Message):  # a chat message
         for seat in range(after.players):
             if seat != event.seat:
                 _send(db, after, seat, "chat", speaker=who(after, event.seat),
-                      message=event.text)
+                      message=event.payload.text)
     elif event.kind == "rematch" and after.rematch_id is None:
         # the ask that completes a rematch starts the game, whose start emails tell everyone
         for seat in range(after.players):
@@ -280,7 +281,7 @@ def present(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -
     if not away:
         return None
     acted = next((clocks.parse(event.created_at) for event in reversed(match.events)
-                  if event.seat == seat and event.kind not in matches.SERVER_KINDS), None)
+                  if event.seat == seat and not events.KINDS[event.kind].server), None)
     last = max(filter(None, (_seen_at(db, match.id, seat), acted)), default=None)
     return last if last is not None and last > now - away else None
 
@@ -575,7 +576,7 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
         "match": match, "seat": seat, "side": match.seat_name(seat),
         "players": match.sides,
         "your_turn": seat in match.current.to_move,
-        "notices": match.notices(seat),
+        "notices": sentences.notices(match, seat),
         "last_move": None if last is None else (
             match.seats[last.seat].name + " played "
             + match.game.public_move(last.seat, last.move, seat, match.current)),

@@ -8,7 +8,8 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import analysis, clocks, computer, conditional, invites, limits, links, matches, talk
+from .. import (analysis, clocks, commands, computer, conditional, events, invites, limits,
+               links, matches, talk)
 from . import feeds, records
 from ..mail import webhooks
 from ..store.db import get_db, write
@@ -119,31 +120,45 @@ def game(role: str, token: str):
     return jsonify(game_json(match, seat))
 
 
-def _act(token: str, kind: str, move: str | None = None, ply_required: bool = True):
+def _command(route: str, answer: str | None = None,
+             payload: events.Payload = None) -> events.Command:
+    """The command an API request asks for (``events.Words.api``)."""
+    return events.Command(events.kinds_named("api", (route, answer)), payload)
+
+
+def _seen(body: dict[str, Any], required: bool) -> int | None:
+    """The ply the caller saw (its body's ``ply``), which a move needs."""
+    ply = body.get("ply")
+    if ply is None and not required:
+        return None
+    if isinstance(ply, bool) or not isinstance(ply, int):
+        raise matches.InvalidRequest("'ply' must be the ply number you saw (an integer).")
+    return ply
+
+
+def _act(token: str, route: str, answer: str | None = None):
+    """Submit the request's command; the game answer (also when the same move was
+    recorded before: a resubmission is a success)."""
     access = open_seat(token, "play")
     try:
         body = _body()
-        ply = body.get("ply")
-        if ply is None and not ply_required:
-            seen = None
-        elif isinstance(ply, bool) or not isinstance(ply, int):
-            raise matches.InvalidRequest("'ply' must be the ply number you saw (an integer).")
-        else:
-            seen = ply
-        if kind == "move":
-            move = body.get("move")
-            if not isinstance(move, str):
+        seen, payload = _seen(body, required=route == "moves"), None
+        if route == "moves":
+            payload = body.get("move")
+            if not isinstance(payload, str):
                 raise matches.InvalidRequest("'move' must be a move in the game's notation.")
-        after = matches.act(get_db(), access.game_id, access.seat, kind, move, seen)
+            payload = events.Move(payload)
+        submitted = commands.submit(get_db(), access.game_id, access.seat,
+                                    _command(route, answer, payload), seen)
     except matches.ActionError as error:
         return _error(error.status, error.message)
-    return jsonify(game_json(after, access.seat))
+    return jsonify(game_json(submitted.match, access.seat))
 
 
 @bp.post("/play/<token>/moves")
 @limits.acting
 def moves(token: str):
-    return _act(token, "move")
+    return _act(token, "moves")
 
 
 @bp.post("/play/<token>/resign")
@@ -156,24 +171,23 @@ def resign(token: str):
     if answer is not None and answer != "decline":
         return _error(400, "'answer' may only be decline (to decline a partner's proposal "
                            "to resign); leave it out to resign.")
-    return _act(token, "resign" if answer is None else "resign_decline", ply_required=False)
+    return _act(token, "resign", answer)
 
 
 @bp.post("/play/<token>/draw")
 @limits.acting
 def draw(token: str):
-    kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
-    if not isinstance(answer, str) or answer not in kinds:
+    if not isinstance(answer, str) or not events.kinds_named("api", ("draw", answer)):
         return _error(400, "'answer' must be offer, accept or decline.")
-    return _act(token, kinds[answer], ply_required=False)
+    return _act(token, "draw", answer)
 
 
 @bp.post("/play/<token>/withdraw")
 def withdraw(token: str):
     """End a game that waits for players (its creator only): nobody plays it."""
-    return _act(token, "withdraw", ply_required=False)
+    return _act(token, "withdraw")
 
 
 @bp.post("/play/<token>/vacation")
@@ -181,15 +195,16 @@ def withdraw(token: str):
 def vacation(token: str):
     """Pause the player's clock for ``{"days": N}`` days, from now (or from the end of a
     vacation already running); 422 beyond the year's allowance."""
-    match, seat = open_link(token, "play")
+    access = open_seat(token, "play")
     try:
         days = _body().get("days")
         if isinstance(days, bool) or not isinstance(days, int):
             raise matches.InvalidRequest("'days' must be a whole number of days.")
-        after = matches.act(get_db(), match.id, seat, "vacation", str(days))
+        after = commands.submit(get_db(), access.game_id, access.seat,
+                                _command("vacation", payload=events.Days(days))).match
     except matches.ActionError as error:
         return _error(error.status, error.message)
-    return jsonify(game_json(after, seat))
+    return jsonify(game_json(after, access.seat))
 
 
 @bp.put("/play/<token>/webhook")
@@ -291,7 +306,8 @@ def chat(role: str, token: str):
         return _error(403, "Spectators cannot post in the chat; they read it once the game "
                            "is over.")
     try:
-        after = talk.post_chat(get_db(), match.id, seat, _body().get("text"))
+        after = commands.submit(get_db(), match.id, seat, _command(
+            "chat", payload=events.Message(_body().get("text")))).match
     except matches.ActionError as error:
         return *_error(error.status, error.message), error.headers
     return jsonify(game_json(after, seat)), 201
@@ -317,7 +333,7 @@ def rematch(token: str):
     have not asked; once all have, 201 and the caller's new game (a new link each time)."""
     match, seat = open_link(token, "play")
     try:
-        after = talk.ask_rematch(get_db(), match.id, seat)
+        after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
     except matches.ActionError as error:
         return _error(error.status, error.message)
     if after.rematch_id is None:

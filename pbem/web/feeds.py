@@ -9,7 +9,7 @@ from datetime import datetime
 from feedgen.feed import FeedGenerator
 from flask import Blueprint, Response, abort, current_app
 
-from .. import links, matches
+from .. import events, links, matches
 from ..mail import notify
 from ..store.db import get_db
 from .play import record
@@ -17,10 +17,6 @@ from .play import record
 bp = Blueprint("feeds", __name__)
 
 PURPOSE = "feed"  # its email_links rows
-ACTIONS = {"move": "{name} played {move}", "resign": "{name} resigned",
-           "draw_offer": "{name} offered a draw", "draw_accept": "{name} accepted the draw",
-           "draw_decline": "{name} declined the draw", "timeout": "{name} ran out of time",
-           "vacation": "{name} took {days} days of vacation"}
 
 
 def mint(db, game_id: str, seat: int) -> str:
@@ -50,7 +46,7 @@ def feed(token: str):
     generator.link(href=url(token), rel="self")
     generator.updated(_when(game["events"][-1]["at"] if game["events"] else match.created_at))
     for event in game["events"]:
-        template = ACTIONS.get(event["action"])
+        template = events.KINDS[event["action"]].words.news
         if template is None:
             continue  # kinds a feed does not announce
         entry = generator.add_entry(order="prepend")  # newest first

@@ -24,7 +24,8 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
 from markupsafe import Markup, escape
 
 from ..boards import builder
-from .. import analysis, clocks, conditional, invites, limits, links, matches, mygames, talk
+from .. import (analysis, clocks, commands, conditional, events, invites, limits, links,
+               matches, mygames, talk)
 from ..mail import notify
 from ..boards import board_for
 from ..store.db import get_db, write
@@ -403,23 +404,27 @@ def _seen_ply() -> int:
         abort(400, "This form is incomplete (it lacks the ply you saw). Reload the game page.")
 
 
-def _act(token: str, kind: str, move: str | None = None):
+def _command(route: str, answer: str | None = None,
+             payload: events.Payload = None) -> events.Command:
+    """The command a form of the game page asks for (``events.Words.page``)."""
+    return events.Command(events.kinds_named("page", (route, answer)), payload)
+
+
+def _act(token: str, command: events.Command, typed: str = ""):
     access = open_seat(token, "play")
-    seat, seen = access.seat, _seen_ply()
+    seat = access.seat
     try:
-        after = matches.act(get_db(), access.game_id, seat, kind, move, seen)
+        submitted = commands.submit(get_db(), access.game_id, seat, command, _seen_ply())
     except matches.ActionError as error:
         current = matches.load(get_db(), access.game_id)
-        if kind == "move" and isinstance(error, matches.StalePosition) \
-                and current.already_played(seat, seen, move):
-            flash("Your move was already recorded.")
-            return redirect(url_for(".page", role="play", token=token), 303)
-        return _game_page(current, seat, token, "play", error=error.message,
-                          typed=move or "", status=error.status)
-    if kind == "move":
-        flash(_played(after, seat))
-    elif kind == "withdraw":
-        flash("You withdrew the game: it will not be played.")
+        return _game_page(current, seat, token, "play", error=error.message, typed=typed,
+                          status=error.status)
+    if submitted.already_recorded:
+        flash("Your move was already recorded.")
+    elif submitted.kind == "move":
+        flash(_played(submitted.match, seat))
+    elif submitted.kind == "withdraw":
+        flash(events.KINDS["withdraw"].words.done)
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
@@ -438,7 +443,8 @@ def _played(match: Match, seat: int) -> str:
 @bp.post("/play/<token>/move")
 @limits.acting
 def move(token: str):
-    return _act(token, "move", request.form.get("move", ""))
+    typed = request.form.get("move", "")
+    return _act(token, _command("move", payload=events.Move(typed)), typed)
 
 
 @bp.post("/play/<token>/resign")
@@ -447,17 +453,17 @@ def resign(token: str):
     """Resign (in a team game: propose it, or confirm a partner's proposal), or with
     ``answer=decline`` decline a partner's proposal."""
     if request.form.get("answer") == "decline":
-        return _act(token, "resign_decline")
+        return _act(token, _command("resign", "decline"))
     if request.form.get("confirm") != "yes":
         abort(400, "To resign, tick the box that confirms it.")
-    return _act(token, "resign")
+    return _act(token, _command("resign"))
 
 
 @bp.post("/play/<token>/withdraw")
 def withdraw(token: str):
     if request.form.get("confirm") != "yes":
         abort(400, "To withdraw the game, tick the box that confirms it.")
-    return _act(token, "withdraw")
+    return _act(token, _command("withdraw"))
 
 
 @bp.post("/play/<token>/invite")
@@ -479,25 +485,25 @@ def invite(token: str):
 @bp.post("/play/<token>/draw")
 @limits.acting
 def draw(token: str):
-    kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
     answer = request.form.get("answer")
-    if answer not in kinds:
+    if not events.kinds_named("page", ("draw", answer)):
         abort(400, "A draw can be offered, accepted or declined.")
-    return _act(token, kinds[answer])
+    return _act(token, _command("draw", answer))
 
 
 @bp.post("/play/<token>/vacation")
 @limits.acting
 def vacation(token: str):
     """Pause the player's clock for the form's ``days`` (the year's allowance permitting)."""
-    match, seat = open_link(token, "play")
-    days = request.form.get("days", "").strip()
+    access = open_seat(token, "play")
+    seat, days = access.seat, request.form.get("days", "").strip()
     try:
         if not re.fullmatch(r"[0-9]{1,3}", days):
             raise matches.InvalidRequest("Enter a whole number of days.")
-        after = matches.act(get_db(), match.id, seat, "vacation", str(int(days)))
+        after = commands.submit(get_db(), access.game_id, seat,
+                                _command("vacation", payload=events.Days(int(days)))).match
     except matches.ActionError as error:
-        current = matches.load(get_db(), match.id)
+        current = matches.load(get_db(), access.game_id)
         return _game_page(current, seat, token, "play", error=error.message,
                           status=error.status)
     until = clocks.of_match(after)[seat].vacation_text
@@ -529,10 +535,14 @@ def _post_text(token: str, section: str, save):
     return _back_to(token, section)
 
 
+def _post_chat(db: Any, game_id: str, seat: int, text: str) -> None:
+    commands.submit(db, game_id, seat, _command("chat", payload=events.Message(text)))
+
+
 @bp.post("/play/<token>/chat")
 @limits.acting
 def chat(token: str):
-    return _post_text(token, "chat", talk.post_chat)
+    return _post_text(token, "chat", _post_chat)
 
 
 @bp.post("/play/<token>/notes")
@@ -547,7 +557,7 @@ def rematch(token: str):
     this player's seat in it, however often they come back for it)."""
     match, seat = open_link(token, "play")
     try:
-        after = talk.ask_rematch(get_db(), match.id, seat)
+        after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
     except matches.ActionError as error:
         return _talk_refused(match, seat, token, "rematch", error)
     if after.rematch_id is None:
@@ -561,24 +571,24 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
     viewer may read it)."""
     texts, times = iter(move_texts(match, viewer)), iter(move_times(match))
     ply = 0
-    events = []
+    logged = []
     for event in filter(lambda event: match.known_to(event, viewer), match.events):
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
         if event.kind == "move":
             ply += 1
             entry.update(ply=ply, move=next(texts), took=next(times)[1])
-        elif event.kind == "vacation":
-            entry["days"] = int(event.move)
-        elif event.kind == "chat":
-            entry["text"] = event.text
-        events.append(entry)
+        elif isinstance(event.payload, events.Days):
+            entry["days"] = event.payload.days
+        elif isinstance(event.payload, events.Message):
+            entry["text"] = event.payload.text
+        logged.append(entry)
     return {
         "id": match.id, "game": match.game.id, "title": match.game.title,
         "options": match.options, "created_at": match.created_at,
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
                     for s in match.seats],
-        "events": events, "ply": match.ply,
+        "events": logged, "ply": match.ply,
         "outcome": match.outcome_json(), "result": match.result,
         # the seed decides every chance event: public only once nothing is left to hide
         **({"seed": match.seed} if match.finished else {}),
