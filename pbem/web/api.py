@@ -54,6 +54,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name,
                      "bot": s.bot} for s in match.seats],  # bot: a computer's level, or null
         "draw_offer": match.draw_offer,
+        "takeback_offer": match.takeback_offer,
         # team games: proposals to resign, the viewer's own team's alone while it runs
         "resign_offers": match.resign_offers_known_to(seat),
         "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
@@ -182,6 +183,24 @@ def draw(token: str):
     if not isinstance(answer, str) or not events.kinds_named("api", ("draw", answer)):
         return _error(400, "'answer' must be offer, accept or decline.")
     return _act(token, "draw", answer)
+
+
+@bp.post("/play/<token>/takeback")
+@limits.acting
+def takeback(token: str):
+    """Ask to take back one's last move (no body, or no ``answer``): 202; the opponent's
+    ``{"answer": "accept" | "decline"}``: 200. Both with the game answer."""
+    access = open_seat(token, "play")
+    try:
+        answer = _body().get("answer") if request.get_data() else None
+        if answer is not None and answer not in ("accept", "decline"):
+            raise matches.InvalidRequest("'answer' must be accept or decline (leave it out to "
+                                         "ask to take back your last move).")
+        submitted = commands.submit(get_db(), access.game_id, access.seat,
+                                    _command("takeback", answer), None)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify(game_json(submitted.match, access.seat)), 202 if answer is None else 200
 
 
 @bp.post("/play/<token>/withdraw")

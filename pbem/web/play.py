@@ -15,6 +15,7 @@ import secrets
 from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -30,6 +31,7 @@ from ..mail import notify
 from ..boards import board_for
 from ..store.db import get_db, write
 from ..store.lru import BytesLRU
+from ..events import Event
 from ..matches import Match
 
 bp = Blueprint("play", __name__)
@@ -61,11 +63,13 @@ def move_texts(match: Match, viewer: int | None) -> list[str]:
             for event in match.moves]
 
 
-def move_times(match: Match) -> list[tuple[datetime, int]]:
-    """When each move was played and the seconds it took (since the move before it, or the
-    game's start); index p - 1 holds ply p. Public: every seat sees when others moved."""
+def move_times(match: Match, moves: Sequence[Event] | None = None
+               ) -> list[tuple[datetime, int]]:
+    """When each of ``moves`` (default: the game's line, index p - 1 holding ply p) was
+    played and the seconds it took (since the move before it, or the game's start). Public:
+    every seat sees when others moved."""
     times, previous = [], datetime.fromisoformat(match.started_at or match.created_at)
-    for event in match.moves:
+    for event in match.moves if moves is None else moves:
         at = datetime.fromisoformat(event.created_at)
         times.append((at, max(0, int((at - previous).total_seconds()))))
         previous = at
@@ -279,7 +283,8 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
         chat=match.chat_seen_by(seat), invitations=invitations,
-        analysable=analysis.allowed(match), **extras)
+        analysable=analysis.allowed(match), takebacks=events.takebacks_allowed(match),
+        **extras)
 
 
 def _move_list(match: Match, texts: list[str], history_prefix: str,
@@ -491,6 +496,17 @@ def draw(token: str):
     return _act(token, _command("draw", answer))
 
 
+@bp.post("/play/<token>/takeback")
+@limits.acting
+def takeback(token: str):
+    """Ask to take back one's last move (``answer`` offer), or answer the opponent's
+    request (accept, decline)."""
+    answer = request.form.get("answer")
+    if answer not in ("offer", "accept", "decline"):
+        abort(400, "A takeback can be asked for, accepted or declined.")
+    return _act(token, _command("takeback", None if answer == "offer" else answer))
+
+
 @bp.post("/play/<token>/vacation")
 @limits.acting
 def vacation(token: str):
@@ -569,15 +585,19 @@ def rematch(token: str):
 def record(match: Match, viewer: int | None) -> dict[str, Any]:
     """The whole game as ``viewer`` may know it, for download (with the chat as the
     viewer may read it)."""
-    texts, times = iter(move_texts(match, viewer)), iter(move_times(match))
-    ply = 0
+    final = match.current
+    moved = [event for event in match.events if event.kind == "move"]
+    times = iter(move_times(match, moved))
     logged = []
     for event in filter(lambda event: match.known_to(event, viewer), match.events):
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
         if event.kind == "move":
-            ply += 1
-            entry.update(ply=ply, move=next(texts), took=next(times)[1])
+            ply = match.turns[event.seq][0]
+            entry.update(ply=ply, took=next(times)[1], move=match.game.public_move(
+                event.seat, event.move, viewer, final))
+        elif event.seq in match.turns:  # a takeback: back to this ply
+            entry["ply"] = match.turns[event.seq][0]
         elif isinstance(event.payload, events.Days):
             entry["days"] = event.payload.days
         elif isinstance(event.payload, events.Message):
