@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, feeds, identity, play, preferences, site, webapp
+from .web import api, feeds, identity, play, preferences, records, site, webapp
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
 from . import cli, limits, links, lobby, matches, mygames
@@ -112,6 +112,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(preferences.bp)
     app.register_blueprint(feeds.bp)
+    app.register_blueprint(records.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
     app.register_blueprint(identity.bp)

@@ -368,12 +368,11 @@ def steps_of(match: Any) -> list[Step]:
     """The match's events with who was to move after each (nobody before the game starts:
     a game with open seats starts when the last one is taken)."""
     started = match.started_seq
-    steps, ply = [], 0
+    steps = []
     to_move = match.states.to_move(0) if started == 0 else ()
     for event in match.events:
-        if event.kind == "move":
-            ply += 1
-            to_move = match.states.to_move(ply)
+        if event.seq in match.turns:  # a move, or a takeback
+            to_move = match.turns[event.seq][1]
         elif event.kind in ("resign", "draw_accept", "timeout"):
             to_move = ()
         elif event.seq == started:

@@ -163,7 +163,12 @@ class Fold:
     draw_declined: Declined | None
     resign_declined: tuple[Declined, ...]
     last_join: Event | None
+    moves: list[Event]  # the move events of the line as it stands (takebacks undo some)
+    # after each move and takeback, by its seq: the ply and who is to move
+    turns: dict[int, tuple[int, tuple[int, ...]]]
+    takeback_offer: int | None
     played: list[tuple[int, str]] = field(default_factory=list)  # moves not yet replayed
+    played_seqs: list[int] = field(default_factory=list)  # their events'
 
     def team(self, seat: int) -> tuple[int, ...]:
         return self.game.team_of(self.players, seat)
@@ -171,7 +176,11 @@ class Fold:
     def position(self) -> engine.State:
         """The position after the events so far."""
         if self.played:
+            first = len(self.states)
             self.states, self.played = self.states.played(self.played), []
+            self.turns.update((seq, (ply, self.states.to_move(ply)))
+                              for ply, seq in enumerate(self.played_seqs, start=first))
+            self.played_seqs = []
             self.current = self.states.last or self.current  # (None: short of a snapshot)
         return self.current
 
@@ -182,6 +191,9 @@ class Fold:
 def _fold_move(fold: Fold, event: Event) -> None:
     seat = event.seat
     fold.played.append((seat, event.move))
+    fold.played_seqs.append(event.seq)
+    fold.moves.append(event)
+    fold.takeback_offer = None  # a new move cancels a request to take one back
     if fold.draw_offer is not None and seat not in fold.team(fold.draw_offer):
         # moving on declines the opponent's offer
         fold.draw_declined = Declined(fold.draw_offer, seat, played_on=True)
@@ -223,6 +235,26 @@ def _fold_draw_decline(fold: Fold, event: Event) -> None:
     if fold.draw_offer is not None:  # (the check lets no one decline no offer)
         fold.draw_declined = Declined(fold.draw_offer, event.seat)
     fold.draw_offer = None
+
+
+def _fold_takeback_offer(fold: Fold, event: Event) -> None:
+    fold.takeback_offer = event.seat
+
+
+def _fold_takeback_accept(fold: Fold, event: Event) -> None:
+    """Back to before the asker's last move (and the reply that followed it, if any)."""
+    asker = fold.takeback_offer
+    last_own = max(ply for ply, move in enumerate(fold.moves) if move.seat == asker)
+    fold.position()
+    fold.states = fold.states.taken_back(len(fold.moves) - last_own)
+    fold.current = fold.states.last or fold.current
+    del fold.moves[last_own:]
+    fold.turns[event.seq] = (len(fold.moves), tuple(fold.current.to_move))
+    fold.takeback_offer = None
+
+
+def _fold_takeback_decline(fold: Fold, event: Event) -> None:
+    fold.takeback_offer = None
 
 
 def _fold_timeout(fold: Fold, event: Event) -> None:
@@ -295,6 +327,33 @@ def _check_vacation(match: Match, seat: int, payload: Payload, now: datetime) ->
             match, seat, payload.days if isinstance(payload, Days) else None, now))
     except ValueError as error:
         raise Refused(str(error)) from None
+
+
+def takebacks_allowed(match: Match) -> bool:
+    """Takebacks are for two players with nothing hidden, outside rated games and
+    tournaments (where a result is more than the two players' business)."""
+    return match.players == 2 and not match.game.hidden_information and not match.rated \
+        and match.tournament is None
+
+
+def _check_takeback_offer(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
+    if not takebacks_allowed(match):
+        raise Refused("Takebacks are for two-player games without hidden information, "
+                      "outside rated games and tournaments.")
+    if match.takeback_offer_open_to(seat):
+        raise Refused("Your opponent asks to take back a move: accept or decline it.")
+    if match.takeback_offer is not None:
+        raise Refused("You have already asked to take back your last move.")
+    if not any(move.seat == seat for move in match.moves):
+        raise Refused("You have no move to take back.")
+    return None
+
+
+def _check_takeback_answer(match: Match, seat: int, payload: Payload,
+                           now: datetime) -> Payload:
+    if not match.takeback_offer_open_to(seat):
+        raise Refused("There is no request to take back a move to answer.")
+    return None
 
 
 def _check_timeout(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
@@ -467,6 +526,24 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
         ("resign", "decline"), ("resign", "decline"), ("play on", "decline"),
         done="You declined {partners}'s proposal to resign: your team plays on."),
         _fold_resign_decline, _check_resign_answer, known_to="team"),
+    # after the draw's and the team's: a bare "accept" answers those first
+    Kind("takeback_offer", Words(
+        ("takeback", None), ("takeback", None),
+        ("takeback", "take back", "ask takeback", "ask for a takeback"),
+        done="You asked to take back your last move; {opponents} will be asked.",
+        news="{name} asks to take back their last move"),
+        _fold_takeback_offer, _check_takeback_offer),
+    Kind("takeback_accept", Words(
+        ("takeback", "accept"), ("takeback", "accept"), ("accept takeback", "accept"),
+        done="You accepted the takeback: the position went back.",
+        news="{name} accepted the takeback: the position went back"),
+        _fold_takeback_accept, _check_takeback_answer,
+        applies=lambda match, seat: match.takeback_offer_open_to(seat)),
+    Kind("takeback_decline", Words(
+        ("takeback", "decline"), ("takeback", "decline"), ("decline takeback", "decline"),
+        done="You declined the takeback.", news="{name} declined the takeback"),
+        _fold_takeback_decline, _check_takeback_answer,
+        applies=lambda match, seat: match.takeback_offer_open_to(seat)),
     Kind("vacation", Words(
         ("vacation", None), ("vacation", None), (),
         done="Your vacation of {days} days was recorded.",

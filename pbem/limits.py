@@ -39,6 +39,8 @@ DEFAULTS: dict[str, Any] = {  # the settings, as create_app takes them
     "RATE_LIMIT_INVITATIONS": "5 per day",
     "RATE_LIMIT_SIGN_IN": "3 per minute; 10 per hour; 30 per day",  # sign-in emails asked
     "RATE_LIMIT_SIGN_IN_EMAILS": "3 per hour; 10 per day",  # per recipient (pbem/players.py)
+    # the computer's view of a position in the analysis: seconds of a worker's time each
+    "RATE_LIMIT_COMPUTER_VIEWS": "6 per minute; 60 per day",
 }
 
 
@@ -62,6 +64,7 @@ joining = _limit("RATE_LIMIT_CREATE", "seats taken")  # the same allowance as ``
 asking_home = _limit("RATE_LIMIT_HOME", "requests for your games")
 asking_sign_in = _limit("RATE_LIMIT_SIGN_IN", "requests for sign-in links")
 acting = _limit("RATE_LIMIT_ACTIONS", "actions")
+assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", "requests for the computer's view")
 
 
 def between_computers(asks: Callable[[], bool]):

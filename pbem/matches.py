@@ -15,7 +15,7 @@ import re
 from email.errors import HeaderParseError
 from email.headerregistry import Address
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Mapping, Sequence
 
@@ -105,6 +105,10 @@ class Match:
     clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
     last_join: Event | None = None         # the latest seat taken (the last one starts it)
     rated: bool = False                    # its end changes its players' ratings (ratings.py)
+    tournament: str | None = None          # the tournament it is a game of (tournaments.py)
+    takeback_offer: int | None = None      # the seat whose request to take back stands
+    # after each move and takeback, by the event's seq: the ply and who is to move
+    turns: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
 
     @property
     def ply(self) -> int:
@@ -314,6 +318,10 @@ class Match:
         return (self.draw_offer is not None and not self.finished
                 and seat not in self.game.team_of(self.players, self.draw_offer))
 
+    def takeback_offer_open_to(self, seat: int | None) -> bool:
+        return self.takeback_offer is not None and seat is not None \
+            and seat != self.takeback_offer and not self.finished
+
     def resign_offer_of(self, seat: int) -> int | None:
         """The seat whose proposal that ``seat``'s team resign stands, if one does."""
         team = self.game.team_of(self.players, seat)
@@ -349,15 +357,17 @@ class Match:
         in by its kind (``events.KINDS``)."""
         fold = events.Fold(self.game, self.players, self.clock, self.states, self.current,
                            self.draw_offer, self.resign_offers, self.draw_declined,
-                           self.resign_declined, self.last_join)
+                           self.resign_declined, self.last_join, list(self.moves),
+                           dict(self.turns), self.takeback_offer)
         for event in new:
             events.KINDS[event.kind].fold(fold, event)
         fold.position()
         return replace(self, events=self.events + tuple(new), states=fold.states,
-                       moves=self.moves + tuple(e for e in new if e.kind == "move"),
-                       current=fold.current, draw_offer=fold.draw_offer,
-                       resign_offers=fold.resign_offers, draw_declined=fold.draw_declined,
-                       resign_declined=fold.resign_declined, last_join=fold.last_join)
+                       moves=tuple(fold.moves), current=fold.current,
+                       draw_offer=fold.draw_offer, resign_offers=fold.resign_offers,
+                       draw_declined=fold.draw_declined, resign_declined=fold.resign_declined,
+                       last_join=fold.last_join, turns=fold.turns,
+                       takeback_offer=fold.takeback_offer)
 
 
 # -- the per-process cache of replayed matches ---------------------------------------------
@@ -421,7 +431,8 @@ def _events_after(db: sqlite_utils.Database, game_id: str, seq: int) -> list[Eve
 
 
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
-    rows = db.execute("SELECT * FROM games WHERE id = ?", [game_id]).fetchall()
+    rows = db.execute("SELECT *, (SELECT tournament_id FROM tournament_games WHERE game_id = "
+                      "games.id) AS tournament FROM games WHERE id = ?", [game_id]).fetchall()
     if not rows:
         return None
     row = rows[0]
@@ -434,7 +445,8 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
                  states=positions.Positions.starting(game, start,
                                                      positions.restore(db, game_id)),
-                 current=start, clock=clocks.stored(row["clock"]), rated=bool(row["rated"]))
+                 current=start, clock=clocks.stored(row["clock"]), rated=bool(row["rated"]),
+                 tournament=row["tournament"])
 
 
 # -- creating a game -----------------------------------------------------------------------

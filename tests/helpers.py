@@ -115,7 +115,9 @@ def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
 
 # -- hidden information: everything a viewer receives, comparable across two games ---------
 
-TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
+TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
+                  # and what is read off the clock: a time of day, the time a move took
+                  r"|\d\d [A-Z][a-z]{2} \d\d:\d\d|took [\d a-z]+(?=<)|\"took\": ?\d+")
 
 
 def normalised(text: str, game: NewGame) -> str:
@@ -128,7 +130,8 @@ def normalised(text: str, game: NewGame) -> str:
 def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
     """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
     answer (with the chat), a player's own notes, the page's live-update poll, every
-    history page and its ETag, and both record downloads, normalised."""
+    history page and its ETag, the record in every format, and the analysis of the
+    position at ply 0, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
@@ -149,6 +152,10 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
         response = client.get(f"{base}/record.{kind}")
         seen[f"record.{kind}"] = response.get_data(as_text=True) + \
             response.headers["Content-Disposition"]
+    for kind in ("apgamerecord", "json"):
+        seen[f"record {kind}"] = client.get(f"{api}/record?format={kind}").get_data(as_text=True)
+    analysis = client.post(f"{api}/analysis", json={"ply": 0, "moves": []})
+    seen["analysis"] = f"{analysis.status_code} {analysis.get_data(as_text=True)}"
     if seat is not None:  # the seat's Atom feed
         feed = client.post(f"{api}/feed").json["feed"]
         seen["feed"] = client.get(path_of(feed)).get_data(as_text=True)

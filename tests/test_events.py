@@ -72,8 +72,9 @@ def test_every_payload_is_stored_and_read_back_as_it_was(name):
 
 
 def test_a_bare_answer_means_whichever_offer_waits_and_a_draw_answer_first():
-    assert inbound.action("accept").kinds == ("draw_accept", "resign_accept")
-    assert inbound.action("decline").kinds == ("draw_decline", "resign_decline")
+    assert inbound.action("accept").kinds == ("draw_accept", "resign_accept", "takeback_accept")
+    assert inbound.action("decline").kinds == ("draw_decline", "resign_decline",
+                                               "takeback_decline")
     assert inbound.action("resign").kinds == ("resign", "resign_accept", "resign_offer")
     assert inbound.action("d4xc5") == Command.of("move", Move("d4xc5"))
     assert inbound.action("say: hello") == Command(("chat",), Message("hello"))

@@ -29,7 +29,8 @@ from ..store.db import write
 PREFERENCES = {"each": "an email at every turn and for every chat message",
                "digest": "one email a day listing the games that wait for you",
                "none": "no turn emails (only the start and the result of the game)"}
-OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined"})
+OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined",
+                    "takeback_offer", "takeback_answer"})
 # The kinds of email each choice holds back; every other kind (start, end, answers to a
 # player's own emailed moves, ...) is always sent.
 HELD_BACK = {"each": frozenset(),
@@ -42,6 +43,7 @@ SUBJECTS = {"start": "Game started", "turn": "Your move", "reminder": "Reminder:
             "deadline": "Time running out", "end": "Game over",
             "draw_offer": "Draw offered", "draw_declined": "Draw declined",
             "resign_offer": "Resignation proposed", "resign_declined": "Resignation declined",
+            "takeback_offer": "Takeback asked", "takeback_answer": "Takeback answered",
             "chat": "New message", "rematch": "Rematch asked", "joined": "A player joined"}
 HINT_MOVES = 8  # legal moves named in an email
 
@@ -177,6 +179,12 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
         proposer = after.resign_declined[-1].offerer
         _send(db, after, proposer, "declined", kind="resign_declined",
               news=sentences.resign_notices(after, proposer))
+    elif event.kind == "takeback_offer":
+        for seat in after.opponents(event.seat):
+            _send(db, after, seat, "takeback_offer", asker=compose.who(after, event.seat))
+    elif event.kind in ("takeback_accept", "takeback_decline"):
+        _send(db, after, before.takeback_offer, "takeback_answer",
+              answerer=compose.who(after, event.seat), accepted=event.kind == "takeback_accept")
     elif isinstance(event.payload, events.Message):  # a chat message
         for seat in range(after.players):
             if seat != event.seat:

@@ -14,7 +14,19 @@ def notices(match: Match, viewer: int | None) -> list[str]:
     if match.finished:
         return []
     draw = draw_notice(match, viewer)
-    return ([draw] if draw else []) + resign_notices(match, viewer)
+    return ([draw] if draw else []) + resign_notices(match, viewer) \
+        + takeback_notices(match, viewer)
+
+
+def takeback_notices(match: Match, viewer: int | None) -> list[str]:
+    """The standing request to take back a move, for ``viewer``."""
+    asker = match.takeback_offer
+    if asker is None:
+        return []
+    if asker == viewer:
+        return ["You asked to take back your last move."]
+    answer = ": accept or decline it" if match.takeback_offer_open_to(viewer) else ""
+    return [f"{_who(match, asker, viewer)} asks to take back their last move{answer}."]
 
 
 def _who(match: Match, seat: int, viewer: int | None) -> str:

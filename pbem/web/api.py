@@ -9,13 +9,13 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (clocks, commands, computer, conditional, events, invites, limits, links,
-               matches, players, ratings, talk)
-from . import feeds
+from .. import (analysis, clocks, commands, computer, conditional, events, invites, limits,
+               links, matches, players, ratings, talk)
+from . import feeds, records
 from ..mail import push, webhooks
 from ..store.db import get_db, write
 from ..matches import Match
-from .play import open_link, open_seat
+from .play import open_link, open_seat, record
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -56,6 +56,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name,
                      "bot": s.bot} for s in match.seats],  # bot: a computer's level, or null
         "draw_offer": match.draw_offer,
+        "takeback_offer": match.takeback_offer,
         # team games: proposals to resign, the viewer's own team's alone while it runs
         "resign_offers": match.resign_offers_known_to(seat),
         "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
@@ -217,6 +218,24 @@ def draw(token: str):
     return _act(token, "draw", answer)
 
 
+@bp.post("/play/<token>/takeback")
+@limits.acting
+def takeback(token: str):
+    """Ask to take back one's last move (no body, or no ``answer``): 202; the opponent's
+    ``{"answer": "accept" | "decline"}``: 200. Both with the game answer."""
+    access = open_seat(token, "play")
+    try:
+        answer = _body().get("answer") if request.get_data() else None
+        if answer is not None and answer not in ("accept", "decline"):
+            raise matches.InvalidRequest("'answer' must be accept or decline (leave it out to "
+                                         "ask to take back your last move).")
+        submitted = commands.submit(get_db(), access.game_id, access.seat,
+                                    _command("takeback", answer), None)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify(game_json(submitted.match, access.seat)), 202 if answer is None else 200
+
+
 @bp.post("/play/<token>/withdraw")
 def withdraw(token: str):
     """End a game that waits for players (its creator only): nobody plays it."""
@@ -329,6 +348,45 @@ def set_conditional(token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify(game_json(current, seat))
+
+
+@bp.post("/<any(play, watch):role>/<token>/analysis")
+@limits.acting
+def analyse(role: str, token: str):
+    """``{"ply", "moves"}``: the position at history ``ply`` (the game now if left out)
+    after those moves, as the caller would see it; nothing is recorded. 422 for an illegal
+    move, and in a game with hidden information until it is over."""
+    match, seat = open_link(token, role)
+    try:
+        body = _body()
+        ply, moves = body.get("ply", match.ply), body.get("moves", [])
+        if isinstance(ply, bool) or not isinstance(ply, int):
+            raise matches.InvalidRequest("'ply' must be a ply of the game (an integer).")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) \
+                or len(moves) > analysis.MAX_LINE:
+            raise matches.InvalidRequest(f"'moves' must be a list of at most "
+                                         f"{analysis.MAX_LINE} moves in the game's notation.")
+        line = analysis.explore(match, seat, ply, moves)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    except analysis.AnalysisRefused as refused:
+        return _error(422, str(refused))
+    if line.error:
+        return _error(422, line.error)
+    return jsonify(line.to_json())
+
+
+@bp.get("/<any(play, watch):role>/<token>/record")
+def game_record(role: str, token: str):
+    """The game's record as the caller may know it: ``?format=apgamerecord`` Abstract
+    Play's game record, ``json`` (the default) this server's own."""
+    match, seat = open_link(token, role)
+    chosen = request.args.get("format", "json")
+    if chosen == "apgamerecord":
+        return jsonify(records.ap_record(match, seat, current_app.config["PUBLIC_URL"]))
+    if chosen == "json":
+        return jsonify(record(match, seat))
+    return _error(400, "The record's formats are apgamerecord and json.")
 
 
 @bp.post("/<any(play, watch):role>/<token>/chat")

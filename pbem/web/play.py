@@ -12,8 +12,10 @@ import hashlib
 import json
 import re
 import secrets
+from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -23,13 +25,14 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
 from markupsafe import Markup, escape
 
 from ..boards import builder
-from .. import (clocks, commands, conditional, events, invites, limits, links, matches,
-               mygames, ratings, talk)
+from .. import (analysis, clocks, commands, conditional, events, invites, limits, links,
+               matches, mygames, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
 from ..store import utc
 from ..store.db import get_db, write
 from ..store.lru import BytesLRU
+from ..events import Event
 from ..matches import Match
 
 bp = Blueprint("play", __name__)
@@ -59,6 +62,29 @@ def move_texts(match: Match, viewer: int | None) -> list[str]:
     final = match.current
     return [match.game.public_move(event.seat, event.move, viewer, final)
             for event in match.moves]
+
+
+def move_times(match: Match, moves: Sequence[Event] | None = None
+               ) -> list[tuple[datetime, int]]:
+    """When each of ``moves`` (default: the game's line, index p - 1 holding ply p) was
+    played and the seconds it took (since the move before it, or the game's start). Public:
+    every seat sees when others moved."""
+    times, previous = [], datetime.fromisoformat(match.started_at or match.created_at)
+    for event in match.moves if moves is None else moves:
+        at = datetime.fromisoformat(event.created_at)
+        times.append((at, max(0, int((at - previous).total_seconds()))))
+        previous = at
+    return times
+
+
+def duration(seconds: int) -> str:
+    """A move's time as players read it: "40 s", "12 min", "3 h 5 min", "2 d 4 h"."""
+    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
+    if days:
+        return f"{days} d {hours % 24} h" if hours % 24 else f"{days} d"
+    if hours:
+        return f"{hours} h {minutes % 60} min" if minutes % 60 else f"{hours} h"
+    return f"{minutes} min" if minutes else f"{seconds} s"
 
 
 # -- the game page: a board drawn once per (game, event, viewer, ply, selection), a page
@@ -258,7 +284,8 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
         chat=match.chat_seen_by(seat), invitations=invitations,
-        labels=ratings.seat_labels(get_db(), match), **extras)
+        labels=ratings.seat_labels(get_db(), match), analysable=analysis.allowed(match),
+        takebacks=events.takebacks_allowed(match), **extras)
 
 
 def _move_list(match: Match, texts: list[str], history_prefix: str,
@@ -270,8 +297,11 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
     prefix = escape(history_prefix)
     return Markup("".join(
         f'<li><a href="{prefix}{ply}"{" aria-current=step" if ply == current else ""}>'
-        f'<span class="side">{sides[event.seat]}</span> {escape(text)}</a></li>'
-        for ply, (event, text) in enumerate(zip(match.moves, texts), start=1)))
+        f'<span class="side">{sides[event.seat]}</span> {escape(text)}</a>'
+        f' <small><time datetime="{at.isoformat()}">{at:%d %b %H:%M}</time>,'
+        f' took {duration(took)}</small></li>'
+        for ply, (event, text, (at, took)) in enumerate(
+            zip(match.moves, texts, move_times(match)), start=1)))
 
 
 @bp.get(f"/{ROLES}/<token>")
@@ -306,6 +336,71 @@ def history(role: str, token: str, ply: int):
     if ply > match.ply:
         abort(404, f"This game has {match.ply} plies so far; there is no ply {ply}.")
     return _viewed(match, seat, token, role, ply)
+
+
+@bp.route(f"/{ROLES}/<token>/analysis", methods=["GET", "POST"])
+@limits.assessing
+def analysis_board(role: str, token: str):
+    """The analysis board: the position at history ``ply`` (default: the game now) after
+    the line of moves ``m`` (the first ``at`` of them shown, default all), a move builder
+    for whoever is to move there, and steps back and forth; nothing is recorded. Playing
+    another move where the line goes on starts a branch. A POST (the same query) asks the
+    computer's view too, in a finished game: seconds of work, so rate-limited and kept."""
+    match, seat = open_link(token, role)
+    try:
+        start = request.args.get("ply", match.ply, type=int)
+        line = analysis.explore(match, seat, start, request.args.getlist("m")[:analysis.MAX_LINE])
+    except analysis.AnalysisRefused as refused:
+        abort(422, str(refused))
+    shown = min(max(request.args.get("at", len(line.played), type=int), 0), len(line.played))
+    position = line if shown == len(line.played) else analysis.explore(
+        match, seat, start, line.played[:shown])
+    game, drawing = match.game, board_for(match.game.id)
+    mover = position.mover
+    build = builder.for_board(drawing, game, position.state, mover, position.legal_moves(),
+                              builder.parse_path(request.args.get("path")))
+
+    def link(moves: list[str], at: int | None = None, path: str | None = None,
+             **more: Any) -> str:
+        return url_for(".analysis_board", role=role, token=token, ply=start, m=moves,
+                       at=None if at is None or at == len(moves) else at, path=path, **more)
+
+    played = line.played[:shown]
+
+    def then(move: str) -> str:
+        """The line after ``move`` where it is shown: a step along it, or a new branch."""
+        if line.played[shown:shown + 1] == [move]:
+            return link(line.played, shown + 1)
+        return link(played + [move])
+
+    svg = drawing.render({**position.view(), **(build.overlay or {})}, seat=seat,
+                         selected=tuple(t for t in build.path if drawing.is_cell(t)),
+                         targets={t: link(played, path=build.extend(t))
+                                  for t in build.cells + build.choices},
+                         last=drawing.move_cells(played[-1]) if played else set())
+    assessed = _assessed(match, start, tuple(played), position.state) \
+        if request.method == "POST" else None
+    waiting = seat is not None and not match.finished and seat not in match.current.to_move
+    return render_template(
+        "analysis.html", match=match, seat=seat, role=role, token=token, svg=svg,
+        start=start, line=line.played, shown=shown, state=position.state, mover=mover,
+        legal=position.legal_moves(), build=build, error=line.error, link=link, then=then,
+        choices=[(drawing.choice_label(c), link(played, path=build.extend(c)))
+                 for c in build.choices],
+        assessed=assessed, texts=move_texts(match, seat),
+        # a line from the position now, opponent's move first, becomes conditional moves
+        as_conditional=waiting and start == match.ply and played and len(played) % 2 == 0
+        and conditional.supported(match.game, match.players))
+
+
+def _assessed(match: Match, start: int, played: tuple[str, ...],
+              state: engine.State) -> analysis.Assessment | None:
+    key = ("assessed", match.id, start, played)
+    assessed = RENDERS.get(key)
+    if assessed is None:
+        assessed = analysis.assess(match, state)
+        RENDERS.put(key, assessed, 200 + sum(map(len, played)))
+    return assessed
 
 
 def _seen_ply() -> int:
@@ -402,6 +497,17 @@ def draw(token: str):
     return _act(token, _command("draw", answer))
 
 
+@bp.post("/play/<token>/takeback")
+@limits.acting
+def takeback(token: str):
+    """Ask to take back one's last move (``answer`` offer), or answer the opponent's
+    request (accept, decline)."""
+    answer = request.form.get("answer")
+    if answer not in ("offer", "accept", "decline"):
+        abort(400, "A takeback can be asked for, accepted or declined.")
+    return _act(token, _command("takeback", None if answer == "offer" else answer))
+
+
 @bp.post("/play/<token>/vacation")
 @limits.acting
 def vacation(token: str):
@@ -480,15 +586,19 @@ def rematch(token: str):
 def record(match: Match, viewer: int | None) -> dict[str, Any]:
     """The whole game as ``viewer`` may know it, for download (with the chat as the
     viewer may read it)."""
-    texts = iter(move_texts(match, viewer))
-    ply = 0
+    final = match.current
+    moved = [event for event in match.events if event.kind == "move"]
+    times = iter(move_times(match, moved))
     logged = []
     for event in filter(lambda event: match.known_to(event, viewer), match.events):
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
         if event.kind == "move":
-            ply += 1
-            entry.update(ply=ply, move=next(texts))
+            ply = match.turns[event.seq][0]
+            entry.update(ply=ply, took=next(times)[1], move=match.game.public_move(
+                event.seat, event.move, viewer, final))
+        elif event.seq in match.turns:  # a takeback: back to this ply
+            entry["ply"] = match.turns[event.seq][0]
         elif isinstance(event.payload, events.Days):
             entry["days"] = event.payload.days
         elif isinstance(event.payload, events.Message):
