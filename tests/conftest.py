@@ -210,10 +210,12 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium, headless, driven by Playwright (which never downloads a browser):
-    one per worker, each test in contexts of its own."""
+    one per test module, each test in contexts of its own. Not one per worker: while open,
+    Playwright's sync API keeps an event loop running in the worker's thread, and a later
+    test's ``asyncio.run`` (the serving benchmark's) cannot run beside it."""
     from playwright.sync_api import sync_playwright
 
     if not CHROMIUM.exists():

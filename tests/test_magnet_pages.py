@@ -442,7 +442,7 @@ def test_setup_by_clicks_random_and_the_waiting_page(client, seeded):
     page = client.get(game.urls[BLUE]).get_data(as_text=True)
     assert "Red has set up; now arrange your pieces." in page
     assert {v for o, _, v in pieces_in(page).values() if o == "0"} == {"?"}
-    assert "<li><a href" in page and "</span> setup</a></li>" in page  # Red's move, hidden
+    assert "<li><a href" in page and "</span> setup</a> <small>" in page  # Red's move, hidden
     assert "a2=K" not in page
     page = client.get(links_in(page)["random"]).get_data(as_text=True)
     move = confirm_move(page)

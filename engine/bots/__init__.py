@@ -43,7 +43,7 @@ def assess(game: Game, state: State, seat: int, *, level: str,
         return move, search.value(move)
     heuristics = HEURISTICS[game.id]
     rng = chance(str(seed), "bot", game.id, level, state.ply, seat, "assess")
-    after = heuristics.apply(game.resample(state, seat, rng), seat, move)
+    after = game.apply(game.resample(state, seat, rng), seat, move)  # (a set-up too)
     return move, result(after, seat) if after.outcome is not None \
         else heuristics.evaluate(after, seat)
 
