@@ -122,6 +122,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)
     cli.register(app)
+    app.before_request(_refuse_nul_in_the_path)
     app.before_request(_refuse_deeply_nested_json)
     app.after_request(_security_headers)
     _keep_secrets_out_of_logs(app)
@@ -145,6 +146,13 @@ def _instance_file(path: Path, make: Callable[[], str]) -> str:
         finally:
             candidate.unlink()
     return path.read_text().strip()
+
+
+def _refuse_nul_in_the_path():
+    """No address of this server holds a NUL byte (``%00``), and PostgreSQL's text cannot:
+    an id or a link with one is a page that does not exist, on every route alike."""
+    if "\x00" in request.path:
+        abort(404, "There is no such page.")
 
 
 def _refuse_deeply_nested_json():

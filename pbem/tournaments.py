@@ -143,8 +143,6 @@ def _tournament(row: Any) -> Tournament:
 
 
 def find(db: sqlite_utils.Database, tournament_id: str) -> Tournament | None:
-    if "\x00" in tournament_id:  # no id holds one, and PostgreSQL's text cannot
-        return None
     rows = list(db.query(COLUMNS + "WHERE t.id = ?", [tournament_id]))
     return _tournament(rows[0]) if rows else None
 
