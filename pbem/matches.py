@@ -22,7 +22,7 @@ import engine
 import sqlite_utils
 from engine import bots
 
-from . import clocks, conditional, due, links, positions, signals
+from . import clocks, conditional, due, languages, links, positions, signals
 from .store.db import hold_game, utcnow, write
 from .store.lru import BytesLRU
 
@@ -635,6 +635,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     except engine.UnknownGame as error:
         raise InvalidRequest(f"{error} Games: {', '.join(engine.GAMES)}.") from None
     seats = _checked_players(players, addressless)
+    spoken = _checked_languages(players)
     seed = secrets.token_hex(16) if seed is None else seed
     try:
         start = game.start(len(seats), options if options is not None else {}, seed)
@@ -659,7 +660,8 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
             **_summary(start, waiting), "updated_at": now, "clock": json.dumps(clock),
             "public": int(public), "client": client})
         db["seats"].insert_all({"game_id": new_id, "seat": s.seat, "name": s.name,
-                                "email": s.email, "bot": s.bot} for s in seats)
+                                "email": s.email, "bot": s.bot, "language": language}
+                               for s, language in zip(seats, spoken))
         tokens = tuple(None if s.open or s.bot else links.mint(db, new_id, s.seat)
                        for s in seats)
         joins = tuple(links.mint(db, new_id, s.seat, table=links.INVITATIONS) if s.open
@@ -701,6 +703,30 @@ def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
             raise InvalidRequest(f"Player {number + 1} needs a valid email address.")
         seats.append(Seat(number, name, email.strip()))
     return seats
+
+
+def _checked_languages(players: list[dict[str, Any]]) -> list[str]:
+    """Each seat's language (its emails'), English unless its entry names another."""
+    spoken = []
+    for number, entry in enumerate(players):
+        language = entry.get("language", languages.DEFAULT)
+        if not languages.known(language):
+            raise InvalidRequest(f"Player {number + 1}: 'language' must be one of "
+                                 f"{', '.join(languages.LANGUAGES)}.")
+        spoken.append(language)
+    return spoken
+
+
+def set_language(db: sqlite_utils.Database, game_id: str, seat: int, language: str) -> None:
+    """Write ``seat``'s emails in ``language`` from now on (one the site speaks)."""
+    db.execute("UPDATE seats SET language = ? WHERE game_id = ? AND seat = ?",
+               [languages.known(language) or languages.DEFAULT, game_id, seat])
+
+
+def language_of(db: sqlite_utils.Database, game_id: str, seat: int) -> str:
+    row = db.execute("SELECT language FROM seats WHERE game_id = ? AND seat = ?",
+                     [game_id, seat]).fetchone()
+    return languages.known(row and row[0]) or languages.DEFAULT
 
 
 def _summary(state: engine.State, waiting: bool = False) -> dict[str, Any]:

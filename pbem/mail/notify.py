@@ -26,16 +26,18 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 import sqlite_utils
 from flask import current_app, render_template
+from flask_babel import gettext, lazy_gettext, ngettext
 
-from .. import clocks, due, invites, links, matches, signals
+from .. import clocks, due, invites, languages, links, matches, signals
 from . import outbox, pictures, webhooks
 from ..boards import board_for
 from ..store.db import utcnow, write
 from ..matches import Event, Match
 
-PREFERENCES = {"each": "an email at every turn and for every chat message",
-               "digest": "one email a day listing the games that wait for you",
-               "none": "no turn emails (only the start and the result of the game)"}
+PREFERENCES = {"each": lazy_gettext("an email at every turn and for every chat message"),
+               "digest": lazy_gettext("one email a day listing the games that wait for you"),
+               "none": lazy_gettext("no turn emails (only the start and the result of the "
+                                    "game)")}
 OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined"})
 # The kinds of email each choice holds back; every other kind (start, end, answers to a
 # player's own emailed moves, ...) is always sent.
@@ -45,11 +47,14 @@ HELD_BACK = {"each": frozenset(),
                                 "rematch"}) | OFFERS}
 KINDS = {"started": "start", "your_turn": "turn", "finished": "end"}  # others: the template
 # What each kind of email says first in its subject.
-SUBJECTS = {"start": "Game started", "turn": "Your move", "reminder": "Reminder: your move",
-            "deadline": "Time running out", "end": "Game over",
-            "draw_offer": "Draw offered", "draw_declined": "Draw declined",
-            "resign_offer": "Resignation proposed", "resign_declined": "Resignation declined",
-            "chat": "New message", "rematch": "Rematch asked"}
+SUBJECTS = {"start": lazy_gettext("Game started"), "turn": lazy_gettext("Your move"),
+            "reminder": lazy_gettext("Reminder: your move"),
+            "deadline": lazy_gettext("Time running out"), "end": lazy_gettext("Game over"),
+            "draw_offer": lazy_gettext("Draw offered"),
+            "draw_declined": lazy_gettext("Draw declined"),
+            "resign_offer": lazy_gettext("Resignation proposed"),
+            "resign_declined": lazy_gettext("Resignation declined"),
+            "chat": lazy_gettext("New message"), "rematch": lazy_gettext("Rematch asked")}
 HINT_MOVES = 8  # legal moves named in an email
 
 
@@ -68,9 +73,16 @@ def subject(match: Match, what: str) -> str:
     return f"{what} — {game_title(match)}"
 
 
-def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
-          kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
-          **context: object) -> str | None:
+def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str,
+          **options: Any) -> str | None:
+    """``_compose`` in the seat's language."""
+    with languages.in_language(matches.language_of(db, match.id, seat)):
+        return _compose(db, match, seat, template, **options)
+
+
+def _compose(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
+             kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
+             **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
     may see it, a hint of its legal moves and the settings footer, and its one-line summary
     to the seat's webhook; unless the seat's choice holds this kind of email back (then
@@ -97,11 +109,11 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         link=link, rules=rules, board=board, hint=legal_hint(match, seat), also=also_links,
         **context)
     drawing = board_drawing(match, seat) if board and board in body else None
-    buttons = {link: "Open the game", rules: "The rules", **footer.buttons}
+    buttons = {link: gettext("Open the game"), rules: gettext("The rules"), **footer.buttons}
     for other, other_link in also_links:
-        buttons[other_link] = f"Open {match.seat_name(other)}"
+        buttons[other_link] = gettext("Open %(side)s", side=match.seat_name(other))
     if "watch" in context:
-        buttons[str(context["watch"])] = "Watch the game"
+        buttons[str(context["watch"])] = gettext("Watch the game")
     return outbox.queue(
         db, recipient=match.seats[seat].email, subject=summary, body=body + footer.text,
         game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
@@ -160,7 +172,7 @@ def html_part(subject: str, body: str, footer: str, buttons: Mapping[str, str], 
 
 # A line break in the middle of a sentence (after a small letter or a comma, before a small
 # letter or a bracket): the plain text's wrapping, which the HTML leaves to the screen.
-WRAPPED = re.compile(r"(?<=[a-z,])\n(?=[a-z(])")
+WRAPPED = re.compile(r"(?<=[a-zа-яё,])\n(?=[a-zа-яё(])")
 
 
 def _blocks(text: str, buttons: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -193,13 +205,16 @@ def legal_hint(match: Match, seat: int) -> str:
     if not moves:
         return ""
     if len(moves) <= HINT_MOVES:
-        return f"Your legal moves: {', '.join(moves)}."
+        return gettext("Your legal moves: %(moves)s.", moves=", ".join(moves))
     own = getattr(board_for(match.game.id), "move_hint", None)
     if own is not None:
         return own(match.game, match.current, seat, moves)
     sample = [moves[i * len(moves) // HINT_MOVES] for i in range(HINT_MOVES)]
-    count = f"{len(moves)}{'' if match.game.lists_every_move else ' or more'}"
-    return f"You have {count} legal moves, for example: {', '.join(sample)}."
+    if match.game.lists_every_move:
+        return gettext("You have %(count)s legal moves, for example: %(moves)s.",
+                       count=len(moves), moves=", ".join(sample))
+    return gettext("You have %(count)s or more legal moves, for example: %(moves)s.",
+                   count=len(moves), moves=", ".join(sample))
 
 
 @signals.game_created.connect
@@ -349,7 +364,7 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
         return
     footer = _footer(db, "home", email=email)
     body = render_template("email/home.txt", link=links.email_url("site.home", token=token))
-    outbox.queue(db, recipient=email, subject="Your games", body=body + footer.text,
+    outbox.queue(db, recipient=email, subject=gettext("Your games"), body=body + footer.text,
                domain=current_app.config["MAIL_DOMAIN"], kind="home", headers=footer.headers)
 
 
@@ -430,7 +445,7 @@ def _footer(db: sqlite_utils.Database, purpose: str, **target: Any) -> Footer:
     return Footer("\n" + text.rstrip("\n") + "\n",
                   {"List-Unsubscribe": f"<{unsubscribe}>",
                    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
-                  {settings: "Email settings", unsubscribe: "Unsubscribe"})
+                  {settings: gettext("Email settings"), unsubscribe: gettext("Unsubscribe")})
 
 
 def seat_footer(db: sqlite_utils.Database, match: Match, seat: int) -> tuple[str, dict]:
@@ -491,7 +506,7 @@ def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
         queued = not _queued(db, key) and _send(
             db, match, seat, "reminder", unique_key=key,
-            since=since.strftime("%Y-%m-%d %H:%M UTC"), waited=_duration(now - since),
+            since=languages.moment(since), waited=_duration(now - since),
             mover=match.seats[began.seat].name if began else None,
             last_move=match.game.public_move(began.seat, began.move, seat, match.current)
             if began else None) is not None
@@ -530,8 +545,8 @@ def _queued(db: sqlite_utils.Database, unique_key: str) -> bool:
 def _duration(delta: timedelta) -> str:
     hours = int(delta.total_seconds() // 3600)
     if hours < 72:
-        return f"{hours} hour{'s' if hours != 1 else ''}"
-    return f"{hours // 24} days"
+        return ngettext("%(num)d hour", "%(num)d hours", hours)
+    return ngettext("%(num)d day", "%(num)d days", hours // 24)
 
 
 def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
@@ -550,22 +565,24 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
                           "ON CONFLICT DO NOTHING", [day, utcnow()]).rowcount:
             return 0
         rows = due.waiting_for_digests(db)
-        by_address: dict[str, list[dict[str, Any]]] = {}
+        by_address: dict[str, list[tuple[Match, int]]] = {}
         for row in rows:
             match = matches.load(db, row["game_id"])
             if not match.waits_for(row["seat"]):
                 continue
-            by_address.setdefault(row["email"].lower(), []).append(
-                _digest_entry(db, match, row["seat"]))
-        for address, entries in by_address.items():
+            by_address.setdefault(row["email"].lower(), []).append((match, row["seat"]))
+        for address, seats in by_address.items():
             recipient = next(r["email"] for r in rows if r["email"].lower() == address)
-            footer = _footer(db, "digest", email=recipient)
-            body = render_template("email/digest.txt", entries=entries, day=day)
-            count = len(entries)
-            outbox.queue(db, recipient=recipient, body=body + footer.text,
-                       subject=f"Your games: {count} waiting for you ({day})",
-                       domain=current_app.config["MAIL_DOMAIN"], kind="digest",
-                       unique_key=f"digest:{address}:{day}", headers=footer.headers)
+            first, first_seat = seats[0]  # the digest speaks the language of its first game
+            with languages.in_language(matches.language_of(db, first.id, first_seat)):
+                entries = [_digest_entry(db, match, seat) for match, seat in seats]
+                footer = _footer(db, "digest", email=recipient)
+                body = render_template("email/digest.txt", entries=entries, day=day)
+                outbox.queue(db, recipient=recipient, body=body + footer.text,
+                             subject=gettext("Your games: %(count)s waiting for you (%(day)s)",
+                                             count=len(entries), day=day),
+                             domain=current_app.config["MAIL_DOMAIN"], kind="digest",
+                             unique_key=f"digest:{address}:{day}", headers=footer.headers)
     return len(by_address)
 
 
@@ -577,8 +594,8 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
         "your_turn": seat in match.current.to_move,
         "notices": match.notices(seat),
         "last_move": None if last is None else (
-            match.seats[last.seat].name + " played "
-            + match.game.public_move(last.seat, last.move, seat, match.current)),
+            gettext("%(name)s played %(move)s", name=match.seats[last.seat].name,
+                    move=match.game.public_move(last.seat, last.move, seat, match.current))),
         "link": links.email_url("play.page", role="play",
                                    token=links.mint(db, match.id, seat, emailed=True)),
     }
