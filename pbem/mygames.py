@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 
 from flask import (Blueprint, abort, current_app, flash, redirect, render_template, session,
                    url_for)
+from flask_babel import gettext
 
 from . import clocks, limits, links, matches
 from .store.db import get_db, utcnow, write
@@ -90,7 +91,7 @@ def my_games():
 @limits.acting  # each makes a new secret link
 def open_game(game_id: str, seat: int):
     if (game_id, seat) not in remembered():
-        abort(404, "This browser has not opened that game.")
+        abort(404, gettext("This browser has not opened that game."))
     return open_seat(game_id, seat)
 
 
@@ -108,5 +109,5 @@ def forget():
                        [expired.isoformat(timespec="seconds")])
             db.execute("INSERT INTO forgotten_lists (list_id, forgotten_at) VALUES (?, ?) "
                        "ON CONFLICT (list_id) DO NOTHING", [forgotten, utcnow()])
-    flash("This browser no longer remembers your games. Their links still work.")
+    flash(gettext("This browser no longer remembers your games. Their links still work."))
     return redirect(url_for(".my_games"), 303)

@@ -20,10 +20,11 @@ from urllib.parse import quote_plus
 import engine
 from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_template,
                    request, session, url_for)
+from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from ..boards import builder
-from .. import clocks, conditional, invites, limits, links, matches, mygames, talk
+from .. import clocks, conditional, invites, languages, limits, links, matches, mygames, talk
 from ..mail import notify
 from ..boards import board_for
 from ..store.db import get_db, write
@@ -69,7 +70,7 @@ RENDERS = BytesLRU(32 * 2**20)  # create_app sets its size: RENDER_CACHE_MB
 CODE = hashlib.sha256(b"".join(
     path.read_bytes() for folder in ("pbem", "engine", "templates")
     for path in sorted((Path(__file__).resolve().parents[2] / folder).rglob("*"))
-    if path.suffix in (".py", ".html", ".txt"))).hexdigest()
+    if path.suffix in (".py", ".html", ".txt", ".po"))).hexdigest()
 
 
 QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unquoted in a query (werkzeug)
@@ -129,7 +130,7 @@ def _board(match: Match, seat: int | None, role: str, ply: int | None,
     the viewer, so no board drawn for one seat (Magnet's values, a Magnetic Field hand) is
     ever shown to another, nor to a spectator (seat None); and the game's last event, so a
     move or an ending (which may reveal more) draws afresh."""
-    key = ("board", match.id, match.last_seq, seat, ply, path)
+    key = ("board", match.id, match.last_seq, seat, ply, path, languages.current())
     board = RENDERS.get(key)
     if board is None:
         board = _draw(match, seat, role, ply, path)
@@ -200,7 +201,7 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
     notes = extras["notes"]
     # the notes' time as the page shows it, to the minute
     saved = notes and (notes["text"], (notes["updated_at"] or "")[:16])
-    parts = (CODE, seat, ply, path, match.known_events(seat), shown_clocks,
+    parts = (CODE, languages.current(), seat, ply, path, match.known_events(seat), shown_clocks,
              None if lines is None else len(lines), saved)
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
 
@@ -301,7 +302,8 @@ def version(role: str, token: str):
 def history(role: str, token: str, ply: int):
     match, seat = open_link(token, role)
     if ply > match.ply:
-        abort(404, f"This game has {match.ply} plies so far; there is no ply {ply}.")
+        abort(404, gettext("This game has %(plies)s plies so far; there is no ply %(ply)s.",
+                           plies=match.ply, ply=ply))
     return _viewed(match, seat, token, role, ply)
 
 
@@ -309,7 +311,8 @@ def _seen_ply() -> int:
     try:
         return int(request.form["ply"])
     except (KeyError, ValueError):
-        abort(400, "This form is incomplete (it lacks the ply you saw). Reload the game page.")
+        abort(400, gettext("This form is incomplete (it lacks the ply you saw). Reload the "
+                           "game page."))
 
 
 def _act(token: str, kind: str, move: str | None = None):
@@ -321,14 +324,14 @@ def _act(token: str, kind: str, move: str | None = None):
         current = matches.load(get_db(), access.game_id)
         if kind == "move" and isinstance(error, matches.StalePosition) \
                 and current.already_played(seat, seen, move):
-            flash("Your move was already recorded.")
+            flash(gettext("Your move was already recorded."))
             return redirect(url_for(".page", role="play", token=token), 303)
         return _game_page(current, seat, token, "play", error=error.message,
                           typed=move or "", status=error.status)
     if kind == "move":
         flash(_played(after, seat))
     elif kind == "withdraw":
-        flash("You withdrew the game: it will not be played.")
+        flash(gettext("You withdrew the game: it will not be played."))
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
@@ -336,11 +339,12 @@ def _played(match: Match, seat: int) -> str:
     """What a move's page tells its mover: their own move, and the opponent's conditional
     replies it set off (recorded after it, in the same transaction)."""
     own = max(ply for ply, event in enumerate(match.moves) if event.seat == seat)
-    said = f"You played {match.moves[own].move}."
+    said = gettext("You played %(move)s.", move=match.moves[own].move)
     replies = [event.move for event in match.moves[own + 1:]]
     if replies:
-        said += (f" Your opponent's conditional move{'s' if len(replies) > 1 else ''} "
-                 f"{', '.join(replies)} followed.")
+        said += " " + ngettext("Your opponent's conditional move %(moves)s followed.",
+                               "Your opponent's conditional moves %(moves)s followed.",
+                               len(replies), moves=", ".join(replies))
     return said
 
 
@@ -358,14 +362,14 @@ def resign(token: str):
     if request.form.get("answer") == "decline":
         return _act(token, "resign_decline")
     if request.form.get("confirm") != "yes":
-        abort(400, "To resign, tick the box that confirms it.")
+        abort(400, gettext("To resign, tick the box that confirms it."))
     return _act(token, "resign")
 
 
 @bp.post("/play/<token>/withdraw")
 def withdraw(token: str):
     if request.form.get("confirm") != "yes":
-        abort(400, "To withdraw the game, tick the box that confirms it.")
+        abort(400, gettext("To withdraw the game, tick the box that confirms it."))
     return _act(token, "withdraw")
 
 
@@ -376,8 +380,8 @@ def invite(token: str):
     their hashes are stored: a link cannot be shown twice)."""
     match, seat = open_link(token, "play")
     if not match.hosts(seat):
-        abort(422, "Only the player who created a game makes join links for it, and only "
-                   "while it waits for players.")
+        abort(422, gettext("Only the player who created a game makes join links for it, "
+                           "and only while it waits for players."))
     db = get_db()
     with write(db):
         invitations = [(s, links.external_url("lobby.join", token=links.mint(
@@ -391,7 +395,7 @@ def draw(token: str):
     kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
     answer = request.form.get("answer")
     if answer not in kinds:
-        abort(400, "A draw can be offered, accepted or declined.")
+        abort(400, gettext("A draw can be offered, accepted or declined."))
     return _act(token, kinds[answer])
 
 
@@ -403,14 +407,15 @@ def vacation(token: str):
     days = request.form.get("days", "").strip()
     try:
         if not re.fullmatch(r"[0-9]{1,3}", days):
-            raise matches.InvalidRequest("Enter a whole number of days.")
+            raise matches.InvalidRequest(gettext("Enter a whole number of days."))
         after = matches.act(get_db(), match.id, seat, "vacation", str(int(days)))
     except matches.ActionError as error:
         current = matches.load(get_db(), match.id)
         return _game_page(current, seat, token, "play", error=error.message,
                           status=error.status)
     until = clocks.of_match(after)[seat].vacation_text
-    flash(f"You are on vacation until {until}: your clock does not run meanwhile.")
+    flash(gettext("You are on vacation until %(date)s: your clock does not run meanwhile.",
+                  date=until))
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
@@ -519,8 +524,9 @@ def conditional_moves(token: str):
     to move there. POST stores the line (or removes the stored line ``remove``)."""
     match, seat = open_link(token, "play")
     if not conditional.supported(match.game, match.players):
-        abort(404, f"{match.game.title} with {match.players} players has no conditional "
-                   "moves: they need two players and nothing hidden.")
+        abort(404, gettext("%(game)s with %(players)s players has no conditional moves: they "
+                           "need two players and nothing hidden.", game=match.game.title,
+                           players=match.players))
     if request.method == "GET":
         line = request.args.getlist("m") + [m for m in [request.args.get("add")] if m]
         return _conditional_page(match, seat, token, line)
@@ -539,7 +545,8 @@ def conditional_moves(token: str):
     except conditional.BadLines as bad:
         return _conditional_page(matches.load(db, match.id), seat, token,
                                  request.form.getlist("m"), error=str(bad), status=422)
-    flash("Your conditional moves are saved." if not removed else "The line is removed.")
+    flash(gettext("Your conditional moves are saved.") if not removed
+          else gettext("The line is removed."))
     return redirect(url_for(".conditional_moves", token=token), 303)
 
 
