@@ -173,9 +173,21 @@ function showMovedNotice() {
   notice.setAttribute("role", "status");
   const refresh = document.createElement("a");
   refresh.href = window.location.href;
-  refresh.textContent = "refresh";
-  notice.append("The game has moved on — ", refresh, ".");
+  const words = document.getElementById("announcer").dataset;  // in the page's language
+  refresh.textContent = words.refresh;
+  notice.append(`${words.movedOn} — `, refresh, ".");
   document.getElementById("status").after(notice);
+}
+
+// A screen reader hears what changed without leaving its place: the last move (if it is
+// new) and the page's status line ("Your turn.").
+function announce(saidBefore) {
+  const game = document.getElementById("game");
+  const status = document.getElementById("status");
+  const said = game.dataset.said !== saidBefore ? game.dataset.said : "";
+  const words = [said, status ? status.textContent : document.querySelector("#game .game-over")?.textContent]
+    .map((text) => (text || "").replace(/\s+/g, " ").trim()).filter(Boolean);
+  document.getElementById("announcer").textContent = words.join(". ");
 }
 
 async function pollGame() {
@@ -188,6 +200,7 @@ async function pollGame() {
     });
     if (response.status === 200) {
       if (buildingMove()) { showMovedNotice(); } else { await swapGame(window.location.href, false); }
+      announce(game.dataset.said);
     }
   } catch (error) {
     // offline, or the server restarting: ask again at the next turn of the timer

@@ -23,7 +23,7 @@ from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_
 from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
-from ..boards import builder
+from ..boards import builder, cells
 from .. import clocks, conditional, invites, languages, limits, links, matches, mygames, talk
 from ..mail import notify
 from ..boards import board_for
@@ -115,12 +115,15 @@ class Board:
     build: builder.Build
     svg: Markup
     choices: tuple[tuple[str, str], ...]  # (label, link) of the builder's buttons
+    described: tuple[str, ...]  # what the board shows, in words ("d1: Dark Master")
+    text: str  # the position as the emails' plain text (scores, hands, a legend)
 
     @property
     def nbytes(self) -> int:
         """An estimate of the memory it holds, for RENDERS."""
-        return 2000 + len(self.svg) + self.legal.nbytes \
-            + sum(60 + len(label) + len(link) for label, link in self.choices)
+        return 2000 + len(self.svg) + self.legal.nbytes + len(self.text) \
+            + sum(60 + len(label) + len(link) for label, link in self.choices) \
+            + sum(60 + len(words) for words in self.described)
 
 
 def _board(match: Match, seat: int | None, role: str, ply: int | None,
@@ -153,14 +156,19 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
         return clicked + quote_plus(build.extend(token_), safe=QUERY_SAFE)
 
     last = match.moves[shown_ply - 1] if shown_ply else None
+    view = game.review_view(state, seat, match.current)
     svg = drawing.render(
-        {**game.review_view(state, seat, match.current), **(build.overlay or {})}, seat=seat,
+        {**view, **(build.overlay or {})}, seat=seat,
         selected=tuple(t for t in build.path if drawing.is_cell(t)),
         targets={t: click(t) for t in build.cells + build.choices} if legal else {},
         last=drawing.move_cells(game.public_move(last.seat, last.move, seat, match.current))
         if last else set())
     return Board(legal, build, svg, tuple((drawing.choice_label(c), click(c))
-                                          for c in build.choices))
+                                          for c in build.choices),
+                 # the position itself, without the move being built on it
+                 tuple(cells.described(drawing.render(view, seat=seat) if build.overlay
+                                       else svg)),
+                 drawing.text(view, seat))
 
 
 def _legal(match: Match, seat: int) -> Legal:
@@ -251,12 +259,25 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         here=url_for(".page", role=role, token=PLACEHOLDER),
         state=match.states[ply] if reviewing else match.current,
         shown_ply=match.ply if ply is None else ply, reviewing=reviewing, svg=board.svg,
+        described=board.described, position_text=board.text, said=_said(match, seat, ply),
         move_list=_move_list(match, move_texts(match, seat), history_prefix, ply),
         legal=board.legal, build=board.build, error=error, typed=typed,
         choices=board.choices, history_prefix=history_prefix,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
         chat=match.chat_seen_by(seat), invitations=invitations, **extras)
+
+
+def _said(match: Match, seat: int | None, ply: int | None) -> str:
+    """The last move as the viewer may know it, in words: what a screen reader announces
+    when the live page redraws after it (static/app.js)."""
+    shown = match.ply if ply is None else ply
+    if not shown:
+        return ""
+    mover = match.moves[shown - 1].seat
+    assert mover is not None  # a move's event has its seat
+    return gettext("%(name)s played %(move)s", name=match.seats[mover].name,
+                   move=move_texts(match, seat)[shown - 1])
 
 
 def _move_list(match: Match, texts: list[str], history_prefix: str,

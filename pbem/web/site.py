@@ -232,4 +232,4 @@ def http_error(error: HTTPException):
         return jsonify(error=error.description), error.code
     description = NOT_FOUND if error.description == NotFound.description else error.description
     return render_template("error.html", error=error, description=description,
-                           name=STATUS_NAMES.get(error.code, error.name)), error.code
+                           name=STATUS_NAMES.get(error.code or 0, error.name)), error.code
