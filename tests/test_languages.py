@@ -147,3 +147,17 @@ def test_the_new_game_form_sets_each_seats_language(client, db):
     assert created.status_code == 201
     rows = db.execute("SELECT seat, language FROM seats ORDER BY seat").fetchall()
     assert [tuple(row) for row in rows] == [(0, "en"), (1, "ru")]
+
+
+@pytest.mark.one_database
+@pytest.mark.parametrize("game", ["mastery", "the-right-moves", "magnetic-field", "magnet"])
+def test_every_rules_page_in_russian_with_every_diagram(client, game):
+    """The Russian page of a game's rules shows as many diagrams, and every notation."""
+    english = client.get(f"/rules/{game}", headers={"Accept-Language": "en"}).text
+    russian = client.get(f"/rules/{game}", headers={"Accept-Language": "ru"})
+    assert russian.status_code == 200 and '<html lang="ru">' in russian.text
+    assert "Правила игры" in russian.text and "Правила игры" not in english
+    assert russian.text.count('<figure class="diagram">') == english.count(
+        '<figure class="diagram">')
+    notation = re.compile(r"<code>[^<]*</code>")  # moves keep their notation
+    assert set(notation.findall(english)) <= set(notation.findall(russian.text))
