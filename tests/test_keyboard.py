@@ -17,6 +17,7 @@ from helpers import api_move, path_of
 pytestmark = pytest.mark.browser
 
 TABS = 800  # more than any page has places to stop at
+TIMEOUT_MS = 15_000  # generous: the machine's two cores are shared with other work
 
 
 def start(client, game: str) -> dict:
@@ -51,22 +52,23 @@ def test_a_game_played_to_its_end_with_the_keyboard_alone(client, live_server, b
     legal = client.get(path_of(game["seats"][0]["api"])).json["legal_moves"]
     move = legal[0]
     page = browser.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
     page.goto(live_server + path_of(game["seats"][0]["url"]))
     clicks = board_for(game_id).click_path(move)
     for i in range(len(clicks)):
         wanted = ".".join(clicks[:i + 1])
-        tab_until(page, lambda: focused_path(page) == wanted)
+        tab_until(page, lambda wanted=wanted: focused_path(page) == wanted)
         page.keyboard.press("Enter")
         page.wait_for_function("p => new URL(location.href).searchParams.get('path') === p",
                                arg=wanted)
     tab_until(page, lambda: focused(page, "#confirm-move"))
     page.keyboard.press("Enter")
-    expect(page.locator("#game .moves li")).to_have_count(1)
+    expect(page.locator("#game .moves li")).to_have_count(1, timeout=TIMEOUT_MS)
     tab_until(page, lambda: focused(page, "form.resign input[name=confirm]"))
     page.keyboard.press("Space")
     tab_until(page, lambda: focused(page, "form.resign button"))
     page.keyboard.press("Enter")
-    expect(page.locator(".game-over")).to_contain_text("Game over")
+    expect(page.locator(".game-over")).to_contain_text("Game over", timeout=TIMEOUT_MS)
     page.close()
 
 
@@ -79,7 +81,7 @@ def test_the_opponents_move_is_announced_and_the_position_given_in_words(
     page = browser.new_page()
     page.goto(live_server + path_of(game["seats"][0]["url"]))
     words = page.locator("#position-words li")
-    expect(words.first).to_be_attached()
+    expect(words.first).to_be_attached(timeout=TIMEOUT_MS)
     said = words.all_text_contents()
     assert any(w.startswith("a2: Red (yours) king") for w in said), said  # Ann's own
     bob = [w for w in said if "Blue" in w]
@@ -89,6 +91,6 @@ def test_the_opponents_move_is_announced_and_the_position_given_in_words(
     api_move(client, seats[0], mover["legal_moves"][0])
     reply = client.get(seats[1]).json["legal_moves"][0]
     api_move(client, seats[1], reply)
-    expect(page.locator("#announcer")).to_contain_text("Bob played", timeout=15_000)
+    expect(page.locator("#announcer")).to_contain_text("Bob played", timeout=TIMEOUT_MS)
     assert page.locator("#announcer[aria-live=polite]").count() == 1
     page.close()

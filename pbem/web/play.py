@@ -115,7 +115,8 @@ class Board:
     build: builder.Build
     svg: Markup
     choices: tuple[tuple[str, str], ...]  # (label, link) of the builder's buttons
-    described: tuple[str, ...]  # what the board shows, in words ("d1: Dark Master")
+    described: tuple[str, ...]  # what the board shows, in words ("d1: Dark Master"), with
+                                # the move being built on it
     text: str  # the position as the emails' plain text (scores, hands, a legend)
 
     @property
@@ -165,9 +166,7 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
         if last else set())
     return Board(legal, build, svg, tuple((drawing.choice_label(c), click(c))
                                           for c in build.choices),
-                 # the position itself, without the move being built on it
-                 tuple(cells.described(drawing.render(view, seat=seat) if build.overlay
-                                       else svg)),
+                 tuple(cells.described(svg)),
                  drawing.text(view, seat))
 
 
