@@ -46,8 +46,9 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
-from pbem import computer, create_app, matches, positions
+from pbem import commands, computer, create_app, matches, positions
 from pbem.mail import outbox, notify, pictures
+from pbem.mail import compose
 from pbem.web import play
 from pbem.store.db import connect, write
 from pbem.matches import CACHE
@@ -314,10 +315,10 @@ def mail_figures(count: int = 200) -> None:
         with app.test_request_context(), write(db):
             match = matches.create(db, "mastery", PLAYERS, {}).match
             db.execute("DELETE FROM outbox")  # its start emails: only those below are timed
-            board = notify.board_text(match, 0)
-            drawing = notify.board_drawing(match, 0)
-            html = notify.html_part("Your move", f"{body}\n{board}\n", "", {}, primary="",
-                                    board=board, drawing=drawing)
+            board = compose.board_text(match, 0)
+            drawing = compose.board_drawing(match, 0)
+            html = compose.html_part("Your move", f"{body}\n{board}\n", "", {}, primary="",
+                                     board=board, drawing=drawing)
             for number in range(count):
                 outbox.queue(db, recipient=f"player{number}@example.org",
                              body=f"{body}\n{board}\n", html=html, board=drawing,
@@ -428,7 +429,7 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
 
         db.conn.set_trace_callback(traced)
         jobs: list[tuple[str, Callable[..., int], tuple]] = [
-            ("timeouts", matches.record_timeouts, (now,)),
+            ("timeouts", commands.record_timeouts, (now,)),
             ("deadline warnings", notify.send_deadline_warnings, (now,)),
             ("reminders", notify.send_reminders, (now, 48)),
             ("digests", notify.send_digests, (now, 7)),

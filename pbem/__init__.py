@@ -11,13 +11,16 @@ import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, feeds, play, preferences, site
+from .web import api, feeds, identity, play, preferences, records, site, webapp
+from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
+from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
 from . import cli, languages, limits, links, lobby, matches, mygames
+from .mail import sentences
 from .store import db
 from .links import redact_logger
 
@@ -59,6 +62,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         RENDER_CACHE_MB=32,           # drawn boards and rendered pages each process keeps
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
         WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
+        PUSH_ALLOW_PRIVATE=False,     # push endpoints at loopback/private addresses, or http
+        DEADLINE_EMAIL_HOURS=3,       # a deadline warning pushed first is emailed this later
+        VAPID_PRIVATE_KEY=None,       # Web Push's key (PEM); None: made once into the instance
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
         RATELIMIT_STORAGE_URI=None,   # None: limits.SQLiteCounts, or PostgresCounts
         # The session cookie remembers the seats a browser opened (pbem/mygames.py).
@@ -88,7 +94,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if not db.is_url(app.config["DATABASE"]):
         Path(app.config["DATABASE"]).parent.mkdir(parents=True, exist_ok=True)
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = _instance_secret(Path(app.instance_path) / "secret_key")
+        app.config["SECRET_KEY"] = _instance_file(Path(app.instance_path) / "secret_key",
+                                                  lambda: secrets.token_hex(32))
+    if not app.config["VAPID_PRIVATE_KEY"]:
+        app.config["VAPID_PRIVATE_KEY"] = _instance_file(
+            Path(app.instance_path) / "vapid_private_key.pem", push.new_key)
 
     matches.CACHE.max_bytes = int(app.config["MATCH_CACHE_MB"]) * 2**20
     play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
@@ -103,8 +113,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(preferences.bp)
     app.register_blueprint(feeds.bp)
+    app.register_blueprint(records.bp)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(mygames.bp)
+    app.register_blueprint(identity.bp)
+    app.register_blueprint(tournament_pages.bp)
+    app.register_blueprint(webapp.bp)
+    # the offers between the players in words, for pages and emails alike
+    app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)
     cli.register(app)
     app.before_request(_refuse_deeply_nested_json)
@@ -113,15 +129,16 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _instance_secret(path: Path) -> str:
-    """The key that signs session cookies, made once per installation, readable by its
-    owner alone. Worker processes starting together all end up with the first one made:
-    each writes its own candidate, and only one can be linked into place."""
+def _instance_file(path: Path, make: Callable[[], str]) -> str:
+    """A secret of the installation (the key that signs session cookies, Web Push's key),
+    ``make``-d once, readable by its owner alone. Worker processes starting together all
+    end up with the first one made: each writes its own candidate, and only one can be
+    linked into place."""
     if not path.exists():
         candidate = path.with_name(f".{path.name}.{os.getpid()}")
         fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as handle:
-            handle.write(secrets.token_hex(32))
+            handle.write(make())
         try:
             os.link(candidate, path)
         except FileExistsError:
@@ -151,7 +168,8 @@ def _security_headers(response):
     response.headers["X-Frame-Options"] = "DENY"
     response.headers["Content-Security-Policy"] = (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; "
+        "base-uri 'none'; frame-ancestors 'none'")
     return response
 
 

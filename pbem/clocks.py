@@ -39,6 +39,8 @@ from flask_babel import gettext, ngettext
 
 from . import languages
 
+from .store import utc
+
 DAY = 86400.0
 MODES = ("none", "per_move", "fischer")
 WEEKENDS = ("count", "pause")
@@ -151,11 +153,6 @@ def _days(n: int) -> str:
 
 # -- time arithmetic -----------------------------------------------------------------------
 
-def parse(text: str) -> datetime:
-    at = datetime.fromisoformat(text)
-    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
-
-
 def _weekday_seconds(at: datetime) -> float:
     """Seconds of Monday-to-Friday time (UTC) between ``MONDAY`` and ``at``."""
     weeks, rest = divmod((at - MONDAY).total_seconds(), WEEK)
@@ -239,7 +236,7 @@ class Step:
     at: datetime
     seat: int | None
     kind: str
-    move: str | None
+    days: int  # of a vacation (0 for other kinds)
     to_move: tuple[int, ...]
 
 
@@ -273,14 +270,10 @@ class SeatClock:
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "remaining_seconds": int(self.remaining),
-                "deadline": iso(self.deadline), "running": self.running,
+                "deadline": utc.iso(self.deadline), "running": self.running,
                 "paused": self.paused, "on_vacation": self.vacation_until is not None,
-                "vacation_until": iso(self.vacation_until),
+                "vacation_until": utc.iso(self.vacation_until),
                 "vacation_days_left": self.vacation_days_left}
-
-
-def iso(at: datetime | None) -> str | None:
-    return at.astimezone(timezone.utc).isoformat(timespec="seconds") if at else None
 
 
 def time_text(at: datetime) -> str:
@@ -310,12 +303,12 @@ def vacations(steps: Iterable[Step], players: int) -> list[list[tuple[datetime, 
         if step.kind == "vacation" and step.seat is not None:
             taken = result[step.seat]
             off = max(step.at, taken[-1][1]) if taken else step.at
-            taken.append((off, off + timedelta(days=int(step.move or 0))))
+            taken.append((off, off + timedelta(days=step.days)))
     return result
 
 
 def vacation_days_used(steps: Iterable[Step], seat: int, year: int) -> int:
-    return sum(int(step.move or 0) for step in steps if step.kind == "vacation"
+    return sum(step.days for step in steps if step.kind == "vacation"
                and step.seat == seat and step.at.astimezone(timezone.utc).year == year)
 
 
@@ -379,36 +372,31 @@ def steps_of(match: Any) -> list[Step]:
     """The match's events with who was to move after each (nobody before the game starts:
     a game with open seats starts when the last one is taken)."""
     started = match.started_seq
-    steps, ply = [], 0
+    steps = []
     to_move = match.states.to_move(0) if started == 0 else ()
     for event in match.events:
-        if event.kind == "move":
-            ply += 1
-            to_move = match.states.to_move(ply)
+        if event.seq in match.turns:  # a move, or a takeback
+            to_move = match.turns[event.seq][1]
         elif event.kind in ("resign", "draw_accept", "timeout"):
             to_move = ()
         elif event.seq == started:
             to_move = match.states.to_move(0)
-        steps.append(Step(event.seq, parse(event.created_at), event.seat, event.kind,
-                          event.move, to_move))
+        steps.append(Step(event.seq, utc.parse(event.created_at), event.seat, event.kind,
+                          getattr(event.payload, "days", 0), to_move))
     return steps
 
 
 def of_match(match: Any, now: datetime | None = None) -> tuple[SeatClock, ...] | None:
     if not match.clock:
         return None
-    return compute(match.clock, match.players, parse(match.created_at),
+    return compute(match.clock, match.players, utc.parse(match.created_at),
                    match.states[0].to_move if match.started_seq == 0 else (),
-                   steps_of(match), now or utc_now())
+                   steps_of(match), now or utc.now())
 
 
 def to_json(match: Any, now: datetime | None = None) -> list[dict[str, Any]] | None:
     seats = of_match(match, now)
     return None if seats is None else [seat.to_json() for seat in seats]
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def ran_out(match: Any, now: datetime) -> SeatClock | None:

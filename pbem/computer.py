@@ -12,12 +12,13 @@ Moves are computed here, by the background jobs (``scheduler.play_bots``) and th
 waiting for the computer comes first: games between computers, which anyone may start
 through the API and nobody waits for, are paced and get only the time left (``play_due``),
 and a client may have only a few running (``check_running``). A move goes through
-``matches.act`` like a person's, with the ply it was computed at, so a second
-runner that computed the same turn is refused as stale; it is logged, timed and told like
-any move. Where several job runners share a PostgreSQL database, each turn is claimed
-first (an advisory lock, ``db.claimed``), so only one of them spends the seconds of the
-search. Its seed is derived from the game's secret seed and the ply, so the computer's
-moves in a game are repeatable, and the seed itself is never shown.
+``commands.submit`` like a person's, with the ply it was computed at, so a second
+runner that computed the same turn finds it recorded (or is refused as stale); it is
+logged, timed and told like any move. Where several job runners share a PostgreSQL
+database, each turn is claimed first (an advisory lock, ``db.claimed``), so only one of
+them spends the seconds of the search. Its seed is derived from the game's secret seed and
+the ply, so the computer's moves in a game are repeatable, and the seed itself is never
+shown.
 
 A computer player never offers a draw and never resigns, so it never resigns a won game.
 It judges an offer by how its position looks (``outlook``: its own evaluation, averaged
@@ -38,7 +39,9 @@ from datetime import datetime, timedelta
 import sqlite_utils
 from engine import bots
 
-from . import clocks, due, matches
+from . import clocks, commands, due, matches
+from .events import Command, Move
+from .store import utc
 from .store.db import claimed, hold_name, write
 from .matches import Match
 
@@ -90,12 +93,12 @@ def play_due(db: sqlite_utils.Database, most: int, now: datetime | None = None,
         return [turn for turn in turns if (turn.game_id, turn.seat) not in done]
 
     def people_wait() -> list[Turn]:
-        return left(due_turns(db, now or clocks.utc_now()))
+        return left(due_turns(db, now or utc.now()))
 
     while played < most:
         turns = people_wait()
         if not turns and time.monotonic() < ends:
-            turns = left(paced_turns(db, now or clocks.utc_now(), pace))
+            turns = left(paced_turns(db, now or utc.now(), pace))
         if not turns:
             break
         for turn in turns[:most - played]:
@@ -116,7 +119,7 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
     player, or move. False if there was nothing to do (then its ``due`` row is dropped: the
     game's next event writes it again), or the action was refused (another runner played
     this turn first: stale; the clock ran out meanwhile)."""
-    now = now or clocks.utc_now()
+    now = now or utc.now()
     match = matches.load(db, turn.game_id)
     kind = action(match, turn, now)
     if kind is None:
@@ -126,12 +129,14 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
         return False
     seat, move = turn.seat, None
     if kind == "move":
-        move = bots.choose(match.game, match.current, seat, level=turn.level, seed=seed(match))
+        move = Move(bots.choose(match.game, match.current, seat, level=turn.level,
+                                seed=seed(match)))
     try:
-        matches.act(db, match.id, seat, kind, move, match.ply, now=now)
+        submitted = commands.submit(db, match.id, seat, Command.of(kind, move), match.ply,
+                                    now=now)
     except matches.ActionError:
         return False
-    return True
+    return not submitted.already_recorded
 
 
 def action(match: Match | None, turn: Turn, now: datetime) -> str | None:

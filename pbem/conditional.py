@@ -1,6 +1,6 @@
 """Conditional moves: while waiting for the opponent, a player of a two-player game without
 hidden information may store lines "if they play X, I reply Y, then if Z, W ...". When the
-opponent plays the first move of a line, ``matches.act`` plays the reply at once, in the
+opponent plays the first move of a line, ``matches.record`` plays the reply at once, in the
 same transaction, and the line goes on with the rest; lines that no longer match are
 dropped. A seat's lines are its own (``conditional_lines``, never shown to anyone else),
 private, mutable and not part of the game's log: only the moves they cause are.
@@ -13,7 +13,7 @@ from typing import Any
 import engine
 import sqlite_utils
 
-from .store.db import utcnow
+from .store import utc
 
 MAX_LINES = 50
 MAX_LENGTH = 40  # moves in one line
@@ -70,7 +70,7 @@ def store(db: sqlite_utils.Database, game_id: str, seat: int, lines: list[list[s
         db.execute("INSERT INTO conditional_lines (game_id, seat, lines, updated_at) "
                    "VALUES (?, ?, ?, ?) ON CONFLICT (game_id, seat) DO UPDATE SET "
                    "lines = excluded.lines, updated_at = excluded.updated_at",
-                   [game_id, seat, json.dumps(lines), utcnow()])
+                   [game_id, seat, json.dumps(lines), utc.iso(utc.now())])
     else:
         db.execute("DELETE FROM conditional_lines WHERE game_id = ? AND seat = ?",
                    [game_id, seat])

@@ -4,7 +4,7 @@ Each job would otherwise have to replay every active game to find the few it has
 Instead, every transaction that records an event (``matches.create``, ``act`` and ``join``)
 also rewrites that game's rows here from its log, one per seat and kind:
 
-- ``timeout``: a seat to move under a clock; ``at`` its deadline (``matches.record_timeouts``);
+- ``timeout``: a seat to move under a clock; ``at`` its deadline (``commands.record_timeouts``);
 - ``warning``: the same seat; ``at`` when its deadline warning falls due
   (``notify.send_deadline_warnings``);
 - ``reminder``: a seat with an email address to move; ``at`` when its turn began, since
@@ -28,11 +28,12 @@ has done (or found nothing to do for) in this turn; the game's next event writes
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Sequence
 
 import sqlite_utils
 
 from . import clocks
+from .store import utc
 
 # the kinds of the rows of the computer's turns: a person waits for it, or nobody does
 COMPUTER, BETWEEN_COMPUTERS = "computer", "between_computers"
@@ -50,11 +51,11 @@ def plan(match: Any) -> list[tuple[int, str, str]]:
             if began is not None:  # the start email tells of the first turn
                 rows.append((seat, "turn", began.created_at))
     last = match.events[-1].created_at if match.events else match.created_at
-    seat_clocks = clocks.of_match(match, clocks.parse(last))
+    seat_clocks = clocks.of_match(match, utc.parse(last))
     for clock in seat_clocks or ():
         if clock.running:
-            rows.append((clock.seat, "timeout", clocks.iso(clock.deadline)))
-            rows.append((clock.seat, "warning", clocks.iso(clocks.warning_at(clock))))
+            rows.append((clock.seat, "timeout", utc.iso(clock.deadline)))
+            rows.append((clock.seat, "warning", utc.iso(clocks.warning_at(clock))))
     for seat in range(match.players):
         if match.waits_for(seat):
             rows.append((seat, "waiting", last))
@@ -68,8 +69,13 @@ def plan(match: Any) -> list[tuple[int, str, str]]:
 def schedule(db: sqlite_utils.Database, match: Any) -> None:
     """Rewrite the game's rows from ``match`` (inside the transaction that changed it)."""
     db.execute("DELETE FROM due WHERE game_id = ?", [match.id])
+    schedule_new(db, [match])
+
+
+def schedule_new(db: sqlite_utils.Database, new: Sequence[Any]) -> None:
+    """Write the rows of games (``matches.Match``) that have none yet, in one statement."""
     db.conn.executemany("INSERT INTO due (game_id, seat, kind, at) VALUES (?, ?, ?, ?)",
-                        [(match.id, *row) for row in plan(match)])
+                        [(match.id, *row) for match in new for row in plan(match)])
 
 
 def found(db: sqlite_utils.Database, kind: str, until: datetime,
@@ -79,7 +85,7 @@ def found(db: sqlite_utils.Database, kind: str, until: datetime,
     rows = db.execute(
         "SELECT game_id, seat FROM due WHERE kind = ? AND at <= ? "
         "AND (not_before IS NULL OR not_before <= ?) ORDER BY at, game_id, seat",
-        [kind, clocks.iso(until), clocks.iso(now or until)]).fetchall()
+        [kind, utc.iso(until), utc.iso(now or until)]).fetchall()
     return [(game_id, seat) for game_id, seat in rows]
 
 
@@ -92,7 +98,7 @@ def hold(db: sqlite_utils.Database, game_id: str, seat: int, kind: str,
          until: datetime) -> None:
     """Look at a row again only from ``until`` on."""
     db.execute("UPDATE due SET not_before = ? WHERE game_id = ? AND seat = ? AND kind = ?",
-               [clocks.iso(until), game_id, seat, kind])
+               [utc.iso(until), game_id, seat, kind])
 
 
 def waiting_for_digests(db: sqlite_utils.Database) -> list[dict[str, Any]]:
@@ -115,5 +121,5 @@ def computer_turns(db: sqlite_utils.Database, kind: str,
         "SELECT d.game_id, d.seat, s.bot AS level FROM due d "
         "JOIN seats s ON s.game_id = d.game_id AND s.seat = d.seat "
         "WHERE d.kind = ? AND d.at <= ? AND (s.bot IS NOT NULL OR s.stand_in = 1) "
-        "ORDER BY d.at, d.game_id, d.seat", [kind, clocks.iso(until)]).fetchall()]
+        "ORDER BY d.at, d.game_id, d.seat", [kind, utc.iso(until)]).fetchall()]
 

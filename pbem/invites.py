@@ -18,12 +18,11 @@ database (``invites``), shared by every process and machine.
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 
 import sqlite_utils
-from flask import current_app
-from limits import parse_many
-
+from . import limits
+from .store import utc
 from .store.db import hold_name, write
 from .matches import Match
 
@@ -57,12 +56,12 @@ def invite(db: sqlite_utils.Database, match: Match) -> list[list[int]]:
     for seat in match.seats:
         if seat.email:
             addressed.setdefault(address_key(seat.email), []).append(seat.seat)
-    now = datetime.now(timezone.utc)
+    now = utc.now()
     for address in sorted(addressed):  # one order of holding addresses: no deadlock
         sent = not _over_limit(db, address, now)
         db["invites"].insert_all({"game_id": match.id, "seat": seat, "address": address,
                                   "sent": int(sent), "answered": 0,
-                                  "created_at": now.isoformat(timespec="seconds")}
+                                  "created_at": utc.iso(now)}
                                  for seat in addressed[address])
     return sorted([*addressed.values(),
                    *([seat.seat] for seat in match.seats if not seat.email)])
@@ -72,18 +71,11 @@ def _over_limit(db: sqlite_utils.Database, address: str, now: datetime) -> bool:
     """Whether ``address`` has had the most invitations the setting allows in any of its
     windows, counting games it has not answered. Holds the address until the commit, so
     that two processes inviting it at once count each other."""
-    if not current_app.config["RATELIMIT_ENABLED"]:
-        return False
     hold_name(db, f"invites:{address}")
-    for limit in parse_many(current_app.config["RATE_LIMIT_INVITATIONS"]):
-        since = now - timedelta(seconds=limit.get_expiry())
-        count = db.execute(
-            "SELECT COUNT(DISTINCT game_id) FROM invites WHERE address = ? AND sent = 1 "
-            "AND answered = 0 AND created_at >= ?",
-            [address, since.isoformat(timespec="seconds")]).fetchone()[0]
-        if count >= limit.amount:
-            return True
-    return False
+    return limits.over_recipient_limit("RATE_LIMIT_INVITATIONS", now, lambda since: (
+        db.execute("SELECT COUNT(DISTINCT game_id) FROM invites WHERE address = ? "
+                   "AND sent = 1 AND answered = 0 AND created_at >= ?",
+                   [address, since]).fetchone()[0]))
 
 
 def held_back(db: sqlite_utils.Database, game_id: str) -> set[int]:

@@ -15,14 +15,16 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
-import time
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from flask import Flask, current_app
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
+from limits import parse_many
 from limits.storage import Storage
 
+from .store import utc
 from .store.db import connect, is_url
 
 limiter = Limiter(key_func=get_remote_address)
@@ -35,6 +37,10 @@ DEFAULTS: dict[str, Any] = {  # the settings, as create_app takes them
     "RATE_LIMIT_COMPUTER_GAMES": "10 per hour; 30 per day",
     # per recipient address, from games it has not answered (pbem/invites.py)
     "RATE_LIMIT_INVITATIONS": "5 per day",
+    "RATE_LIMIT_SIGN_IN": "3 per minute; 10 per hour; 30 per day",  # sign-in emails asked
+    "RATE_LIMIT_SIGN_IN_EMAILS": "3 per hour; 10 per day",  # per recipient (pbem/players.py)
+    # the computer's view of a position in the analysis: seconds of a worker's time each
+    "RATE_LIMIT_COMPUTER_VIEWS": "6 per minute; 60 per day",
 }
 
 
@@ -56,7 +62,9 @@ def _limit(setting: str, what: str, exempt_when: Callable[[], bool] | None = Non
 creating = _limit("RATE_LIMIT_CREATE", "new games")
 joining = _limit("RATE_LIMIT_CREATE", "seats taken")  # the same allowance as ``creating``
 asking_home = _limit("RATE_LIMIT_HOME", "requests for your games")
+asking_sign_in = _limit("RATE_LIMIT_SIGN_IN", "requests for sign-in links")
 acting = _limit("RATE_LIMIT_ACTIONS", "actions")
+assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", "requests for the computer's view")
 
 
 def between_computers(asks: Callable[[], bool]):
@@ -64,6 +72,17 @@ def between_computers(asks: Callable[[], bool]):
     ``asks`` says ask for one (besides ``creating``)."""
     return _limit("RATE_LIMIT_COMPUTER_GAMES", "games between computers",
                   exempt_when=lambda: not asks())
+
+
+def over_recipient_limit(setting: str, now: datetime, count: Callable[[str], int]) -> bool:
+    """Whether one recipient has had the most emails ``setting`` allows in any of its
+    windows: ``count(since)`` counts its rows (in the database, shared by every process
+    and machine) since that time. The caller holds the recipient until its commit."""
+    if not current_app.config["RATELIMIT_ENABLED"]:
+        return False
+    return any(count((now - timedelta(seconds=limit.get_expiry())).isoformat(
+                   timespec="seconds")) >= limit.amount
+               for limit in parse_many(current_app.config[setting]))
 
 
 class SQLiteCounts(Storage):
@@ -99,7 +118,7 @@ class SQLiteCounts(Storage):
         return db
 
     def incr(self, key: str, expiry: float, amount: int = 1) -> int:
-        now = time.time()
+        now = utc.now().timestamp()
         # a window that has expired starts again from this amount
         return self._db().execute(
             f"INSERT INTO {self.TABLE} AS c (key, count, expires) "
@@ -111,14 +130,14 @@ class SQLiteCounts(Storage):
 
     def get(self, key: str) -> int:
         row = self._db().execute(f"SELECT count FROM {self.TABLE} WHERE key = ? AND expires > ?",
-                                 [key, time.time()]).fetchone()
+                                 [key, utc.now().timestamp()]).fetchone()
         return row[0] if row else 0
 
     def get_expiry(self, key: str) -> float:
         """When the key's window ends, rounded up to the second (Flask-Limiter's Retry-After
         is the whole seconds to it: never 0 while a window runs); now if none runs (a row
         whose window has ended is counted afresh: see ``incr``)."""
-        now = time.time()
+        now = utc.now().timestamp()
         row = self._db().execute(f"SELECT expires FROM {self.TABLE} WHERE key = ? "
                                  "AND expires > ?", [key, now]).fetchone()
         return math.ceil(row[0]) if row else now

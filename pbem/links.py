@@ -10,13 +10,14 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 from urllib.parse import unquote, urlsplit
 
 import sqlite_utils
 from flask import current_app, request, url_for
 
-from .store.db import utcnow
+from .store import utc
+from .store.db import insert_rows
 
 TOKEN_BYTES = 24
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
@@ -27,7 +28,8 @@ TOKEN_IN_ADDRESS = re.compile(r"(?<=[+.])[A-Za-z0-9_-]{32}(?=@)")
 # The routes whose next path segment is a secret (every <token> of the URL map; the API's
 # too, under /api/). A log line loses that segment whatever its shape, since a server also
 # answers a token percent-encoded (/play/%59...), or after "//" or "%2F".
-SECRET_ROUTES = frozenset({"play", "watch", "email", "home", "join", "feed"})
+SECRET_ROUTES = frozenset({"play", "watch", "email", "home", "join", "feed", "sign-in",
+                           "player"})
 URL_PATH = re.compile(r"/[^\s?#]*")
 PATH_SEPARATOR = re.compile(r"(/|%2f)", re.IGNORECASE)  # kept by split: a capture group
 CLOSING = re.compile(r"[\"'>)\]]*$")  # what ends a quoted URL (a log's Referer), no token
@@ -58,12 +60,18 @@ def mint(db: sqlite_utils.Database, game_id: str, seat: int | None, *,
     """A new secret link for ``seat`` of a game (None: spectator). Returns the token.
     ``table`` INVITATIONS: the join link of an open seat instead. ``emailed``: the link
     goes in an email to the seat's address (so using it shows the address answered)."""
-    token = new_token()
-    row = {"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
-           "created_at": utcnow(), **({"emailed": 1} if emailed else {})}
-    db.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-               list(row.values()))
-    return token
+    return mint_all(db, [(game_id, seat)], table=table, emailed=emailed)[0]
+
+
+def mint_all(db: sqlite_utils.Database, seats: Sequence[tuple[str, int | None]], *,
+             table: str = "links", emailed: bool = False) -> list[str]:
+    """``mint`` for each (game id, seat) of ``seats``, in one statement; their tokens."""
+    tokens = [new_token() for _ in seats]
+    now = utc.iso(utc.now())
+    insert_rows(db, table, [{"token_hash": token_hash(token), "game_id": game_id, "seat": seat,
+                             "created_at": now, **({"emailed": 1} if emailed else {})}
+                            for token, (game_id, seat) in zip(tokens, seats)])
+    return tokens
 
 
 def resolve(db: sqlite_utils.Database, token: str, *, table: str = "links") -> Access | None:
@@ -116,6 +124,14 @@ def email_url(endpoint: str, **values: object) -> str:
     """An absolute URL for an email: PUBLIC_URL's, or the mark that stands for it."""
     base = current_app.config.get("PUBLIC_URL") or PUBLIC_URL_MARK
     return base + _path(endpoint, **values)
+
+
+def email_urls(endpoint: str, tokens: Sequence[str], **values: object) -> list[str]:
+    """``email_url`` of ``endpoint`` for each of ``tokens`` (its ``token``): one URL built,
+    the others copied from it, as a token is URL-safe (a round robin's emails hold 9,900)."""
+    mark = new_token()  # found nowhere else in the URL
+    before, after = email_url(endpoint, token=mark, **values).split(mark)
+    return [before + token + after for token in tokens]
 
 
 def _path(endpoint: str, **values: Any) -> str:

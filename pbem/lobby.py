@@ -14,14 +14,19 @@ from the secret seed.
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import engine
+import sqlite_utils
 
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
 from flask_babel import gettext
 
-from . import clocks, limits, links, matches
-from .store.db import get_db
+from . import clocks, glicko, limits, links, matches, players, ratings, tournaments
+from .store.db import get_db, write
+from .store import utc
 from .matches import Match
 
 bp = Blueprint("lobby", __name__)
@@ -35,13 +40,59 @@ def options_text(match: Match, reader: int) -> list[str]:
             for option in match.game.options]
 
 
-def challenges() -> list[tuple[Match, int]]:
-    """Every open seat of the public games that wait for players, oldest first."""
+@dataclass(frozen=True)
+class Filters:
+    """What a visitor narrows the lobby to (its page's form, the API's query string):
+    a game (engine id), a clock mode (``clocks.MODES``) and a range of the waiting
+    players' ratings in their game (unrated challenges then drop out). Unknown or empty
+    values filter nothing."""
+    game: str | None = None
+    clock: str | None = None
+    min_rating: int | None = None
+    max_rating: int | None = None
+
+    @classmethod
+    def of(cls, args: Mapping[str, str]) -> Filters:
+        def whole(name: str) -> int | None:
+            text = args.get(name, "").strip()
+            return int(text) if text.lstrip("-").isdigit() else None
+        game, clock = args.get("game", ""), args.get("clock", "")
+        return cls(game if game in engine.GAMES else None,
+                   clock if clock in clocks.MODES else None,
+                   whole("min_rating"), whole("max_rating"))
+
+    @property
+    def active(self) -> bool:
+        return self != Filters()
+
+    @property
+    def by_rating(self) -> bool:
+        return self.min_rating is not None or self.max_rating is not None
+
+    def admits(self, rating: float) -> bool:
+        return (self.min_rating is None or rating >= self.min_rating) \
+            and (self.max_rating is None or rating <= self.max_rating)
+
+
+def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
+    """Every open seat of the public games that wait for players and have not expired,
+    oldest first, as far as ``filters`` let them through."""
     db = get_db()
-    rows = db.query("SELECT id FROM games WHERE public = 1 AND status = 'waiting' "
-                    "ORDER BY created_at, rowid")
-    return [(match, seat) for match in (matches.load(db, row["id"]) for row in rows)
-            for seat in match.open_seats]
+    since = utc.iso(utc.now() - matches.CHALLENGE_LIFETIME)
+    found: list[tuple[Match, int]] = []
+    for row in db.query("SELECT id FROM games WHERE public = 1 AND status = 'waiting' "
+                        "AND created_at > ? ORDER BY created_at, rowid", [since]):
+        match = matches.load(db, row["id"])
+        if filters.game not in (None, match.game.id) \
+                or filters.clock not in (None, (match.clock or {}).get("mode", "none")):
+            continue
+        if filters.by_rating:
+            standings = ratings.seat_standings(db, match)
+            if not all(s.seat in standings and filters.admits(standings[s.seat].rating.rating)
+                       for s in match.seats if not s.open):
+                continue
+        found.extend((match, seat) for seat in match.open_seats)
+    return found
 
 
 def challenge_json(match: Match, seat: int) -> dict[str, Any]:
@@ -52,32 +103,67 @@ def challenge_json(match: Match, seat: int) -> dict[str, Any]:
         "options": match.options,
         "players": _players(match),  # who is waiting
         "created_at": match.created_at,
+        "expires_at": utc.iso(match.expires_at),
         "time_control": match.clock,
+        "rated": match.rated,
+        **({"rating_range": dict(zip(("min", "max"), _rating_range(get_db(), match.id)))}
+           if match.rated else {}),
     }
 
 
 @bp.get("/api/challenges")
 def challenges_api():
-    return jsonify(challenges=[challenge_json(match, seat) for match, seat in challenges()])
+    return jsonify(challenges=[challenge_json(match, seat)
+                               for match, seat in challenges(Filters.of(request.args))])
 
 
 @bp.get("/lobby")
 def lobby():
-    now = clocks.utc_now()
+    """The challenges; for a signed-in player, their own first (not to be joined), and
+    each rated seat they may not take saying why."""
+    db = get_db()
+    now = utc.now()
+    filters = Filters.of(request.args)
+    player = players.current(db)
+    mine = _own_challenges(db, player) if player else {}
     entries = [{**_facts(match, seat), "match": match,
-                "since": clocks.time_text(clocks.parse(match.created_at)),
+                "since": clocks.time_text(utc.parse(match.created_at)),
                 "waited": clocks.duration_text(
-                    max((now - clocks.parse(match.created_at)).total_seconds(), 1)),
-                "join": url_for(".join_challenge", game_id=match.id, seat=seat)}
-               for match, seat in challenges()]
-    return render_template("lobby.html", entries=entries)
+                    max((now - utc.parse(match.created_at)).total_seconds(), 1)),
+                "join": url_for(".join_challenge", game_id=match.id, seat=seat),
+                "refusal": player and match.rated and _rated_seat_refusal(db, match, player)}
+               for match, seat in challenges(filters) if match.id not in mine]
+    return render_template("lobby.html", entries=entries, filters=filters,
+                           mine=list(mine.values()), games=engine.GAMES.values(), player=player,
+                           tournaments=tournaments.listed(db, ("open",), most=10))
+
+
+def _own_challenges(db: sqlite_utils.Database, player: players.Player) -> dict[str, Any]:
+    """The games of ``player`` that wait for players and can still be joined, by id: what
+    the lobby shows of each, and the link to the player's seat."""
+    now = utc.now()
+    mine = {}
+    for game_id, seat in players.seats_of(db, player):
+        match = matches.find(db, game_id)
+        if match is None or not match.waiting or now >= match.expires_at or game_id in mine:
+            continue
+        link = players.seat_link(db, player, game_id, seat)
+        mine[game_id] = {**_facts(match, match.open_seats[0]), "match": match,
+                         "open": [match.open_seat_name(s) for s in match.open_seats],
+                         "expires": clocks.time_text(match.expires_at),
+                         "url": url_for("play.page", role="play", token=link)}
+    return mine
 
 
 def _facts(match: Match, seat: int) -> dict[str, Any]:
     """What the lobby and a join page say about an open seat."""
     return {"side": match.open_seat_name(seat), "options": options_text(match, seat),
             "time_control": clocks.describe(match.clock),
-            "waiting": _players(match)}
+            "waiting": [label for s, label in zip(match.seats,
+                                                  ratings.seat_labels(get_db(), match))
+                        if not s.open],
+            "rating_range": match.rated and ratings.range_text(*_rating_range(get_db(),
+                                                                              match.id))}
 
 
 def _players(match: Match) -> list[str]:
@@ -113,11 +199,26 @@ def _take_seat(game_id: str, seat: int, here: str):
         return _join_page(matches.load(db, game_id), seat, here)
     wants_json = request.is_json
     form = request.get_json(silent=True) if wants_json else request.form
+    player = players.current(db)  # a seat taken signed in is the player's
     try:
         if not isinstance(form, dict):
             raise matches.InvalidRequest("The request body must be a JSON object with "
-                                         "'name' and, if you like, 'email'.")
-        after, token = matches.join(db, game_id, seat, form.get("name"), form.get("email"))
+                                         "'name' and, if you like, 'email' (or 'key').")
+        name, email = form.get("name"), form.get("email")
+        if wants_json and "key" in form:  # the seat is the key's player's, by handle
+            player = players.by_key(db, form["key"]) if isinstance(form["key"], str) else None
+            if player is None:
+                raise matches.InvalidRequest("'key' is not a player key.")
+            name, email = player.handle, player.email
+        with write(db):
+            match = matches.load(db, game_id)
+            if match.rated:  # a rated seat: a player's, by handle
+                if refusal := _rated_seat_refusal(db, match, player):
+                    raise matches.Refused(refusal)
+                name, email = player.handle, player.email
+            after, token = matches.join(db, game_id, seat, name, email)
+            if player is not None:
+                players.claim(db, player, game_id, seat)
     except matches.ActionError as error:
         if wants_json:
             return jsonify(error=error.message), error.status
@@ -132,10 +233,38 @@ def _take_seat(game_id: str, seat: int, here: str):
     return redirect(url_for("play.page", role="play", token=token), 303)
 
 
+def _rated_seat_refusal(db: sqlite_utils.Database, match: Match,
+                        player: players.Player | None) -> str | None:
+    """Why ``player`` (None: nobody signed in) may not take a seat of the rated game
+    ``match``: only a player (signed in, or with their key) not already in the game, whose
+    rating is in the range the challenge asks for."""
+    if player is None:
+        return ("This is a rated game: sign in to take its seat (or, with the API, send your "
+                "player key as 'key').")
+    if player.id in ratings.seat_players(db, match.id).values():
+        return "You already play in this game."
+    low, high = _rating_range(db, match.id)
+    standing = ratings.of_players(db, match.game.id, [player.id]).get(player.id)
+    rating = standing.rating.rating if standing else glicko.RATING
+    if (low is not None and rating < low) or (high is not None and rating > high):
+        return (f"This challenge asks for a rating in {match.game.title} "
+                f"{ratings.range_text(low, high)}; yours is {round(rating)}.")
+    return None
+
+
+def _rating_range(db: sqlite_utils.Database, game_id: str) -> tuple[int | None, int | None]:
+    """The ratings a rated challenge asks of whoever takes its seats: (lowest, highest),
+    either None."""
+    return tuple(db.execute("SELECT rating_min, rating_max FROM games WHERE id = ?",
+                            [game_id]).fetchone())
+
+
 def _join_page(match: Match, seat: int, here: str, *, form: Any = None,
                error: str | None = None, status: int = 200):
     """The page of a join link: the game's facts and, while the seat is open, the form."""
     refusal = matches.seat_refusal(match, seat)
+    player = players.current(get_db())  # signed in: the seat will be theirs
     return render_template(
-        "join.html", match=match, here=here, form=form or {}, error=error or refusal,
-        taken=refusal is not None, **_facts(match, seat)), status if error or not refusal else 409
+        "join.html", match=match, here=here, error=error or refusal, player=player,
+        form=form or {}, taken=refusal is not None,
+        **_facts(match, seat)), status if error or not refusal else 409

@@ -3,31 +3,34 @@
 ``load`` returns a ``Match``: the game's fixed facts, its events, and the engine state after
 every ply. Matches are immutable and cached per process; a request only replays the events
 appended since the cached copy was made, so serving a position costs the same at ply 400 as
-at ply 10. Every change goes through ``act``, inside one write transaction that also queues
-the emails the change causes.
+at ply 10. Every event is recorded by ``record`` (which ``commands.submit`` calls), inside
+one write transaction that also queues the emails the change causes; ``events.KINDS`` says
+how each kind is checked and folded into the game.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from email.errors import HeaderParseError
 from email.headerregistry import Address
 import secrets
-import unicodedata
-from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import Any, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, Mapping, Sequence
 
 import engine
 import sqlite_utils
 from engine import bots
 
-from . import clocks, conditional, due, languages, links, positions, signals
-from .store.db import hold_game, utcnow, write
+from . import clocks, conditional, due, events, languages, links, positions, signals
+from .events import ActionError, Declined, Event, InvalidRequest, Payload, Refused
+from .store.db import hold_game, insert_rows, write
+from .store import utc
 from .store.lru import BytesLRU
 
 MAX_NAME = 60
-MAX_CHAT = 2000  # characters of one chat message
+CHALLENGE_LIFETIME = timedelta(days=7)  # an open seat can be taken this long after creation
 
 
 def valid_email(text: str) -> bool:
@@ -35,6 +38,11 @@ def valid_email(text: str) -> bool:
     if not isinstance(text, str) or len(text) > 254 or not text.isascii() \
             or not re.fullmatch(r"[!-~]+@[!-~]+", text) or text.count("@") != 1:
         return False
+    return _parses_as_address(text)
+
+
+@functools.lru_cache(maxsize=4096)  # a tournament's games check each player's address often
+def _parses_as_address(text: str) -> bool:
     try:
         return Address(addr_spec=text).addr_spec == text
     except (HeaderParseError, ValueError, IndexError, TypeError, AttributeError):
@@ -46,82 +54,17 @@ def checked_name(name: Any, who: str) -> str:
     characters of printable text (no control characters: names go into email subjects)."""
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
         raise InvalidRequest(f"{who} needs a name of 1 to {MAX_NAME} characters.")
-    spaced = _plain_spaces(name.strip())
+    spaced = events.plain_spaces(name.strip())
     if not spaced.isprintable():
         raise InvalidRequest(f"{who}'s name may hold only printable characters (no line "
                              f"breaks or control characters).")
     return " ".join(spaced.split())
 
 
-def _plain_spaces(text: str) -> str:
-    """``text`` with every kind of space (no-break, thin, ...) made a plain one."""
-    return "".join(" " if unicodedata.category(c) == "Zs" else c for c in text)
-
-
-def checked_text(text: Any, what: str, most: int, *, may_be_empty: bool = False) -> str:
-    """Text a player typed (a chat message, notes) as it is kept: line breaks made plain and
-    the text trimmed; refused unless it is at most ``most`` characters (and not empty,
-    unless ``may_be_empty``) with no control characters but line breaks and tabs. ``what``
-    names it in the error ("A chat message")."""
-    if not isinstance(text, str):
-        raise InvalidRequest(f"{what} must be given as 'text', a string.")
-    text = _plain_spaces(text.replace("\r\n", "\n").replace("\r", "\n")).strip()
-    if len(text) > most or not (text or may_be_empty):
-        raise InvalidRequest(f"{what} must be {0 if may_be_empty else 1} to {most} "
-                             f"characters long (this one has {len(text)}).")
-    # zero-width joiners are part of emoji sequences; other format characters are not text
-    if not all(c.isprintable() or c in "\n\t\u200c\u200d" for c in text):
-        raise InvalidRequest(f"{what} may hold only printable characters, line breaks and "
-                             f"tabs.")
-    return text
-
-
-class ActionError(Exception):
-    """A request the server refuses; ``status`` is the HTTP status it maps to, ``headers``
-    what its answer carries besides (a Retry-After)."""
-
-    status = 400
-
-    def __init__(self, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.message = message
-        self.headers = headers or {}
-
-
-class InvalidRequest(ActionError):
-    status = 400
-
-
-class StalePosition(ActionError):
-    status = 409
-
-
 class SeatTaken(ActionError):
     """A join link used for a seat someone already took (or a game withdrawn meanwhile)."""
 
     status = 409
-
-
-class Refused(ActionError):
-    """Illegal moves, moves out of turn, and actions the game's situation does not allow."""
-
-    status = 422
-
-
-@dataclass(frozen=True)
-class Event:
-    seq: int
-    seat: int | None
-    # move, resign, draw_offer, draw_accept, draw_decline, resign_offer, resign_accept,
-    # resign_decline (a team resigns only when a partner confirms), vacation, timeout,
-    # chat, rematch, join (an open seat taken), withdraw (before the start)
-    kind: str
-    move: str | None
-    created_at: str
-    text: str | None = None  # a chat message; the new game's id on the last rematch ask
-
-
-TEAM_ONLY = ("resign_offer", "resign_decline")  # see Match.known_to
 
 
 @dataclass(frozen=True)
@@ -139,15 +82,6 @@ class Seat:
 def bot_name(level: str) -> str:
     """A computer player's name, as pages and emails show it: "Computer (easy)"."""
     return f"Computer ({level})"
-
-
-@dataclass(frozen=True)
-class Declined:
-    """An offer (of a draw, or of a team's resignation) that ``by`` declined: shown to the
-    players until the offerer moves or an offer is made again."""
-    offerer: int
-    by: int
-    played_on: bool = False  # declined by moving rather than by answering (draw offers)
 
 
 @dataclass(frozen=True)
@@ -170,6 +104,11 @@ class Match:
     resign_declined: tuple[Declined, ...] = ()
     clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
     last_join: Event | None = None         # the latest seat taken (the last one starts it)
+    rated: bool = False                    # its end changes its players' ratings (ratings.py)
+    tournament: str | None = None          # the tournament it is a game of (tournaments.py)
+    takeback_offer: int | None = None      # the seat whose request to take back stands
+    # after each move and takeback, by the event's seq: the ply and who is to move
+    turns: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
 
     @property
     def ply(self) -> int:
@@ -196,6 +135,12 @@ class Match:
     def waiting(self) -> bool:
         """Whether the game waits for players to take its open seats (nobody moves yet)."""
         return bool(self.open_seats) and not self.finished
+
+    @property
+    def expires_at(self) -> datetime:
+        """When its open seats can no longer be taken (a game that waits that long is
+        not going to start)."""
+        return utc.parse(self.created_at) + CHALLENGE_LIFETIME
 
     @property
     def started_seq(self) -> int | None:
@@ -278,56 +223,6 @@ class Match:
         team = self.game.team_of(self.players, seat)
         return tuple(s for s in range(self.players) if s not in team)
 
-    def notices(self, viewer: int | None) -> list[str]:
-        """What stands between the players, for ``viewer`` to read (page, emails, digest):
-        offers waiting for an answer and offers declined since the offerer last moved.
-        A team's proposals to resign are its own business: only its players read them."""
-        if self.finished:
-            return []
-        draw = self.draw_notice(viewer)
-        return ([draw] if draw else []) + self.resign_notices(viewer)
-
-    def _who(self, seat: int, viewer: int | None) -> str:
-        return "You" if seat == viewer else self.seats[seat].name
-
-    def _whose(self, seat: int, viewer: int | None) -> str:
-        return "your" if seat == viewer else f"{self.seats[seat].name}'s"
-
-    def draw_notice(self, viewer: int | None) -> str | None:
-        """The standing draw offer, or the last one declined, for ``viewer``."""
-        offerer, declined = self.draw_offer, self.draw_declined
-        if offerer is not None:
-            if offerer == viewer:
-                return "You offer a draw."
-            if viewer is not None and self.draw_offer_open_to(viewer):
-                return f"{self._who(offerer, viewer)} offers a draw: accept or decline it."
-            return f"{self._who(offerer, viewer)} offers a draw."
-        if declined is None:
-            return None
-        by, whose = self._who(declined.by, viewer), self._whose(declined.offerer, viewer)
-        if declined.played_on:
-            return f"{by} played on instead of accepting {whose} draw offer."
-        return f"{by} declined {whose} draw offer."
-
-    def resign_notices(self, viewer: int | None) -> list[str]:
-        """The standing proposal that ``viewer``'s team resign, or the ones declined."""
-        if viewer is None or not self.partners(viewer):
-            return []
-        team = self.game.team_of(self.players, viewer)
-        found = []
-        for proposer in (seat for seat in self.resign_offers if seat in team):
-            if proposer == viewer:
-                found.append(f"You propose that your team resign; waiting for "
-                             f"{self.people(self.partners(viewer))} to confirm.")
-            else:
-                found.append(f"{self.seats[proposer].name} proposes that your team resign: "
-                             f"resign together, or play on.")
-        for declined in (d for d in self.resign_declined if d.offerer in team):
-            found.append(f"{self._who(declined.by, viewer)} declined "
-                         f"{self._whose(declined.offerer, viewer)} proposal to resign: your "
-                         f"team plays on.")
-        return found
-
     def open_seat_name(self, seat: int) -> str:
         """A seat's name for those who are not playing yet (the lobby, join pages): the
         name the form that creates a game gives it, which no secret decides (Magnetic
@@ -397,8 +292,9 @@ class Match:
     @property
     def rematch_id(self) -> str | None:
         """The rematch's game id, once every seat has asked (the last ask records it)."""
-        return next((event.text for event in self.events
-                     if event.kind == "rematch" and event.text), None)
+        return next((event.payload.game_id for event in self.events
+                     if isinstance(event.payload, events.Rematch) and event.payload.game_id),
+                    None)
 
     def turn_began(self, seat: int) -> Event | None:
         """The move that began ``seat``'s current turn (None: the game's start began it):
@@ -422,6 +318,10 @@ class Match:
         return (self.draw_offer is not None and not self.finished
                 and seat not in self.game.team_of(self.players, self.draw_offer))
 
+    def takeback_offer_open_to(self, seat: int | None) -> bool:
+        return self.takeback_offer is not None and seat is not None \
+            and seat != self.takeback_offer and not self.finished
+
     def resign_offer_of(self, seat: int) -> int | None:
         """The seat whose proposal that ``seat``'s team resign stands, if one does."""
         team = self.game.team_of(self.players, seat)
@@ -438,9 +338,10 @@ class Match:
         talk of resigning (a proposal, a partner playing on) is the team's own."""
         if self.finished:
             return True
-        if event.kind == "chat":
+        audience = events.KINDS[event.kind].known_to
+        if audience == "players":
             return viewer is not None
-        return event.kind not in TEAM_ONLY or viewer is not None \
+        return audience == "everyone" or viewer is not None \
             and viewer in self.game.team_of(self.players, event.seat)
 
     def known_events(self, viewer: int | None) -> int:
@@ -451,83 +352,22 @@ class Match:
         return [seat for seat in self.resign_offers
                 if self.known_to(Event(0, seat, "resign_offer", None, ""), viewer)]
 
-    def resign_kind(self, seat: int) -> str:
-        """The event a request of ``seat`` to resign records: in a two-player game the
-        resignation; in a team game a proposal that the team resign, or, once a partner has
-        proposed it, the confirmation that ends the game."""
-        if not self.partners(seat):
-            return "resign"
-        return "resign_accept" if self.resign_offer_open_to(seat) else "resign_offer"
-
-    def with_events(self, events: Sequence[Event]) -> Match:
-        """This match with ``events`` (the next ones in the log) applied."""
-        states, current, offer = self.states, self.current, self.draw_offer
-        resign_offers = self.resign_offers
-        draw_declined, resign_declined = self.draw_declined, self.resign_declined
-        last_join = self.last_join
-        game = self.game
-
-        def team(seat: int) -> tuple[int, ...]:
-            return game.team_of(self.players, seat)
-
-        played: list[tuple[int, str]] = []  # moves not yet replayed (replayed together)
-
-        def position() -> engine.State:
-            """The position after the events so far (the moves not yet replayed replayed)."""
-            nonlocal states, played, current
-            if played:
-                states, played = states.played(played), []
-                current = states.last
-            return current
-
-        for event in events:
-            if event.kind == "move":
-                played.append((event.seat, event.move))
-                if offer is not None and event.seat not in team(offer):
-                    # moving on declines the opponent's offer
-                    draw_declined, offer = Declined(offer, event.seat, played_on=True), None
-                # the offerer has moved since: the news of the decline is old
-                if draw_declined is not None and event.seat == draw_declined.offerer:
-                    draw_declined = None
-                if resign_declined:  # (most games have none: a long log replays faster)
-                    resign_declined = tuple(d for d in resign_declined
-                                            if d.offerer != event.seat)
-            elif event.kind in ("resign", "resign_accept"):
-                current = game.conclude(position(), game.resignation(position(), event.seat))
-                resign_offers = ()
-            elif event.kind == "resign_offer":
-                resign_offers += (event.seat,)
-                resign_declined = tuple(d for d in resign_declined
-                                        if d.offerer not in team(event.seat))
-            elif event.kind == "resign_decline":
-                proposer = next(p for p in resign_offers if p in team(event.seat))
-                resign_offers = tuple(p for p in resign_offers if p != proposer)
-                resign_declined += (Declined(proposer, event.seat),)
-            elif event.kind == "draw_offer":
-                offer, draw_declined = event.seat, None
-            elif event.kind == "draw_accept":
-                current = game.conclude(position(), engine.Outcome((), True, "draw agreed"))
-                offer = None
-            elif event.kind == "draw_decline":
-                draw_declined, offer = Declined(offer, event.seat), None
-            elif event.kind == "timeout":  # recorded by the server (record_timeouts)
-                current = game.conclude(position(), clocks.timeout_outcome(
-                    game, position(), event.seat, self.clock))
-            elif event.kind == "join":  # its player is in ``seats`` (``load`` reads them)
-                last_join = event
-            elif event.kind == "withdraw":
-                current = game.conclude(position(), WITHDRAWN)
-            # a "vacation" pauses its player's clock (clocks.py) and changes no state;
-            # "chat" and "rematch" are talk about the game, not moves in it
-        position()
-        return replace(self, events=self.events + tuple(events), states=states,
-                       moves=self.moves + tuple(e for e in events if e.kind == "move"),
-                       current=current, draw_offer=offer, resign_offers=resign_offers,
-                       draw_declined=draw_declined, resign_declined=resign_declined,
-                       last_join=last_join)
-
-
-WITHDRAWN = engine.Outcome((), False, "withdrawn before it started")
+    def with_events(self, new: Sequence[Event]) -> Match:
+        """This match with ``new`` events (the next ones in the log) applied, each folded
+        in by its kind (``events.KINDS``)."""
+        fold = events.Fold(self.game, self.players, self.clock, self.states, self.current,
+                           self.draw_offer, self.resign_offers, self.draw_declined,
+                           self.resign_declined, self.last_join, list(self.moves),
+                           dict(self.turns), self.takeback_offer)
+        for event in new:
+            events.KINDS[event.kind].fold(fold, event)
+        fold.position()
+        return replace(self, events=self.events + tuple(new), states=fold.states,
+                       moves=tuple(fold.moves), current=fold.current,
+                       draw_offer=fold.draw_offer, resign_offers=fold.resign_offers,
+                       draw_declined=fold.draw_declined, resign_declined=fold.resign_declined,
+                       last_join=fold.last_join, turns=fold.turns,
+                       takeback_offer=fold.takeback_offer)
 
 
 # -- the per-process cache of replayed matches ---------------------------------------------
@@ -587,11 +427,12 @@ def _caught_up(db: sqlite_utils.Database, game_id: str, match: Match | None) -> 
 def _events_after(db: sqlite_utils.Database, game_id: str, seq: int) -> list[Event]:
     rows = db.execute("SELECT seq, seat, kind, move, created_at, text FROM events "
                       "WHERE game_id = ? AND seq > ? ORDER BY seq", [game_id, seq])
-    return [Event(*row) for row in rows]  # the columns in the order of its fields
+    return [Event.stored(*row) for row in rows]
 
 
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
-    rows = db.execute("SELECT * FROM games WHERE id = ?", [game_id]).fetchall()
+    rows = db.execute("SELECT *, (SELECT tournament_id FROM tournament_games WHERE game_id = "
+                      "games.id) AS tournament FROM games WHERE id = ?", [game_id]).fetchall()
     if not rows:
         return None
     row = rows[0]
@@ -604,7 +445,8 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
                  states=positions.Positions.starting(game, start,
                                                      positions.restore(db, game_id)),
-                 current=start, clock=clocks.stored(row["clock"]))
+                 current=start, clock=clocks.stored(row["clock"]), rated=bool(row["rated"]),
+                 tournament=row["tournament"])
 
 
 # -- creating a game -----------------------------------------------------------------------
@@ -618,9 +460,32 @@ class Created:
     spectator_token: str
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """A checked request for a game (``new_game``), ready to store."""
+    game: engine.Game
+    seats: list[Seat]
+    seed: str
+    start: engine.State
+    clock: dict[str, Any]  # clocks.settings
+    public: bool
+    client: str | None
+    rated: bool
+    rating_min: int | None
+    rating_max: int | None
+    claimed: Mapping[int, int]
+    languages: list[str]  # each seat's (its emails')
+
+    @property
+    def waiting(self) -> bool:
+        return any(s.open for s in self.seats)
+
+
 def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
            seed: str | None = None, clock: Any = None, public: Any = False, *,
-           addressless: bool = False, client: str | None = None) -> Created:
+           addressless: bool = False, client: str | None = None, rated: Any = False,
+           rating_range: Any = None, claimed: Mapping[int, int] | None = None,
+           announce: bool = True) -> Created:
     """Validate a request for a new game, store it and queue its start emails. The seed
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
     is the time control (``clocks.settings``), None for none. A player entry
@@ -629,7 +494,20 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless``
     lets a player have no email (as one who took an open seat without one may, in a rematch).
     ``client`` is stored with a game between computers: who started it
-    (``computer.client_key``)."""
+    (``computer.client_key``). ``claimed``: the seats of players known across games (their
+    ids, by seat), which a ``rated`` game needs (``checked_rating``). ``announce`` False:
+    no start emails (a tournament tells its players of a round's games in one email)."""
+    requested = new_game(game_id, players, options, seed, clock, public,
+                         addressless=addressless, client=client, rated=rated,
+                         rating_range=rating_range, claimed=claimed)
+    return create_many(db, [requested], announce=announce)[0]
+
+
+def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
+             clock: Any = None, public: Any = False, *, addressless: bool = False,
+             client: str | None = None, rated: Any = False, rating_range: Any = None,
+             claimed: Mapping[int, int] | None = None) -> NewGame:
+    """``create``'s checks of a request, without storing anything."""
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
@@ -651,26 +529,52 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     if public and (not waiting or all(s.open for s in seats)):
         raise InvalidRequest("A public challenge needs a player waiting and at least one "
                              "open seat.")
-    new_id = secrets.token_urlsafe(6)
-    now = utcnow()
+    claimed = claimed or {}
+    rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public)
+    return NewGame(game, seats, seed, start, clock, public, client, rated, rating_min,
+                   rating_max, claimed, spoken)
+
+
+def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
+                announce: bool = True) -> list[Created]:
+    """Store the games ``new_game`` checked, as ``create`` does, with one insert into each
+    table for them all (a tournament starts thousands)."""
+    now = utc.iso(utc.now())
+    made = [Match(id=secrets.token_urlsafe(6), game=r.game, players=len(r.seats),
+                  options=dict(r.start.options), seed=r.seed, created_at=now, seats=tuple(r.seats),
+                  states=positions.Positions.starting(r.game, r.start), current=r.start,
+                  clock=clocks.stored(json.dumps(r.clock)), rated=bool(r.rated))
+            for r in requested]
     with write(db):
-        db["games"].insert({
-            "id": new_id, "game": game.id, "players": len(seats),
-            "options": json.dumps(start.options), "seed": seed, "created_at": now,
-            **_summary(start, waiting), "updated_at": now, "clock": json.dumps(clock),
-            "public": int(public), "client": client})
-        db["seats"].insert_all({"game_id": new_id, "seat": s.seat, "name": s.name,
-                                "email": s.email, "bot": s.bot, "language": language}
-                               for s, language in zip(seats, spoken))
-        tokens = tuple(None if s.open or s.bot else links.mint(db, new_id, s.seat)
-                       for s in seats)
-        joins = tuple(links.mint(db, new_id, s.seat, table=links.INVITATIONS) if s.open
-                      else None for s in seats)
-        spectator = links.mint(db, new_id, None)
-        match = load(db, new_id)
-        due.schedule(db, match)
-        signals.game_created.send(db, match=match, spectator_token=spectator)
-    return Created(match, tokens, joins, spectator)
+        insert_rows(db, "games", [{
+            "id": match.id, "game": r.game.id, "players": match.players,
+            "options": json.dumps(r.start.options), "seed": r.seed, "created_at": now,
+            **_summary(r.start, r.waiting), "updated_at": now, "clock": json.dumps(r.clock),
+            "public": int(r.public), "client": r.client, "rated": int(r.rated),
+            "rating_min": r.rating_min, "rating_max": r.rating_max}
+            for match, r in zip(made, requested)])
+        insert_rows(db, "seats", [{"game_id": match.id, "seat": s.seat, "name": s.name,
+                                   "email": s.email, "bot": s.bot,
+                                   "player_id": r.claimed.get(s.seat), "language": language}
+                                  for match, r in zip(made, requested)
+                                  for s, language in zip(r.seats, r.languages)])
+        seat_tokens = iter(links.mint_all(db, [(match.id, s.seat) for match in made
+                                               for s in match.seats if not (s.open or s.bot)]))
+        joins = iter(links.mint_all(db, [(match.id, s.seat) for match in made
+                                         for s in match.seats if s.open],
+                                    table=links.INVITATIONS))
+        spectators = links.mint_all(db, [(match.id, None) for match in made])
+        due.schedule_new(db, made)
+        created = [Created(match,
+                           tuple(None if s.open or s.bot else next(seat_tokens)
+                                 for s in match.seats),
+                           tuple(next(joins) if s.open else None for s in match.seats),
+                           spectator)
+                   for match, spectator in zip(made, spectators)]
+        for game in created:
+            signals.game_created.send(db, match=game.match,
+                                      spectator_token=game.spectator_token, announce=announce)
+    return created
 
 
 def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
@@ -703,6 +607,41 @@ def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
             raise InvalidRequest(f"Player {number + 1} needs a valid email address.")
         seats.append(Seat(number, name, email.strip()))
     return seats
+
+
+def checked_rating(seats: Sequence[Seat], claimed: Mapping[int, int], rated: Any,
+                   rating_range: Any, public: bool) -> tuple[int | None, int | None]:
+    """Refuse a rated game that cannot be one: two players, each a player known across
+    games (``claimed``), a computer level or an open seat (taken by such a player), not all
+    the computer's. Returns the range of ratings ``{"min", "max"}`` (either may be left
+    out) that a public rated challenge asks of whoever takes its seats."""
+    if not isinstance(rated, bool):
+        raise InvalidRequest("'rated' must be true or false.")
+    if not rated:
+        if rating_range is not None:
+            raise Refused("Only a rated game asks for a rating range.")
+        return None, None
+    if len(seats) != 2:
+        raise Refused("Rated games are two-player games.")
+    for s in seats:
+        if not (s.open or s.bot or s.seat in claimed):
+            raise Refused(f"Player {s.seat + 1}: in a rated game each seat is a player's key "
+                          f"({{\"key\"}}), the computer ({{\"bot\": level}}) or left open.")
+    if all(s.bot for s in seats):
+        raise Refused("A rated game needs a player who is not the computer.")
+    if len(set(claimed.values())) < len(claimed):
+        raise Refused("A player cannot play both sides of a rated game.")
+    if rating_range is None:
+        return None, None
+    if not public or not isinstance(rating_range, dict) or set(rating_range) - {"min", "max"} \
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 4000
+                       for v in rating_range.values()):
+        raise Refused("'rating_range' is for a public rated challenge: {\"min\", \"max\"}, "
+                      "whole ratings from 0 to 4000, either may be left out.")
+    low, high = rating_range.get("min"), rating_range.get("max")
+    if low is not None and high is not None and low > high:
+        raise Refused("The rating range's 'min' must not be above its 'max'.")
+    return low, high
 
 
 def _checked_languages(players: list[dict[str, Any]]) -> list[str]:
@@ -756,7 +695,7 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
         refusal = seat_refusal(before, seat)
         if refusal:
             raise SeatTaken(refusal)
-        event = Event(before.last_seq + 1, seat, "join", None, utcnow())
+        event = Event(before.last_seq + 1, seat, "join", None, utc.iso(utc.now()))
         db.execute("UPDATE seats SET name = ?, email = ? WHERE game_id = ? AND seat = ?",
                    [name, email, game_id, seat])
         _append(db, game_id, event)
@@ -766,7 +705,7 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
         due.schedule(db, after)
         signals.event_recorded.send(db, before=before, after=after, event=event,
                                     latest=after)
-    if outermost:  # as in ``act``: only what was committed goes into the cache
+    if outermost:  # as in ``commands.submit``: only what was committed goes into the cache
         CACHE.put(after)
     return after, token
 
@@ -777,85 +716,62 @@ def seat_refusal(match: Match, seat: int) -> str | None:
         return f"Someone has already taken this seat ({match.open_seat_name(seat)})."
     if match.finished:
         return "This game was withdrawn before it started: its seats cannot be taken any more."
+    if utc.now() >= match.expires_at:
+        return (f"This challenge expired on {clocks.time_text(match.expires_at)}, a week after "
+                f"it was made: its seats cannot be taken any more.")
     return None
 
 
-# -- acting on a game ----------------------------------------------------------------------
+# -- recording an event -------------------------------------------------------------------
 
-SERVER_KINDS = ("timeout",)  # events only the server records (``server=True``), never a player
-# Talk about the game rather than play in it: allowed whatever the position and the clocks.
-TALK_KINDS = ("chat", "rematch")
-
-
-def act(db: sqlite_utils.Database, game_id: str, seat: int, kind: str, move: str | None = None,
-        seen_ply: int | None = None, *, server: bool = False,
-        now: datetime | None = None, text: str | None = None) -> Match:
-    """Record one event by ``seat`` after checking it against the current position, and
-    the conditional replies it sets off (``pbem/conditional.py``). "resign" records what
-    resigning means for the seat (``Match.resign_kind``).
-
-    ``seen_ply`` is the ply the player was looking at; if the game has moved on since for
-    that player (``Match.moved_on``), the request is stale and refused. A refused request
-    writes nothing. Inside a caller's write transaction, the event commits with it (an
-    emailed move and its answer). ``server`` is for the server's own events (a timeout, for
-    ``seat``); ``now`` (default: now) is the event's time. ``text`` is a chat message
-    (kind "chat"), or the new game's id on the rematch ask that completes a rematch.
-    """
-    now = now or clocks.utc_now()
-    outermost = not db.conn.in_transaction
-    with write(db):
-        before = load(db, game_id)
-        if seen_ply is not None and before.moved_on(seat, seen_ply):
-            raise StalePosition(
-                f"The game has moved on since you loaded it (you saw ply {seen_ply}, it is now "
-                f"at ply {before.ply}). Look at the current position and try again.")
-        if kind == "resign":
-            kind = before.resign_kind(seat)
-        _check(before, seat, kind, move, server, now)
-        if kind == "chat":  # shown on pages and in plain-text emails, never in a header
-            text = checked_text(text, "A chat message", MAX_CHAT)
-        recorded = [_record(db, before, seat, kind, move, now, text)]
-        while (answer := _conditional_reply(db, *recorded[-1], now)) is not None:
-            recorded.append(answer)
-        after = recorded[-1][1]
-        due.schedule(db, after)
-        for earlier, later, event in recorded:
-            signals.event_recorded.send(db, before=earlier, after=later, event=event,
-                                        latest=after)
-    if outermost:  # an enclosing transaction may still roll back: let load() catch up then
-        CACHE.put(after)
+def record(db: sqlite_utils.Database, before: Match, seat: int, kind: events.Kind,
+           payload: Payload, *, now: datetime, server: bool = False) -> Match:
+    """Record one event of ``seat`` after checking it against ``before`` (the game as the
+    caller's write transaction loaded it: ``commands.submit``), and the conditional replies
+    it sets off (``pbem/conditional.py``); queue what they cause. A refused event raises
+    ``ActionError`` and writes nothing. ``server`` is for the server's own events (a
+    timeout, for ``seat``); ``now`` is the event's time. Returns the game after them."""
+    recorded = [_record(db, before, seat, kind, payload, now, server)]
+    while (answer := _conditional_reply(db, *recorded[-1], now)) is not None:
+        recorded.append(answer)
+    after = recorded[-1][1]
+    due.schedule(db, after)
+    for earlier, later, event in recorded:
+        signals.event_recorded.send(db, before=earlier, after=later, event=event,
+                                    latest=after)
     return after
 
 
-def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: str, move: str | None,
-            now: datetime, text: str | None = None) -> tuple[Match, Match, Event]:
-    """Append one checked event to the log: (the match before, after, the event)."""
+def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: events.Kind,
+            payload: Payload, now: datetime, server: bool = False
+            ) -> tuple[Match, Match, Event]:
+    """Check one event and append it to the log: (the match before, after, the event)."""
+    payload = events.check(before, seat, kind, payload, server=server, now=now)
+    event = Event(before.last_seq + 1, seat, kind.name, payload, utc.iso(now))
     try:
-        if kind == "move":
-            move = before.game.canonical(before.current, seat, move)
-        event = Event(before.last_seq + 1, seat, kind, move, clocks.iso(now), text)
         after = before.with_events([event])
     except engine.IllegalMove as error:
         raise Refused(str(error)) from None
     _append(db, before.id, event)
     _summarise(db, after, event)
-    if kind == "move" and after.ply % positions.EVERY == 0:
+    if kind.name == "move" and after.ply % positions.EVERY == 0:
         positions.store(db, after.id, after.states)
     return before, after, event
 
 
 def _append(db: sqlite_utils.Database, game_id: str, event: Event) -> None:
     """Write ``event`` at the end of the game's log."""
+    move, text = event.columns()
     db.execute("INSERT INTO events (game_id, seq, seat, kind, move, created_at, text) "
                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-               [game_id, event.seq, event.seat, event.kind, event.move, event.created_at,
-                event.text])
+               [game_id, event.seq, event.seat, event.kind, move, event.created_at, text])
 
 
 def _summarise(db: sqlite_utils.Database, after: Match, event: Event) -> None:
     """Bring the game's row up to ``after``, the game once ``event`` is recorded."""
     # a team's own talk must not show as a change to anyone else (lists of games by it)
-    changed = "" if event.kind in TEAM_ONLY else ", updated_at = :updated_at"
+    changed = "" if events.KINDS[event.kind].known_to == "team" \
+        else ", updated_at = :updated_at"
     db.execute("UPDATE games SET status = :status, ply = :ply, to_move = :to_move, "
                f"outcome = :outcome{changed} WHERE id = :id",
                {**_summary(after.current, after.waiting), "updated_at": event.created_at,
@@ -874,84 +790,7 @@ def _conditional_reply(db: sqlite_utils.Database, before: Match, after: Match, e
     if answer is None:
         return None
     try:
-        _check(after, seat, "move", answer, now=now)
-        return _record(db, after, seat, "move", answer, now)
+        return _record(db, after, seat, events.KINDS["move"], events.Move(answer), now)
     except ActionError:  # e.g. the clock ran out meanwhile: the seat decides itself
         conditional.store(db, after.id, seat, [])
         return None
-
-
-def _check(match: Match, seat: int, kind: str, move: str | None, server: bool = False,
-           now: datetime | None = None) -> None:
-    if kind == "rematch" and not match.finished:
-        raise Refused("A rematch can be asked for once the game is over.")
-    if kind in TALK_KINDS:
-        return
-    if match.finished:
-        raise Refused(f"The game is over: {match.reason}.")
-    late = clocks.ran_out(match, now or clocks.utc_now())
-    if kind in SERVER_KINDS or server:
-        if not server or kind not in SERVER_KINDS:
-            raise InvalidRequest(f"Unknown action '{kind}'.")
-        if late is None or late.seat != seat:
-            raise Refused("No clock has run out.")
-        return
-    if kind == "withdraw":
-        if not match.hosts(seat):
-            raise Refused("Only its creator may withdraw a game, and only while it waits "
-                          "for players.")
-        return
-    if match.waiting:
-        open_ = ", ".join(match.seat_name(s) for s in match.open_seats)
-        raise Refused(f"The game is waiting for players: it starts when every seat is taken "
-                      f"(still open: {open_}).")
-    if late is not None:
-        # Decided on time: the scheduler's clock job records it at its next run.
-        raise Refused(f"{match.seats[late.seat].name} has run out of time "
-                      f"({late.deadline_text}); the game ends on time.")
-    if kind == "move":
-        if not isinstance(move, str) or not move.strip():
-            raise Refused("Write a move in the game's notation.")
-    elif kind == "draw_offer":
-        if match.draw_offer_open_to(seat):
-            raise Refused("Your opponent has offered a draw: accept or decline it.")
-        if match.draw_offer is not None:
-            raise Refused("Your side has already offered a draw.")
-    elif kind in ("draw_accept", "draw_decline"):
-        if not match.draw_offer_open_to(seat):
-            raise Refused("There is no draw offer to answer.")
-    elif kind == "resign_offer":
-        if not match.partners(seat):
-            raise InvalidRequest("Only a team proposes to resign; resign instead.")
-        if match.resign_offer_of(seat) is not None:
-            proposer = match.resign_offer_of(seat)
-            raise Refused(f"Your team's proposal to resign already waits for "
-                          f"{match.people(match.partners(proposer))}.")
-    elif kind in ("resign_accept", "resign_decline"):
-        if not match.resign_offer_open_to(seat):
-            raise Refused("There is no proposal to resign to answer.")
-    elif kind == "vacation":
-        try:
-            clocks.check_vacation(match, seat, move, now or clocks.utc_now())
-        except ValueError as error:
-            raise Refused(str(error)) from None
-    elif kind != "resign":
-        raise InvalidRequest(f"Unknown action '{kind}'.")
-
-
-
-def record_timeouts(db: sqlite_utils.Database, now: datetime) -> int:
-    """Record a timeout for every running game whose to-move seat's deadline has passed
-    (the clock job), found by their ``due`` rows. Everything is read from the database, so
-    the job may run anywhere, any number of times. Returns how many games ended."""
-    timeouts = 0
-    for game_id in dict.fromkeys(game_id for game_id, _seat in due.found(db, "timeout", now)):
-        late = clocks.ran_out(load(db, game_id), now)
-        if late is None:
-            continue  # the row's time is rounded down to the second: the next run ends it
-        try:
-            act(db, game_id, late.seat, "timeout", server=True, now=now)
-        except ActionError:
-            continue  # a move got in first: the next run looks again
-        timeouts += 1
-    return timeouts

@@ -8,18 +8,22 @@ email's, a join, the page of a game it created) in its session cookie, which Fla
 secret link, as the emailed list of ``/home`` does on other devices. "Forget this browser"
 empties it, and the server forgets the list too (its random id, in the cookie, is kept in
 ``forgotten_lists``), so that a copy of the cookie lists and opens nothing either.
+
+A browser signed in as a player (``players.current``) is shown the player's seats instead,
+gathered on the server (``players.seats_of``): the same list on any device, each seat opened
+with the player's own link to it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 from flask import (Blueprint, abort, current_app, flash, redirect, render_template, session,
                    url_for)
 from flask_babel import gettext
 
-from . import clocks, limits, links, matches
-from .store.db import get_db, utcnow, write
+from . import clocks, limits, links, matches, players
+from .store.db import get_db, write
+from .store import utc
 from .matches import Match
 
 bp = Blueprint("mygames", __name__)
@@ -68,21 +72,34 @@ def open_seat(game_id: str, seat: int):
     return redirect(url_for("play.page", role="play", token=token), 303)
 
 
-@bp.get("/games")
-def my_games():
-    db = get_db()
+def player_entries(db, player: players.Player) -> list[Entry]:
+    """A signed-in player's seats, in every game of theirs (``players.seats_of``)."""
+    return _entries(db, players.seats_of(db, player))
+
+
+def _entries(db, seats: list[tuple[str, int]]) -> list[Entry]:
     entries = []
-    for game_id, seat in remembered():
+    for game_id, seat in seats:
         match = matches.find(db, game_id)
         if match is not None:
             seat_clocks = clocks.of_match(match)
             entries.append(Entry(match, seat, seat_clocks[seat] if seat_clocks else None))
+    return entries
+
+
+@bp.get("/games")
+def my_games():
+    """The browser's list, or, signed in, the player's dashboard: every seat of theirs."""
+    db = get_db()
+    player = players.current(db)
+    entries = player_entries(db, player) if player else _entries(db, remembered())
     your_turn = [e for e in entries if e.your_turn]
     # the least time left first; games without a clock keep their order after those
     your_turn.sort(key=lambda e: e.clock.remaining if e.clock and e.clock.running
                    else float("inf"))
     return render_template(
-        "my_games.html", your_turn=your_turn,
+        "my_games.html", your_turn=your_turn, player=player,
+        key=players.key(player) if player else None,
         waiting=[e for e in entries if not e.your_turn and not e.match.finished],
         finished=[e for e in entries if e.match.finished])
 
@@ -90,6 +107,11 @@ def my_games():
 @bp.post("/games/<game_id>/<int:seat>")
 @limits.acting  # each makes a new secret link
 def open_game(game_id: str, seat: int):
+    db = get_db()
+    player = players.current(db)
+    if player is not None and players.owns(db, player, game_id, seat):
+        token = players.seat_link(db, player, game_id, seat)  # the same link each time
+        return redirect(url_for("play.page", role="play", token=token), 303)
     if (game_id, seat) not in remembered():
         abort(404, gettext("This browser has not opened that game."))
     return open_seat(game_id, seat)
@@ -103,11 +125,11 @@ def forget():
         db = get_db()
         # a cookie expires PERMANENT_SESSION_LIFETIME after it was last written, which is
         # after its list was made: older rows forget lists that no valid cookie can hold
-        expired = datetime.now(timezone.utc) - current_app.permanent_session_lifetime
+        expired = utc.now() - current_app.permanent_session_lifetime
         with write(db):
             db.execute("DELETE FROM forgotten_lists WHERE forgotten_at < ?",
-                       [expired.isoformat(timespec="seconds")])
+                       [utc.iso(expired)])
             db.execute("INSERT INTO forgotten_lists (list_id, forgotten_at) VALUES (?, ?) "
-                       "ON CONFLICT (list_id) DO NOTHING", [forgotten, utcnow()])
+                       "ON CONFLICT (list_id) DO NOTHING", [forgotten, utc.iso(utc.now())])
     flash(gettext("This browser no longer remembers your games. Their links still work."))
     return redirect(url_for(".my_games"), 303)

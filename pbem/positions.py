@@ -49,10 +49,14 @@ class Positions(Sequence):
 
     def __init__(self, game: engine.Game, moves: tuple[tuple[int, str], ...],
                  to_move: tuple[tuple[int, ...], ...], last: engine.State | None,
-                 kept: dict[int, tuple[engine.State, int]], restored: Snapshot | None = None):
+                 kept: dict[int, tuple[engine.State, int]], restored: Snapshot | None = None,
+                 rewound: bool = False):
         self._game, self._moves, self._to_move, self.last = game, moves, to_move, last
         self._kept = kept          # ply -> (position, its pickled size)
         self._restored = restored  # a stored snapshot the moves have not yet reached
+        # moves were taken back: a ply no longer names one position of the game's log, so
+        # no snapshot is stored (a replay of the log would restore one on the wrong line)
+        self.rewound = rewound
 
     @classmethod
     def starting(cls, game: engine.Game, start: engine.State,
@@ -81,7 +85,18 @@ class Positions(Sequence):
         length = len(self._moves) + len(moves)
         return Positions(self._game, self._moves + tuple(moves),
                          self._to_move + tuple(to_move), last, kept,
-                         restored if restored is not None and length < restored.ply else None)
+                         restored if restored is not None and length < restored.ply else None,
+                         self.rewound)
+
+    def taken_back(self, plies: int) -> Positions:
+        """These positions without the last ``plies`` moves (a takeback). The kept
+        positions of the shorter line are copied, never shared: the plies after it will
+        hold other positions."""
+        length = len(self._moves) - plies
+        last = self[length]
+        return Positions(self._game, self._moves[:length], self._to_move[:length + 1], last,
+                         {ply: kept for ply, kept in list(self._kept.items()) if ply <= length},
+                         rewound=True)
 
     def to_move(self, ply: int) -> tuple[int, ...]:
         return self._to_move[ply]
@@ -157,7 +172,10 @@ class _StateUnpickler(pickle.Unpickler):
 
 
 def store(db: sqlite_utils.Database, game_id: str, positions: Positions) -> None:
-    """Keep the game's last position as its snapshot (call at a multiple of ``EVERY``)."""
+    """Keep the game's last position as its snapshot (call at a multiple of ``EVERY``);
+    never once moves were taken back (``Positions.rewound``)."""
+    if positions.rewound:
+        return
     ply = len(positions) - 1
     db.execute("INSERT INTO snapshots (game_id, ply, engine, state, to_move) "
                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET ply = excluded.ply, "

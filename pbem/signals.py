@@ -10,10 +10,19 @@ from blinker import Namespace
 _signals = Namespace()
 
 game_created = _signals.signal("game-created")
-"""A game was stored. Keywords: ``match`` (the new ``matches.Match``) and
-``spectator_token`` (its read-only link's secret)."""
+"""A game was stored. Keywords: ``match`` (the new ``matches.Match``),
+``spectator_token`` (its read-only link's secret) and ``announce`` (False: its players
+are told otherwise, as a tournament's are, and get no start email)."""
 
 event_recorded = _signals.signal("event-recorded")
 """An event was appended to a game's log. Keywords: ``before`` and ``after`` (the match
 without and with it), ``event`` (the ``matches.Event``) and ``latest`` (the match after
 every event of the same action: a move and the conditional replies it set off)."""
+
+round_started = _signals.signal("round-started")
+"""A tournament's round began (a round robin's only one holds all its games). Keywords:
+``tournament`` (a ``tournaments.Tournament``) and ``games`` (its new games' rows: game_id,
+first_id, second_id; a bye's game_id None)."""
+
+tournament_finished = _signals.signal("tournament-finished")
+"""A tournament ended (or was cancelled). Keyword: ``tournament``, as it ended."""

@@ -2,8 +2,9 @@
 rematches.
 
 Chat messages and rematch requests are events of the game's log (kinds ``chat`` and
-``rematch``), recorded through ``matches.act`` like every event, so the emails they cause
-are queued by the ``signals.event_recorded`` subscribers in the same transaction. Notes are
+``rematch``), submitted through ``commands.submit`` like every event (which asks
+``check_rate`` and ``start_rematch`` here first), so the emails they cause are queued by the
+``signals.event_recorded`` subscribers in the same transaction. Notes are
 private and may change, so they live in a table of their own and reach nobody but their
 owner: no page, answer, record or email of another seat or a spectator reads them.
 """
@@ -16,8 +17,10 @@ from typing import Any
 import sqlite_utils
 from flask import current_app
 
-from . import clocks, links, matches
-from .store.db import utcnow, write
+from . import events, links, matches
+from .events import Message
+from .store.db import write
+from .store import utc
 from .matches import Match
 
 MAX_NOTES = 10_000  # characters of one player's notes on a game
@@ -29,38 +32,28 @@ class TooManyMessages(matches.ActionError):
     status = 429
 
 
-def post_chat(db: sqlite_utils.Database, game_id: str, seat: int, text: Any,
-              now: datetime | None = None) -> Match:
-    """Post ``text`` to the game's chat as ``seat``: at most CHAT_PER_HOUR messages per seat
-    in any hour. The same message again as the game's latest event (an email delivered
-    twice, a form sent twice) is not posted twice."""
-    now = now or clocks.utc_now()
-    text = matches.checked_text(text, "A chat message", matches.MAX_CHAT)
-    with write(db):
-        match = matches.load(db, game_id)
-        last = match.events[-1] if match.events else None
-        if last and last.kind == "chat" and last.seat == seat and last.text == text:
-            return match
-        since = now - timedelta(hours=1)
-        recent = [clocks.parse(event.created_at) for event in match.events
-                  if event.kind == "chat" and event.seat == seat
-                  and clocks.parse(event.created_at) > since]
-        most = int(current_app.config["CHAT_PER_HOUR"])
-        if len(recent) >= most:
-            headers = {}  # the next message is taken once the oldest of the last `most` is
-            if most:      # an hour old (none ever, with a limit of 0)
-                wait = recent[-most] - since
-                headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
-            raise TooManyMessages(
-                f"You have posted {len(recent)} chat messages in the last hour, the most this "
-                f"server takes ({most}). Please wait a while.", headers)
-        return matches.act(db, game_id, seat, "chat", text=text, now=now)
+def check_rate(match: Match, seat: int, now: datetime) -> None:
+    """Refuse a chat message of ``seat`` once it posted CHAT_PER_HOUR in the hour before
+    ``now`` (``TooManyMessages``, with the seconds until the next one is taken)."""
+    since = now - timedelta(hours=1)
+    recent = [utc.parse(event.created_at) for event in match.events
+              if event.kind == "chat" and event.seat == seat
+              and utc.parse(event.created_at) > since]
+    most = int(current_app.config["CHAT_PER_HOUR"])
+    if len(recent) >= most:
+        headers = {}  # the next message is taken once the oldest of the last `most` is an
+        if most:      # hour old (none ever, with a limit of 0)
+            wait = recent[-most] - since
+            headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
+        raise TooManyMessages(
+            f"You have posted {len(recent)} chat messages in the last hour, the most this "
+            f"server takes ({most}). Please wait a while.", headers)
 
 
 def chat_json(match: Match, viewer: int | None) -> list[dict[str, Any]]:
     """The chat as ``viewer`` may read it, for the JSON answers (``seat`` null: the server)."""
-    return [{"seat": event.seat, "text": event.text, "at": event.created_at}
-            for event in match.chat_seen_by(viewer)]
+    return [{"seat": event.seat, "text": event.payload.text, "at": event.created_at}
+            for event in match.chat_seen_by(viewer) if isinstance(event.payload, Message)]
 
 
 # -- notes -----------------------------------------------------------------------------------
@@ -74,28 +67,23 @@ def notes(db: sqlite_utils.Database, game_id: str, seat: int) -> dict[str, Any]:
 
 def save_notes(db: sqlite_utils.Database, game_id: str, seat: int, text: Any) -> dict[str, Any]:
     """Replace ``seat``'s notes on the game with ``text`` (empty clears them)."""
-    text = matches.checked_text(text, "Notes", MAX_NOTES, may_be_empty=True)
+    text = events.checked_text(text, "Notes", MAX_NOTES, may_be_empty=True)
     with write(db):
         db["notes"].upsert({"game_id": game_id, "seat": seat, "text": text,
-                            "updated_at": utcnow()}, pk=("game_id", "seat"))
+                            "updated_at": utc.iso(utc.now())}, pk=("game_id", "seat"))
     return notes(db, game_id, seat)
 
 
 # -- rematches -------------------------------------------------------------------------------
 
-def ask_rematch(db: sqlite_utils.Database, game_id: str, seat: int) -> Match:
-    """Record that ``seat`` asks for a rematch of the finished game (refused before the
-    end). The ask that completes the set starts the new game and records its id; asking
-    again changes nothing. Computer players are always ready for one: they never ask."""
-    with write(db):
-        match = matches.load(db, game_id)
-        if seat in match.rematch_asked:
-            return match
-        new_id = None
-        ready = set(match.rematch_asked) | {seat} | {s.seat for s in match.seats if s.bot}
-        if match.finished and ready == set(range(match.players)):
-            new_id = _start_rematch(db, match).match.id
-        return matches.act(db, game_id, seat, "rematch", text=new_id)
+def start_rematch(db: sqlite_utils.Database, match: Match, seat: int) -> str | None:
+    """The new game's id if ``seat``'s ask completes the set of rematch asks of the
+    finished game (then it starts, and the ask records its id); None while other seats
+    have not asked. Computer players are always ready for one: they never ask."""
+    ready = set(match.rematch_asked) | {seat} | {s.seat for s in match.seats if s.bot}
+    if match.finished and ready == set(range(match.players)):
+        return _start_rematch(db, match).match.id
+    return None
 
 
 def rematch_seat(match: Match, seat: int) -> int:
@@ -104,14 +92,18 @@ def rematch_seat(match: Match, seat: int) -> int:
 
 
 def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
-    """The same game, options and clock, every player one seat on, each keeping their
-    choice of emails (and the computer its level). Starting it emails every player their
-    new secret link."""
+    """The same game, options, clock and rating, every player one seat on, each keeping
+    their choice of emails (and the computer its level, a player known across games their
+    identity). Starting it emails every player their new secret link."""
     moved = sorted(match.seats, key=lambda s: rematch_seat(match, s.seat))
+    claimed = {rematch_seat(match, seat): player for seat, player in db.execute(
+        "SELECT seat, player_id FROM seats WHERE game_id = ? AND player_id IS NOT NULL",
+        [match.id])}
     created = matches.create(db, match.game.id, [{"bot": s.bot} if s.bot else
                                                  {"name": s.name, "email": s.email}
                                                  for s in moved],
-                             dict(match.options), clock=match.clock, addressless=True)
+                             dict(match.options), clock=match.clock, addressless=True,
+                             rated=match.rated, claimed=claimed)
     for old in moved:
         db.execute("UPDATE seats SET notify = (SELECT notify FROM seats WHERE game_id = ? "
                    "AND seat = ?) WHERE game_id = ? AND seat = ?",

@@ -210,3 +210,76 @@ async function pollGame() {
 
 document.addEventListener("visibilitychange", () => schedulePoll(0));
 schedulePoll(POLL_MS);
+
+// -- the installable app: the service worker (static/sw.js), the offline notice, and the
+// "Notify me on this device" switch of a seat's page ------------------------------------
+
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").catch(() => {});  // the site works without it
+  // the service worker asks which seat's game this window shows, to focus it on a click
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    if (event.data && event.data.ask === "push-tag" && event.ports[0]) {
+      const pushSwitch = document.querySelector(".push-switch");  // the dashboard's has none
+      event.ports[0].postMessage({ tag: pushSwitch ? pushSwitch.dataset.tag : null });
+    }
+  });
+  navigator.serviceWorker.startMessages();
+}
+
+function showOnline() {
+  const notice = document.querySelector(".offline-notice");
+  if (notice) { notice.hidden = navigator.onLine; }
+}
+window.addEventListener("online", showOnline);
+window.addEventListener("offline", showOnline);
+showOnline();
+
+function base64urlBytes(text) {
+  const raw = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+}
+
+async function setPush(pushSwitch, on) {
+  const registration = await navigator.serviceWorker.ready;
+  let subscription = await registration.pushManager.getSubscription();
+  if (on) {
+    if (await Notification.requestPermission() !== "granted") {
+      throw new Error("notifications are not allowed for this site in this browser");
+    }
+    if (!subscription) {
+      const key = (await (await fetch(pushSwitch.dataset.key)).json()).public_key;
+      subscription = await registration.pushManager.subscribe(
+        { userVisibleOnly: true, applicationServerKey: base64urlBytes(key) });
+    }
+  } else if (!subscription) {
+    return;
+  }
+  // the device's one subscription serves every game it follows: off tells the server only
+  const response = await fetch(pushSwitch.dataset.api, {
+    method: on ? "PUT" : "DELETE", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(on ? subscription.toJSON() : { endpoint: subscription.endpoint }),
+  });
+  if (!response.ok) {
+    throw new Error((await response.json()).error);
+  }
+}
+
+const notifySwitch = document.querySelector(".push-switch");
+if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
+  const box = notifySwitch.querySelector("input");
+  const status = notifySwitch.querySelector(".push-status");
+  const remembered = `push:${notifySwitch.dataset.tag || "player"}`;
+  box.checked = localStorage.getItem(remembered) === "on";
+  notifySwitch.hidden = false;
+  box.addEventListener("change", () => {
+    const on = box.checked;
+    status.textContent = on ? "Asking this browser…" : "";
+    setPush(notifySwitch, on).then(() => {
+      localStorage.setItem(remembered, on ? "on" : "off");
+      status.textContent = on ? "This device will be notified." : "This device will not be notified.";
+    }).catch((error) => {
+      box.checked = !on;
+      status.textContent = `Not done: ${error.message}`;
+    });
+  });
+}

@@ -7,8 +7,10 @@ engines: on a fresh SQLite file, and on a fresh schema of a throwaway PostgreSQL
 that the session starts on a free loopback port (``tests/postgres.py``). ``--database
 sqlite`` or ``--database postgresql`` (or ``PBEM_TEST_DATABASE``) runs one of them only.
 Where PostgreSQL is not installed, its half is skipped, saying so. A test whose database is
-incidental (drawing, rules pages, a browser's layout: marked ``one_database`` or
-``browser``) runs on the first engine chosen only.
+incidental (what is drawn or written for people: pages, emails, rules pages, a browser's
+layout, hidden information's indistinguishability; marked ``one_database`` or
+``browser``) runs on the first engine chosen only (docs/architecture.md says which is
+which).
 
 The functions tests call are in ``helpers.py``; this file holds the fixtures."""
 from __future__ import annotations
@@ -130,6 +132,9 @@ def app(tmp_path, monkeypatch, database):
     play.RENDERS.clear()
     watched = WritesWatched()
     monkeypatch.setattr(pbem.store.db, "sqlite3", watched)
+    # Nothing a test writes needs to survive a crash: SQLite's syncs do not wait for the
+    # disk, as the tests' PostgreSQL does not (test_production checks that they are made).
+    monkeypatch.setattr(os, "fdatasync", lambda handle: None)
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))  # its own lock and key
     app = create_app({
         "TESTING": True,
@@ -205,9 +210,10 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium, headless, driven by Playwright (which never downloads a browser)."""
+    """Debian's Chromium, headless, driven by Playwright (which never downloads a browser):
+    one per worker, each test in contexts of its own."""
     from playwright.sync_api import sync_playwright
 
     if not CHROMIUM.exists():

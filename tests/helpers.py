@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import functools
 import re
 import socket
 import sqlite3
@@ -114,7 +115,9 @@ def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
 
 # -- hidden information: everything a viewer receives, comparable across two games ---------
 
-TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
+TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
+                  # and what is read off the clock: a time of day, the time a move took
+                  r"|\d\d [A-Z][a-z]{2} \d\d:\d\d|took [\d a-z]+(?=<)|\"took\": ?\d+")
 
 
 def normalised(text: str, game: NewGame) -> str:
@@ -127,7 +130,8 @@ def normalised(text: str, game: NewGame) -> str:
 def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
     """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
     answer (with the chat), a player's own notes, the page's live-update poll, every
-    history page and its ETag, and both record downloads, normalised."""
+    history page and its ETag, the record in every format, and the analysis of the
+    position at ply 0, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
@@ -148,6 +152,10 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
         response = client.get(f"{base}/record.{kind}")
         seen[f"record.{kind}"] = response.get_data(as_text=True) + \
             response.headers["Content-Disposition"]
+    for kind in ("apgamerecord", "json"):
+        seen[f"record {kind}"] = client.get(f"{api}/record?format={kind}").get_data(as_text=True)
+    analysis = client.post(f"{api}/analysis", json={"ply": 0, "moves": []})
+    seen["analysis"] = f"{analysis.status_code} {analysis.get_data(as_text=True)}"
     if seat is not None:  # the seat's Atom feed
         feed = client.post(f"{api}/feed").json["feed"]
         seen["feed"] = client.get(path_of(feed)).get_data(as_text=True)
@@ -162,12 +170,21 @@ def emails_to(app, game: NewGame, address: str) -> list[str]:
     db = connect(app.config["DATABASE"])
     rows = db.query("SELECT * FROM outbox WHERE game_id = ? AND recipient = ? ORDER BY id",
                     [game.id, address])
-    return [normalised(_as_sent(app, row) if row["channel"] == "email"
-                       else row["subject"] + "\n" + row["body"], game) for row in rows]
+    return [_seen(app.config["MAIL_FROM"], app.config["PUBLIC_URL"], game.id,
+                  tuple(row.items())) for row in rows]
 
 
-def _as_sent(app, row: dict) -> str:
-    data = outbox.build(row, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data
+# A test compares a game's emails again after each move: each row (whose every field is in
+# the key) is built, its pictures drawn, once.
+@functools.lru_cache(maxsize=128)
+def _seen(sender: str, public_url: str, game_id: str, row_items: tuple) -> str:
+    row = dict(row_items)
+    return normalised(_as_sent(sender, public_url, row) if row["channel"] == "email"
+                      else row["subject"] + "\n" + row["body"], NewGame(game_id, [], [], ""))
+
+
+def _as_sent(sender: str, public_url: str, row: dict) -> str:
+    data = outbox.build(row, sender, public_url).data
     message = email.message_from_bytes(data, policy=email.policy.default)
     parts = []
     for part in message.walk():
@@ -218,3 +235,19 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
+
+
+SIGN_IN_LINK = re.compile(r"https?://[^/\s]+(/sign-in/\S+)")
+
+
+def sign_up(client, db, handle: str) -> str:
+    """A new player through the API, by the link emailed to ``<handle>@example.org`` (read
+    from the outbox of ``db``); returns their key (an API base). ``client`` is then signed
+    in as them."""
+    email = f"{handle.lower()}@example.org"
+    assert client.post("/api/sign-in", json={"email": email}).status_code == 202
+    body = db.execute("SELECT body FROM outbox WHERE recipient = ? AND kind = 'sign_in' "
+                      "ORDER BY id DESC", [email]).fetchone()[0]
+    signed = client.post(SIGN_IN_LINK.search(body).group(1), json={"handle": handle})
+    assert signed.status_code == 201, signed.json
+    return signed.json["key"]

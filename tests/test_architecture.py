@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import signals
+from pbem import commands, signals
+from pbem.events import Command, Move
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pbem"
 SUB_PACKAGES = ("store", "boards", "mail", "web", "jobs")
@@ -114,5 +115,5 @@ def test_recording_an_event_tells_every_subscriber_in_its_transaction(app, db, n
     with app.test_request_context(), signals.event_recorded.connected_to(subscriber):
         match = matches.load(db, game.id)
         move = match.game.legal_moves(match.current, 0)[0]
-        matches.act(db, game.id, 0, "move", move, 0)
+        commands.submit(db, game.id, 0, Command.of("move", Move(move)), 0)
     assert heard == [(True, True, 0, 1, "move", move)]

@@ -1,20 +1,25 @@
 """Game clocks: the arithmetic (pure), creating clocked games (API and form), showing the
 clocks (API and pages), vacations, and the scheduler's job that warns and ends games on time.
 
-Time is never faked: the job takes ``now`` and is called with a time in the future, which is
-what waiting would do; "a game created days ago" is a game whose creation time is moved into
-the past in the database.
+Time is hardly ever faked: the job takes ``now`` and is called with a time in the future,
+which is what waiting would do; "a game created days ago" is a game whose creation time is
+moved into the past in the database. Where a test must stop time, it patches the app's one
+clock, ``pbem.store.utc.now``.
 """
 from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 
 import pytest
 
-from pbem import clocks, create_app, due, matches
+from pbem import clocks, commands, create_app, due, matches
+from pbem.events import Command
 from pbem.jobs import scheduler
 from pbem.clocks import Step
+from pbem.mail.outbox import build
+from pbem.store import utc
 from pbem.store.db import connect
 from pbem.matches import CACHE
 
@@ -48,12 +53,12 @@ class Log:
     def move(self, seat: int, at: datetime, to_move: tuple[int, ...] | None = None) -> Log:
         if to_move is None:
             to_move = ((seat + 1) % self.players,)
-        self.steps.append(Step(len(self.steps) + 1, at, seat, "move", "x", to_move))
+        self.steps.append(Step(len(self.steps) + 1, at, seat, "move", 0, to_move))
         self.next_to_move = to_move
         return self
 
     def vacation(self, seat: int, at: datetime, days: int) -> Log:
-        self.steps.append(Step(len(self.steps) + 1, at, seat, "vacation", str(days),
+        self.steps.append(Step(len(self.steps) + 1, at, seat, "vacation", days,
                                self.next_to_move))
         return self
 
@@ -171,9 +176,9 @@ def test_seats_moving_at_once_each_run_their_own_clock():
 
 
 def test_the_yearly_vacation_allowance_counts_the_calendar_year_of_each_declaration():
-    steps = [Step(1, datetime(2023, 12, 30, tzinfo=timezone.utc), 0, "vacation", "4", (0,)),
-             Step(2, datetime(2024, 1, 2, tzinfo=timezone.utc), 0, "vacation", "2", (0,)),
-             Step(3, datetime(2024, 1, 3, tzinfo=timezone.utc), 1, "vacation", "3", (0,))]
+    steps = [Step(1, datetime(2023, 12, 30, tzinfo=timezone.utc), 0, "vacation", 4, (0,)),
+             Step(2, datetime(2024, 1, 2, tzinfo=timezone.utc), 0, "vacation", 2, (0,)),
+             Step(3, datetime(2024, 1, 3, tzinfo=timezone.utc), 1, "vacation", 3, (0,))]
     assert clocks.vacation_days_used(steps, 0, 2023) == 4
     assert clocks.vacation_days_used(steps, 0, 2024) == 2
     assert clocks.vacation_days_used(steps, 1, 2024) == 3
@@ -219,6 +224,7 @@ def test_the_api_stores_a_normalised_clock_and_games_default_to_none(client):
     assert client.get(apis(create(client, {"mode": "none"}))[0]).json["clocks"] is None
 
 
+@pytest.mark.one_database  # refused before anything is stored
 @pytest.mark.parametrize("clock, words", [
     ("3 days", "'clock' must be an object"),
     ({"mode": "hourglass"}, "mode"),
@@ -306,6 +312,7 @@ def test_every_api_answer_carries_the_clocks(client):
     assert shown(client.get(light).json["clocks"]) == shown(after["clocks"])
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_play_page_shows_each_players_time_and_the_vacation_form(client):
     created = create(client, {**PER_MOVE, "vacation_days": 7})
     page = client.get(path_of(created["seats"][0]["url"])).get_data(as_text=True)
@@ -463,11 +470,11 @@ def test_only_the_server_records_timeouts_and_only_when_time_is_up(client, app):
     db = connect(app.config["DATABASE"])
     try:
         with pytest.raises(matches.InvalidRequest):
-            matches.act(db, created["id"], 0, "timeout")
+            commands.submit(db, created["id"], 0, Command.of("timeout"))
         with pytest.raises(matches.Refused):
-            matches.act(db, created["id"], 0, "timeout", server=True)
+            commands.submit(db, created["id"], 0, Command.of("timeout"), server=True)
         with pytest.raises(matches.InvalidRequest):
-            matches.act(db, created["id"], 0, "resign", server=True)
+            commands.submit(db, created["id"], 0, Command.of("resign"), server=True)
         assert list(db.query("SELECT * FROM events")) == []
     finally:
         db.close()
@@ -529,6 +536,7 @@ def test_one_scheduler_runs_the_clock_job(tmp_path, monkeypatch):
     CACHE.clear()
 
 
+@pytest.mark.one_database  # what the email says
 def test_the_your_turn_email_says_how_long_the_player_has(client, app):
     game = apis(create(client, per_move(days=3)))
     assert client.post(f"{game[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code == 200
@@ -538,3 +546,28 @@ def test_the_your_turn_email_says_how_long_the_player_has(client, app):
     untimed = apis(create(client))
     client.post(f"{untimed[0]}/moves", json={"move": "d4xc5", "ply": 0})
     assert "to move: until" not in outbox(app, "WHERE kind = 'turn'")[-1]["body"]
+
+
+def test_every_time_the_app_takes_comes_from_its_one_clock(client, app, monkeypatch):
+    """Stopped at one moment (patched in ``utc.now`` alone), the app dates everything it
+    writes then, in the stored form, counts the clocks from it, and dates its emails so."""
+    frozen = datetime(2031, 5, 6, 7, 8, 9, tzinfo=timezone.utc)
+    monkeypatch.setattr(utc, "now", lambda: frozen)
+    game = apis(create(client, PER_MOVE))
+    assert client.post(f"{game[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code == 200
+    assert client.post(f"{game[1]}/chat", json={"text": "Hello"}).status_code == 201
+    assert client.post("/home", data={"email": "ann@example.org"}).status_code == 200
+    db = connect(app.config["DATABASE"])
+    for table, column in (("games", "created_at"), ("games", "updated_at"),
+                          ("events", "created_at"), ("links", "created_at"),
+                          ("email_links", "created_at"), ("invites", "created_at"),
+                          ("home_links", "created_at"), ("outbox", "created_at"),
+                          ("outbox", "next_attempt_at")):
+        assert {row[0] for row in db.execute(f"SELECT {column} FROM {table}")} \
+            == {"2031-05-06T07:08:09+00:00"}, (table, column)
+    assert {row[0] for row in db.execute("SELECT at FROM due WHERE kind = 'timeout'")} \
+        == {"2031-05-09T07:08:09+00:00"}  # three days for Bob's move, from then
+    assert client.get(game[1]).json["clocks"][1]["remaining_seconds"] == 3 * 86400
+    sent = outbox(app)[0]
+    assert format_datetime(frozen) in str(bytes(
+        build(sent, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data))

@@ -11,7 +11,10 @@ import pytest
 
 import engine
 from engine import bots
-from pbem import clocks, computer, matches
+from pbem import commands, computer, matches
+from pbem.events import Command, Move
+from pbem import computer, matches
+from pbem.store import utc
 from pbem.jobs import scheduler
 from pbem.store.db import dialect
 from helpers import api_move, everything_in, path_of
@@ -142,8 +145,8 @@ def test_a_person_waiting_for_the_computer_is_answered_in_the_next_run_whatever_
     later = datetime.now(timezone.utc) + timedelta(minutes=1)
     match = matches.load(db, created["id"])
     with app.test_request_context():  # Ann moves after the crowd began to wait
-        matches.act(db, created["id"], 0, "move", match.game.legal_moves(match.current, 0)[0],
-                    0, now=later)
+        commands.submit(db, created["id"], 0, Command.of("move", Move(
+            match.game.legal_moves(match.current, 0)[0])), 0, now=later)
     assert scheduler.play_bots(app, later + timedelta(minutes=1)) == 10
     assert [seat for seat, _ in moves_in_log(db, created["id"])] == [0, 1]
     assert sum(len(moves_in_log(db, game_id)) for game_id in crowd) == 9
@@ -166,8 +169,8 @@ def test_games_between_computers_get_only_the_time_left_and_give_way_to_a_person
         if not order:
             match = matches.load(db, created["id"])
             with app.test_request_context():
-                matches.act(db, created["id"], 1, "move",
-                            match.game.legal_moves(match.current, 1)[0], 1)
+                commands.submit(db, created["id"], 1, Command.of("move", Move(
+                    match.game.legal_moves(match.current, 1)[0])), 1)
         order.append(turn.game_id == created["id"])
         return play(job_db, turn, now)
 
@@ -180,7 +183,7 @@ def test_games_between_computers_get_only_the_time_left_and_give_way_to_a_person
 def test_a_game_between_computers_moves_once_in_each_pace(client, app, db):
     app.config["BOT_PACE_SECONDS"] = 30
     [game_id] = between_computers(app, db, 1)
-    start = clocks.parse(matches.load(db, game_id).created_at)
+    start = utc.parse(matches.load(db, game_id).created_at)
     assert scheduler.play_bots(app, start + timedelta(seconds=29)) == 0
     assert scheduler.play_bots(app, start + timedelta(seconds=30)) == 1
     assert scheduler.play_bots(app, start + timedelta(seconds=59)) == 0
@@ -208,7 +211,7 @@ def test_the_games_between_computers_a_client_has_running_are_capped(client, app
     assert clients.count(None) == 1 and len(set(clients) - {None}) == 2
     assert "127.0.0.1" not in everything_in(db) and "10.1.2.3" not in everything_in(db)
     # once one ends (here on time), the client may start another
-    matches.record_timeouts(db, datetime.now(timezone.utc) + timedelta(days=2))
+    commands.record_timeouts(db, datetime.now(timezone.utc) + timedelta(days=2))
     create(client, "mastery", [EASY, EASY])
 
 
@@ -251,7 +254,8 @@ def test_a_computer_declines_a_draw_in_an_even_game_and_accepts_it_when_behind(
         move = max(game.legal_moves(match.current, seat),
                    key=lambda m: judge.evaluate(game.apply(match.current, seat, m), 0))
         with app.test_request_context():  # its emails build links
-            match = matches.act(db, match.id, seat, "move", move, match.ply)
+            match = commands.submit(db, match.id, seat, Command.of("move", Move(move)),
+                                    match.ply).match
         assert not match.finished
     if match.to_move == (1,):
         assert scheduler.play_bots(app) == 1
@@ -397,7 +401,7 @@ def test_the_computer_plays_the_same_whatever_the_secrets_it_cannot_see(app, cli
     assert scheduler.play_bots(app) == 2  # the computer's setups, before Ann's
     for created, setup in zip(games, setups):
         with app.test_request_context():
-            matches.act(db, created.match.id, 0, "move", setup, 0)
+            commands.submit(db, created.match.id, 0, Command.of("move", Move(setup)), 0)
     for _ in range(3):
         # Ann plays the same moves in both games (a computer's choice, without promotions,
         # which her values decide)
@@ -405,7 +409,8 @@ def test_the_computer_plays_the_same_whatever_the_secrets_it_cannot_see(app, cli
         move = bots.choose(match.game, match.current, 0, level="easy", seed="Ann's")
         for created in games:
             with app.test_request_context():
-                matches.act(db, created.match.id, 0, "move", move.replace("+", ""), match.ply)
+                commands.submit(db, created.match.id, 0,
+                                Command.of("move", Move(move.replace("+", ""))), match.ply)
         assert scheduler.play_bots(app) == 2
         first, second = (moves_in_log(db, created.match.id) for created in games)
         assert first[2:] == second[2:] and first[-1][0] == 1

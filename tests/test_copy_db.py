@@ -8,14 +8,17 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import clocks, create_app
+from pbem import create_app, players
+from pbem import create_app
+from pbem.store import utc
 from pbem.mail import notify
 from pbem.jobs import scheduler
 from pbem.store.db import connect, get_db, write
 from pbem.matches import CACHE
 
-from helpers import path_of
+from helpers import path_of, sign_up
 from test_cli import flask
+from test_push import Device
 
 ANN, BOB = {"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}
 HOOK = "http://127.0.0.1:9/hook"  # never answers: its posts stay in the outbox
@@ -28,7 +31,8 @@ def installation(tmp_path, monkeypatch):
     CACHE.clear()
     app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "pbem.sqlite"),
                       "MAIL_FOLDER": str(tmp_path / "mail"), "SECRET_KEY": "test",
-                      "PUBLIC_URL": "http://localhost", "WEBHOOK_ALLOW_PRIVATE": True})
+                      "PUBLIC_URL": "http://localhost", "WEBHOOK_ALLOW_PRIVATE": True,
+                      "PUSH_ALLOW_PRIVATE": True})
     client = app.test_client()
 
     def create(players, **extra):
@@ -48,6 +52,7 @@ def installation(tmp_path, monkeypatch):
     post(f"{apis[0]}/chat", {"text": "Good luck!"})
     post(f"{apis[0]}/notes", {"text": "Watch the centre."}, "put")
     post(f"{apis[0]}/webhook", {"url": HOOK}, "put")
+    post(f"{apis[0]}/push", Device(HOOK.replace("hook", "push")).subscription, "put")
     post(f"{apis[0]}/feed", {})
     answer = client.get(apis[1]).json
     post(f"{apis[0]}/conditional", {"lines": [[answer["legal_moves"][0], "f4xe5"]]}, "put")
@@ -75,12 +80,27 @@ def installation(tmp_path, monkeypatch):
     post(f"{over_apis[0]}/rematch", {})
     post(f"{over_apis[1]}/rematch", {})
 
+    # players known across games, and a rated game between them that ended
+    with app.test_request_context():
+        keys = [sign_up(client, get_db(), handle) for handle in ("Cid", "Dee")]
+    rated = create([{"key": key} for key in keys], rated=True)
+    post(f"{path_of(rated['seats'][0]['api'])}/resign", {})
+    # a tournament of theirs, started: its entries and its game
+    cup = post(f"{path_of(keys[0])}/tournaments",
+               {"name": "Cup", "game": "mastery", "format": "round-robin"})
+    for key in keys:
+        post(f"{path_of(key)}/tournaments/{cup['id']}/entry", {})
+    post(f"{path_of(keys[0])}/tournaments/{cup['id']}/start", {})
+
     with app.test_request_context():
         db = get_db()
         with write(db):
             notify.set_preference(db, over["id"], 1, "digest")
             notify.set_home_opt_out(db, "bob@example.org", True)
-    now = clocks.utc_now()
+            # a player, and a sign-in link not used yet
+            players.sign_in(db, players.mint_sign_in(db, "ann@example.org"), "ann")
+            players.mint_sign_in(db, "ann@example.org")
+    now = utc.now()
     assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 1)
     scheduler.send_digests(app, now.replace(hour=23))
     scheduler.deliver_mail(app)
@@ -139,9 +159,12 @@ def test_copy_db_moves_every_row_to_postgresql_and_the_games_play_on(installatio
         assert answer.json["ply"] == 3  # Ann's conditional reply was played at once
         assert [c["id"] for c in client.get("/api/challenges").json["challenges"]] == \
             [games["waiting"]]
-        # new emails are numbered after the copied ones
+        # new emails and players are numbered after the copied ones
         newest = target.execute("SELECT max(id) FROM outbox").fetchone()[0]
         assert newest > source.execute("SELECT max(id) FROM outbox").fetchone()[0]
+        with moved.test_request_context():
+            copied = source.execute("SELECT max(id) FROM players").fetchone()[0]
+            assert players.create(get_db(), "bob", "bob@example.org").id == copied + 1
         target.close()
     source.close()
 

@@ -13,15 +13,21 @@ import email
 import email.policy
 import re
 import struct
+from datetime import datetime, timezone
 from email.message import EmailMessage
 
 import pytest
 
+from pbem.jobs import scheduler
 from pbem.mail import inbound, outbox, pictures
 from pbem.store.db import connect
 from pbem.mail.message import HeaderInjection, compose
 
 from helpers import api_move
+
+# What is checked is how an email is written; the outbox's storage and claims are
+# test_mail's, on both engines.
+pytestmark = pytest.mark.one_database
 
 PNG = b"\x89PNG\r\n\x1a\n"
 LINKS = re.compile(r'(?:href|src)="([^"]*)"')
@@ -150,6 +156,89 @@ def test_the_html_fits_a_phone_and_shows_the_board(app, db, smtp, new_game, brow
         button = phone.get_by_role("link", name="Open the game").bounding_box()
         assert button["height"] >= 40 and button["x"] + button["width"] <= 390
         context.close()
+
+
+# -- one composer for every kind of email ----------------------------------------------
+
+FOOTER_HTML = '<div style="margin-top:24px;'  # where message.html's footer begins
+
+
+def footer_of(message: EmailMessage) -> tuple[str, list[tuple[str, str]]]:
+    """The plain text's footer (below "-- "), and the links of the HTML part's footer
+    (URL, label): the settings a button, the unsubscribe link in its sentence, as in
+    List-Unsubscribe."""
+    text = message.get_body(("plain",)).get_content().replace("\r\n", "\n")
+    words, signature, footer = text.rpartition("\n-- \n")
+    assert signature and words, message["Subject"]
+    shown = html_of(message)
+    links = re.findall(r'<a href="([^"]*)"[^>]*>([^<]*)</a>', shown[shown.index(FOOTER_HTML):])
+    (settings, settings_label), (unsubscribe, unsubscribe_label) = links
+    assert settings_label == "Email settings" and unsubscribe_label == unsubscribe  # in words
+    assert settings in footer and unsubscribe in footer
+    assert message["List-Unsubscribe"] == f"<{unsubscribe}>"
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    return footer, links
+
+
+def reply(message: EmailMessage, text: str) -> bytes:
+    answer = EmailMessage()
+    answer["From"], answer["To"] = message["To"], message["Reply-To"]
+    answer["Subject"], answer["Message-ID"] = "Re: " + message["Subject"], "<reply@example.org>"
+    answer.set_content(text)
+    return bytes(answer)
+
+
+def test_turn_emails_answers_digests_and_home_links_are_made_alike(app, client, db, smtp,
+                                                                   new_game):
+    """Each kind of email has its HTML part and the one footer (the settings and
+    unsubscribe links in the text, the HTML and List-Unsubscribe); an answer to an emailed
+    move shows the board as the player's own page draws it, as a turn email does."""
+    game = new_game()
+    api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    (turn,) = [m for m in deliver(app, db, smtp) if m["Subject"].startswith("Your move")]
+    move = client.get(game.apis[1]).json["legal_moves"][0]
+    with app.app_context():
+        assert inbound.receive(connect(app.config["DATABASE"]), reply(turn, move)).status \
+            == "recorded"
+    db.execute("UPDATE seats SET notify = 'digest' WHERE game_id = ? AND seat = 0", [game.id])
+    assert scheduler.send_digests(app, datetime.now(timezone.utc).replace(hour=23)) == 1
+    assert client.post("/home", data={"email": "p2@example.org"}).status_code == 200
+    sent = deliver(app, db, smtp)
+    (answer,) = [m for m in sent if m["In-Reply-To"] == "<reply@example.org>"]
+    assert answer["Subject"].startswith("Recorded — ")
+    (digest,) = [m for m in sent if m["Subject"].startswith("Your games: 1 waiting")]
+    (home,) = [m for m in sent if m["Subject"] == "Your games"]
+
+    footers = {}
+    for message in (turn, answer, digest, home):
+        assert message.get_content_type() == "multipart/alternative", message["Subject"]
+        assert message.get_body(("html",)) is not None
+        footers[message["Subject"]] = footer_of(message)
+    # a turn email and an answer: one seat's footer, each with its own secret
+    (turn_text, turn_links), (answer_text, answer_links) = \
+        footers[turn["Subject"]], footers[answer["Subject"]]
+    assert turn_links != answer_links
+    for (url, _), (other, _) in zip(turn_links, answer_links):
+        turn_text = turn_text.replace(url, other)
+    assert turn_text == answer_text
+    assert "daily digest" in footers[digest["Subject"]][0]
+    assert "list of games" in footers[home["Subject"]][0]
+
+    # the answer's pictures are the drawings of the page its link opens, after the move
+    shown = html_of(answer)
+    link = re.search(r"http://localhost/play/[\w-]{32}", answer.get_body(("plain",))
+                     .get_content())[0]
+    assert f'<a href="{link}"' in shown
+    page = client.get(link.removeprefix("http://localhost")).get_data(as_text=True)
+    images = [p.get_content() for p in answer.walk() if p.get_content_type() == "image/png"]
+    assert images == [pictures.png(drawing) for drawing in pictures.drawings(page)]
+    assert all(f"cid:{cid}" in shown
+               for cid in pictures.content_ids("".join(pictures.drawings(page))))
+    # each game of a digest and the list of games are buttons
+    assert re.search(r'<a href="http://localhost/play/[\w-]{32}" style="display:inline-block;'
+                     r'[^"]*">Open Mastery: Player 1 vs Player 2</a>', html_of(digest))
+    assert re.search(r'<a href="http://localhost/home/[\w-]{32}" style="display:inline-block;'
+                     r'[^"]*">Open your games</a>', html_of(home))
 
 
 # -- the headers ----------------------------------------------------------------------------

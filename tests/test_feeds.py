@@ -5,7 +5,12 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from helpers import api_move, path_of
+
+# What is checked is what a feed says; the feed links' storage is the links' (test_security).
+pytestmark = pytest.mark.one_database
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 

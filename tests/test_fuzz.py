@@ -31,9 +31,10 @@ FORM_FIELDS = ["move", "ply", "answer", "confirm", "days", "email", "name0", "em
                "clock-days", "clock-initial_days", "clock-increment_days", "clock-max_days",
                "clock-vacation_days", "clock-weekends", "clock-on_timeout", "home", "path",
                "text", "seat", "lines", "lang", "level", "public", "webhook", "feed", "m",
-               "remove", "add", "name", "open1"]
+               "remove", "add", "name", "open1", "handle"]
 JSON_KEYS = ["game", "players", "options", "clock", "move", "ply", "answer", "days", "name",
-             "email", "open", "bot", "text", "lines", "public", "seat", "mode", "url"]
+             "email", "open", "bot", "text", "lines", "public", "seat", "mode", "url", "handle",
+             "key"]
 
 
 def odd_value(rng: random.Random, depth: int = 0):

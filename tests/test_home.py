@@ -45,7 +45,7 @@ def ask_for_home(client, app, address: str) -> tuple[str, str]:
             mine.append(message)
     assert len(mine) == 1
     assert mine[0]["To"] == address
-    (link,) = HOME_LINK.findall(mine[0].get_content())
+    (link,) = HOME_LINK.findall(mine[0].get_body(("plain",)).get_content())
     return response.get_data(as_text=True), link[0]
 
 
@@ -64,6 +64,7 @@ def rows_of(page: str) -> dict[str, str]:
     return rows
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_form(client):
     page = client.get("/home")
     assert page.status_code == 200
@@ -175,6 +176,7 @@ def test_a_play_link_is_not_a_home_link(app, client):
     assert client.get(f"/home/{token}").status_code == 404
 
 
+@pytest.mark.one_database  # refused before anything is stored
 @pytest.mark.parametrize("address", ["", "   ", "not-an-address", "a@b@example.org",
                                      "two words@example.org", "<a@example.org>",
                                      "x" * 250 + "@example.org"])

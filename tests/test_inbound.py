@@ -23,7 +23,7 @@ import pytest
 
 import engine
 from pbem import create_app, matches
-from pbem.mail import inbound, outbox, notify
+from pbem.mail import compose, inbound, outbox
 from pbem.store.db import connect
 from pbem.mail.inbound import receive
 from pbem.mail.listener import MailListener
@@ -545,7 +545,7 @@ def test_a_long_list_of_legal_moves_is_cut_with_a_link(app, client, new_game, db
     # opponent does.
     with app.app_context():
         match = matches.load(db, game.id)
-        mine, theirs = (" ".join(notify.board_text(match, s).split()) for s in (seat, 1 - seat))
+        mine, theirs = (" ".join(compose.board_text(match, s).split()) for s in (seat, 1 - seat))
     assert mine and mine != theirs
     assert mine in body and theirs not in body
 
@@ -563,6 +563,26 @@ def test_lmtp_listener(client, app, new_game, db, post):
     finally:
         server.stop()
     assert events(db) == [(0, "move", move)]
+
+
+def test_the_loop_guard_counts_the_answers_of_the_last_hour(app, client, new_game, db, post,
+                                                             monkeypatch):
+    """Past MAX_ANSWERS_PER_HOUR answers to an address in the last hour, a reply is still
+    played but not answered; the other emails to the address do not count."""
+    monkeypatch.setattr(inbound, "MAX_ANSWERS_PER_HOUR", 2)
+    game = new_game()
+    to_p1 = only(post(), P1)
+    for text in ("Hi", "Still there?", "Your move"):  # emails to P1, none an answer
+        assert client.post(f"{game.apis[1]}/chat", json={"text": text}).status_code == 201
+    replies = [bytes(write_reply(to_p1, f"say Message {n}")) for n in range(4)]
+    with app.app_context():
+        results = [receive(db, raw) for raw in replies[:3]]
+        assert [r.status for r in results] == ["recorded"] * 3
+        assert [r.answer is not None for r in results] == [True, True, False]
+        db.execute("UPDATE outbox SET created_at = ? WHERE kind = 'answer'",
+                   ["2020-01-01T00:00:00+00:00"])  # answered long ago: they count no more
+        assert receive(db, replies[3]).answer is not None
+    assert [event[:2] for event in events(db)] == [(1, "chat")] * 3 + [(0, "chat")] * 4
 
 
 def test_secrets_stay_out_of_logs_and_of_the_stored_outbox(client, new_game, db, post,
@@ -763,3 +783,23 @@ def test_the_secret_is_checked_before_a_message_is_read(app, db):
         assert inbound.receive(db, raw).status == "unknown"
         assert inbound.receive(db, raw, ["move+0." + "q" * 32 + "@x"]).status == "unknown"
         assert time.monotonic() - start < 1
+
+
+
+def test_a_reply_with_a_move_and_a_message_loads_the_game_once(app, client, new_game, db, post,
+                                                              monkeypatch):
+    """The move and the message under it are one command: the game is loaded once."""
+    game = new_game()
+    move = legal(client, game.apis[0])[0]
+    reply = write_reply(only(post(), P1), f"{move}\nGood luck!")
+    loads, find = [], matches.find
+
+    def counted_find(db, game_id):
+        loads.append(game_id)
+        return find(db, game_id)
+
+    monkeypatch.setattr(matches, "find", counted_find)
+    with app.app_context():
+        assert receive(db, bytes(reply)).status == "recorded"
+    assert loads == [game.id]
+    assert events(db) == [(0, "move", move), (0, "chat", None)]

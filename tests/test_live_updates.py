@@ -13,6 +13,9 @@ from helpers import api_move
 from test_browser import (TIMEOUT_MS, cell, move_list, open_context, person,  # noqa: F401
                           select, started)
 
+# What is checked is what the pages poll and draw, not how the game is stored.
+pytestmark = pytest.mark.one_database
+
 
 def version_of(page_url: str) -> str:
     return f"{page_url}/version"

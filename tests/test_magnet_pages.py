@@ -6,18 +6,26 @@ is over, hidden information over every channel a player or spectator receives, a
 setups and a turn in headless Chromium."""
 from __future__ import annotations
 
+import json
 import math
 import re
 import xml.etree.ElementTree as ET
+from email.message import EmailMessage
 
 import pytest
 
 import engine
 from engine import magnet as M
 from pbem.boards import magnet as board
+from pbem.mail import inbound
+from pbem.store.db import connect
 
 from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, links_in,
                      normalised, seen_by, svg_of)
+
+# What is checked is what is drawn and said, and that two games differing in a secret look
+# the same (rendering, not storage): one engine.
+pytestmark = pytest.mark.one_database
 
 GAME = engine.get("magnet")
 RED, BLUE = 0, 1
@@ -92,7 +100,6 @@ def test_the_board_speaks_the_notation():
     assert board.move_cells(CANON[RED]) == set()
 
 
-@pytest.mark.one_database
 def test_svg_has_91_vertices_on_the_lattice_and_hides_blues_values_from_red(app):
     state = GAME.start(2, {"random_setup": True}, "drawn")
     svg = svg_of(app, GAME, state, RED)
@@ -126,7 +133,6 @@ def test_svg_has_91_vertices_on_the_lattice_and_hides_blues_values_from_red(app)
     assert "Turn 1: Red to move (the opening turn: one piece moves)" in svg
 
 
-@pytest.mark.one_database
 def test_last_turn_paths_captures_and_losses_are_drawn(app):
     state = position({"b7": "RK", "j3": "BK", "f3": "R4/3", "f4": "BT2", "f5": "B3/2",
                       "e6": "R2"})
@@ -177,7 +183,6 @@ def bottom_side(svg: str) -> int:
     return max(heights, key=lambda owner: sum(heights[owner]) / len(heights[owner]))
 
 
-@pytest.mark.one_database
 def test_each_player_sees_their_own_pieces_at_the_bottom(app):
     state = GAME.start(2, {"random_setup": True}, "turned")
     red, blue, spectator = (svg_of(app, GAME, state, seat) for seat in (RED, BLUE, None))
@@ -285,7 +290,6 @@ def overlapping(svg: str) -> list[str]:
     return found
 
 
-@pytest.mark.one_database
 def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
     crowded = position(ORDERED | {"a5": "R2/2", "a4": "R3", "b6": "B2", "k5": "B2", "k4": "B3",
                                   "g9": "R2", "b2": "B4/2"})
@@ -323,7 +327,6 @@ def test_marks_round_the_pieces_and_the_coordinates_cover_nothing(app):
     assert len(layout(svg)["marks"]) == pieces + 4 + 1 + 1  # and the magnet's horseshoe
 
 
-@pytest.mark.one_database
 def test_links_and_words_from_the_view_go_into_the_drawing_escaped(app):
     """The drawing is built as strings: every link and every word from the view is escaped
     where it goes in (a link's & and quotes, a tooltip's apostrophe, markup in a value)."""
@@ -500,7 +503,6 @@ ORDERED = {"b7": "RK", "j3": "BK", "f4": "R3/2", "c3": "R4/3", "h4": "R2", "f9":
            "e5": "B2", "g5": "B3"}
 
 
-@pytest.mark.one_database
 def test_turn_builder_magnet_then_order_then_promotions(app):
     state = position(ORDERED)
     first = builds(app, GAME, state, RED)
@@ -542,7 +544,6 @@ def test_turn_builder_magnet_then_order_then_promotions(app):
     assert builds(app, GAME, state, RED, "q9").path == ()
 
 
-@pytest.mark.one_database
 def test_turn_builder_when_the_order_does_not_matter_and_on_the_opening(app):
     state = position({"b7": "RK", "j3": "BK", "f3": "R4/2", "d4": "R2"})
     one = builds(app, GAME, state, RED, "f6")
@@ -749,6 +750,38 @@ def test_chat_and_notes_leave_red_and_spectators_unable_to_tell_the_games_apart(
     assert "Not telling." in red["api"] and "Guess: h1" in red["notes"]
     assert "Mine: setup" in seen_by(client, a, BLUE)["notes"]
     assert seen_by(client, a, BLUE)["notes"] != seen_by(client, b, BLUE)["notes"]
+
+
+def reply_by_email(app, game, address: str, text: str) -> str:
+    """Reply to the latest email of ``game`` to ``address`` with ``text`` as its first line;
+    the reply's status."""
+    db = connect(app.config["DATABASE"])
+    (headers,) = db.execute("SELECT headers FROM outbox WHERE game_id = ? AND recipient = ? "
+                            "AND channel = 'email' ORDER BY id DESC LIMIT 1",
+                            [game.id, address]).fetchone()
+    reply = EmailMessage()
+    reply["From"], reply["To"] = address, json.loads(headers)["Reply-To"]
+    reply["Subject"], reply["Message-ID"] = "Re: our game", "<reply@example.org>"
+    reply.set_content(text)
+    with app.app_context():
+        return inbound.receive(db, bytes(reply)).status
+
+
+def test_answers_to_reds_emailed_moves_show_what_red_may_know(app, client, seeded):
+    """Red sets up by email, Blue on the page, then Red replies with a move that cannot be
+    played, in two games that differ only in Blue's arrangement: the answers, the pictures
+    of their boards included, are the same in both."""
+    a, b = seeded("answers"), seeded("answers")
+    statuses = []
+    for game, setup in ((a, BLUE_A), (b, BLUE_B)):
+        statuses.append([reply_by_email(app, game, "ann@example.org", RED_SETUP)])
+        api_move(client, game.apis[BLUE], setup)
+        statuses[-1].append(reply_by_email(app, game, "ann@example.org", "k1:k2"))
+    assert statuses[0] == statuses[1] and statuses[0][0] == "recorded"
+    emails = emails_to(app, a, "ann@example.org")
+    assert emails == emails_to(app, b, "ann@example.org")
+    answers = [e for e in emails if "In-Reply-To: <reply@example.org>" in e]
+    assert len(answers) == 2 and all("Content-Type: image/png" in e for e in answers)
 
 
 # Two games that differ only in Red's values: a2 is a 3 in one and a 2 in the other, d9 the

@@ -17,6 +17,10 @@ from pbem.boards import magnetic_field as board
 from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, links_in,
                      normalised, seen_by, svg_of)
 
+# What is checked is what is drawn and said, and that two games differing in a secret look
+# the same (rendering, not storage): one engine.
+pytestmark = pytest.mark.one_database
+
 GAME = engine.get("magnetic-field")
 BLUE_FIRST = {"colours": "seat0-blue"}
 PICKS = ("K", "K", "D", "D")  # Blue, Red, Blue, Red
@@ -76,7 +80,6 @@ def seeded(seeded_game):
 
 # -- the drawing -----------------------------------------------------------------------------
 
-@pytest.mark.one_database
 def test_field_has_100_cells_with_tiles_and_magnets(app):
     state = position(figures={"e4": "N", "c3": "E", "e7": "s", "h8": "w"},
                      tiles={"e5": "K", "e6": "D", "f5": "C", "f6": "X", "e4": "K"},
@@ -119,7 +122,6 @@ def _cell_y(svg: str, name: str) -> float:
                            rf'y="([\d.]+)"', svg)[1])
 
 
-@pytest.mark.one_database
 def test_hands_deck_and_scores_come_from_the_view(app):
     # Blue holds K (drafted, public) and D, X (drawn, hidden from Red).
     state = position(hands=("XKD", "CKD"), public=("K", "D"), scores=(7, 3), deck="KKDC",
@@ -153,7 +155,6 @@ def _hidden_tiles(svg: str, seat: int) -> list[tuple[float, float]]:
         r'<g class="hand-tile hidden"><rect x="([\d.]+)" y="([\d.]+)"', block)]
 
 
-@pytest.mark.one_database
 def test_each_face_down_tile_is_drawn_and_the_count_said_plainly(app):
     # Red holds three tiles nobody else knows: Blue and spectators see three backs side by
     # side and the count in words, never the codes.
@@ -173,7 +174,6 @@ def test_each_face_down_tile_is_drawn_and_the_count_said_plainly(app):
     assert "1 tile in hand<" in svg_of(app, GAME, position(hands=("C", ""), public=("C", "")), 0)
 
 
-@pytest.mark.one_database
 def test_last_move_and_its_reaction_are_marked(app):
     state = position(figures={"e10": "s"}, tiles={"e10": "K", "c3": "C"}, hands=("D", ""))
     after = GAME.apply(state, 0, "D@c4 +e9:n")  # e10 is knocked off the field
@@ -186,7 +186,6 @@ def test_last_move_and_its_reaction_are_marked(app):
     assert ">Last turn, Blue: D@c4 +e9:n</text>" in svg and ">1 reaction · +5 points</text>" in svg
 
 
-@pytest.mark.one_database
 def test_draft_pool_is_drawn_and_clickable(app):
     state = GAME.start(2, BLUE_FIRST, "s")
     svg = svg_of(app, GAME, state, targets={"pick-K": "/x?path=pick-K"})
@@ -196,7 +195,6 @@ def test_draft_pool_is_drawn_and_clickable(app):
 
 
 
-@pytest.mark.one_database
 def test_every_link_in_the_drawing_is_escaped(app):
     """Cells, hand tiles and draft picks are links whose query has several parameters (the
     conditional-moves page's do): each & is written &amp;, and a quote or a bracket in a link
@@ -215,7 +213,6 @@ def test_every_link_in_the_drawing_is_escaped(app):
         assert '"<b>' not in svg and "&m=" not in svg
 
 
-@pytest.mark.one_database
 def test_the_mover_the_tile_picked_up_and_the_entry_cells_are_marked(app):
     state = dataclasses.replace(position(figures={"e4": "N"}, tiles={"e5": "K"},
                                          hands=("KD", "")), passes=2)
@@ -249,7 +246,6 @@ def test_click_paths():
     assert board.choice_label("w") == "N pole ← west"
 
 
-@pytest.mark.one_database
 def test_every_listed_move_can_be_clicked(app):
     state = position(figures={"e4": "N", "e7": "s"}, tiles={"e5": "K"}, hands=("KD", ""),
                      in_hand=(3, 4), deck="KD")
@@ -262,7 +258,6 @@ def test_every_listed_move_can_be_clicked(app):
             assert "</svg>" in board.render({**GAME.view(state, 0), **step.overlay}, seat=0)
 
 
-@pytest.mark.one_database
 def test_multi_tile_turns_are_built_tile_by_tile(app):
     state = position(figures={"a1": "N"}, tiles={"e5": "D"}, hands=("KKD", ""), deck="CC")
     step = builds(app, GAME, state, 0)
@@ -287,7 +282,6 @@ def test_multi_tile_turns_are_built_tile_by_tile(app):
     assert builds(app, GAME, state, 0, "a1", "n", "e5").path == ()
 
 
-@pytest.mark.one_database
 def test_figure_action_in_either_order_rotate_and_move(app):
     state = position(figures={"c3": "E"}, tiles={"e5": "K"}, hands=("", ""), in_hand=(2, 5))
     assert builds(app, GAME, state, 0, "d4").choices == ("n", "e", "s", "w")
@@ -303,7 +297,6 @@ def test_figure_action_in_either_order_rotate_and_move(app):
     assert builds(app, GAME, state, 0, "c3", "g3").path == ()  # too far
 
 
-@pytest.mark.one_database
 def test_draft_builder(app):
     state = GAME.start(2, BLUE_FIRST, "s")
     step = builds(app, GAME, state, 0)
@@ -312,7 +305,6 @@ def test_draft_builder(app):
     assert builds(app, GAME, GAME.apply(state, 0, "pick X"), 1, "pick-X").path == ()  # none left
 
 
-@pytest.mark.one_database
 def test_preview_shows_the_reaction_and_the_points_before_confirming(app):
     state = position(figures={"e10": "s", "c3": "N"}, tiles={"e10": "K", "c3": "C"},
                      hands=("D", ""), deck="XK")
@@ -337,7 +329,6 @@ def test_preview_shows_the_reaction_and_the_points_before_confirming(app):
     assert "Red figure on e7 pulled to e6 (N attracts S)" in note and "+2 capture (e5)" in note
 
 
-@pytest.mark.one_database
 def test_a_player_with_no_figure_on_the_field_is_told_to_bring_one_back(app):
     state = position(figures={"h8": "w"}, tiles={"e5": "D"}, hands=("K", ""), in_hand=(5, 4),
                      deck="K")
@@ -353,7 +344,6 @@ def test_a_player_with_no_figure_on_the_field_is_told_to_bring_one_back(app):
     assert "no figure" not in builds(app, GAME, fresh, 0).hint
 
 
-@pytest.mark.one_database
 def test_the_turn_being_built_is_drawn_on_the_main_field(app):
     state = position(figures={"e10": "s", "c3": "N"}, tiles={"e10": "K", "c3": "C"},
                      hands=("D", ""), scores=(2, 1), deck="XK")
@@ -571,7 +561,6 @@ def test_the_seed_is_exported_once_the_game_is_over(client, seeded):
 
 # -- the rules pages ---------------------------------------------------------------------------
 
-@pytest.mark.one_database
 def test_rules_in_english_and_russian_with_a_switch(client):
     english = client.get("/rules/magnetic-field").get_data(as_text=True)
     assert '<html lang="en">' in english and "<h1>Magnetic Field</h1>" in english

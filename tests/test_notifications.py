@@ -19,7 +19,8 @@ from flask import url_for
 
 import engine
 from engine.magnetic_field import CELL_INDEX, CELLS, EMPTY, TILE_ORDER
-from pbem import create_app, matches
+from pbem import commands, create_app, matches
+from pbem.events import Command, Move
 from pbem.mail import outbox, notify
 from pbem.jobs import scheduler
 from pbem.links import resolve
@@ -600,8 +601,8 @@ def test_the_legal_move_hint_says_or_more_only_where_the_list_is_partial(app, ga
         if game == "magnetic-field":  # past the draft, where the many turns are
             for _ in range(4):
                 seat = match.current.to_move[0]
-                match = matches.act(get_db(), match.id, seat, "move",
-                                    match.game.legal_moves(match.current, seat)[0])
+                match = commands.submit(get_db(), match.id, seat, Command.of("move", Move(
+                    match.game.legal_moves(match.current, seat)[0]))).match
             seat = match.current.to_move[0]
         hint = notify.legal_hint(match, seat)
     assert re.fullmatch(r"You have \d+ legal moves, for example: .*\.", hint) if complete \
@@ -616,7 +617,8 @@ def test_the_magnetic_field_hint_shows_a_turn_of_each_kind_and_how_to_write_one(
         match = matches.create(get_db(), "magnetic-field", players,
                                {"colours": "seat0-blue"}, seed="hint").match
         for move in ("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n", "K@e6 +e7:s"):
-            match = matches.act(get_db(), match.id, match.current.to_move[0], "move", move)
+            match = commands.submit(get_db(), match.id, match.current.to_move[0],
+                                    Command.of("move", Move(move))).match
         hint = notify.legal_hint(match, 0)
         assert hint == notify.legal_hint(match, 0)  # the same every time
     lines = hint.splitlines()

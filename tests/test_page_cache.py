@@ -42,6 +42,7 @@ def random_moves(client, game, plies: int, seed: int = 3) -> None:
         api_move(client, game.apis[seat], rng.choice(client.get(game.apis[seat]).json["legal_moves"]))
 
 
+@pytest.mark.one_database  # the cache of drawn pages is in the process
 @pytest.mark.parametrize("game_id, options", [("magnet", {"random_setup": True}),
                                               ("magnetic-field", {})])
 def test_a_board_drawn_for_one_viewer_is_never_shown_to_another(client, new_game, game_id,
@@ -65,6 +66,7 @@ def test_a_board_drawn_for_one_viewer_is_never_shown_to_another(client, new_game
             (first, second)
 
 
+@pytest.mark.one_database  # the cache of drawn pages is in the process
 def test_each_board_and_page_is_drawn_once_and_the_legal_moves_generated_once(
         client, new_game, monkeypatch):
     game = new_game("magnet", options={"random_setup": True})
@@ -108,6 +110,7 @@ def etag_of(client, url: str) -> str:
     return response.headers["ETag"]
 
 
+@pytest.mark.one_database  # the cache of drawn pages is in the process
 def test_a_repeat_view_is_answered_304_until_anything_the_page_shows_changes(app, client):
     created = client.post("/api/games", json={
         "game": "mastery", "players": [{"name": "Ann", "email": "ann@example.org"},
@@ -188,6 +191,7 @@ def test_a_repeat_view_is_answered_304_until_anything_the_page_shows_changes(app
     changed()
 
 
+@pytest.mark.one_database  # the cache of drawn pages is in the process
 def test_a_teams_talk_of_resigning_changes_no_page_of_the_other_team(client, new_game):
     game = new_game("the-right-moves", players=4)
     before = [etag_of(client, url) for url in (*game.urls, game.watch)]

@@ -14,6 +14,10 @@ from pbem.store.db import connect
 
 from helpers import confirm_move, links_in
 
+# What is checked is what the pages draw and say; the moves' path into storage is the API's
+# and the core's, tested on both engines (test_api, test_stale_moves).
+pytestmark = pytest.mark.one_database
+
 MASTERY = engine.get("mastery")
 
 
@@ -326,7 +330,6 @@ def test_the_new_game_form_creates_a_game_and_shows_the_links(client):
     assert client.get(api).json["players"][1]["name"] == "Bob"
 
 
-@pytest.mark.one_database  # the form, drawn from the engine
 @pytest.mark.parametrize("game", engine.GAMES)
 def test_the_new_game_form_names_option_values_in_words(client, game):
     form = client.get(f"/new/{game}").get_data(as_text=True)
@@ -340,7 +343,6 @@ def test_the_new_game_form_names_option_values_in_words(client, game):
         assert list(shown.values()) == ["drawn at random", "You play Blue", "You play Red"]
 
 
-@pytest.mark.one_database  # a refused form stores nothing
 def test_the_new_game_form_explains_what_is_wrong(client):
     response = client.post("/new/mastery", data={"players": "2", "name0": "Ann",
                                                  "email0": "nope", "name1": "Bob",

@@ -9,7 +9,8 @@ import random
 import pytest
 
 import engine
-from pbem import matches, positions
+from pbem import commands, matches, positions
+from pbem.events import Command, Move
 from pbem.store.db import connect
 from pbem.matches import CACHE, MatchCache
 
@@ -135,7 +136,8 @@ def test_every_games_snapshot_restores_its_position(app, game, players, options)
         while match.ply < positions.EVERY + 2 and not match.finished:
             seat = match.current.to_move[0]
             move = rng.choice(match.game.legal_moves(match.current, seat))
-            match = matches.act(db, match.id, seat, "move", move, match.ply)
+            match = commands.submit(db, match.id, seat, Command.of("move", Move(move)),
+                                    match.ply).match
     assert match.ply == positions.EVERY + 2
     db = connect(app.config["DATABASE"])
     assert positions.restore(db, match.id).state == match.states[positions.EVERY]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from pbem import due, matches
+from pbem import commands, due, matches
 from pbem.mail import notify
 from pbem.jobs import scheduler
 from pbem.store.db import connect
@@ -63,17 +63,17 @@ def test_the_clock_job_reads_only_the_games_whose_deadline_or_warning_is_due(app
     reads = Reads(app)
     at = datetime.now(timezone.utc) + 36 * HOUR
     with app.test_request_context():
-        assert reads.run(matches.record_timeouts, at) == 1
+        assert reads.run(commands.record_timeouts, at) == 1
         assert reads.games == {late["id"]}
         assert reads.run(notify.send_deadline_warnings, at) == 1
         assert reads.games == {warned["id"]}
         # done: the next pass reads nothing at all
-        assert reads.run(matches.record_timeouts, at) == 0
+        assert reads.run(commands.record_timeouts, at) == 0
         assert reads.run(notify.send_deadline_warnings, at) == 0
         assert reads.games == set()
         # days later, the games whose time has come
         at += 4 * DAY
-        assert reads.run(matches.record_timeouts, at) == 2
+        assert reads.run(commands.record_timeouts, at) == 2
         assert reads.games == {warned["id"], later["id"]}
     assert not {untimed["id"], over["id"]} & reads.games
     assert client.get(late["apis"][1]).json["outcome"]["reason"] == "Ann ran out of time"

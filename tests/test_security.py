@@ -47,6 +47,7 @@ def test_only_hashes_of_links_are_stored(app, client, new_game):
     assert all(links.token_hash(s) in dump for s in secrets)
 
 
+@pytest.mark.one_database  # a page's headers
 def test_secret_pages_send_no_referrer_and_are_not_cached(client, new_game):
     game = new_game()
     waiting = client.post("/api/games", json={"game": "mastery", "players": [
@@ -65,6 +66,7 @@ def test_secret_pages_send_no_referrer_and_are_not_cached(client, new_game):
     assert '<meta name="referrer" content="no-referrer">' in page
 
 
+@pytest.mark.one_database  # what is logged
 def test_no_secret_reaches_a_log_line(app, live_server, new_game, caplog):
     game = new_game()
     token = game.urls[0].rsplit("/", 1)[1]
@@ -103,6 +105,7 @@ def secret_paths(url_map, token: str) -> list[str]:
     return paths
 
 
+@pytest.mark.one_database  # what is logged
 def test_a_secret_reaches_no_log_line_whatever_its_shape(app, live_server, new_game, caplog):
     """werkzeug's request log (``serve``); gunicorn's is in test_production."""
     token = new_game().urls[0].rsplit("/", 1)[1]
@@ -122,6 +125,7 @@ def test_a_secret_reaches_no_log_line_whatever_its_shape(app, live_server, new_g
     assert token not in logged and encoded not in logged and token[:16] not in logged
 
 
+@pytest.mark.one_database  # what pages draw
 def test_what_players_type_is_escaped(client):
     body = {"game": "mastery", "players": [
         {"name": "<script>alert(1)</script>", "email": "a@example.org"},
@@ -237,6 +241,7 @@ HOSTILE_NAMES = [
 ]
 
 
+@pytest.mark.one_database  # how emails are written
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
 def test_names_cannot_add_or_change_a_header(app, client, smtp, name):
     app.config.update(SMTP_HOST="127.0.0.1", SMTP_PORT=smtp.port)
@@ -255,6 +260,7 @@ def test_names_cannot_add_or_change_a_header(app, client, smtp, name):
         assert "\r" not in message["Subject"] and "=?" not in message["Subject"]
 
 
+@pytest.mark.one_database  # how emails are written
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
 def test_names_in_every_kind_of_subject_stay_in_the_subject(app, client, smtp, name):
     """A four-player game whose players all have hostile names, through every email a game

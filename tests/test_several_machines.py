@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import clocks, create_app
+from pbem import create_app
+from pbem.store import utc
 from pbem.mail import outbox
 from pbem.jobs import scheduler
 from pbem.store.db import connect, is_url
@@ -197,7 +198,7 @@ def test_two_job_runners_end_a_game_on_time_once(app, client, tmp_path, database
     runners = [create_app({"DATABASE": database, "SECRET_KEY": "test", "TESTING": True,
                            "MAIL_FOLDER": str(tmp_path / "mail"),
                            "PUBLIC_URL": "http://localhost"}) for _ in range(2)]
-    later = clocks.utc_now() + timedelta(days=3)
+    later = utc.now() + timedelta(days=3)
     ended = []
     threads = [threading.Thread(target=lambda r=runner: ended.append(
         scheduler.check_clocks(r, later)[0])) for runner in runners]

@@ -12,7 +12,8 @@ import pytest
 
 import engine
 from pbem.store.db import connect
-from pbem.matches import Event, Match
+from pbem.events import Event, Move
+from pbem.matches import Match
 from pbem.positions import Positions
 
 RED, BLUE = 0, 1
@@ -65,7 +66,7 @@ def played(game: engine.Game, *moves: tuple[int, str], **options: Any) -> Match:
     match = Match(id="m", game=game, players=2, options=start.options, seed="stale",
                   created_at="", seats=(), states=Positions.starting(game, start),
                   current=start)
-    return match.with_events([Event(n, seat, "move", move, "")
+    return match.with_events([Event(n, seat, "move", Move(move), "")
                               for n, (seat, move) in enumerate(moves, start=1)])
 
 
@@ -91,7 +92,7 @@ def test_in_turn_based_games_every_move_since_makes_a_ply_stale():
     match = played(mastery, (0, "d4xc5"))
     assert match.moved_on(1, 0) and match.moved_on(0, 0) and not match.moved_on(1, 1)
     reply = mastery.legal_moves(match.current, 1)[0]
-    match = match.with_events([Event(2, 1, "move", reply, "")])
+    match = match.with_events([Event(2, 1, "move", Move(reply), "")])
     assert match.moved_on(0, 0) and match.moved_on(0, 1) and not match.moved_on(0, 2)
     # a double submit is recognised only as the move made from the position seen
     assert match.already_played(0, 0, "d4 x c5") and not match.already_played(0, 1, "d4xc5")
@@ -121,10 +122,15 @@ def test_the_second_setup_is_played_from_the_ply_its_player_saw_through_the_api(
     assert answer.status_code == 200, answer.json
     assert answer.json["ply"] == 2 and answer.json["view"]["phase"] == "play"
     assert events(app) == [(first, SETUP[first]), (second, SETUP[second])]
-    # The game has moved on for both now: the setups were made, a turn is due.
+    # The game has moved on for both now: the setups were made, a turn is due. The same
+    # setup sent again is the one recorded (a success, nothing new); another is stale.
     for seat in (RED, BLUE):
         again = client.post(f"{game.apis[seat]}/moves", json={"move": SETUP[seat], "ply": 0})
-        assert again.status_code == 409 and "moved on" in again.json["error"]
+        assert again.status_code == 200 and again.json["ply"] == 2
+        other = client.post(f"{game.apis[seat]}/moves", json={"move": SETUP[1 - seat],
+                                                              "ply": 0})
+        assert other.status_code == 409 and "moved on" in other.json["error"]
+    assert len(events(app)) == 2
     opening = client.get(game.apis[RED]).json["legal_moves"][0]
     assert client.post(f"{game.apis[RED]}/moves",
                        json={"move": opening, "ply": 2}).status_code == 200

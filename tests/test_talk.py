@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from pbem import clocks, talk
+from pbem import commands
+from pbem.events import Command, Message
+from pbem.store import utc
 from pbem.store.db import get_db
 
 from helpers import api_move, path_of
@@ -67,7 +69,7 @@ def test_chat_through_the_api_as_the_contract_says(client, db, new_game):
     assert answer.json["game"] == "mastery" and answer.json["seat"] == 0
     [first] = answer.json["chat"]
     assert set(first) == CHAT_KEYS and first["seat"] == 0 and first["text"] == "Good luck!"
-    assert clocks.parse(first["at"])  # an ISO 8601 time
+    assert utc.parse(first["at"])  # an ISO 8601 time
     assert client.post(f"{game.apis[1]}/chat", json={"text": "Thanks,\nyou too"}).status_code == 201
     expected = [(0, "Good luck!"), (1, "Thanks,\nyou too")]  # oldest first
     for api in game.apis:
@@ -216,8 +218,8 @@ def test_each_seat_may_post_so_many_messages_an_hour(app, client, db, new_game):
     game = new_game("mastery")
     with app.test_request_context():  # two messages of more than an hour ago do not count
         for n in range(2):
-            talk.post_chat(get_db(), game.id, 0, f"old {n}",
-                           now=clocks.utc_now() - timedelta(minutes=61 + n))
+            commands.submit(get_db(), game.id, 0, Command.of("chat", Message(f"old {n}")),
+                            now=utc.now() - timedelta(minutes=61 + n))
     for n in range(3):
         assert client.post(f"{game.apis[0]}/chat", json={"text": f"new {n}"}).status_code == 201
     over = client.post(f"{game.apis[0]}/chat", json={"text": "one more"})

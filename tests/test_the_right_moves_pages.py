@@ -16,6 +16,9 @@ from pbem.boards import the_right_moves as board
 
 from helpers import cell_markup, svg_of
 
+# What is checked is what is drawn and clicked, not how the game is stored.
+pytestmark = pytest.mark.one_database
+
 GAME = engine.get("the-right-moves")
 
 
@@ -64,7 +67,6 @@ def find_chain_game() -> tuple[list[str], str]:
 
 # -- the drawing ---------------------------------------------------------------------------
 
-@pytest.mark.one_database
 def test_svg_has_60_spaces_and_90_paths(app):
     svg = svg_of(app, GAME, GAME.start(2, {}, "x"))
     spaces = re.findall(r'class="cell" data-cell="(\w+)"', svg)
@@ -83,7 +85,6 @@ def test_svg_has_60_spaces_and_90_paths(app):
     assert 'class="band band' in svg and 'class="rim"' in svg
 
 
-@pytest.mark.one_database
 def test_start_position_shows_18_pieces_a_side_round_and_square(app):
     svg = svg_of(app, GAME, GAME.start(2, {}, "x"))
     assert svg.count('class="piece red"') == 18 and svg.count('class="piece blue"') == 18
@@ -95,7 +96,6 @@ def test_start_position_shows_18_pieces_a_side_round_and_square(app):
     assert "<title>1a</title>" in svg  # empty spaces are named too
 
 
-@pytest.mark.one_database
 def test_promoted_pieces_have_a_double_outline_and_a_crown(app):
     state = position({"1a": "R", "1e": "B", "3g": "r", "3c": "b"})
     svg = svg_of(app, GAME, state)
@@ -108,7 +108,6 @@ def test_promoted_pieces_have_a_double_outline_and_a_crown(app):
         assert "crown" not in cell_markup(svg, name) and "inner-outline" not in cell_markup(svg, name)
 
 
-@pytest.mark.one_database
 def test_targets_selection_and_last_move_are_marked(app):
     state = GAME.start(2, {}, "x")
     svg = svg_of(app, GAME, state, selected=("4g",), targets={"3e": "/play/t?path=4g.3e"},
@@ -122,7 +121,6 @@ def test_targets_selection_and_last_move_are_marked(app):
 
 
 
-@pytest.mark.one_database
 def test_spaces_with_pieces_are_images_named_like_their_titles_and_links_escaped(app):
     state = position({"1a": "R", "3c": "b", "4g": "r"})
     svg = svg_of(app, GAME, state, seat=None, selected=("3c", "2a"),
@@ -294,7 +292,6 @@ def test_four_players_take_turns_in_two_teams(client, new_game):
     assert "Waiting for Player 1 (Red (1) — team Red)." in page
 
 
-@pytest.mark.one_database
 def test_rules_page(client):
     page = client.get("/rules/the-right-moves").get_data(as_text=True)
     for words in ("inner circle", "ring 2", "promoted", "skip", "chain", "three pieces or fewer",

@@ -14,7 +14,7 @@ import random
 
 from ..core import Game, InvalidGameSetup, State, chance
 from . import magnet, magnetic_field, mastery, the_right_moves
-from .search import DRAW, Heuristics, Search, lost, won
+from .search import DRAW, Heuristics, Search, lost, result, won
 
 # Simulations per move in the game whose simulations cost the least; each game scales them
 # by its ``Heuristics.cost``, so that a level takes about as long in every game.
@@ -29,6 +29,28 @@ WORLDS = 4  # worlds drawn to judge, before searching, whether a move wins at on
 
 def choose(game: Game, state: State, seat: int, *, level: str, seed: object) -> str:
     """A legal move for ``seat``, who must be to move in ``state``."""
+    return _decide(game, state, seat, level, seed)[0]
+
+
+def assess(game: Game, state: State, seat: int, *, level: str,
+           seed: object) -> tuple[str, float]:
+    """``choose``'s move and how the level rates the position for ``seat``: its expected
+    score from 0 (lost) to 1 (won), ½ a draw. The rating is the searched move's average
+    result; where the level plays without searching (a set-up, a single sensible move), the
+    evaluation of the position after the move."""
+    move, search = _decide(game, state, seat, level, seed)
+    if search is not None:
+        return move, search.value(move)
+    heuristics = HEURISTICS[game.id]
+    rng = chance(str(seed), "bot", game.id, level, state.ply, seat, "assess")
+    after = heuristics.apply(game.resample(state, seat, rng), seat, move)
+    return move, result(after, seat) if after.outcome is not None \
+        else heuristics.evaluate(after, seat)
+
+
+def _decide(game: Game, state: State, seat: int, level: str,
+            seed: object) -> tuple[str, Search | None]:
+    """The move the level plays, and the search that chose it (None: no search needed)."""
     if level not in LEVELS:
         raise InvalidGameSetup(f"Unknown level {level!r}: the levels are {', '.join(LEVELS)}.")
     game.check_mover(state, seat)
@@ -36,13 +58,13 @@ def choose(game: Game, state: State, seat: int, *, level: str, seed: object) -> 
     rng = chance(str(seed), "bot", game.id, level, state.ply, seat)
     move = heuristics.opening(state, seat, rng)
     if move is not None:
-        return move
+        return move, None
     candidates = _sensible_moves(heuristics, state, seat, rng)
     if len(candidates) == 1:
-        return candidates[0]
+        return candidates[0], None
     search = Search(heuristics, state, seat, rng, candidates)
     search.run(max(1, round(LEVELS[level] / heuristics.cost)))
-    return search.best()
+    return search.best(), search
 
 
 def _sensible_moves(heuristics: Heuristics, state: State, seat: int,

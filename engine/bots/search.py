@@ -199,6 +199,11 @@ class Search:
                 best, best_score = move, score
         return best
 
+    def value(self, move: str) -> float:
+        """The average result, for the seat, of the searches through ``move``."""
+        child = self.root.children[move]
+        return child.reward / child.visits
+
     def best(self) -> str:
         """The most visited candidate (ties: the better average, then the earlier)."""
         children = self.root.children

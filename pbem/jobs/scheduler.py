@@ -1,6 +1,7 @@
 """Background jobs (APScheduler): delivering queued mail, game clocks (timeouts and
 deadline warnings), "Your move" emails held back while a player was there, reminders, the
-daily digests, and the computer players' moves.
+daily digests, the computer players' moves, and tournaments' start times and round
+deadlines.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -15,7 +16,8 @@ import contextlib
 import functools
 import fcntl
 import logging
-from datetime import datetime, timezone
+from datetime import datetime
+from email.utils import parseaddr
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -24,8 +26,9 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from .. import computer, matches
-from ..mail import outbox, notify, webhooks
+from .. import commands, computer, tournaments
+from ..mail import outbox, notify, push, webhooks
+from ..store import utc
 from ..store.db import connect, is_url, try_lock
 
 log = logging.getLogger(__name__)
@@ -51,19 +54,22 @@ def deliver_mail(app: Flask) -> tuple[int, int]:
         sent, failed = outbox.deliver_due(
             db, outbox.transport_from_config(app.config), app.config["MAIL_FROM"],
             app.config["PUBLIC_URL"], post_webhook=functools.partial(
-                webhooks.post, allow_private=app.config["WEBHOOK_ALLOW_PRIVATE"]))
+                webhooks.post, allow_private=app.config["WEBHOOK_ALLOW_PRIVATE"]),
+            push=push.Sender(app.config["VAPID_PRIVATE_KEY"],
+                             f"mailto:{parseaddr(app.config['MAIL_FROM'])[1]}",
+                             app.config["PUSH_ALLOW_PRIVATE"]))
     if sent or failed:
         log.info("mail: %d sent, %d failed", sent, failed)
     return sent, failed
 
 
 def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
-    """End the games whose to-move player ran out of time (``matches.record_timeouts``) and
+    """End the games whose to-move player ran out of time (``commands.record_timeouts``) and
     warn those whose deadline is near (``notify.send_deadline_warnings``); ``now`` lets
     tests run it at a later time. Returns (timeouts, warnings)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or utc.now()
     with _job_database(app) as db:
-        timeouts = matches.record_timeouts(db, now)
+        timeouts = commands.record_timeouts(db, now)
         warnings = notify.send_deadline_warnings(db, now)
     if timeouts or warnings:
         log.info("clocks: %d timeouts, %d warnings", timeouts, warnings)
@@ -78,7 +84,7 @@ def send_reminders(app: Flask, now: datetime | None = None) -> int:
     """Remind the players whose turn began more than REMINDER_HOURS ago, once per turn
     (``notify.send_reminders``); ``now`` lets tests run it at a later time."""
     with _job_database(app) as db:
-        queued = notify.send_reminders(db, now or datetime.now(timezone.utc),
+        queued = notify.send_reminders(db, now or utc.now(),
                                        app.config["REMINDER_HOURS"])
     if queued:
         log.info("reminders: %d queued", queued)
@@ -89,7 +95,7 @@ def send_turn_emails(app: Flask, now: datetime | None = None) -> int:
     """The "Your move" emails held back while their players were there, once they have
     been away AWAY_MINUTES (``notify.send_turn_emails``)."""
     with _job_database(app) as db:
-        queued = notify.send_turn_emails(db, now or datetime.now(timezone.utc))
+        queued = notify.send_turn_emails(db, now or utc.now())
     if queued:
         log.info("turn emails: %d queued", queued)
     return queued
@@ -98,7 +104,7 @@ def send_turn_emails(app: Flask, now: datetime | None = None) -> int:
 def send_digests(app: Flask, now: datetime | None = None) -> int:
     """From DIGEST_HOUR (UTC) on, once a day, the digests (``notify.send_digests``)."""
     with _job_database(app) as db:
-        queued = notify.send_digests(db, now or datetime.now(timezone.utc),
+        queued = notify.send_digests(db, now or utc.now(),
                                      app.config["DIGEST_HOUR"])
     if queued:
         log.info("digests: %d queued", queued)
@@ -116,6 +122,19 @@ def play_bots(app: Flask, now: datetime | None = None) -> int:
     if played:
         log.info("computer players: %d moves", played)
     return played
+
+
+def run_tournaments(app: Flask, now: datetime | None = None) -> tuple[int, int]:
+    """Start the tournaments whose start time has come and adjudicate the games of rounds
+    past their deadline (``tournaments.start_due``, ``adjudicate_due``); ``now`` lets tests
+    run it at a later time. Returns (tournaments started or cancelled, games ended)."""
+    now = now or utc.now()
+    with _job_database(app) as db:
+        started = tournaments.start_due(db, now)
+        ended = tournaments.adjudicate_due(db, now)
+    if started or ended:
+        log.info("tournaments: %d started or cancelled, %d games adjudicated", started, ended)
+    return started, ended
 
 
 def _lock(app: Flask) -> IO | sqlite_utils.Database | None:
@@ -146,11 +165,12 @@ def _scheduler(kind, app: Flask):
                  check_clocks: app.config["CLOCK_INTERVAL_SECONDS"],
                  send_turn_emails: TURN_INTERVAL_SECONDS,
                  send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS,
-                 play_bots: app.config["BOT_INTERVAL_SECONDS"]}
+                 play_bots: app.config["BOT_INTERVAL_SECONDS"],
+                 run_tournaments: NOTIFY_INTERVAL_SECONDS}
     for job, seconds in intervals.items():
         scheduler.add_job(job, "interval", args=[app], id=job.__name__.replace("_", "-"),
                           seconds=seconds, max_instances=1, coalesce=True,
-                          next_run_time=datetime.now(timezone.utc))
+                          next_run_time=utc.now())
     return scheduler
 
 

@@ -10,10 +10,12 @@ player did not see.
 
 ``receive`` takes one raw message (from ``flask receive-mail`` on standard input, or from
 the SMTP/LMTP listener in ``listener.py``), finds the token among the recipients, reads the
-first line of the reply that is not quoted, plays it through ``matches.act`` and queues an
+first line of the reply that is not quoted, plays it through ``commands.submit`` and queues an
 answer to the seat's registered address (never to the sender: that would make the server a
-relay), in the game's email thread. Automatic mail (bounces, vacation replies, lists) is
-ignored without an answer, so two robots cannot keep mailing each other.
+relay), in the game's email thread; ``compose`` makes it as every email, with the board as
+the seat may know it (words, and the pictures of the seat's page in its HTML part).
+Automatic mail (bounces, vacation replies, lists) is ignored without an answer, so two
+robots cannot keep mailing each other.
 
 Reply words besides moves (case-insensitive, a trailing ``.`` or ``!`` ignored):
 ``resign`` (in a team game: propose it, or confirm a partner's proposal); ``draw`` or
@@ -33,8 +35,8 @@ import contextlib
 import logging
 import re
 import textwrap
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from dataclasses import asdict, dataclass
+from datetime import timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -45,8 +47,11 @@ from typing import Iterable, Sequence
 import sqlite_utils
 from flask import current_app, has_request_context, render_template
 
-from .. import invites, links, matches, talk
-from . import outbox, notify
+from .. import commands, events, invites, links, matches
+from ..events import Command, Message, Move
+from . import sentences
+from . import compose
+from ..store import utc
 from ..store.db import write
 
 log = logging.getLogger(__name__)
@@ -70,29 +75,8 @@ MAX_HEADERS = 128 * 1024  # bytes of a message's header section
 MAX_PARTS = 64            # multipart and message/* parts, which nest (and parse by recursion)
 MESSAGE_ID = re.compile(r"<[^<>\s\"]{1,200}@[^<>\s\"]{1,200}>")
 
-WORDS = {
-    "resign": "resign",
-    "draw": "draw_offer", "offer draw": "draw_offer", "offer a draw": "draw_offer",
-    "accept": "accept", "decline": "decline",  # whichever offer is open: see ``answering``
-    "accept draw": "draw_accept", "accept the draw": "draw_accept",
-    "decline draw": "draw_decline", "decline the draw": "draw_decline",
-    "play on": "resign_decline",
-    "rematch": "rematch",
-}
 SAY = re.compile(r"say\b\s*:?\s*(.*)", re.IGNORECASE)  # "say <a chat message>"
-# What an answer says was recorded, by the event's kind; its subject's first words, by status.
-DONE = {"move": "Your move {move} was recorded.",
-        "resign": "Your resignation was recorded.",
-        "resign_offer": "Your proposal to resign was recorded; {partners} will be asked to "
-                        "confirm it.",
-        "resign_accept": "You confirmed {partners}'s proposal: your team resigned.",
-        "resign_decline": "You declined {partners}'s proposal to resign: your team plays on.",
-        "draw_offer": "Your draw offer was recorded; {opponents} will be told.",
-        "draw_accept": "You accepted the draw.",
-        "draw_decline": "You declined the draw offer.",
-        "chat": "Your message was posted to the game's chat.",
-        "rematch": "Your rematch request was recorded; the new game starts once the other "
-                   "players ask for it too."}
+# An answer's subject's first words, by status.
 ANSWERED = {"recorded": "Recorded", "duplicate": "Already recorded",
             "stale": "Not played: the game moved on", "refused": "Not played"}
 REMATCH_STARTED = ("Every player asked for a rematch: the new game has started, and its first "
@@ -198,7 +182,7 @@ def written(text: str) -> tuple[str, str]:
              for line in text.splitlines()]
     found: list[str] = []
     size, i = 0, 0
-    while i < len(lines) and size <= 2 * matches.MAX_CHAT:  # longer is refused anyway
+    while i < len(lines) and size <= 2 * events.MAX_CHAT:  # longer is refused anyway
         line = lines[i].strip()
         if lines[i] == "--" or END_OF_REPLY.match(line) or _headers_at(lines, i):
             break
@@ -321,27 +305,17 @@ def command(reply: Reply, game_id: str) -> str:
     return ""
 
 
-def action(text: str) -> tuple[str, str | None]:
-    """(kind, move) for ``matches.act``; ("chat", the message's first line) for "say"; a
-    bare "accept" or "decline" still needs ``answering``."""
+def action(text: str) -> Command:
+    """The command of a reply's first line: "say" and a chat message, one of the words of
+    an email reply (``events.Words.email``), else a move."""
     said = SAY.fullmatch(text)
     if said:
-        return "chat", said.group(1)
+        return Command(events.kinds_named("email", "say"), Message(said.group(1)))
     word = " ".join(text.lower().rstrip(".!").split())
-    if word in WORDS:
-        return WORDS[word], None
-    return "move", text.rstrip(".!?").rstrip()  # "d3-e4." written as a sentence
-
-
-def answering(match: matches.Match, seat: int, kind: str) -> str:
-    """The kind a bare "accept" or "decline" of ``seat`` records: the answer to the draw
-    offer open to it, else to a partner's proposal to resign (else to a draw offer, which
-    is refused as there is none)."""
-    if kind not in ("accept", "decline"):
-        return kind
-    offer = ("resign" if match.resign_offer_open_to(seat)
-             and not match.draw_offer_open_to(seat) else "draw")
-    return f"{offer}_{kind}"
+    kinds = events.kinds_named("email", word)
+    if kinds:
+        return Command(kinds)
+    return Command.of("move", Move(text.rstrip(".!?").rstrip()))  # "d3-e4." as a sentence
 
 
 # -- mail that no person wrote -------------------------------------------------------------
@@ -462,66 +436,58 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
     with _request_context(), write(db):
         invites.answered(db, game_id, seat)  # a person replied to an email of the game
         text = command(reply, game_id)
-        kind, move = action(text)
-        kind = answering(matches.load(db, game_id), seat, kind)
+        asked = action(text)
         # "say ..." posts its line and what follows; under any other line, what follows
         # is a message posted with it
-        said = "\n".join(filter(None, [move if kind == "chat" else "", reply.message]))
-        status, error = "recorded", None
+        line = asked.payload.text if isinstance(asked.payload, Message) else None
+        chat = line is not None
+        said = "\n".join(filter(None, [line, reply.message]))
+        status, error, kind = "recorded", None, asked.kinds[0]
         try:
             if not text:
                 raise matches.InvalidRequest("Your reply has no move: write it as the first "
                                              "line, above the quoted email.")
-            if len(text) > MAX_LINE and kind != "chat":
+            if len(text) > MAX_LINE and not chat:
                 raise matches.InvalidRequest("The first line of your reply is too long to be "
                                              "a move: write only the move on it.")
-            match = _play(db, addressed, kind, move, said)
-        except matches.StalePosition as stale:
+            # Only a move depends on the position seen; resigning and answering a draw
+            # offer do not (as on the web page and in the API).
+            submitted = commands.submit(
+                db, game_id, seat, Command(asked.kinds, Message(said)) if chat else asked,
+                addressed.ply if kind == "move" else None,
+                message=None if chat else said or None)
+            match, kind = submitted.match, submitted.kind
+            if submitted.already_recorded:
+                status = "duplicate"
+        except events.StalePosition as stale:
             match = matches.load(db, game_id)
-            status, error = (("duplicate", None)
-                             if match.already_played(seat, addressed.ply, move)
-                             else ("stale", stale.message))
+            status, error = "stale", stale.message
         except matches.ActionError as refused:
             match = matches.load(db, game_id)
             status, error = "refused", refused.message
-        done = _done(match, seat, kind, bool(said)) if status == "recorded" else None
-        unposted = bool(said) and kind != "chat" and status != "recorded"
+        done = _done(match, seat, kind, bool(said) and not chat) \
+            if status == "recorded" else None
+        unposted = bool(said) and not chat and status != "recorded"
         answer = _answer(db, match, seat, status, done, text, error, addressed.ply,
                          reply.message_id, unposted)
     log.info("inbound mail for game %s seat %s: %s", game_id, seat, status)
     return Result(status, game_id, seat, error, answer)
 
 
-def _play(db: sqlite_utils.Database, addressed: Addressed, kind: str, move: str | None,
-          said: str) -> matches.Match:
-    """Play a reply's command and post its message (if any) to the chat: both or neither."""
-    game_id, seat = addressed.game_id, addressed.seat
-    with write(db):
-        if kind == "chat":
-            return talk.post_chat(db, game_id, seat, said)
-        if kind == "rematch":
-            match = talk.ask_rematch(db, game_id, seat)
-        else:
-            # Only a move depends on the position seen; resigning and answering a draw
-            # offer do not (as on the web page and in the API).
-            match = matches.act(db, game_id, seat, kind, move,
-                                addressed.ply if kind == "move" else None)
-        return talk.post_chat(db, game_id, seat, said) if said else match
-
-
-def _done(match: matches.Match, seat: int, kind: str, said: bool) -> str:
-    """What a reply of ``seat`` did, for its answer: its own latest event (an opponent's
-    conditional reply may have followed it), and the message it posted with it."""
-    if kind == "rematch":
-        done = REMATCH_STARTED if match.rematch_id else DONE["rematch"]
+def _done(match: matches.Match, seat: int, kind: str, with_message: bool) -> str:
+    """What a reply of ``seat`` did, for its answer: its own latest event of ``kind``'s
+    (an opponent's conditional reply may have followed it), and the message it posted with
+    it."""
+    if kind == "rematch" and match.rematch_id:
+        done = REMATCH_STARTED
     else:
         event = next(e for e in reversed(match.events) if e.seat == seat
                      and (e.kind == "chat") == (kind == "chat"))
-        done = DONE[event.kind].format(move=event.move,
-                                       partners=match.people(match.partners(seat)),
-                                       opponents=match.people(match.opponents(seat)))
-    return done + (" Your message was posted to the game's chat." if said and kind != "chat"
-                   else "")
+        done = events.KINDS[event.kind].words.done.format(
+            **(asdict(event.payload) if event.payload else {}),
+            partners=match.people(match.partners(seat)),
+            opponents=match.people(match.opponents(seat)))
+    return done + (" Your message was posted to the game's chat." if with_message else "")
 
 
 @contextlib.contextmanager
@@ -541,42 +507,30 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             done: str | None, text: str, error: str | None, seen: int,
             replied: str | None, unposted: bool) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
-    player's reply). Returns its Message-ID, or None if the loop guard held it back or the
-    seat has no address."""
+    player's reply), with the board as the seat may know it. Returns its Message-ID, or
+    None if the loop guard held it back or the seat has no address."""
     recipient = match.seats[seat].email
     if not recipient:
         return None
-    since = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
+    since = utc.iso(utc.now() - timedelta(hours=1))
     with write(db):
         recent = db.execute(
-            "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND created_at >= ? "
-            "AND headers LIKE '%\"Auto-Submitted\": \"auto-replied\"%'",
-            [recipient, since]).fetchone()[0]
+            "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND kind = 'answer' "
+            "AND created_at >= ?", [recipient, since]).fetchone()[0]
         if recent >= MAX_ANSWERS_PER_HOUR:
             log.warning("inbound mail for game %s seat %s: answer held back (%d answers to "
                         "this player in the last hour)", match.id, seat, recent)
             return None
-        token = links.mint(db, match.id, seat, emailed=True)
-        link = links.email_url("play.page", role="play", token=token)
+        to = compose.seat(db, match, seat)
         legal = match.game.legal_moves(match.current, seat)
         body = render_template(
             "inbound/answer.txt", match=match, seat=seat, name=match.seats[seat].name,
             status=status, text=_echo(text), error=error, done=done, unposted=unposted,
             since=_moves_since(match, seat, seen) if status == "stale" else [],
-            board=notify.board_text(match, seat) if status != "recorded" else "",
-            situation=_situation(match, seat), legal=_legal_text(legal, link),
-            link=link, help=HELP)
-        root = notify.thread_root(match)
-        footer, footer_headers = notify.seat_footer(db, match, seat)
-        headers = {"References": f"{root} {replied}" if replied else root,
-                   "In-Reply-To": replied or root,
-                   "Auto-Submitted": "auto-replied",
-                   **links.reply_to_header(token, match.ply), **footer_headers}
-        return outbox.queue(db, recipient=recipient,
-                          subject=notify.subject(match, ANSWERED[status]),
-                          body=body + footer,
-                          game_id=match.id, domain=current_app.config["MAIL_DOMAIN"],
-                          headers=headers, kind="answer", seat=seat)
+            board=to.board, situation=_situation(match, seat),
+            legal=_legal_text(legal, to.link), link=to.link, help=HELP)
+        return compose.to_seat(db, to, ANSWERED[status], body, kind="answer",
+                               replied=replied, headers={"Auto-Submitted": "auto-replied"})
 
 
 def _echo(text: str) -> str:
@@ -590,10 +544,10 @@ def _situation(match: matches.Match, seat: int) -> str:
     others = [s for s in movers if s != seat]
     turn = "It is your turn" if seat in movers else ""
     if others:
-        names = " and ".join(notify.who(match, s) for s in others)
+        names = " and ".join(compose.who(match, s) for s in others)
         turn = (f"{turn}; {names} also to move" if turn
                 else f"{names} {'is' if len(others) == 1 else 'are'} to move")
-    return " ".join([f"{turn} (ply {match.ply}).", *match.notices(seat)])
+    return " ".join([f"{turn} (ply {match.ply}).", *sentences.notices(match, seat)])
 
 
 def _moves_since(match: matches.Match, seat: int, seen: int) -> list[str]:

@@ -1,16 +1,8 @@
 """What the server tells players by email, queued in the outbox in the caller's transaction.
 
-Only hashes of secret links are stored, so an email cannot repeat a player's first link;
-each email that needs one carries a freshly minted link to the same seat instead.
-All emails of one game share a thread root (References, In-Reply-To), so mail clients keep
-them in one thread; each subject says first what happened ("Your move — Mastery: Ann vs
-Bob [id]"), so an inbox tells a turn from the end of the game. Digests and "Your games"
-emails belong to no game's thread.
-
-Every email ends with a link to its email settings and an unsubscribe link (also in the
-``List-Unsubscribe`` header, one-click per RFC 8058). Those links carry their own secret
-(``email_links``, only hashes stored), which opens the settings and nothing else: mail
-providers see the header's URL, so it must not be able to play for anyone.
+Every email is made by ``compose`` (the board as the seat may know it, a fresh link, the
+thread, the HTML part and the settings footer); each subject says first what happened
+("Your move — Mastery: Ann vs Bob [id]"), so an inbox tells a turn from the end of the game.
 
 Each seat chooses (``seats.notify``, see ``PREFERENCES``) an email at every turn, a daily
 digest of the games waiting for its address, or none; ``HELD_BACK`` says which kinds of
@@ -20,25 +12,27 @@ event log, what was already sent from the outbox (``unique_key``) and ``digest_d
 """
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, Sequence
 
 import sqlite_utils
 from flask import current_app, render_template
 from flask_babel import gettext, lazy_gettext, ngettext
 
-from .. import clocks, due, invites, languages, links, matches, signals
-from . import outbox, pictures, webhooks
+from .. import clocks, due, events, invites, languages, links, matches, players, signals
+from . import channels, compose, outbox, push, sentences, webhooks
 from ..boards import board_for
-from ..store.db import utcnow, write
-from ..matches import Event, Match
+from ..events import Event
+from ..matches import Match
+from ..store import utc
+from ..store.db import write
 
 PREFERENCES = {"each": lazy_gettext("an email at every turn and for every chat message"),
                "digest": lazy_gettext("one email a day listing the games that wait for you"),
                "none": lazy_gettext("no turn emails (only the start and the result of the "
                                     "game)")}
-OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined"})
+OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined",
+                    "takeback_offer", "takeback_answer"})
 # The kinds of email each choice holds back; every other kind (start, end, answers to a
 # player's own emailed moves, ...) is always sent.
 HELD_BACK = {"each": frozenset(),
@@ -54,23 +48,11 @@ SUBJECTS = {"start": lazy_gettext("Game started"), "turn": lazy_gettext("Your mo
             "draw_declined": lazy_gettext("Draw declined"),
             "resign_offer": lazy_gettext("Resignation proposed"),
             "resign_declined": lazy_gettext("Resignation declined"),
-            "chat": lazy_gettext("New message"), "rematch": lazy_gettext("Rematch asked")}
+            "takeback_offer": lazy_gettext("Takeback asked"),
+            "takeback_answer": lazy_gettext("Takeback answered"),
+            "chat": lazy_gettext("New message"), "rematch": lazy_gettext("Rematch asked"),
+            "joined": lazy_gettext("A player joined")}
 HINT_MOVES = 8  # legal moves named in an email
-
-
-def thread_root(match: Match) -> str:
-    return f"<game-{match.id}@{current_app.config['MAIL_DOMAIN']}>"
-
-
-def game_title(match: Match) -> str:
-    """The game in a line: "Mastery: Ann vs Bob [id]"."""
-    return f"{match.game.title}: {match.sides} [{match.id}]"
-
-
-def subject(match: Match, what: str) -> str:
-    """A game email's subject: ``what`` happened, then the game ("Your move — Mastery: Ann
-    vs Bob [id]"). Names are as players typed them: the outbox makes them header-safe."""
-    return f"{what} — {game_title(match)}"
 
 
 def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str,
@@ -82,46 +64,42 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str,
 
 def _compose(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
              kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
-             **context: object) -> str | None:
+             by_email: bool = True, by_push: bool = True, **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
     may see it, a hint of its legal moves and the settings footer, and its one-line summary
     to the seat's webhook; unless the seat's choice holds this kind of email back (then
     None; a seat with no address gets no email, nor one whose invitation was held back:
     see ``invites``). ``also``: other seats of the same address, whose links the email
-    carries too. Returns the Message-ID."""
+    carries too. The seat's devices are told too (``by_push``), if its choice of channels
+    (``channels``) says so, which may also stop the email; ``by_email`` False: only they
+    are, now (the email and webhook post follow later). Returns the Message-ID."""
     kind = kind or KINDS.get(template, template)
+    wanted = channels.wanted(db, match.id, seat, kind)
+    if by_push and wanted.push:
+        push.queue(db, match, seat, kind, SUBJECTS[kind], context, unique_key)
+    if not by_email:
+        return None
     choice, held_back = _email_choice(db, match.id, seat)
     if kind in HELD_BACK[choice]:
         return None
-    summary = subject(match, SUBJECTS[kind])
+    summary = compose.subject(match, SUBJECTS[kind])
     _post(db, match, seat, kind, summary, unique_key)
-    if not match.seats[seat].email or held_back:
+    if not match.seats[seat].email or held_back or not wanted.email:
         return None
-    token = links.mint(db, match.id, seat, emailed=True)
-    link = links.email_url("play.page", role="play", token=token)
+    to = compose.seat(db, match, seat)
     rules = links.email_url("site.rules", game_id=match.game.id)
-    footer = _footer(db, "seat", game_id=match.id, seat=seat)
-    board = board_text(match, seat)
-    also_links = [(other, links.email_url("play.page", role="play", token=links.mint(
-        db, match.id, other, emailed=True))) for other in also]
+    also_links = [(other, compose.play_link(db, match.id, other)[1]) for other in also]
     body = render_template(
         f"email/{template}.txt", match=match, seat=seat, name=match.seats[seat].name,
-        link=link, rules=rules, board=board, hint=legal_hint(match, seat), also=also_links,
-        **context)
-    drawing = board_drawing(match, seat) if board and board in body else None
-    buttons = {link: gettext("Open the game"), rules: gettext("The rules"), **footer.buttons}
+        link=to.link, rules=rules, board=to.board, hint=legal_hint(match, seat),
+        also=also_links, **context)
+    buttons = {rules: gettext("The rules")}
     for other, other_link in also_links:
         buttons[other_link] = gettext("Open %(side)s", side=match.seat_name(other))
     if "watch" in context:
         buttons[str(context["watch"])] = gettext("Watch the game")
-    return outbox.queue(
-        db, recipient=match.seats[seat].email, subject=summary, body=body + footer.text,
-        game_id=match.id, domain=current_app.config["MAIL_DOMAIN"], kind=kind, seat=seat,
-        unique_key=unique_key, board=drawing,
-        html=html_part(summary, body, footer.text, buttons, primary=link, board=board,
-                       drawing=drawing),
-        headers={"References": thread_root(match), "In-Reply-To": thread_root(match),
-                 **links.reply_to_header(token, match.ply), **footer.headers})
+    return compose.to_seat(db, to, SUBJECTS[kind], body, kind=kind, buttons=buttons,
+                           unique_key=unique_key)
 
 
 def _post(db: sqlite_utils.Database, match: Match, seat: int, kind: str, summary: str,
@@ -137,65 +115,6 @@ def _post(db: sqlite_utils.Database, match: Match, seat: int, kind: str, summary
 
 
 # -- what an email shows ---------------------------------------------------------------------
-
-def board_text(match: Match, seat: int | None) -> str:
-    """The current position as plain text, from what ``seat`` may know."""
-    return board_for(match.game.id).text(match.game.view(match.current, seat), seat)
-
-
-def board_drawing(match: Match, seat: int) -> str:
-    """The current position as ``seat``'s page draws it (SVG), from what it may know, the
-    last move marked; nothing on it can be clicked."""
-    game, last = match.game, match.moves[-1] if match.moves else None
-    return str(board_for(game.id).render(
-        game.view(match.current, seat), seat=seat,
-        last=board_for(game.id).move_cells(game.public_move(last.seat, last.move, seat,
-                                                            match.current))
-        if last else set()))
-
-
-def html_part(subject: str, body: str, footer: str, buttons: Mapping[str, str], *,
-              primary: str, board: str, drawing: str | None) -> str:
-    """The HTML part of an email whose plain text is ``body`` and ``footer``: the same
-    words, the ``board`` (its text in ``body``) shown as the pictures of ``drawing`` (if
-    any), each line that is one of the links of ``buttons`` (URL: label) as a button
-    (``primary`` the prominent one), and those links inside a line as links. No other text
-    becomes a link, and the template escapes everything."""
-    before, found, after = body.partition(board) if drawing else (body, "", "")
-    shown = list(zip(pictures.content_ids(drawing), pictures.labels(drawing))) if found else []
-    blocks = _blocks(before, buttons) + ([{"pictures": shown}] if found else []) \
-        + _blocks(after, buttons)
-    return render_template("email/message.html", subject=subject, blocks=blocks,
-                           footer=_blocks(footer.lstrip("\n").removeprefix("-- \n"), buttons),
-                           primary=primary)
-
-
-# A line break in the middle of a sentence (after a small letter or a comma, before a small
-# letter or a bracket): the plain text's wrapping, which the HTML leaves to the screen.
-WRAPPED = re.compile(r"(?<=[a-zа-яё,])\n(?=[a-zа-яё(])")
-
-
-def _blocks(text: str, buttons: Mapping[str, str]) -> list[dict[str, Any]]:
-    """``text``'s paragraphs as the HTML template shows them: {"lines": [[(words, url or
-    None), ...], ...]} for text, {"button": url, "label": label} for a line that is a link."""
-    link = re.compile("|".join(map(re.escape, sorted(buttons, key=len, reverse=True))))
-    blocks: list[dict[str, Any]] = []
-    for paragraph in re.split(r"\n\s*\n", text.strip("\n")):
-        lines: list[list[tuple[str, str | None]]] = []
-        for line in WRAPPED.sub(" ", paragraph).split("\n"):
-            if line in buttons:
-                blocks += [{"lines": lines}] if lines else []
-                blocks.append({"button": line, "label": buttons[line]})
-                lines = []
-                continue
-            pieces, at = [], 0
-            for found in link.finditer(line) if buttons else ():
-                pieces += [(line[at:found.start()], None), (found.group(), found.group())]
-                at = found.end()
-            lines.append(pieces + [(line[at:], None)])
-        blocks += [{"lines": lines}] if lines else []
-    return blocks
-
 
 def legal_hint(match: Match, seat: int) -> str:
     """Words naming some of ``seat``'s legal moves ("" when it has none): all of them when
@@ -218,37 +137,50 @@ def legal_hint(match: Match, seat: int) -> str:
 
 
 @signals.game_created.connect
-def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: str) -> None:
-    if not match.open_seats:  # else it starts when the last open seat is taken
+def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: str,
+                 announce: bool) -> None:
+    if announce and not match.open_seats:  # else it starts when the last open seat is taken
         game_started(db, match, spectator_token)
 
 
-def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str) -> None:
+def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str,
+                 joined: Mapping[int, str] = {}) -> None:
+    """The start emails; ``joined``: the seats to tell who took the last open seat (its
+    creator's), with that player's name."""
     watch = links.email_url("play.page", role="watch", token=spectator_token)
     for seat, *also in invites.invite(db, match):  # one email to each address
-        _send(db, match, seat, "started", also=also, watch=watch)
+        _send(db, match, seat, "started", also=also, watch=watch, joined=joined.get(seat))
 
 
 @signals.event_recorded.connect
 def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                    event: Event, latest: Match) -> None:
-    if before.waiting:  # nothing is emailed before the game starts (nor if it never does)
-        if event.kind == "join" and not after.open_seats:
-            game_started(db, after, links.mint(db, after.id, None))
+    if before.waiting:  # before the game starts, only its creator hears of each join
+        if event.kind == "join":
+            joiner = after.seats[event.seat].name
+            creators = [s.seat for s in before.seats if not s.open and before.hosts(s.seat)]
+            if not after.open_seats:
+                game_started(db, after, links.mint(db, after.id, None),
+                             joined={seat: joiner for seat in creators})
+            else:
+                for seat in creators:
+                    _send(db, after, seat, "joined", joiner=joiner,
+                          side=after.seat_name(event.seat))
         return
     if after.finished and not before.finished:
         for seat in range(after.players):
             _send(db, after, seat, "finished")
     elif event.kind == "move":
-        now = clocks.parse(event.created_at)
+        now = utc.parse(event.created_at)
         for seat in after.current.to_move:
             # Tell a player when their turn begins, not again while it goes on (Magnet's
             # setup lets both move; the second setter was already told), nor when a
-            # conditional reply of theirs ended it at once, nor while they are there (the
-            # turn job tells them once they have left: send_turn_emails).
+            # conditional reply of theirs ended it at once; their devices at once, but
+            # by email not while they are there (the turn job emails them once they have
+            # left: send_turn_emails).
             if (seat not in before.current.to_move or seat == event.seat) \
-                    and latest.ply == after.ply and not present(db, after, seat, now):
-                your_turn(db, after, seat, now)
+                    and latest.ply == after.ply:
+                your_turn(db, after, seat, now, by_email=not present(db, after, seat, now))
     elif event.kind == "draw_offer":
         for seat in range(after.players):
             if after.draw_offer_open_to(seat):
@@ -256,31 +188,40 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
     elif event.kind == "draw_decline":
         offerer = after.draw_declined.offerer
         _send(db, after, offerer, "declined", kind="draw_declined",
-              news=[after.draw_notice(offerer)])
+              news=[sentences.draw_notice(after, offerer)])
     elif event.kind == "resign_offer":
         for seat in after.partners(event.seat):
             _send(db, after, seat, "resign_offer", proposer=after.seats[event.seat].name)
     elif event.kind == "resign_decline":
         proposer = after.resign_declined[-1].offerer
         _send(db, after, proposer, "declined", kind="resign_declined",
-              news=after.resign_notices(proposer))
-    elif event.kind == "chat":
+              news=sentences.resign_notices(after, proposer))
+    elif event.kind == "takeback_offer":
+        for seat in after.opponents(event.seat):
+            _send(db, after, seat, "takeback_offer", asker=compose.who(after, event.seat))
+    elif event.kind in ("takeback_accept", "takeback_decline"):
+        _send(db, after, before.takeback_offer, "takeback_answer",
+              answerer=compose.who(after, event.seat), accepted=event.kind == "takeback_accept")
+    elif isinstance(event.payload, events.Message):  # a chat message
         for seat in range(after.players):
             if seat != event.seat:
-                _send(db, after, seat, "chat", speaker=who(after, event.seat),
-                      message=event.text)
+                _send(db, after, seat, "chat", speaker=compose.who(after, event.seat),
+                      message=event.payload.text)
     elif event.kind == "rematch" and after.rematch_id is None:
         # the ask that completes a rematch starts the game, whose start emails tell everyone
         for seat in range(after.players):
             if seat not in after.rematch_asked:
-                _send(db, after, seat, "rematch", asker=who(after, event.seat))
+                _send(db, after, seat, "rematch", asker=compose.who(after, event.seat))
 
 
-def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -> None:
-    """Queue the "Your move" email of ``seat``'s turn (begun by a move), once per turn."""
+def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime, *,
+              by_email: bool = True, by_push: bool = True) -> None:
+    """Queue the "Your move" email and push message of ``seat``'s turn (begun by a move),
+    once per turn each."""
     began = match.turn_began(seat)
     clock = clocks.of_match(match, now)
     _send(db, match, seat, "your_turn", unique_key=f"turn:{match.id}:{seat}:{began.seq}",
+          by_email=by_email, by_push=by_push,
           mover=match.seats[began.seat].name,
           last_move=match.game.public_move(began.seat, began.move, seat, match.current),
           clock=clock[seat] if clock else None)
@@ -294,8 +235,8 @@ def present(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -
     away = timedelta(minutes=float(current_app.config["AWAY_MINUTES"]))
     if not away:
         return None
-    acted = next((clocks.parse(event.created_at) for event in reversed(match.events)
-                  if event.seat == seat and event.kind not in matches.SERVER_KINDS), None)
+    acted = next((utc.parse(event.created_at) for event in reversed(match.events)
+                  if event.seat == seat and not events.KINDS[event.kind].server), None)
     last = max(filter(None, (_seen_at(db, match.id, seat), acted)), default=None)
     return last if last is not None and last > now - away else None
 
@@ -311,33 +252,40 @@ def seen(db: sqlite_utils.Database, game_id: str, seat: int, now: datetime) -> N
     if last is None or last <= now - SEEN_EVERY:
         with write(db):
             db.execute("UPDATE seats SET seen_at = ? WHERE game_id = ? AND seat = ?",
-                       [clocks.iso(now), game_id, seat])
+                       [utc.iso(now), game_id, seat])
 
 
 def _seen_at(db: sqlite_utils.Database, game_id: str, seat: int) -> datetime | None:
     row = db.execute("SELECT seen_at FROM seats WHERE game_id = ? AND seat = ?",
                      [game_id, seat]).fetchone()
-    return clocks.parse(row[0]) if row and row[0] else None
+    return utc.parse(row[0]) if row and row[0] else None
 
 
-def who(match: Match, seat: int) -> str:
-    """"Dark (Ann)": a player by side and name."""
-    return f"{match.seat_name(seat)} ({match.seats[seat].name})"
-
-
-def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock) -> None:
+def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock,
+                     now: datetime, *, by_push: bool = True) -> datetime | None:
     """Tell a player to move that their time runs out soon (``clock``: their
-    ``clocks.SeatClock``; the clock job sends this once per turn)."""
+    ``clocks.SeatClock``; the clock job sends this once per turn). A seat that wants it
+    both ways and has a device is told by push first: then the email waits, and this
+    returns when it is due (``DEADLINE_EMAIL_HOURS`` later, or sooner for a short turn).
+    ``by_push`` False: the email alone, which that time has come for."""
     team = len(match.game.team_of(match.players, seat)) > 1
-    _send(db, match, seat, "deadline", deadline=clock.deadline_text, left=clock.left_text,
-          on_timeout=match.clock["on_timeout"], team=team,
-          vacation_left=clock.vacation_days_left)
+    context = dict(deadline=clock.deadline_text, left=clock.left_text,
+                   on_timeout=match.clock["on_timeout"], team=team,
+                   vacation_left=clock.vacation_days_left, clock=clock)
+    wanted = channels.wanted(db, match.id, seat, "deadline")
+    if by_push and wanted.push and wanted.email and push.queue(
+            db, match, seat, "deadline", SUBJECTS["deadline"], context):
+        return push.deadline_email_at(now, clock.deadline,
+                                      float(current_app.config["DEADLINE_EMAIL_HOURS"]))
+    _send(db, match, seat, "deadline", by_push=by_push, **context)
+    return None
 
 
 def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
     """Warn each seat to move whose deadline is near, once per turn (the clock job's
-    second half), found by their ``due`` rows; ``clock_warnings`` remembers what was sent.
-    Returns how many."""
+    second half), found by their ``due`` rows; ``clock_warnings`` remembers what was sent,
+    and when the email of a warning pushed first follows (the row waits for it, and a
+    move, which writes the game's rows anew, drops it). Returns how many."""
     warnings = 0
     for game_id, seat in due.found(db, "warning", now):
         with write(db):
@@ -350,22 +298,50 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
             inserted = db.execute(
                 "INSERT INTO clock_warnings (game_id, seat, turn_seq, deadline, "
                 "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [game_id, seat, clock.turn_seq, clocks.iso(clock.deadline), utcnow()]).rowcount
+                [game_id, seat, clock.turn_seq, utc.iso(clock.deadline),
+                 utc.iso(utc.now())]).rowcount
             if inserted:
-                deadline_warning(db, match, seat, clock)
+                email_at = deadline_warning(db, match, seat, clock, now)
                 warnings += 1
+            else:
+                email_at = _deadline_email_at(db, game_id, seat, clock.turn_seq)
+                if email_at is not None and email_at <= now:
+                    deadline_warning(db, match, seat, clock, now, by_push=False)
+                    email_at = None
+            db.execute("UPDATE clock_warnings SET email_at = ? WHERE game_id = ? AND seat = ? "
+                       "AND turn_seq = ?", [email_at and utc.iso(email_at), game_id, seat,
+                                            clock.turn_seq])
+            if email_at is not None:
+                due.hold(db, game_id, seat, "warning", email_at)
+                continue
             due.done(db, game_id, seat, "warning")
     return warnings
+
+
+def _deadline_email_at(db: sqlite_utils.Database, game_id: str, seat: int,
+                       turn_seq: int) -> datetime | None:
+    row = db.execute("SELECT email_at FROM clock_warnings WHERE game_id = ? AND seat = ? "
+                     "AND turn_seq = ?", [game_id, seat, turn_seq]).fetchone()
+    return utc.parse(row[0]) if row and row[0] else None
 
 
 def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
     """The "Your games" email, unless the address opted out of those."""
     if home_opted_out(db, email):
         return
-    footer = _footer(db, "home", email=email)
-    body = render_template("email/home.txt", link=links.email_url("site.home", token=token))
-    outbox.queue(db, recipient=email, subject=gettext("Your games"), body=body + footer.text,
-               domain=current_app.config["MAIL_DOMAIN"], kind="home", headers=footer.headers)
+    link = links.email_url("site.home", token=token)
+    compose.to_address(db, email, gettext("Your games"),
+                       render_template("email/home.txt", link=link), kind="home",
+                       buttons={link: gettext("Open your games")}, primary=link)
+
+
+def sign_in_link(db: sqlite_utils.Database, email: str, token: str) -> None:
+    """The email that proves an address: its one-time sign-in link (``pbem/players.py``)."""
+    body = render_template("email/sign_in.txt",
+                           link=links.email_url("players.sign_in_page", token=token),
+                           hours=players.SIGN_IN_VALID // timedelta(hours=1))
+    outbox.queue(db, recipient=email, subject=gettext("Sign in"), body=body,
+                 domain=current_app.config["MAIL_DOMAIN"], kind="sign_in")
 
 
 # -- preferences, and the links that change them ---------------------------------------------
@@ -405,54 +381,9 @@ def set_home_opt_out(db: sqlite_utils.Database, email: str, out: bool) -> None:
     if out:
         db.execute("INSERT INTO home_optouts (email, created_at) VALUES (?, ?) "
                    "ON CONFLICT DO NOTHING",
-                   [email.lower(), utcnow()])
+                   [email.lower(), utc.iso(utc.now())])
     else:
         db.execute("DELETE FROM home_optouts WHERE email = ?", [email.lower()])
-
-
-def mint_email_link(db: sqlite_utils.Database, purpose: str, *, game_id: str | None = None,
-                    seat: int | None = None, email: str | None = None) -> str:
-    """A new secret for an email's settings and unsubscribe links: ``purpose`` "seat" (one
-    seat's emails), "digest" or "home" (an address's digests or "Your games" emails)."""
-    token = links.new_token()
-    db.execute("INSERT INTO email_links (token_hash, purpose, game_id, seat, email, created_at) "
-               "VALUES (?, ?, ?, ?, ?, ?)",
-               [links.token_hash(token), purpose, game_id, seat, email, utcnow()])
-    return token
-
-
-def resolve_email_link(db: sqlite_utils.Database, token: str) -> dict[str, Any] | None:
-    if not links.TOKEN_SHAPE.fullmatch(token):
-        return None
-    rows = list(db.query("SELECT purpose, game_id, seat, email FROM email_links "
-                         "WHERE token_hash = ?", [links.token_hash(token)]))
-    return dict(rows[0]) if rows else None
-
-
-class Footer(NamedTuple):
-    text: str
-    headers: dict[str, str]  # List-Unsubscribe
-    buttons: dict[str, str]  # its links and their labels, for an HTML part
-
-
-def _footer(db: sqlite_utils.Database, purpose: str, **target: Any) -> Footer:
-    """The settings and unsubscribe footer of an email, and its List-Unsubscribe headers."""
-    token = mint_email_link(db, purpose, **target)
-    unsubscribe = links.email_url("preferences.unsubscribe", token=token)
-    settings = links.email_url("preferences.settings", token=token)
-    text = render_template("email/footer.txt", purpose=purpose, unsubscribe=unsubscribe,
-                           settings=settings)
-    return Footer("\n" + text.rstrip("\n") + "\n",
-                  {"List-Unsubscribe": f"<{unsubscribe}>",
-                   "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
-                  {settings: gettext("Email settings"), unsubscribe: gettext("Unsubscribe")})
-
-
-def seat_footer(db: sqlite_utils.Database, match: Match, seat: int) -> tuple[str, dict]:
-    """The footer and List-Unsubscribe headers of an email to ``seat``, for emails queued
-    without ``_send`` (e.g. answers to moves sent by email: queue them with kind "answer")."""
-    footer = _footer(db, "seat", game_id=match.id, seat=seat)
-    return footer.text, footer.headers
 
 
 def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
@@ -500,7 +431,7 @@ def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
     queued = False
     if seat in match.to_move:
         began = match.turn_began(seat)
-        since = clocks.parse(began.created_at if began else match.started_at)
+        since = utc.parse(began.created_at if began else match.started_at)
         if since > cutoff:
             return False  # the row only says where to look: the log decides
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
@@ -531,7 +462,7 @@ def send_turn_emails(db: sqlite_utils.Database, now: datetime) -> int:
                     continue
                 key = f"turn:{game_id}:{seat}:{match.turn_began(seat).seq}"
                 if not _queued(db, key):
-                    your_turn(db, match, seat, now)
+                    your_turn(db, match, seat, now, by_push=False)  # pushed when it began
                     queued += 1
             due.done(db, game_id, seat, "turn")
     return queued
@@ -562,7 +493,7 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
     with write(db):
         # a second job runner at the same time finds the day taken and does nothing
         if not db.execute("INSERT INTO digest_days (day, created_at) VALUES (?, ?) "
-                          "ON CONFLICT DO NOTHING", [day, utcnow()]).rowcount:
+                          "ON CONFLICT DO NOTHING", [day, utc.iso(utc.now())]).rowcount:
             return 0
         rows = due.waiting_for_digests(db)
         by_address: dict[str, list[tuple[Match, int]]] = {}
@@ -576,13 +507,15 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
             first, first_seat = seats[0]  # the digest speaks the language of its first game
             with languages.in_language(matches.language_of(db, first.id, first_seat)):
                 entries = [_digest_entry(db, match, seat) for match, seat in seats]
-                footer = _footer(db, "digest", email=recipient)
-                body = render_template("email/digest.txt", entries=entries, day=day)
-                outbox.queue(db, recipient=recipient, body=body + footer.text,
-                             subject=gettext("Your games: %(count)s waiting for you (%(day)s)",
-                                             count=len(entries), day=day),
-                             domain=current_app.config["MAIL_DOMAIN"], kind="digest",
-                             unique_key=f"digest:{address}:{day}", headers=footer.headers)
+                compose.to_address(
+                    db, recipient, gettext("Your games: %(count)s waiting for you (%(day)s)",
+                                           count=len(entries), day=day),
+                    render_template("email/digest.txt", entries=entries, day=day),
+                    kind="digest",
+                    buttons={e["link"]: gettext("Open %(game)s: %(players)s",
+                                                game=e["match"].game.title,
+                                                players=e["players"]) for e in entries},
+                    unique_key=f"digest:{address}:{day}")
     return len(by_address)
 
 
@@ -592,10 +525,9 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
         "match": match, "seat": seat, "side": match.seat_name(seat),
         "players": match.sides,
         "your_turn": seat in match.current.to_move,
-        "notices": match.notices(seat),
+        "notices": sentences.notices(match, seat),
         "last_move": None if last is None else (
             gettext("%(name)s played %(move)s", name=match.seats[last.seat].name,
                     move=match.game.public_move(last.seat, last.move, seat, match.current))),
-        "link": links.email_url("play.page", role="play",
-                                   token=links.mint(db, match.id, seat, emailed=True)),
+        "link": compose.play_link(db, match.id, seat)[1],
     }

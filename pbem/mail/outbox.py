@@ -1,6 +1,6 @@
-"""The outbox: every email (and every webhook post, ``pbem/webhooks.py``) is queued in the
-database, in the transaction of the event that causes it, and delivered later by
-``deliver_due``.
+"""The outbox: every email (and every webhook post, ``pbem/webhooks.py``, and push message,
+``pbem/mail/push.py``) is queued in the database, in the transaction of the event that
+causes it, and delivered later by ``deliver_due``.
 
 Delivery is at-least-once: a message is marked sent only after the transport took it, so a
 crash in between resends it, with the Message-ID fixed at queueing time so mail clients see
@@ -17,7 +17,7 @@ import smtplib
 import ssl
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
@@ -26,7 +26,8 @@ import sqlite_utils
 from markupsafe import escape
 
 from . import pictures, webhooks
-from ..store.db import claiming, utcnow, write
+from ..store import utc
+from ..store.db import claiming, write
 from ..links import PUBLIC_URL_MARK, redact
 from .message import HeaderInjection, compose
 
@@ -44,11 +45,13 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
     """Add a message to the outbox (call inside the transaction of its cause). ``kind``
     (start, turn, reminder, digest, end, ...) and ``seat`` say what it is about, for the jobs
     that look back at what was sent; a ``unique_key`` can be queued only once, ever.
-    ``channel`` "webhook": ``recipient`` is a webhook URL and ``body`` the JSON to post.
+    ``channel`` "webhook": ``recipient`` is a webhook URL and ``body`` the JSON to post;
+    "push": ``recipient`` is a push endpoint, ``body`` the message and ``headers`` its
+    HTTP headers (``push.queue``).
     ``html``: an HTML part beside the text, showing the ``board`` (the SVG of the seat's
     page, drawn as PNG pictures when the message is built) by ``pictures.content_ids``."""
     message_id = make_msgid(domain=domain)
-    now = utcnow()
+    now = utc.iso(utc.now())
     db.execute(
         "INSERT INTO outbox (message_id, game_id, recipient, subject, body, headers, "
         "created_at, status, attempts, next_attempt_at, kind, seat, unique_key, channel, "
@@ -56,6 +59,11 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
         [message_id, game_id, recipient, subject, body, json.dumps(dict(headers or {})),
          now, now, kind, seat, unique_key, channel, html, board])
     return message_id
+
+
+class Undeliverable(RuntimeError):
+    """A message that never will be delivered (a push subscription that has ended): it is
+    given up at once, not retried."""
 
 
 class PublicURLMissing(RuntimeError):
@@ -86,7 +94,7 @@ def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
     stay as written."""
     headers = {"From": sender, "To": row["recipient"], "Subject": row["subject"],
                "Message-ID": row["message_id"],
-               "Date": format_datetime(datetime.fromisoformat(row["created_at"])),
+               "Date": format_datetime(utc.parse(row["created_at"])),
                # RFC 3834: no vacation responder answers it (an answer to a player's own
                # email says auto-replied instead)
                "Auto-Submitted": "auto-generated"}
@@ -203,17 +211,23 @@ def transport_from_config(config: Mapping[str, Any]) -> Transport:
 
 
 def _later(seconds: float) -> str:
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat(timespec="seconds")
+    return utc.iso(utc.now() + timedelta(seconds=seconds))
 
 
 CHUNK = 50  # messages claimed at a time
 
 
+PushSender = Callable[[sqlite_utils.Database, str, str, Mapping[str, str]], None]
+
+
 def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
                 public_url: str | None, chunk: int = CHUNK,
-                post_webhook: Callable[[str, str], None] = webhooks.post) -> tuple[int, int]:
-    """Send the messages that are due, their links given ``public_url``, and post the due
-    webhooks, ``chunk`` at a time until none is due, over one connection of ``transport``;
+                post_webhook: Callable[[str, str], None] = webhooks.post,
+                push: PushSender | None = None) -> tuple[int, int]:
+    """Send the messages that are due, their links given ``public_url``, post the due
+    webhooks and ``push`` the due push messages (``push.Sender``: the database, endpoint,
+    message and headers), ``chunk`` at a time until none is due, over one connection of
+    ``transport``;
     returns (sent, failed this round). Raises ``PublicURLMissing`` without a
     ``public_url``."""
     if not public_url:
@@ -221,7 +235,7 @@ def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
     sent = failed = 0
     try:
         while rows := _claim(db, chunk):
-            outcomes = _deliver(db, rows, transport, sender, public_url, post_webhook)
+            outcomes = _deliver(db, rows, transport, sender, public_url, post_webhook, push)
             sent += sum(error is None for _row, error in outcomes)
             failed += sum(error is not None for _row, error in outcomes)
     finally:
@@ -235,7 +249,7 @@ def _claim(db: sqlite_utils.Database, chunk: int) -> list[dict[str, Any]]:
     with write(db):
         rows = [dict(row) for row in db.execute(
             "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
-            f"ORDER BY id LIMIT ?{claiming(db)}", [utcnow(), chunk]).fetchall()]
+            f"ORDER BY id LIMIT ?{claiming(db)}", [utc.iso(utc.now()), chunk]).fetchall()]
         _lease(db, rows)
     return rows
 
@@ -247,7 +261,7 @@ def _lease(db: sqlite_utils.Database, rows: list[dict[str, Any]]) -> None:
 
 def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: Transport,
              sender: str, public_url: str, post_webhook: Callable[[str, str], None],
-             ) -> list[tuple[dict[str, Any], Exception | None]]:
+             push: PushSender | None) -> list[tuple[dict[str, Any], Exception | None]]:
     """Send or post each of the claimed ``rows`` and record how it went: (row, the error
     or None) for each."""
     outcomes: list[tuple[dict[str, Any], Exception | None]] = []
@@ -263,6 +277,11 @@ def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: T
         try:
             if row["channel"] == "webhook":
                 post_webhook(row["recipient"], row["body"])
+            elif row["channel"] == "push":
+                if push is None:
+                    raise RuntimeError("Web Push is not set up in this deliverer")
+                push(db, row["recipient"], row["body"].replace(PUBLIC_URL_MARK, public_url),
+                     json.loads(row["headers"]))
             else:
                 transport.send(build(row, sender, public_url))
         except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
@@ -276,7 +295,7 @@ def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: T
 
 def _record(db: sqlite_utils.Database,
             outcomes: list[tuple[dict[str, Any], Exception | None]]) -> None:
-    now = utcnow()
+    now = utc.iso(utc.now())
     for row, error in outcomes:
         attempts = row["attempts"] + 1
         if error is None:
@@ -286,10 +305,10 @@ def _record(db: sqlite_utils.Database,
                        [now, attempts, redact(row["body"]), redact(row["headers"]),
                         row["html"] and redact(row["html"]), row["id"]])
             continue
-        # a message that cannot be built safely, or a webhook that has become a private
-        # address, never will be: no retries
+        # a message that cannot be built safely, a webhook that has become a private
+        # address or a push subscription that has ended never will be: no retries
         gave_up = attempts >= MAX_ATTEMPTS or isinstance(
-            error, (HeaderInjection, webhooks.BadWebhook))
+            error, (HeaderInjection, webhooks.BadWebhook, Undeliverable))
         db.execute("UPDATE outbox SET attempts = ?, status = ?, next_attempt_at = ?, "
                    "last_error = ?, body = ?, headers = ?, html = ? WHERE id = ?",
                    [attempts, "failed" if gave_up else "pending",

@@ -120,6 +120,15 @@ def payload(game_id: str, kind: str, summary: str) -> str:
 
 def post(url: str, body: str, allow_private: bool = False) -> None:
     """POST ``body`` (JSON) to ``url``; raises on anything but a 2xx answer."""
+    status = send(url, body.encode(), {"Content-Type": "application/json",
+                                       "User-Agent": "pbem-webhook"}, allow_private)
+    if not 200 <= status < 300:
+        raise WebhookRefused(status)
+
+
+def send(url: str, body: bytes, headers: dict[str, str], allow_private: bool = False) -> int:
+    """POST ``body`` to ``url``, connecting to the address that was checked (Web Push
+    posts this way too); returns the answer's status."""
     parts = urlsplit(url)
     https = parts.scheme == "https"
     port = parts.port or (443 if https else 80)
@@ -132,15 +141,13 @@ def post(url: str, body: str, allow_private: bool = False) -> None:
         connection = http.client.HTTPConnection(address, port, timeout=TIMEOUT)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
-        connection.request("POST", target, body=body.encode(), headers={
-            "Host": parts.netloc.rpartition("@")[2], "Content-Type": "application/json",
-            "User-Agent": "pbem-webhook"})
+        connection.request("POST", target, body=body, headers={
+            "Host": parts.netloc.rpartition("@")[2], **headers})
         response = connection.getresponse()
         response.read(64 * 1024)
     finally:
         connection.close()
-    if not 200 <= response.status < 300:
-        raise WebhookRefused(response.status)
+    return response.status
 
 
 class WebhookRefused(RuntimeError):

@@ -24,14 +24,15 @@ import secrets
 import sqlite3
 import threading
 import time
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 import click
 import sqlite_utils
 from flask import current_app, g
 from flask.cli import with_appcontext
+
+from . import utc
 
 
 def is_url(database: str) -> bool:
@@ -239,8 +240,15 @@ def claimed(db: sqlite_utils.Database, name: str) -> Iterator[bool]:
             unlock(db, name)
 
 
-def utcnow() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+def insert_rows(db: sqlite_utils.Database, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (each with the same columns) in one statement: sqlite-utils'
+    ``insert_all`` checks the table's columns on every call, which thousands of small
+    inserts feel."""
+    if rows:
+        columns = list(rows[0])
+        db.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) "
+                            f"VALUES ({', '.join('?' * len(columns))})",
+                            [[row[column] for column in columns] for row in rows])
 
 
 # The schema: numbered SQL files, ``NNNN_what.sql``, each applied once and in order, with,
@@ -338,7 +346,7 @@ def _record(db: sqlite_utils.Database, version: int) -> str:
     """Note the migration ``version`` as applied; returns its name."""
     name = migrations(dialect(db))[version][0].stem
     db.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-               [version, name, utcnow()])
+               [version, name, utc.iso(utc.now())])
     return name
 
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import engine
 from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import clocks, computer, conditional, invites, limits, links, matches, talk
-from . import feeds
-from ..mail import webhooks
+from .. import (analysis, clocks, commands, computer, conditional, events, invites, limits,
+               links, matches, players, ratings, talk)
+from . import feeds, records
+from ..mail import push, webhooks
 from ..store.db import get_db, write
 from ..matches import Match
-from .play import open_link, open_seat
+from .play import open_link, open_seat, record
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -44,6 +46,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
     return {
         "game": match.game.id,
         "seat": seat,
+        "rated": match.rated,
         "ply": match.ply,
         "to_move": list(match.to_move),
         "legal_moves": match.game.legal_moves(state, seat)
@@ -53,6 +56,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name,
                      "bot": s.bot} for s in match.seats],  # bot: a computer's level, or null
         "draw_offer": match.draw_offer,
+        "takeback_offer": match.takeback_offer,
         # team games: proposals to resign, the viewer's own team's alone while it runs
         "resign_offers": match.resign_offers_known_to(seat),
         "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
@@ -76,6 +80,23 @@ def _between_computers() -> bool:
         isinstance(player, dict) and "bot" in player for player in players)
 
 
+def _players_by_key(db, entries: Any) -> tuple[Any, dict[int, int]]:
+    """The players' entries of a new game with each ``{"key"}`` made that player's (their
+    handle and proven address), and those players' ids by seat."""
+    if not isinstance(entries, list):
+        return entries, {}
+    claimed, resolved = {}, []
+    for number, entry in enumerate(entries):
+        if isinstance(entry, dict) and "key" in entry:
+            player = players.by_key(db, entry["key"]) if isinstance(entry["key"], str) else None
+            if player is None:
+                raise matches.InvalidRequest(f"Player {number + 1}: 'key' is not a player key.")
+            claimed[number] = player.id
+            entry = {"name": player.handle, "email": player.email}
+        resolved.append(entry)
+    return resolved, claimed
+
+
 @bp.post("/games")
 @limits.creating
 @limits.between_computers(_between_computers)
@@ -89,9 +110,12 @@ def create_game():
                 client = computer.client_key(get_remote_address(),
                                              str(current_app.config["SECRET_KEY"]))
                 computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
-            created = matches.create(db, body.get("game"), body.get("players"),
+            entries, claimed = _players_by_key(db, body.get("players"))
+            created = matches.create(db, body.get("game"), entries,
                                      body.get("options"), clock=body.get("clock"),
-                                     public=body.get("public", False), client=client)
+                                     public=body.get("public", False), client=client,
+                                     rated=body.get("rated", False),
+                                     rating_range=body.get("rating_range"), claimed=claimed)
     except computer.TooManyRunning as error:
         return jsonify(error=error.message), error.status, {
             "Retry-After": str(computer.RETRY_SECONDS)}
@@ -113,37 +137,62 @@ def create_game():
                                                 token=created.spectator_token)), 201
 
 
+@bp.get("/ratings/<game_id>")
+def leaderboard(game_id: str):
+    """A game's leaderboard (``site.leaderboard``) for scripts."""
+    try:
+        game = engine.get(game_id)
+    except engine.UnknownGame as error:
+        return _error(404, str(error))
+    return jsonify(players=[{"handle": standing.handle, **standing.to_json()}
+                            for standing in ratings.leaderboard(get_db(), game.id)])
+
+
 @bp.get("/<any(play, watch):role>/<token>")
 def game(role: str, token: str):
     match, seat = open_link(token, role)
     return jsonify(game_json(match, seat))
 
 
-def _act(token: str, kind: str, move: str | None = None, ply_required: bool = True):
+def _command(route: str, answer: str | None = None,
+             payload: events.Payload = None) -> events.Command:
+    """The command an API request asks for (``events.Words.api``)."""
+    return events.Command(events.kinds_named("api", (route, answer)), payload)
+
+
+def _seen(body: dict[str, Any], required: bool) -> int | None:
+    """The ply the caller saw (its body's ``ply``), which a move needs."""
+    ply = body.get("ply")
+    if ply is None and not required:
+        return None
+    if isinstance(ply, bool) or not isinstance(ply, int):
+        raise matches.InvalidRequest("'ply' must be the ply number you saw (an integer).")
+    return ply
+
+
+def _act(token: str, route: str, answer: str | None = None):
+    """Submit the request's command; the game answer (also when the same move was
+    recorded before: a resubmission is a success)."""
     access = open_seat(token, "play")
     try:
         body = _body()
-        ply = body.get("ply")
-        if ply is None and not ply_required:
-            seen = None
-        elif isinstance(ply, bool) or not isinstance(ply, int):
-            raise matches.InvalidRequest("'ply' must be the ply number you saw (an integer).")
-        else:
-            seen = ply
-        if kind == "move":
-            move = body.get("move")
-            if not isinstance(move, str):
+        seen, payload = _seen(body, required=route == "moves"), None
+        if route == "moves":
+            payload = body.get("move")
+            if not isinstance(payload, str):
                 raise matches.InvalidRequest("'move' must be a move in the game's notation.")
-        after = matches.act(get_db(), access.game_id, access.seat, kind, move, seen)
+            payload = events.Move(payload)
+        submitted = commands.submit(get_db(), access.game_id, access.seat,
+                                    _command(route, answer, payload), seen)
     except matches.ActionError as error:
         return _error(error.status, error.message)
-    return jsonify(game_json(after, access.seat))
+    return jsonify(game_json(submitted.match, access.seat))
 
 
 @bp.post("/play/<token>/moves")
 @limits.acting
 def moves(token: str):
-    return _act(token, "move")
+    return _act(token, "moves")
 
 
 @bp.post("/play/<token>/resign")
@@ -156,24 +205,41 @@ def resign(token: str):
     if answer is not None and answer != "decline":
         return _error(400, "'answer' may only be decline (to decline a partner's proposal "
                            "to resign); leave it out to resign.")
-    return _act(token, "resign" if answer is None else "resign_decline", ply_required=False)
+    return _act(token, "resign", answer)
 
 
 @bp.post("/play/<token>/draw")
 @limits.acting
 def draw(token: str):
-    kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
-    if not isinstance(answer, str) or answer not in kinds:
+    if not isinstance(answer, str) or not events.kinds_named("api", ("draw", answer)):
         return _error(400, "'answer' must be offer, accept or decline.")
-    return _act(token, kinds[answer], ply_required=False)
+    return _act(token, "draw", answer)
+
+
+@bp.post("/play/<token>/takeback")
+@limits.acting
+def takeback(token: str):
+    """Ask to take back one's last move (no body, or no ``answer``): 202; the opponent's
+    ``{"answer": "accept" | "decline"}``: 200. Both with the game answer."""
+    access = open_seat(token, "play")
+    try:
+        answer = _body().get("answer") if request.get_data() else None
+        if answer is not None and answer not in ("accept", "decline"):
+            raise matches.InvalidRequest("'answer' must be accept or decline (leave it out to "
+                                         "ask to take back your last move).")
+        submitted = commands.submit(get_db(), access.game_id, access.seat,
+                                    _command("takeback", answer), None)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    return jsonify(game_json(submitted.match, access.seat)), 202 if answer is None else 200
 
 
 @bp.post("/play/<token>/withdraw")
 def withdraw(token: str):
     """End a game that waits for players (its creator only): nobody plays it."""
-    return _act(token, "withdraw", ply_required=False)
+    return _act(token, "withdraw")
 
 
 @bp.post("/play/<token>/vacation")
@@ -181,15 +247,16 @@ def withdraw(token: str):
 def vacation(token: str):
     """Pause the player's clock for ``{"days": N}`` days, from now (or from the end of a
     vacation already running); 422 beyond the year's allowance."""
-    match, seat = open_link(token, "play")
+    access = open_seat(token, "play")
     try:
         days = _body().get("days")
         if isinstance(days, bool) or not isinstance(days, int):
             raise matches.InvalidRequest("'days' must be a whole number of days.")
-        after = matches.act(get_db(), match.id, seat, "vacation", str(days))
+        after = commands.submit(get_db(), access.game_id, access.seat,
+                                _command("vacation", payload=events.Days(days))).match
     except matches.ActionError as error:
         return _error(error.status, error.message)
-    return jsonify(game_json(after, seat))
+    return jsonify(game_json(after, access.seat))
 
 
 @bp.put("/play/<token>/webhook")
@@ -207,6 +274,46 @@ def set_webhook(token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify({"webhook": url})
+
+
+@bp.get("/push")
+def push_key():
+    """This server's VAPID public key, which browsers subscribe with (``pbem/mail/push.py``)."""
+    return jsonify({"public_key": push.public_key(current_app.config["VAPID_PRIVATE_KEY"])})
+
+
+@bp.route("/play/<token>/push", methods=["PUT", "DELETE"])
+@limits.acting  # an endpoint is looked up in the DNS
+def seat_push(token: str):
+    """PUT a browser's PushSubscription → 201: this device is told of the seat's news;
+    DELETE ``{"endpoint"}`` → 200: no longer (also if it was not)."""
+    access = open_seat(token, "play")
+    return _push_subscription(push.Owner(game_id=access.game_id, seat=access.seat))
+
+
+@bp.route("/player/<token>/push", methods=["PUT", "DELETE"])
+@limits.acting
+def player_push(token: str):
+    """The same for a player (their key): the device is told of all their seats' news."""
+    player = players.by_key(get_db(), token)
+    if player is None:
+        return _error(404, "This key opens no player. Sign in again for the current one.")
+    return _push_subscription(push.Owner(player_id=player.id, generation=player.generation))
+
+
+def _push_subscription(owner: push.Owner):
+    try:
+        body = _body()
+        if request.method == "PUT":
+            subscription = push.checked(body, current_app.config["PUSH_ALLOW_PRIVATE"])
+            with write(get_db()):
+                push.subscribe(get_db(), owner, subscription)
+            return jsonify({"endpoint": subscription[0]}), 201
+        with write(get_db()):  # a device that was not subscribed is not, as asked
+            push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
+    except (push.BadSubscription, matches.InvalidRequest) as bad:
+        return _error(400, str(bad))
+    return jsonify({})
 
 
 @bp.post("/play/<token>/feed")
@@ -243,6 +350,45 @@ def set_conditional(token: str):
     return jsonify(game_json(current, seat))
 
 
+@bp.post("/<any(play, watch):role>/<token>/analysis")
+@limits.acting
+def analyse(role: str, token: str):
+    """``{"ply", "moves"}``: the position at history ``ply`` (the game now if left out)
+    after those moves, as the caller would see it; nothing is recorded. 422 for an illegal
+    move, and in a game with hidden information until it is over."""
+    match, seat = open_link(token, role)
+    try:
+        body = _body()
+        ply, moves = body.get("ply", match.ply), body.get("moves", [])
+        if isinstance(ply, bool) or not isinstance(ply, int):
+            raise matches.InvalidRequest("'ply' must be a ply of the game (an integer).")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) \
+                or len(moves) > analysis.MAX_LINE:
+            raise matches.InvalidRequest(f"'moves' must be a list of at most "
+                                         f"{analysis.MAX_LINE} moves in the game's notation.")
+        line = analysis.explore(match, seat, ply, moves)
+    except matches.ActionError as error:
+        return _error(error.status, error.message)
+    except analysis.AnalysisRefused as refused:
+        return _error(422, str(refused))
+    if line.error:
+        return _error(422, line.error)
+    return jsonify(line.to_json())
+
+
+@bp.get("/<any(play, watch):role>/<token>/record")
+def game_record(role: str, token: str):
+    """The game's record as the caller may know it: ``?format=apgamerecord`` Abstract
+    Play's game record, ``json`` (the default) this server's own."""
+    match, seat = open_link(token, role)
+    chosen = request.args.get("format", "json")
+    if chosen == "apgamerecord":
+        return jsonify(records.ap_record(match, seat, current_app.config["PUBLIC_URL"]))
+    if chosen == "json":
+        return jsonify(record(match, seat))
+    return _error(400, "The record's formats are apgamerecord and json.")
+
+
 @bp.post("/<any(play, watch):role>/<token>/chat")
 @limits.acting
 def chat(role: str, token: str):
@@ -252,7 +398,8 @@ def chat(role: str, token: str):
         return _error(403, "Spectators cannot post in the chat; they read it once the game "
                            "is over.")
     try:
-        after = talk.post_chat(get_db(), match.id, seat, _body().get("text"))
+        after = commands.submit(get_db(), match.id, seat, _command(
+            "chat", payload=events.Message(_body().get("text")))).match
     except matches.ActionError as error:
         return *_error(error.status, error.message), error.headers
     return jsonify(game_json(after, seat)), 201
@@ -278,7 +425,7 @@ def rematch(token: str):
     have not asked; once all have, 201 and the caller's new game (a new link each time)."""
     match, seat = open_link(token, "play")
     try:
-        after = talk.ask_rematch(get_db(), match.id, seat)
+        after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
     except matches.ActionError as error:
         return _error(error.status, error.message)
     if after.rematch_id is None:

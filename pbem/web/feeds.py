@@ -10,23 +10,20 @@ from feedgen.feed import FeedGenerator
 from flask import Blueprint, Response, abort, current_app
 from flask_babel import gettext
 
-from .. import links, matches
-from ..mail import notify
+from .. import events, links, matches
+from ..mail import compose
+from ..store import utc
 from ..store.db import get_db
 from .play import record
 
 bp = Blueprint("feeds", __name__)
 
 PURPOSE = "feed"  # its email_links rows
-ACTIONS = {"move": "{name} played {move}", "resign": "{name} resigned",
-           "draw_offer": "{name} offered a draw", "draw_accept": "{name} accepted the draw",
-           "draw_decline": "{name} declined the draw", "timeout": "{name} ran out of time",
-           "vacation": "{name} took {days} days of vacation"}
 
 
 def mint(db, game_id: str, seat: int) -> str:
     """A new feed link's secret for ``seat`` (in the caller's write transaction)."""
-    return notify.mint_email_link(db, PURPOSE, game_id=game_id, seat=seat)
+    return compose.mint_email_link(db, PURPOSE, game_id=game_id, seat=seat)
 
 
 def url(token: str) -> str:
@@ -37,7 +34,7 @@ def url(token: str) -> str:
 
 @bp.get("/feed/<token>")
 def feed(token: str):
-    link = notify.resolve_email_link(get_db(), token)
+    link = compose.resolve_email_link(get_db(), token)
     if link is None or link["purpose"] != PURPOSE:
         abort(404, gettext("This link does not open any feed. Check that you copied all of it."))
     match = matches.load(get_db(), link["game_id"])
@@ -46,12 +43,12 @@ def feed(token: str):
     names = {p["seat"]: f"{p['name']} ({p['side']})" for p in game["players"]}
     generator = FeedGenerator()
     generator.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/seat/{seat}")
-    generator.title(notify.game_title(match))
+    generator.title(compose.game_title(match))
     generator.author({"name": current_app.config["MAIL_FROM"].partition(" <")[0]})
     generator.link(href=url(token), rel="self")
     generator.updated(_when(game["events"][-1]["at"] if game["events"] else match.created_at))
     for event in game["events"]:
-        template = ACTIONS.get(event["action"])
+        template = events.KINDS[event["action"]].words.news
         if template is None:
             continue  # kinds a feed does not announce
         entry = generator.add_entry(order="prepend")  # newest first
@@ -71,4 +68,4 @@ def feed(token: str):
 
 
 def _when(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+    return utc.parse(text)

@@ -12,8 +12,10 @@ import hashlib
 import json
 import re
 import secrets
+from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -24,11 +26,14 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from ..boards import builder, cells
-from .. import clocks, conditional, invites, languages, limits, links, matches, mygames, talk
+from .. import (analysis, clocks, commands, conditional, events, invites, languages, limits,
+               links, matches, mygames, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
+from ..store import utc
 from ..store.db import get_db, write
 from ..store.lru import BytesLRU
+from ..events import Event
 from ..matches import Match
 
 bp = Blueprint("play", __name__)
@@ -58,6 +63,29 @@ def move_texts(match: Match, viewer: int | None) -> list[str]:
     final = match.current
     return [match.game.public_move(event.seat, event.move, viewer, final)
             for event in match.moves]
+
+
+def move_times(match: Match, moves: Sequence[Event] | None = None
+               ) -> list[tuple[datetime, int]]:
+    """When each of ``moves`` (default: the game's line, index p - 1 holding ply p) was
+    played and the seconds it took (since the move before it, or the game's start). Public:
+    every seat sees when others moved."""
+    times, previous = [], datetime.fromisoformat(match.started_at or match.created_at)
+    for event in match.moves if moves is None else moves:
+        at = datetime.fromisoformat(event.created_at)
+        times.append((at, max(0, int((at - previous).total_seconds()))))
+        previous = at
+    return times
+
+
+def duration(seconds: int) -> str:
+    """A move's time as players read it: "40 s", "12 min", "3 h 5 min", "2 d 4 h"."""
+    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
+    if days:
+        return f"{days} d {hours % 24} h" if hours % 24 else f"{days} d"
+    if hours:
+        return f"{hours} h {minutes % 60} min" if minutes % 60 else f"{hours} h"
+    return f"{minutes} min" if minutes else f"{seconds} s"
 
 
 # -- the game page: a board drawn once per (game, event, viewer, ply, selection), a page
@@ -264,7 +292,9 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         choices=board.choices, history_prefix=history_prefix,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
-        chat=match.chat_seen_by(seat), invitations=invitations, **extras)
+        chat=match.chat_seen_by(seat), invitations=invitations,
+        labels=ratings.seat_labels(get_db(), match), analysable=analysis.allowed(match),
+        takebacks=events.takebacks_allowed(match), **extras)
 
 
 def _said(match: Match, seat: int | None, ply: int | None) -> str:
@@ -288,8 +318,11 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
     prefix = escape(history_prefix)
     return Markup("".join(
         f'<li><a href="{prefix}{ply}"{" aria-current=step" if ply == current else ""}>'
-        f'<span class="side">{sides[event.seat]}</span> {escape(text)}</a></li>'
-        for ply, (event, text) in enumerate(zip(match.moves, texts), start=1)))
+        f'<span class="side">{sides[event.seat]}</span> {escape(text)}</a>'
+        f' <small><time datetime="{at.isoformat()}">{at:%d %b %H:%M}</time>,'
+        f' took {duration(took)}</small></li>'
+        for ply, (event, text, (at, took)) in enumerate(
+            zip(match.moves, texts, move_times(match)), start=1)))
 
 
 @bp.get(f"/{ROLES}/<token>")
@@ -297,7 +330,7 @@ def page(role: str, token: str):
     match, seat = open_link(token, role)
     if seat is not None:
         mygames.remember(match.id, seat)
-        notify.seen(get_db(), match.id, seat, clocks.utc_now())
+        notify.seen(get_db(), match.id, seat, utc.now())
     return _viewed(match, seat, token, role)
 
 
@@ -311,7 +344,7 @@ def version(role: str, token: str):
     the end, from showing to others as a change."""
     match, seat = open_link(token, role)
     if seat is not None:
-        notify.seen(get_db(), match.id, seat, clocks.utc_now())
+        notify.seen(get_db(), match.id, seat, utc.now())
     events = match.known_events(seat)
     response = jsonify(events=events)
     response.set_etag(str(events))
@@ -327,6 +360,71 @@ def history(role: str, token: str, ply: int):
     return _viewed(match, seat, token, role, ply)
 
 
+@bp.route(f"/{ROLES}/<token>/analysis", methods=["GET", "POST"])
+@limits.assessing
+def analysis_board(role: str, token: str):
+    """The analysis board: the position at history ``ply`` (default: the game now) after
+    the line of moves ``m`` (the first ``at`` of them shown, default all), a move builder
+    for whoever is to move there, and steps back and forth; nothing is recorded. Playing
+    another move where the line goes on starts a branch. A POST (the same query) asks the
+    computer's view too, in a finished game: seconds of work, so rate-limited and kept."""
+    match, seat = open_link(token, role)
+    try:
+        start = request.args.get("ply", match.ply, type=int)
+        line = analysis.explore(match, seat, start, request.args.getlist("m")[:analysis.MAX_LINE])
+    except analysis.AnalysisRefused as refused:
+        abort(422, str(refused))
+    shown = min(max(request.args.get("at", len(line.played), type=int), 0), len(line.played))
+    position = line if shown == len(line.played) else analysis.explore(
+        match, seat, start, line.played[:shown])
+    game, drawing = match.game, board_for(match.game.id)
+    mover = position.mover
+    build = builder.for_board(drawing, game, position.state, mover, position.legal_moves(),
+                              builder.parse_path(request.args.get("path")))
+
+    def link(moves: list[str], at: int | None = None, path: str | None = None,
+             **more: Any) -> str:
+        return url_for(".analysis_board", role=role, token=token, ply=start, m=moves,
+                       at=None if at is None or at == len(moves) else at, path=path, **more)
+
+    played = line.played[:shown]
+
+    def then(move: str) -> str:
+        """The line after ``move`` where it is shown: a step along it, or a new branch."""
+        if line.played[shown:shown + 1] == [move]:
+            return link(line.played, shown + 1)
+        return link(played + [move])
+
+    svg = drawing.render({**position.view(), **(build.overlay or {})}, seat=seat,
+                         selected=tuple(t for t in build.path if drawing.is_cell(t)),
+                         targets={t: link(played, path=build.extend(t))
+                                  for t in build.cells + build.choices},
+                         last=drawing.move_cells(played[-1]) if played else set())
+    assessed = _assessed(match, start, tuple(played), position.state) \
+        if request.method == "POST" else None
+    waiting = seat is not None and not match.finished and seat not in match.current.to_move
+    return render_template(
+        "analysis.html", match=match, seat=seat, role=role, token=token, svg=svg,
+        start=start, line=line.played, shown=shown, state=position.state, mover=mover,
+        legal=position.legal_moves(), build=build, error=line.error, link=link, then=then,
+        choices=[(drawing.choice_label(c), link(played, path=build.extend(c)))
+                 for c in build.choices],
+        assessed=assessed, texts=move_texts(match, seat),
+        # a line from the position now, opponent's move first, becomes conditional moves
+        as_conditional=waiting and start == match.ply and played and len(played) % 2 == 0
+        and conditional.supported(match.game, match.players))
+
+
+def _assessed(match: Match, start: int, played: tuple[str, ...],
+              state: engine.State) -> analysis.Assessment | None:
+    key = ("assessed", match.id, start, played)
+    assessed = RENDERS.get(key)
+    if assessed is None:
+        assessed = analysis.assess(match, state)
+        RENDERS.put(key, assessed, 200 + sum(map(len, played)))
+    return assessed
+
+
 def _seen_ply() -> int:
     try:
         return int(request.form["ply"])
@@ -335,22 +433,26 @@ def _seen_ply() -> int:
                            "game page."))
 
 
-def _act(token: str, kind: str, move: str | None = None):
+def _command(route: str, answer: str | None = None,
+             payload: events.Payload = None) -> events.Command:
+    """The command a form of the game page asks for (``events.Words.page``)."""
+    return events.Command(events.kinds_named("page", (route, answer)), payload)
+
+
+def _act(token: str, command: events.Command, typed: str = ""):
     access = open_seat(token, "play")
-    seat, seen = access.seat, _seen_ply()
+    seat = access.seat
     try:
-        after = matches.act(get_db(), access.game_id, seat, kind, move, seen)
+        submitted = commands.submit(get_db(), access.game_id, seat, command, _seen_ply())
     except matches.ActionError as error:
         current = matches.load(get_db(), access.game_id)
-        if kind == "move" and isinstance(error, matches.StalePosition) \
-                and current.already_played(seat, seen, move):
-            flash(gettext("Your move was already recorded."))
-            return redirect(url_for(".page", role="play", token=token), 303)
-        return _game_page(current, seat, token, "play", error=error.message,
-                          typed=move or "", status=error.status)
-    if kind == "move":
-        flash(_played(after, seat))
-    elif kind == "withdraw":
+        return _game_page(current, seat, token, "play", error=error.message, typed=typed,
+                          status=error.status)
+    if submitted.already_recorded:
+        flash(gettext("Your move was already recorded."))
+    elif submitted.kind == "move":
+        flash(_played(submitted.match, seat))
+    elif submitted.kind == "withdraw":
         flash(gettext("You withdrew the game: it will not be played."))
     return redirect(url_for(".page", role="play", token=token), 303)
 
@@ -371,7 +473,8 @@ def _played(match: Match, seat: int) -> str:
 @bp.post("/play/<token>/move")
 @limits.acting
 def move(token: str):
-    return _act(token, "move", request.form.get("move", ""))
+    typed = request.form.get("move", "")
+    return _act(token, _command("move", payload=events.Move(typed)), typed)
 
 
 @bp.post("/play/<token>/resign")
@@ -380,17 +483,17 @@ def resign(token: str):
     """Resign (in a team game: propose it, or confirm a partner's proposal), or with
     ``answer=decline`` decline a partner's proposal."""
     if request.form.get("answer") == "decline":
-        return _act(token, "resign_decline")
+        return _act(token, _command("resign", "decline"))
     if request.form.get("confirm") != "yes":
         abort(400, gettext("To resign, tick the box that confirms it."))
-    return _act(token, "resign")
+    return _act(token, _command("resign"))
 
 
 @bp.post("/play/<token>/withdraw")
 def withdraw(token: str):
     if request.form.get("confirm") != "yes":
         abort(400, gettext("To withdraw the game, tick the box that confirms it."))
-    return _act(token, "withdraw")
+    return _act(token, _command("withdraw"))
 
 
 @bp.post("/play/<token>/invite")
@@ -412,25 +515,36 @@ def invite(token: str):
 @bp.post("/play/<token>/draw")
 @limits.acting
 def draw(token: str):
-    kinds = {"offer": "draw_offer", "accept": "draw_accept", "decline": "draw_decline"}
     answer = request.form.get("answer")
-    if answer not in kinds:
+    if not events.kinds_named("page", ("draw", answer)):
         abort(400, gettext("A draw can be offered, accepted or declined."))
-    return _act(token, kinds[answer])
+    return _act(token, _command("draw", answer))
+
+
+@bp.post("/play/<token>/takeback")
+@limits.acting
+def takeback(token: str):
+    """Ask to take back one's last move (``answer`` offer), or answer the opponent's
+    request (accept, decline)."""
+    answer = request.form.get("answer")
+    if answer not in ("offer", "accept", "decline"):
+        abort(400, gettext("A takeback can be asked for, accepted or declined."))
+    return _act(token, _command("takeback", None if answer == "offer" else answer))
 
 
 @bp.post("/play/<token>/vacation")
 @limits.acting
 def vacation(token: str):
     """Pause the player's clock for the form's ``days`` (the year's allowance permitting)."""
-    match, seat = open_link(token, "play")
-    days = request.form.get("days", "").strip()
+    access = open_seat(token, "play")
+    seat, days = access.seat, request.form.get("days", "").strip()
     try:
         if not re.fullmatch(r"[0-9]{1,3}", days):
             raise matches.InvalidRequest(gettext("Enter a whole number of days."))
-        after = matches.act(get_db(), match.id, seat, "vacation", str(int(days)))
+        after = commands.submit(get_db(), access.game_id, seat,
+                                _command("vacation", payload=events.Days(int(days)))).match
     except matches.ActionError as error:
-        current = matches.load(get_db(), match.id)
+        current = matches.load(get_db(), access.game_id)
         return _game_page(current, seat, token, "play", error=error.message,
                           status=error.status)
     until = clocks.of_match(after)[seat].vacation_text
@@ -463,10 +577,14 @@ def _post_text(token: str, section: str, save):
     return _back_to(token, section)
 
 
+def _post_chat(db: Any, game_id: str, seat: int, text: str) -> None:
+    commands.submit(db, game_id, seat, _command("chat", payload=events.Message(text)))
+
+
 @bp.post("/play/<token>/chat")
 @limits.acting
 def chat(token: str):
-    return _post_text(token, "chat", talk.post_chat)
+    return _post_text(token, "chat", _post_chat)
 
 
 @bp.post("/play/<token>/notes")
@@ -481,7 +599,7 @@ def rematch(token: str):
     this player's seat in it, however often they come back for it)."""
     match, seat = open_link(token, "play")
     try:
-        after = talk.ask_rematch(get_db(), match.id, seat)
+        after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
     except matches.ActionError as error:
         return _talk_refused(match, seat, token, "rematch", error)
     if after.rematch_id is None:
@@ -493,26 +611,30 @@ def rematch(token: str):
 def record(match: Match, viewer: int | None) -> dict[str, Any]:
     """The whole game as ``viewer`` may know it, for download (with the chat as the
     viewer may read it)."""
-    texts = iter(move_texts(match, viewer))
-    ply = 0
-    events = []
+    final = match.current
+    moved = [event for event in match.events if event.kind == "move"]
+    times = iter(move_times(match, moved))
+    logged = []
     for event in filter(lambda event: match.known_to(event, viewer), match.events):
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
         if event.kind == "move":
-            ply += 1
-            entry.update(ply=ply, move=next(texts))
-        elif event.kind == "vacation":
-            entry["days"] = int(event.move)
-        elif event.kind == "chat":
-            entry["text"] = event.text
-        events.append(entry)
+            ply = match.turns[event.seq][0]
+            entry.update(ply=ply, took=next(times)[1], move=match.game.public_move(
+                event.seat, event.move, viewer, final))
+        elif event.seq in match.turns:  # a takeback: back to this ply
+            entry["ply"] = match.turns[event.seq][0]
+        elif isinstance(event.payload, events.Days):
+            entry["days"] = event.payload.days
+        elif isinstance(event.payload, events.Message):
+            entry["text"] = event.payload.text
+        logged.append(entry)
     return {
         "id": match.id, "game": match.game.id, "title": match.game.title,
         "options": match.options, "created_at": match.created_at,
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
                     for s in match.seats],
-        "events": events, "ply": match.ply,
+        "events": logged, "ply": match.ply,
         "outcome": match.outcome_json(), "result": match.result,
         # the seed decides every chance event: public only once nothing is left to hide
         **({"seed": match.seed} if match.finished else {}),

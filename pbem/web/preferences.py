@@ -2,10 +2,12 @@
 an address's "Your games" emails, and the one-click unsubscribe of every email (RFC 8058).
 
 The pages open with the secret of an email's settings link (``/email/<token>``, see
-``notify.mint_email_link``), which opens nothing else and sets emails alone, or from the
+``compose.mint_email_link``), which opens nothing else and sets emails alone, or from the
 play page with the seat's own play link (``/play/<token>/email``), which also sets the
 seat's webhook (``webhooks``), makes feed links (``feeds``) and, in a game with vacation
-days, lets the computer play the seat's moves during a vacation (``computer``). A GET
+days, lets the computer play the seat's moves during a vacation (``computer``), and
+chooses which channel (push notifications, email, both, neither) tells it of what
+(``channels``). A GET
 never changes anything (mail scanners fetch links); a POST to an unsubscribe URL
 unsubscribes with no further step, which is what mail providers do with the
 ``List-Unsubscribe-Post`` header.
@@ -18,19 +20,20 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from flask_babel import gettext
 
-from .. import computer, languages, limits, links, matches
+from .. import computer, languages, limits, links, matches, players
 from . import feeds
-from ..mail import notify, webhooks
+from ..mail import channels, compose, notify, webhooks
 from ..store.db import get_db, write
 
 bp = Blueprint("preferences", __name__)
 
 CHOICES = tuple(notify.PREFERENCES.items())
-SEAT_FIELDS = {"webhook", "feed", "stand-in"}  # the form's fields that only a play link sets
+# the form's fields that only a play link sets
+SEAT_FIELDS = {"webhook", "feed", "stand-in"} | {f"channel-{topic}" for topic in channels.TOPICS}
 
 
 def _email_link(token: str) -> dict[str, Any]:
-    link = notify.resolve_email_link(get_db(), token)
+    link = compose.resolve_email_link(get_db(), token)
     if link is None or link["purpose"] == feeds.PURPOSE:  # a feed link opens its feed alone
         abort(404, gettext("This link does not open any email settings. Check that you copied "
                            "all of it."))
@@ -82,6 +85,8 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
             with write(db):  # all or nothing: a bad webhook saves no other choice either
                 if seat and "webhook" in request.form:
                     webhooks.set_url(db, *seat, request.form["webhook"])
+                if seat:  # the channel of each topic: push, email, both or neither
+                    channels.set_seat(db, *seat, _channels_chosen())
                 if seat and "stand-in" in request.form:  # a hidden "off", then the box
                     computer.set_stand_in(db, *seat, "on" in request.form.getlist("stand-in"))
                 for entry in entries:
@@ -108,6 +113,8 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
         here=here, game_page=game_page, feed=feed, error=error, stand_in=stand_in,
         stand_in_level=computer.STAND_IN_LEVEL,
         webhook=webhooks.url_of(get_db(), *seat) if seat else None,
+        topics=channels.TOPICS, channel_choices=channels.CHOICES,
+        channels=channels.of_seat(get_db(), *seat) if seat else None,
         home_on=address is not None and not notify.home_opted_out(get_db(), address)
     ), 400 if error else 200
 
@@ -128,6 +135,29 @@ def play_settings(token: str):
     link = {"purpose": "seat", "game_id": access.game_id, "seat": access.seat, "email": None}
     return _settings_page(link, url_for(".play_settings", token=token),
                           game_page=url_for("play.page", role="play", token=token))
+
+
+def _channels_chosen() -> dict[str, str]:
+    """The form's choice of channel for each topic it has."""
+    return {topic: request.form[f"channel-{topic}"] for topic in channels.TOPICS
+            if request.form.get(f"channel-{topic}") in channels.CHOICES}
+
+
+@bp.route("/me/notifications", methods=["GET", "POST"])
+def player_notifications():
+    """A signed-in player's channels for every seat of theirs that did not choose its own."""
+    db = get_db()
+    player = players.current(db)
+    if player is None:
+        abort(403, "You are not signed in (or you signed out everywhere since).")
+    if request.method == "POST":
+        with write(db):
+            channels.set_player(db, player.id, _channels_chosen())
+        flash("Your settings are saved.")
+        return redirect(url_for(".player_notifications"), 303)
+    return render_template("player_notifications.html", player=player,
+                           topics=channels.TOPICS, channel_choices=channels.CHOICES,
+                           channels=channels.of_player(db, player.id))
 
 
 @bp.route("/email/<token>/unsubscribe", methods=["GET", "POST"])

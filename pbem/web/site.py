@@ -5,8 +5,9 @@ from __future__ import annotations
 import email
 import email.policy
 import functools
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import engine
 from engine import bots
@@ -16,10 +17,12 @@ from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, NotFound, SecurityError
 
-from .. import clocks, invites, languages, limits, links, matches, mygames
+from .. import clocks, invites, languages, limits, links, matches, mygames, players, ratings
 from . import diagrams
 from ..mail import notify
-from ..store.db import get_db, utcnow, write
+from ..players import claim_signed_in
+from ..store.db import get_db, write
+from ..store import utc
 
 bp = Blueprint("site", __name__)
 
@@ -54,28 +57,41 @@ def new_game(game_id: str):
         count = game.player_counts[0]
     if count not in game.player_counts:
         count = game.player_counts[0]
+    player = players.current(get_db())
     if request.method == "GET":
         return render_template("new.html", game=game, count=count, form={}, error=None,
-                               levels=bots.LEVELS)
+                               levels=bots.LEVELS, player=player)
     # The first player is the one filling in the form; each other seat may be the
     # computer's ("Played by": a level), or left open ("I'll send the link myself"), to be
     # taken with its join link.
-    players = [{"bot": form[f"by{i}"]} if i and form.get(f"by{i}", "person") != "person" else
-               {"open": True} if i and form.get(f"open{i}") == "yes" else
-               {"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", ""),
-                "language": languages.known(form.get(f"language{i}")) or languages.current()}
-               for i in range(count)]
+    entries: list[dict[str, Any]] = [
+        {"bot": form[f"by{i}"]} if i and form.get(f"by{i}", "person") != "person" else
+        {"open": True} if i and form.get(f"open{i}") == "yes" else
+        {"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", ""),
+         "language": languages.known(form.get(f"language{i}")) or languages.current()}
+        for i in range(count)]
     options = {option.name: form[f"option-{option.name}"] for option in game.options
                if f"option-{option.name}" in form}
+    # A rated game: the signed-in player plays the first seat, by handle.
+    rated = form.get("rated") == "yes"
+    claimed = {}
+    if rated and player is not None:
+        entries[0], claimed = {**entries[0], "name": player.handle,
+                                "email": player.email}, {0: player.id}
+    rating_range = {end: int(form[f"rating-{end}"]) for end in ("min", "max")
+                    if form.get(f"rating-{end}", "").strip().isdigit()}
     try:
-        created = matches.create(get_db(), game.id, players, options,
+        created = matches.create(get_db(), game.id, entries, options,
                                  clock=clocks.from_form(form),
-                                 public=form.get("public") == "yes")
+                                 public=form.get("public") == "yes", rated=rated,
+                                 rating_range=rating_range or None, claimed=claimed)
     except matches.ActionError as error:
         return render_template("new.html", game=game, count=count, form=form,
-                               error=error.message, levels=bots.LEVELS), error.status
+                               error=error.message, levels=bots.LEVELS,
+                               player=player), error.status
     match = created.match
     mygames.remember(match.id, 0)
+    claim_signed_in(get_db(), match.id, 0)  # the form's first player
     seat_links = [(s, links.external_url("play.page", role="play", token=t) if t else None,
                    links.external_url("lobby.join", token=j) if j else None)
                   for s, t, j in zip(match.seats, created.tokens, created.joins)]
@@ -84,6 +100,14 @@ def new_game(game_id: str):
                            public=form.get("public") == "yes",
                            held_back=invites.held_back(get_db(), match.id),
                            held_back_text=invites.HELD_BACK), 201
+
+
+@bp.get("/ratings/<game_id>")
+def leaderboard(game_id: str):
+    """A game's leaderboard: its established players, highest rating first."""
+    game = _game_or_404(game_id)
+    return render_template("leaderboard.html", game=game, games=engine.GAMES.values(),
+                           standings=ratings.leaderboard(get_db(), game.id))
 
 
 @bp.get("/favicon.ico")
@@ -131,13 +155,13 @@ def home_request():
     db = get_db()
     with write(db):
         # One email per address per HOME_LINK_INTERVAL, so the form cannot flood a mailbox.
-        since = (datetime.now(timezone.utc) - HOME_LINK_INTERVAL).isoformat(timespec="seconds")
+        since = utc.iso(utc.now() - HOME_LINK_INTERVAL)
         recent = list(db.query("SELECT 1 FROM home_links WHERE lower(email) = lower(?) "
                                "AND created_at > ?", [address, since]))
         if not recent:
             token = links.new_token()
             db["home_links"].insert({"token_hash": links.token_hash(token), "email": address,
-                                     "created_at": utcnow()})
+                                     "created_at": utc.iso(utc.now())})
             notify.home_link(db, address, token)
     # The same answer whether or not the address has games, or was just sent a link.
     return render_template("home_request.html", sent=address, error=None)

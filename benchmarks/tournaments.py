@@ -1,0 +1,90 @@
+"""Tournaments at scale (``./dev bench tournaments``): the pairings alone, and a round
+robin started in a real database.
+
+- a round robin of 100 players paired (4,950 games, ``pairings.round_robin``);
+- a Swiss of 1,000 players: each of its rounds paired (``pairings.swiss``), with random
+  results between them;
+- a round robin of 100 players started in an SQLite database (``tournaments.start``): its
+  4,950 games created, each an ordinary game, and one email to each player, in one
+  transaction.
+
+CPU time is printed beside the time on the clock (on a shared machine the second swings
+with the others' load).
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pbem import create_app, pairings, players, tournaments
+from pbem.store.db import get_db
+
+
+@contextmanager
+def timed(what: str) -> Iterator[None]:
+    cpu, wall = time.process_time(), time.perf_counter()
+    yield
+    print(f"{what}: {time.process_time() - cpu:.3f} s CPU, "
+          f"{time.perf_counter() - wall:.3f} s on the clock")
+
+
+def swiss(count: int, rounds: int, seed: int) -> None:
+    rng = random.Random(seed)
+    names = [f"p{i}" for i in range(count)]
+    games: list[pairings.Game] = []
+    for number in range(1, rounds + 1):
+        with timed(f"Swiss of {count} players, round {number} paired"):
+            pairing = pairings.swiss(names, games)
+        assert pairing is not None and len(pairing.pairs) == count // 2
+        games += [pairings.Game(number, a, b, rng.choice((0, 0.5, 1)))
+                  for a, b in pairing.pairs]
+        if pairing.bye is not None:
+            games.append(pairings.Game(number, pairing.bye, None, 1))
+
+
+def round_robin_started(count: int) -> None:
+    folder = tempfile.mkdtemp()
+    app = create_app({"DATABASE": f"{folder}/bench.sqlite", "SECRET_KEY": "bench",
+                      "MAIL_FOLDER": f"{folder}/mail", "PUBLIC_URL": "http://localhost"})
+    with app.test_request_context():
+        db = get_db()
+        entrants = [players.create(db, f"player{i}", f"player{i}@example.org")
+                    for i in range(count)]
+        tournament = tournaments.create(db, entrants[0], {
+            "name": "Bench", "game": "mastery", "format": "round-robin"})
+        for player in entrants:
+            tournaments.enter(db, tournament.id, player)
+        with timed(f"round robin of {count} players started in SQLite "
+                   f"({count * (count - 1) // 2} games, {count} emails)"):
+            tournaments.start(db, tournament.id, entrants[0])
+        made = db.execute("SELECT COUNT(*) FROM tournament_games").fetchone()[0]
+        assert made == count * (count - 1) // 2, made
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--round-robin", type=int, default=100, metavar="PLAYERS")
+    parser.add_argument("--swiss", type=int, default=1000, metavar="PLAYERS")
+    parser.add_argument("--rounds", type=int, default=5, help="the Swiss's rounds")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-database", action="store_true",
+                        help="the pairings only, not the round robin's games")
+    args = parser.parse_args()
+    with timed(f"round robin of {args.round_robin} players paired"):
+        rounds = pairings.round_robin(list(range(args.round_robin)))
+    assert sum(map(len, rounds)) == args.round_robin * (args.round_robin - 1) // 2
+    swiss(args.swiss, args.rounds, args.seed)
+    if not args.no_database:
+        round_robin_started(args.round_robin)
+
+
+if __name__ == "__main__":
+    main()

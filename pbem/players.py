@@ -1,0 +1,299 @@
+"""Players across games: an optional identity, a proven email address and a public handle.
+
+Secret links still play every game; a player only gathers seats. A visitor proves an
+address by a one-time sign-in link emailed to it (``mint_sign_in``, ``sign_in``): a secret
+of 192 bits, only its hash stored, valid for ``SIGN_IN_VALID``, used once. The first sign-in
+of an address makes its player, under a handle chosen then. A player's seats
+(``seats_of``) are every seat whose email is the proven address (games from before the
+proof too) and every seat taken while signed in or with the player key (``claim``).
+
+The player key (a secret API base, ``/api/player/<key>``) and each seat link given to a
+player (``seat_link``) are derived from the server's secret key, the player's id and
+generation: the same each time they are asked for, stored only hashed (the links in
+``links`` with the player's id), and all replaced at once by ``sign_out_everywhere``, which
+moves the generation on (signed sessions carry theirs). Anyone holding the server's secret
+key can forge a session anyway, so deriving from it adds no other way in.
+
+Nothing here is shown to anyone but the player except the handle: profiles show games as a
+spectator sees them.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+import sqlite_utils
+from flask import current_app, session
+
+from . import invites, limits, links, matches
+from .store.db import hold_name, write
+from .store import utc
+
+HANDLE = re.compile(r"[A-Za-z0-9_-]{3,20}")
+HANDLE_RULE = "A handle is 3 to 20 letters (A-Z, a-z), digits, _ or -."
+SIGN_IN_VALID = timedelta(hours=2)  # mail can be slow: at least an hour
+RESERVED = "computer-"  # the handles of the computer's levels (rated players)
+
+
+class HandleTaken(matches.ActionError):
+    status = 409
+
+
+@dataclass(frozen=True)
+class Player:
+    id: int
+    handle: str
+    email: str | None  # the proven address; None: a computer player
+    generation: int
+
+
+def _player(row: Any) -> Player:
+    return Player(row["id"], row["handle"], row["email"], row["generation"])
+
+
+def _one(db: sqlite_utils.Database, where: str, value: Any) -> Player | None:
+    row = db.execute(f"SELECT id, handle, email, generation FROM players WHERE {where}",
+                     [value]).fetchone()
+    return _player(row) if row else None
+
+
+def find(db: sqlite_utils.Database, player_id: int) -> Player | None:
+    return _one(db, "id = ?", player_id)
+
+
+def by_handle(db: sqlite_utils.Database, handle: str) -> Player | None:
+    if not HANDLE.fullmatch(handle):  # no player has it (and PostgreSQL refuses a NUL)
+        return None
+    return _one(db, "lower(handle) = lower(?)", handle)
+
+
+def by_email(db: sqlite_utils.Database, email: str) -> Player | None:
+    return _one(db, "email = ?", email.strip().lower())
+
+
+def checked_handle(handle: Any) -> str:
+    if not isinstance(handle, str) or not HANDLE.fullmatch(handle):
+        raise matches.InvalidRequest(HANDLE_RULE)
+    return handle
+
+
+def create(db: sqlite_utils.Database, handle: Any, email: str | None) -> Player:
+    """A new player (``email`` None: a computer player); a taken handle → HandleTaken."""
+    handle = checked_handle(handle)
+    with write(db):
+        hold_name(db, "players")  # two new players with one handle: the second one waits
+        _refuse_taken(db, handle)
+        email = email.strip().lower() if email else None
+        player_id = db.execute(
+            "INSERT INTO players (handle, email, created_at) VALUES (?, ?, ?) RETURNING id",
+            [handle, email, utc.iso(utc.now())]).fetchone()[0]
+        player = Player(player_id, handle, email, 0)
+        _rekey(db, player)
+    return player
+
+
+def rename(db: sqlite_utils.Database, player: Player, handle: Any) -> Player:
+    handle = checked_handle(handle)
+    with write(db):
+        hold_name(db, "players")
+        if handle.lower() != player.handle.lower():
+            _refuse_taken(db, handle)
+        db.execute("UPDATE players SET handle = ? WHERE id = ?", [handle, player.id])
+    return replace(player, handle=handle)
+
+
+def _refuse_taken(db: sqlite_utils.Database, handle: str) -> None:
+    if by_handle(db, handle) is not None:
+        raise HandleTaken(f"The handle {handle} is taken. Please choose another one.")
+
+
+# -- secrets derived from the server's secret key ---------------------------------------------
+
+def _derived(*parts: object) -> str:
+    """A token of TOKEN_SHAPE (192 bits) that only the server's secret key makes."""
+    digest = hmac.new(str(current_app.config["SECRET_KEY"]).encode(),
+                      " ".join(map(str, parts)).encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:links.TOKEN_BYTES]).decode()
+
+
+def key(player: Player) -> str:
+    """The player key: the secret base of the player's API (``/api/player/<key>``)."""
+    return _derived("player-key", player.id, player.generation)
+
+
+def _rekey(db: sqlite_utils.Database, player: Player) -> None:
+    db.execute("UPDATE players SET key_hash = ? WHERE id = ?",
+               [links.token_hash(key(player)), player.id])
+
+
+def by_key(db: sqlite_utils.Database, token: str) -> Player | None:
+    """The player of a key: as the sign-in answered it (the API base's URL) or its token."""
+    token = token.rstrip("/").rsplit("/", 1)[-1]
+    if not links.TOKEN_SHAPE.fullmatch(token):
+        return None
+    return _one(db, "key_hash = ?", links.token_hash(token))
+
+
+def seat_link(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> str:
+    """The player's secret link to one of their seats: the same every time (stored, hashed,
+    the first time), replaced when the player signs out everywhere."""
+    token = _derived("seat", player.id, player.generation, game_id, seat)
+    hashed = links.token_hash(token)
+    if db.execute("SELECT 1 FROM links WHERE token_hash = ?", [hashed]).fetchone() is None:
+        with write(db):  # once: a script polling the key writes nothing
+            db.execute("INSERT INTO links (token_hash, game_id, seat, created_at, player_id) "
+                       "VALUES (?, ?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING",
+                       [hashed, game_id, seat, utc.iso(utc.now()), player.id])
+    return token
+
+
+# -- seats ------------------------------------------------------------------------------------
+
+def seats_of(db: sqlite_utils.Database, player: Player) -> list[tuple[str, int]]:
+    """The player's seats, (game id, seat), the most recently active game first: those of
+    the proven address (compared without case, as ``/home`` does) and those claimed."""
+    rows = db.execute(
+        "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? OR lower(s.email) = ? "
+        "ORDER BY g.updated_at DESC, g.id, s.seat", [player.id, player.email or ""])
+    return [(row[0], row[1]) for row in rows]
+
+
+def owns(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> bool:
+    return (game_id, seat) in seats_of(db, player)
+
+
+def owners(db: sqlite_utils.Database, game_id: str, seat: int) -> list[Player]:
+    """The players whose seat it is (``seats_of``): whoever took it, and the player of its
+    address."""
+    return [_player(row) for row in db.execute(
+        "SELECT p.id, p.handle, p.email, p.generation FROM players p JOIN seats s "
+        "ON s.game_id = ? AND s.seat = ? WHERE p.id = s.player_id OR p.email = lower(s.email) "
+        "ORDER BY p.id", [game_id, seat]).fetchall()]
+
+
+def claim(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> None:
+    """Make a seat the player's (taken while signed in, or with the key)."""
+    with write(db):
+        db.execute("UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = ?",
+                   [player.id, game_id, seat])
+
+
+def claim_signed_in(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
+    """Make a seat the signed-in player's, if the browser is signed in."""
+    player = current(db)
+    if player is not None:
+        claim(db, player, game_id, seat)
+
+
+# -- signing in -------------------------------------------------------------------------------
+
+def mint_sign_in(db: sqlite_utils.Database, email: str) -> str | None:
+    """A new sign-in link for ``email`` (a valid address), or None when the address has had
+    the most the RATE_LIMIT_SIGN_IN_EMAILS setting allows (counted per mailbox, as
+    invitations are: ``invites.address_key``). The caller emails it."""
+    email = email.strip().lower()
+    address = invites.address_key(email)
+    now = utc.now()
+    with write(db):
+        hold_name(db, f"sign-in:{address}")  # two requests at once count each other
+        if limits.over_recipient_limit("RATE_LIMIT_SIGN_IN_EMAILS", now, lambda since: (
+                db.execute("SELECT COUNT(*) FROM sign_in_links WHERE address = ? AND "
+                           "created_at >= ?", [address, since]).fetchone()[0])):
+            return None
+        db.execute("DELETE FROM sign_in_links WHERE created_at < ?",
+                   [(now - timedelta(days=2)).isoformat(timespec="seconds")])
+        token = links.new_token()
+        db.execute("INSERT INTO sign_in_links (token_hash, email, address, created_at, "
+                   "expires_at) VALUES (?, ?, ?, ?, ?)",
+                   [links.token_hash(token), email, address, now.isoformat(timespec="seconds"),
+                    (now + SIGN_IN_VALID).isoformat(timespec="seconds")])
+    return token
+
+
+def sign_in_email(db: sqlite_utils.Database, token: str) -> str | None:
+    """The address a sign-in link proves, while it is unused and unexpired; else None.
+    Reading it uses nothing up."""
+    if not links.TOKEN_SHAPE.fullmatch(token):
+        return None
+    row = db.execute("SELECT email FROM sign_in_links WHERE token_hash = ? AND used_at IS NULL "
+                     "AND expires_at > ?", [links.token_hash(token), utc.iso(utc.now())]).fetchone()
+    return row[0] if row else None
+
+
+def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None) -> Player | None:
+    """Use a sign-in link: its address's player (made the first time, under ``handle``;
+    renamed later when ``handle`` is given). None for a used, expired or unknown link. A
+    missing or taken handle refuses (InvalidRequest, HandleTaken) and leaves the link
+    unused (the transaction that used it rolls back)."""
+    if not links.TOKEN_SHAPE.fullmatch(token):
+        return None
+    with write(db):
+        now = utc.iso(utc.now())
+        used = db.execute("UPDATE sign_in_links SET used_at = ? WHERE token_hash = ? AND "
+                          "used_at IS NULL AND expires_at > ? RETURNING email",
+                          [now, links.token_hash(token), now]).fetchone()
+        if used is None:
+            return None
+        player = by_email(db, used[0])
+        if isinstance(handle, str) and handle.lower().startswith(RESERVED):
+            raise HandleTaken(f"Handles that begin with {RESERVED} are the computer's.")
+        if player is None:
+            if handle is None:
+                raise matches.InvalidRequest("Choose a handle: the name other players will "
+                                             "know you by. " + HANDLE_RULE)
+            player = create(db, handle, used[0])
+        elif handle is not None and handle != player.handle:
+            player = rename(db, player, handle)
+    return player
+
+
+def current(db: sqlite_utils.Database) -> Player | None:
+    """The player the browser's signed session is signed in as, unless they signed out
+    everywhere since."""
+    signed = session.get("player")
+    if not isinstance(signed, list) or len(signed) != 2:
+        return None
+    player = find(db, signed[0])
+    return player if player is not None and player.generation == signed[1] else None
+
+
+def remember(player: Player) -> None:
+    """Sign this browser in as ``player``."""
+    session["player"] = [player.id, player.generation]
+    session.permanent = True
+
+
+def forget() -> None:
+    session.pop("player", None)
+
+
+def sign_out_everywhere(db: sqlite_utils.Database, player: Player) -> Player:
+    """Every session, the key and the seat links given to the player stop working; the
+    caller's session goes on with the new generation."""
+    with write(db):
+        player = replace(player, generation=player.generation + 1)
+        db.execute("UPDATE players SET generation = ? WHERE id = ?",
+                   [player.generation, player.id])
+        db.execute("DELETE FROM links WHERE player_id = ?", [player.id])
+        _rekey(db, player)
+    return player
+
+
+def delete(db: sqlite_utils.Database, player: Player) -> None:
+    """Forget the player: games stay, seats are unlinked, and every row of a table keyed by
+    the player (a ``player_id`` column: their ratings, their links) goes."""
+    with write(db):
+        for table in db.table_names():
+            if table == "seats":
+                db.execute("UPDATE seats SET player_id = NULL WHERE player_id = ?", [player.id])
+            elif "player_id" in db[table].columns_dict:
+                db.execute(f"DELETE FROM {table} WHERE player_id = ?", [player.id])
+        if player.email:
+            db.execute("DELETE FROM sign_in_links WHERE email = ?", [player.email])
+        db.execute("DELETE FROM players WHERE id = ?", [player.id])

@@ -1,0 +1,738 @@
+"""Tournaments: players enter, rounds of ordinary games are paired (``pairings``), and the
+standings are counted from the results.
+
+Every game of a tournament is an ordinary game of this server (emails, clocks and their
+vacation days, computers as players, chat, review), made by ``matches.create`` between two
+entrants known across games (``players``). When one ends (``game_ended``, subscribed to
+``signals.event_recorded``, in the transaction that records the end) its result is kept
+here and the tournament moves on (``_advance``): a round robin made all its games at the
+start and finishes when they are over; a Swiss pairs its next round once every game of the
+round has ended; a knockout replays a drawn game at once, colours swapped, and pairs the
+winners once every tie of the round is decided. A round may have a deadline, after which
+the job process adjudicates its unfinished games (``adjudicate_due``): a draw, or a loss
+for the one with less time left. A player who withdraws after the start resigns their
+unfinished games (the ordinary command) and is paired no more.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import engine
+import sqlite_utils
+from engine import bots
+from flask import current_app
+
+from . import clocks, commands, links, matches, pairings, players, ratings, signals
+from .events import Command
+from .matches import ActionError, Event, InvalidRequest, Match, Refused, SeatTaken
+from .store.db import hold_name, write
+from .store import utc
+
+FORMATS = ("round-robin", "swiss", "knockout", "league")
+ADJUDICATIONS = ("draw", "time")
+TIEBREAKS = {"round-robin": pairings.SONNEBORN_BERGER, "league": pairings.SONNEBORN_BERGER,
+             "swiss": pairings.BUCHHOLZ}
+MOST_PLAYERS = 1000
+MOST_ROUNDS = 50
+
+
+class Forbidden(ActionError):
+    """What only the organiser may do."""
+    status = 403
+
+
+class NoTournament(ActionError):
+    status = 404
+
+
+@dataclass(frozen=True)
+class Tournament:
+    id: str
+    name: str
+    game: engine.Game
+    options: dict[str, Any]
+    clock: dict[str, Any]
+    format: str
+    rounds: int | None  # swiss: its rounds; round-robin, league: 2 for a double one
+    division_size: int | None  # league: players in a division
+    promote: int | None  # league: how many go up and down a division each season
+    season: int
+    previous_id: str | None  # league: the season before
+    min_players: int
+    max_players: int | None
+    rated: bool
+    public: bool
+    organiser_id: int
+    organiser: str  # the organiser's handle
+    starts_at: str | None
+    round_days: int | None
+    adjudication: str
+    status: str
+    round: int
+    round_deadline: str | None
+    created_at: str
+    updated_at: str
+
+    @property
+    def tiebreak(self) -> str | None:
+        return TIEBREAKS.get(self.format)
+
+
+@dataclass(frozen=True)
+class Entrant:
+    player_id: int
+    handle: str
+    email: str | None  # None: a computer level (its handle computer-<level>)
+    seed: int
+    withdrawn: bool
+    division: int | None  # league: 1 the top one
+    next_season: bool  # league: not opted out of the next season
+
+    @property
+    def level(self) -> str | None:
+        """The computer's level that plays this entrant, or None for a person."""
+        return self.handle.removeprefix(ratings.computer_handle("")) if self.email is None \
+            else None
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One row of ``tournament_games``: a game, or a bye (``game_id`` None)."""
+    round: int
+    number: int
+    game_id: str | None
+    first_id: int
+    second_id: int | None
+    points: float | None
+    ended_at: str | None
+    outcome: dict[str, Any] | None  # the game's, as the API shows it
+    created_at: str | None  # the game's
+
+    def result(self) -> pairings.Game:
+        return pairings.Game(self.round, self.first_id, self.second_id,
+                             1.0 if self.second_id is None else self.points)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+COLUMNS = ("SELECT t.*, p.handle AS organiser FROM tournaments t "
+           "JOIN players p ON p.id = t.organiser_id ")
+
+
+def _tournament(row: Any) -> Tournament:
+    row = dict(row)
+    return Tournament(
+        id=row["id"], name=row["name"], game=engine.get(row["game"]),
+        options=json.loads(row["options"]), clock=json.loads(row["clock"]),
+        format=row["format"], rounds=row["rounds"], division_size=row["division_size"],
+        promote=row["promote"], season=row["season"], previous_id=row["previous_id"],
+        min_players=row["min_players"],
+        max_players=row["max_players"], rated=bool(row["rated"]), public=bool(row["public"]),
+        organiser_id=row["organiser_id"], organiser=row["organiser"],
+        starts_at=row["starts_at"], round_days=row["round_days"],
+        adjudication=row["adjudication"], status=row["status"], round=row["round"],
+        round_deadline=row["round_deadline"], created_at=row["created_at"],
+        updated_at=row["updated_at"])
+
+
+def find(db: sqlite_utils.Database, tournament_id: str) -> Tournament | None:
+    rows = list(db.query(COLUMNS + "WHERE t.id = ?", [tournament_id]))
+    return _tournament(rows[0]) if rows else None
+
+
+def listed(db: sqlite_utils.Database, statuses: tuple[str, ...] = ("open", "running",
+                                                                    "finished"),
+           most: int = 100) -> list[Tournament]:
+    """The public tournaments in those states, the newest first."""
+    marks = ", ".join("?" * len(statuses))
+    return [_tournament(row) for row in db.query(
+        COLUMNS + f"WHERE t.public = 1 AND t.status IN ({marks}) "
+        "ORDER BY t.created_at DESC, t.id LIMIT ?", [*statuses, most])]
+
+
+def entrants(db: sqlite_utils.Database, tournament: Tournament) -> list[Entrant]:
+    """In seed order (the order of entry)."""
+    return [Entrant(row["player_id"], row["handle"], row["email"], row["seed"],
+                    row["withdrawn_at"] is not None, row["division"], bool(row["next_season"]))
+            for row in db.query(
+        "SELECT e.player_id, p.handle, p.email, e.seed, e.withdrawn_at, e.division, "
+        "e.next_season "
+        "FROM tournament_players e JOIN players p ON p.id = e.player_id "
+        "WHERE e.tournament_id = ? ORDER BY e.seed", [tournament.id])]
+
+
+def games(db: sqlite_utils.Database, tournament: Tournament,
+          from_round: int = 0) -> list[Pairing]:
+    """Its games and byes (from round ``from_round`` on), round by round."""
+    return [Pairing(row["round"], row["number"], row["game_id"], row["first_id"],
+                    row["second_id"], row["points"], row["ended_at"],
+                    json.loads(row["outcome"]) if row["outcome"] else None, row["created_at"])
+            for row in db.query(
+        "SELECT tg.*, g.outcome, g.created_at FROM tournament_games tg "
+        "LEFT JOIN games g ON g.id = tg.game_id WHERE tg.tournament_id = ? AND tg.round >= ? "
+        "ORDER BY tg.round, tg.number", [tournament.id, from_round])]
+
+
+def watch_token(game_id: str) -> str:
+    """The spectator link's secret of a tournament's game, as public as the tournament
+    (its cross-table links to it): derived from the server's secret key, so the same each
+    time, and stored only hashed, as every link is (``_store_round``)."""
+    digest = hmac.new(str(current_app.config["SECRET_KEY"]).encode(),
+                      f"tournament-watch {game_id}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:links.TOKEN_BYTES]).decode()
+
+
+def of_games(db: sqlite_utils.Database, game_ids: list[str]) -> dict[str, str]:
+    """The tournament of each of those games that is in one."""
+    if not game_ids:
+        return {}
+    marks = ", ".join("?" * len(game_ids))
+    return dict(db.execute(f"SELECT game_id, tournament_id FROM tournament_games "
+                           f"WHERE game_id IN ({marks})", game_ids).fetchall())
+
+
+@dataclass(frozen=True)
+class Table:
+    """What a tournament's page and JSON show."""
+    tournament: Tournament
+    entrants: list[Entrant]
+    games: list[Pairing]
+    standings: list[pairings.Standing]
+    winner: Entrant | None
+
+    def handle(self, player_id: int | None) -> str | None:
+        return next((e.handle for e in self.entrants if e.player_id == player_id), None)
+
+
+def table(db: sqlite_utils.Database, tournament: Tournament) -> Table:
+    entered = entrants(db, tournament)
+    played = games(db, tournament)
+    seeds = [e.player_id for e in entered]
+    # players who deleted their identity (``players.delete`` takes their entry): their
+    # games still count, under no handle
+    seeds += list(dict.fromkeys(p for g in played for p in (g.first_id, g.second_id)
+                                if p is not None and p not in seeds))
+    results = [g.result() for g in played]
+    if tournament.format == "knockout":
+        rounds = pairings.knockout(seeds, results, _withdrawn(entered))
+        standing = pairings.knockout_standings(seeds, results, rounds)
+        won = pairings.knockout_winner(rounds) if tournament.status == "finished" else None
+    else:  # a league's standings division by division (the others: one division)
+        standing = []
+        for division in _divisions(entered) if tournament.format == "league" else [seeds]:
+            members = set(division)
+            standing += pairings.standings(division, [
+                g for g in results if g.first in members
+                and (g.second is None or g.second in members)], tournament.tiebreak)
+        won = standing[0].player if tournament.status == "finished" and standing else None
+    by_id = {e.player_id: e for e in entered}
+    return Table(tournament, entered, played, standing,
+                 by_id.get(won) if won is not None else None)
+
+
+def _divisions(entered: list[Entrant]) -> list[list[int]]:
+    """The players of each division, the top one first (one for all but a league)."""
+    found: dict[int, list[int]] = {}
+    for entrant in entered:
+        found.setdefault(entrant.division or 1, []).append(entrant.player_id)
+    return [found[number] for number in sorted(found)]
+
+
+def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]:
+    """The public answer of ``GET <api>`` (shared/CONTRACT.md part 7): byes are points
+    without a game, so ``rounds`` leaves them out and ``byes`` names them."""
+    shown = table(db, tournament)
+    rounds: list[list[dict[str, Any]]] = [[] for _ in range(tournament.round)]
+    byes: list[list[str]] = [[] for _ in range(tournament.round)]
+    for game in shown.games:
+        if game.game_id is None:
+            byes[game.round - 1].append(shown.handle(game.first_id) or "")
+        else:
+            rounds[game.round - 1].append({
+                "game": game.game_id, "outcome": game.outcome,
+                "seats": [shown.handle(game.first_id), shown.handle(game.second_id)]})
+    return {
+        "id": tournament.id, "name": tournament.name, "game": tournament.game.id,
+        "format": tournament.format, "status": tournament.status,
+        "organiser": tournament.organiser, "rated": tournament.rated,
+        "options": tournament.options, "clock": tournament.clock,
+        "rounds_planned": tournament.rounds, "min_players": tournament.min_players,
+        "max_players": tournament.max_players, "starts_at": tournament.starts_at,
+        "round_days": tournament.round_days, "adjudication": tournament.adjudication,
+        "round_deadline": tournament.round_deadline,
+        "players": [e.handle for e in shown.entrants],
+        "withdrawn": [e.handle for e in shown.entrants if e.withdrawn],
+        "rounds": rounds, "byes": byes,
+        **({"season": tournament.season, "previous": tournament.previous_id,
+            "next": next_of(db, tournament),
+            "divisions": [[shown.handle(p) for p in division]
+                          for division in _divisions(shown.entrants)]}
+           if tournament.format == "league" else {}),
+        "standings": [{"handle": shown.handle(s.player), "points": s.points,
+                       "tiebreak": s.tiebreak, "played": s.played} for s in shown.standings],
+        "winner": shown.winner.handle if shown.winner else None,
+    }
+
+
+# -- making one ---------------------------------------------------------------------------
+
+def _whole(body: dict[str, Any], name: str, low: int, high: int,
+           default: int | None) -> int | None:
+    value = body.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)  # from a form
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidRequest(f"'{name}' must be a whole number from {low} to {high}.")
+    return value
+
+
+def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
+    value = body.get(name, default)
+    if not isinstance(value, bool):
+        raise InvalidRequest(f"'{name}' must be true or false.")
+    return value
+
+
+def create(db: sqlite_utils.Database, organiser: players.Player,
+           body: dict[str, Any]) -> Tournament:
+    """A new tournament that ``organiser`` runs, open for entries, from a request:
+    ``{"name", "game", "options", "clock", "format", "rounds" (swiss; 2 for a double round
+    robin), "min_players", "max_players", "rated", "public", "starts_at" (ISO time),
+    "round_days", "adjudication"}``."""
+    name = matches.checked_name(body.get("name"), "The tournament")
+    try:
+        game = engine.get(str(body.get("game")))
+    except (engine.UnknownGame, TypeError):
+        raise InvalidRequest(f"'game' must be one of: {', '.join(engine.GAMES)}.") from None
+    if 2 not in game.player_counts:
+        raise InvalidRequest(f"{game.title} is not a game for two: tournaments pair two "
+                             f"players.")
+    options = body.get("options") or {}
+    try:
+        options = game.start(2, options, "check").options
+        clock = clocks.settings(body.get("clock"))
+    except ValueError as error:
+        raise InvalidRequest(str(error)) from None
+    format_ = body.get("format")
+    if format_ not in FORMATS:
+        raise InvalidRequest(f"'format' must be one of: {', '.join(FORMATS)}.")
+    if format_ == "swiss":
+        rounds = _whole(body, "rounds", 1, MOST_ROUNDS, 5)
+    elif format_ in ("round-robin", "league"):
+        rounds = _whole(body, "rounds", 1, 2, 1)
+    else:
+        rounds = None
+    division_size = promote = None
+    if format_ == "league":
+        division_size = _whole(body, "division_size", 3, 50, 6) or 6
+        promote = _whole(body, "promote", 1, (division_size - 1) // 2, 1)
+    least = _whole(body, "min_players", 2, MOST_PLAYERS, 2) or 2
+    most = _whole(body, "max_players", 2, MOST_PLAYERS, None)
+    if most is not None and most < least:
+        raise InvalidRequest("'max_players' must be at least 'min_players'.")
+    starts_at = body.get("starts_at")
+    if starts_at is not None:
+        try:
+            starts_at = utc.iso(utc.parse(starts_at))
+        except (TypeError, ValueError):
+            raise InvalidRequest("'starts_at' must be a time such as "
+                                 "2026-12-01T18:00:00+00:00.") from None
+    adjudication = body.get("adjudication", "draw")
+    if adjudication not in ADJUDICATIONS:
+        raise InvalidRequest(f"'adjudication' must be one of: {', '.join(ADJUDICATIONS)}.")
+    rated = _flag(body, "rated", False)
+    now = utc.iso(utc.now())
+    tournament_id = secrets.token_urlsafe(6)
+    with write(db):
+        db["tournaments"].insert({
+            "id": tournament_id, "name": name, "game": game.id, "options": json.dumps(options),
+            "clock": json.dumps(clock), "format": format_, "rounds": rounds,
+            "division_size": division_size, "promote": promote,
+            "min_players": least, "max_players": most, "rated": int(rated),
+            "public": int(_flag(body, "public", True)), "organiser_id": organiser.id,
+            "starts_at": starts_at, "round_days": _whole(body, "round_days", 1, 365, None),
+            "adjudication": adjudication, "status": "open", "round": 0,
+            "created_at": now, "updated_at": now})
+    return _fresh(db, tournament_id)
+
+
+# -- entries ------------------------------------------------------------------------------
+
+def _held(db: sqlite_utils.Database, tournament_id: str) -> Tournament:
+    """The tournament as it is now, inside a write transaction that keeps other changes to
+    it waiting (entries counted against its maximum, rounds started once)."""
+    hold_name(db, f"tournament:{tournament_id}")
+    return _fresh(db, tournament_id)
+
+
+def _fresh(db: sqlite_utils.Database, tournament_id: str) -> Tournament:
+    tournament = find(db, tournament_id)
+    if tournament is None:
+        raise NoTournament("There is no such tournament.")
+    return tournament
+
+
+def enter(db: sqlite_utils.Database, tournament_id: str, player: players.Player) -> None:
+    with write(db):
+        tournament = _held(db, tournament_id)
+        if tournament.status != "open":
+            raise SeatTaken("The tournament has started: entries are closed.")
+        entered = entrants(db, tournament)
+        if any(e.player_id == player.id for e in entered):
+            return
+        if tournament.max_players is not None and len(entered) >= tournament.max_players:
+            raise SeatTaken(f"The tournament is full ({tournament.max_players} players).")
+        db.execute("INSERT INTO tournament_players (tournament_id, player_id, seed) "
+                   "VALUES (?, ?, ?)",
+                   [tournament.id, player.id, max((e.seed for e in entered), default=0) + 1])
+        _touch(db, tournament)
+
+
+def enter_computer(db: sqlite_utils.Database, tournament_id: str, by: players.Player,
+                   level: Any) -> None:
+    """The organiser enters the computer at ``level`` (each level is a player)."""
+    if not isinstance(level, str) or level not in bots.LEVELS:
+        raise InvalidRequest(f"'bot' must be one of the computer's levels: "
+                             f"{', '.join(bots.LEVELS)}.")
+    with write(db):
+        _organised(db, tournament_id, by)
+        handle = ratings.computer_handle(level)
+        enter(db, tournament_id, players.Player(ratings.computer_player(db, handle), handle,
+                                                None, 0))
+
+
+def withdraw(db: sqlite_utils.Database, tournament_id: str, player_id: int) -> None:
+    """Before the start the entry goes; after it, the player is paired no more and their
+    unfinished games are resigned (lost on forfeit)."""
+    with write(db):
+        tournament = _held(db, tournament_id)
+        if tournament.status == "open":
+            db.execute("DELETE FROM tournament_players WHERE tournament_id = ? AND "
+                       "player_id = ?", [tournament.id, player_id])
+        elif tournament.status == "running":
+            db.execute("UPDATE tournament_players SET withdrawn_at = ? WHERE tournament_id = ? "
+                       "AND player_id = ? AND withdrawn_at IS NULL",
+                       [utc.iso(utc.now()), tournament.id, player_id])
+            for game in games(db, tournament):
+                if game.game_id and game.points is None and player_id in (game.first_id,
+                                                                          game.second_id):
+                    _forfeit(db, game.game_id, 0 if player_id == game.first_id else 1)
+            _advance(db, _fresh(db, tournament.id))  # a knockout's tie may be decided now
+        else:
+            raise Refused("The tournament is over.")
+        _touch(db, tournament)
+
+
+def _forfeit(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
+    """Resign ``seat``'s game, unless its clock has already run out (then the clock job
+    ends it)."""
+    try:
+        commands.submit(db, game_id, seat, Command.of("resign"))
+    except Refused:
+        pass
+
+
+# -- the organiser's tools ----------------------------------------------------------------
+
+def _organised(db: sqlite_utils.Database, tournament_id: str,
+               by: players.Player) -> Tournament:
+    tournament = _held(db, tournament_id)
+    if tournament.organiser_id != by.id:
+        raise Forbidden("Only the tournament's organiser may do that.")
+    return tournament
+
+
+def remove(db: sqlite_utils.Database, tournament_id: str, by: players.Player,
+           handle: str) -> None:
+    with write(db):
+        tournament = _organised(db, tournament_id, by)
+        entrant = next((e for e in entrants(db, tournament)
+                        if e.handle.lower() == str(handle).lower()), None)
+        if entrant is None:
+            raise InvalidRequest(f"{handle} has not entered this tournament.")
+        withdraw(db, tournament_id, entrant.player_id)
+
+
+def cancel(db: sqlite_utils.Database, tournament_id: str, by: players.Player) -> None:
+    """Stop it: no more rounds; the games being played go on as ordinary games."""
+    with write(db):
+        tournament = _organised(db, tournament_id, by)
+        if tournament.status in ("finished", "cancelled"):
+            raise Refused("The tournament is over.")
+        _finish(db, tournament, "cancelled")
+
+
+def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | None) -> None:
+    """Close the entries and make the first round's games (a round robin's every game);
+    ``by`` None: the job, at the start time."""
+    with write(db):
+        tournament = _held(db, tournament_id) if by is None else \
+            _organised(db, tournament_id, by)
+        if tournament.status != "open":
+            raise Refused("The tournament has already started.")
+        entered = entrants(db, tournament)
+        if len(entered) < tournament.min_players:
+            raise Refused(f"The tournament needs at least {tournament.min_players} players "
+                          f"({len(entered)} entered).")
+        db.execute("UPDATE tournaments SET status = 'running' WHERE id = ?", [tournament.id])
+        tournament = _fresh(db, tournament.id)
+        if tournament.format in ("round-robin", "league"):
+            seeds = [e.player_id for e in entered]
+            if any(e.division for e in entered):  # a league's next season: as it was made
+                split = _divisions(entered)
+            else:
+                split = pairings.divisions(seeds, tournament.division_size or len(seeds))
+            most = 0
+            for number, division in enumerate(split, start=1):
+                db.conn.executemany(
+                    "UPDATE tournament_players SET division = ? WHERE tournament_id = ? AND "
+                    "player_id = ?", [(number, tournament.id, p) for p in division])
+                rounds = pairings.round_robin(division, double=tournament.rounds == 2)
+                for round_number, pairs in enumerate(rounds, start=1):
+                    _store_round(db, tournament, round_number, pairs, None, entered)
+                most = max(most, len(rounds))
+            _started(db, tournament, most, games(db, tournament))  # one deadline for all
+        else:
+            _advance(db, tournament)
+
+
+# -- rounds -------------------------------------------------------------------------------
+
+def _withdrawn(entered: list[Entrant]) -> set[int]:
+    return {e.player_id for e in entered if e.withdrawn}
+
+
+def _advance(db: sqlite_utils.Database, tournament: Tournament) -> None:
+    """Make the games that are due now, or finish the tournament once none can be."""
+    if tournament.status != "running":
+        return
+    entered = entrants(db, tournament)
+    seeds = [e.player_id for e in entered]
+    played = games(db, tournament)
+    results = [g.result() for g in played]
+    if tournament.format != "knockout" and any(g.points is None and g.game_id
+                                               for g in played):
+        return  # the round goes on (a knockout replays a drawn game meanwhile)
+    if tournament.format == "round-robin":
+        _finish(db, tournament, "finished")
+    elif tournament.format == "league":
+        _finish(db, tournament, "finished")
+        _next_season(db, _fresh(db, tournament.id))
+    elif tournament.format == "swiss":
+        pairing = None
+        if tournament.round < (tournament.rounds or 0):
+            pairing = pairings.swiss(seeds, results, _withdrawn(entered))
+        if pairing is None or not pairing.pairs:
+            _finish(db, tournament, "finished")
+            return
+        _begin(db, tournament, tournament.round + 1, pairing.pairs, pairing.bye)
+    else:
+        rounds = pairings.knockout(seeds, results, _withdrawn(entered))
+        if pairings.knockout_winner(rounds) is not None:
+            _finish(db, tournament, "finished")
+            return
+        due = [pair for pair in (tie.next_game() for tie in rounds[-1]) if pair]
+        if due:
+            _begin(db, tournament, len(rounds), due, None)
+
+
+def _begin(db: sqlite_utils.Database, tournament: Tournament, number: int,
+           pairs: list[tuple[int, int]], bye: int | None) -> None:
+    """Start round ``number`` (or, in a knockout, add its replays)."""
+    _started(db, tournament, number, _store_round(db, tournament, number, pairs, bye))
+
+
+def _started(db: sqlite_utils.Database, tournament: Tournament, number: int,
+             new: list[Pairing]) -> None:
+    """Note round ``number`` as the latest (a new one with its deadline) and tell the
+    players of its ``new`` games."""
+    if number != tournament.round:
+        deadline = tournament.round_days and utc.iso(
+            utc.now() + timedelta(days=tournament.round_days))
+        db.execute("UPDATE tournaments SET round = ?, round_deadline = ?, updated_at = ? "
+                   "WHERE id = ?", [number, deadline or None, utc.iso(utc.now()), tournament.id])
+    signals.round_started.send(db, tournament=_fresh(db, tournament.id), games=new)
+
+
+def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
+                 pairs: list[tuple[int, int]], bye: int | None,
+                 entered: list[Entrant] | None = None) -> list[Pairing]:
+    """Create the games of ``pairs`` (the first of each has the first move) in round
+    ``number``, and the bye; returns them."""
+    by_id = {e.player_id: e for e in entered or entrants(db, tournament)}
+    count = db.execute("SELECT COUNT(*) FROM tournament_games WHERE tournament_id = ? AND "
+                       "round = ?", [tournament.id, number]).fetchone()[0]
+    requested = []
+    for first, second in pairs:
+        seated = [by_id[first], by_id[second]]
+        requested.append(matches.new_game(
+            tournament.game.id,
+            [{"bot": e.level} if e.level else {"name": e.handle, "email": e.email}
+             for e in seated],
+            tournament.options, clock=tournament.clock,
+            rated=tournament.rated and not all(e.level for e in seated),
+            claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level}))
+    created = matches.create_many(db, requested, announce=False)
+    now = utc.iso(utc.now())
+    db.conn.executemany("INSERT INTO links (token_hash, game_id, seat, created_at) "
+                        "VALUES (?, ?, NULL, ?)",
+                        [(links.token_hash(watch_token(game.match.id)), game.match.id, now)
+                         for game in created])
+    rows: list[tuple[str | None, int, int | None]] = [
+        (game.match.id, first, second) for game, (first, second) in zip(created, pairs)]
+    if bye is not None:
+        rows.append((None, bye, None))
+    db.conn.executemany(
+        "INSERT INTO tournament_games (tournament_id, round, number, game_id, first_id, "
+        "second_id) VALUES (?, ?, ?, ?, ?, ?)",
+        [(tournament.id, number, count + place, *row) for place, row in enumerate(rows, 1)])
+    return [g for g in games(db, tournament, number) if g.round == number and g.number > count]
+
+
+def _finish(db: sqlite_utils.Database, tournament: Tournament, status: str) -> None:
+    db.execute("UPDATE tournaments SET status = ?, round_deadline = NULL, updated_at = ? "
+               "WHERE id = ?", [status, utc.iso(utc.now()), tournament.id])
+    signals.tournament_finished.send(db, tournament=_fresh(db, tournament.id))
+
+
+def _touch(db: sqlite_utils.Database, tournament: Tournament) -> None:
+    db.execute("UPDATE tournaments SET updated_at = ? WHERE id = ?",
+               [utc.iso(utc.now()), tournament.id])
+
+
+@signals.event_recorded.connect
+def game_ended(db: sqlite_utils.Database, *, before: Match, after: Match, event: Event,
+               latest: Match) -> None:
+    """Keep the result of a tournament's game as it ends, and move the tournament on."""
+    if before.finished or not after.finished:
+        return
+    row = db.execute("SELECT tournament_id FROM tournament_games WHERE game_id = ?",
+                     [after.id]).fetchone()
+    if row is None:
+        return
+    outcome = after.current.outcome
+    points = 0.5 if outcome.draw or not outcome.winners else 1.0 if 0 in outcome.winners \
+        else 0.0
+    tournament = _held(db, row[0])
+    db.execute("UPDATE tournament_games SET points = ?, ended_at = ? WHERE game_id = ?",
+               [points, event.created_at, after.id])
+    _advance(db, tournament)
+
+
+# -- leagues -------------------------------------------------------------------------------
+
+def opt_out(db: sqlite_utils.Database, tournament_id: str, player: players.Player) -> None:
+    """Leave a league at the end of this season: not re-entered in the next."""
+    with write(db):
+        tournament = _held(db, tournament_id)
+        if tournament.format != "league":
+            raise Refused("Only a league has a next season.")
+        db.execute("UPDATE tournament_players SET next_season = 0 WHERE tournament_id = ? AND "
+                   "player_id = ?", [tournament.id, player.id])
+
+
+def next_of(db: sqlite_utils.Database, tournament: Tournament) -> str | None:
+    row = db.execute("SELECT id FROM tournaments WHERE previous_id = ?",
+                     [tournament.id]).fetchone()
+    return row[0] if row else None
+
+
+def _next_season(db: sqlite_utils.Database, tournament: Tournament) -> None:
+    """Start a finished league's next season with its players re-entered (but those who
+    withdrew or opted out), the best of each division promoted and the last relegated."""
+    shown = table(db, tournament)
+    leaving = {e.player_id for e in shown.entrants if e.withdrawn or not e.next_season}
+    by_division: dict[int, list[int]] = {}
+    division_of = {e.player_id: e.division or 1 for e in shown.entrants}
+    for standing in shown.standings:
+        by_division.setdefault(division_of[standing.player], []).append(standing.player)
+    split = pairings.next_season([by_division[number] for number in sorted(by_division)],
+                                 tournament.promote or 1, leaving)
+    if sum(map(len, split)) < tournament.min_players:
+        return
+    now = utc.iso(utc.now())
+    season_id = secrets.token_urlsafe(6)
+    db.execute(
+        "INSERT INTO tournaments (id, name, game, options, clock, format, rounds, "
+        "division_size, promote, season, previous_id, min_players, max_players, rated, public, "
+        "organiser_id, round_days, adjudication, status, round, created_at, updated_at) "
+        "SELECT ?, name, game, options, clock, format, rounds, division_size, promote, "
+        "season + 1, id, min_players, max_players, rated, public, organiser_id, round_days, "
+        "adjudication, 'open', 0, ?, ? FROM tournaments WHERE id = ?",
+        [season_id, now, now, tournament.id])
+    db.conn.executemany(
+        "INSERT INTO tournament_players (tournament_id, player_id, seed, division) "
+        "VALUES (?, ?, ?, ?)",
+        [(season_id, player, seed, number) for seed, (number, player) in enumerate(
+            ((number, player) for number, division in enumerate(split, start=1)
+             for player in division), start=1)])
+    start(db, season_id, None)
+
+
+# -- the job process ----------------------------------------------------------------------
+
+def start_due(db: sqlite_utils.Database, now: datetime) -> int:
+    """Start the tournaments whose start time has come (or cancel those with too few
+    players). Returns how many were started or cancelled."""
+    due = [row[0] for row in db.execute(
+        "SELECT id FROM tournaments WHERE status = 'open' AND starts_at IS NOT NULL AND "
+        "starts_at <= ? ORDER BY starts_at", [utc.iso(now)]).fetchall()]
+    for tournament_id in due:
+        try:
+            start(db, tournament_id, None)
+        except Refused:  # too few players (or started meanwhile): no tournament
+            with write(db):
+                tournament = _held(db, tournament_id)
+                if tournament.status == "open":
+                    _finish(db, tournament, "cancelled")
+    return len(due)
+
+
+def adjudicate_due(db: sqlite_utils.Database, now: datetime) -> int:
+    """End the unfinished games of rounds whose deadline has passed, as each tournament's
+    organiser chose: a draw, or a loss for the one with less time left on the clock (a
+    draw without a clock). Returns how many games were ended."""
+    ended = 0
+    for tournament_id, in db.execute(
+            "SELECT id FROM tournaments WHERE status = 'running' AND round_deadline <= ?",
+            [utc.iso(now)]).fetchall():
+        with write(db):
+            tournament = _held(db, tournament_id)
+            deadline = tournament.round_deadline
+            if deadline is None or utc.parse(deadline) > now:
+                continue
+            db.execute("UPDATE tournaments SET round_deadline = NULL WHERE id = ?",
+                       [tournament.id])
+            for game in games(db, tournament):
+                if game.game_id and game.points is None:
+                    ended += _adjudicate(db, matches.load(db, game.game_id),
+                                         tournament.adjudication, now)
+    return ended
+
+
+def _adjudicate(db: sqlite_utils.Database, match: Match, how: str, now: datetime) -> int:
+    """End one game: by the ordinary commands (a resignation, or a draw offered and
+    accepted), so that it ends as any game does."""
+    seat_clocks = clocks.of_match(match, now)
+    try:
+        if how == "time" and seat_clocks and \
+                seat_clocks[0].remaining != seat_clocks[1].remaining:
+            loser = min((0, 1), key=lambda s: seat_clocks[s].remaining)
+            commands.submit(db, match.id, loser, Command.of("resign"), now=now)
+            return 1
+        offerer = 1 if match.draw_offer_open_to(0) else 0
+        if not match.draw_offer_open_to(1 - offerer):
+            commands.submit(db, match.id, offerer, Command.of("draw_offer"), now=now)
+        commands.submit(db, match.id, 1 - offerer, Command.of("draw_accept"), now=now)
+    except Refused:  # a clock ran out first: the clock job ends it
+        return 0
+    return 1

@@ -1,0 +1,212 @@
+"""Players across games on the web (``pbem/players.py``): signing in by email, signing out,
+the player's API (its key) and public profiles. The signed-in player's dashboard is the
+``/games`` page (``pbem/mygames.py``)."""
+from __future__ import annotations
+
+from typing import Any
+
+import engine
+from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
+                   url_for)
+
+from .. import limits, links, matches, mygames, players, ratings, tournaments
+from ..mail import notify
+from ..matches import Match
+from ..store.db import get_db, write
+from ..players import Player
+
+bp = Blueprint("players", __name__)
+
+NO_LINK = "This sign-in link is used, expired or unknown. Ask for a new one."
+
+
+# -- signing in -------------------------------------------------------------------------------
+
+def _send_sign_in(address: Any) -> bool:
+    """Email a sign-in link to ``address`` unless it is not an address; the same whether or
+    not it has a player, or had too many links lately (then nothing is sent)."""
+    if not isinstance(address, str) or not matches.valid_email(address.strip()):
+        return False
+    db = get_db()
+    with write(db):
+        token = players.mint_sign_in(db, address)
+        if token is not None:
+            notify.sign_in_link(db, address.strip(), token)
+    return True
+
+
+@bp.route("/sign-in", methods=["GET", "POST"])
+@limits.asking_sign_in
+def sign_in_request():
+    if request.method == "GET" and players.current(get_db()) is not None:
+        return redirect(url_for("mygames.my_games"))
+    if request.method == "GET":
+        return render_template("sign_in.html", sent=False, error=None)
+    if not _send_sign_in(request.form.get("email", "")):
+        return render_template("sign_in.html", sent=False,
+                               error="Please enter a valid email address."), 400
+    return render_template("sign_in.html", sent=True, error=None)
+
+
+@bp.post("/api/sign-in")
+@limits.asking_sign_in
+def sign_in_api():
+    body = request.get_json(silent=True)
+    if not _send_sign_in(body.get("email") if isinstance(body, dict) else None):
+        return jsonify(error="'email' must be a valid email address."), 400
+    return jsonify({}), 202
+
+
+@bp.get("/sign-in/<token>")
+def sign_in_page(token: str):
+    """The emailed link's page: a button (and a handle field the first time). Opening it
+    uses nothing up: mail scanners open links."""
+    db = get_db()
+    email = players.sign_in_email(db, token)
+    if email is None:
+        abort(404, NO_LINK)
+    return _sign_in_page(token, players.by_email(db, email))
+
+
+def _sign_in_page(token: str, player: Player | None, *, handle: str = "",
+                  error: str | None = None, status: int = 200):
+    return render_template("sign_in_link.html", token=token, player=player, handle=handle,
+                           error=error, rule=players.HANDLE_RULE), status
+
+
+@bp.post("/sign-in/<token>")
+def sign_in(token: str):
+    """Use the link: sign this browser in. As JSON (the API) ``{"handle"}`` → 201 and
+    ``{"handle", "profile", "key"}``; as a form, on to the player's games."""
+    wants_json = request.is_json
+    if wants_json:
+        body = request.get_json(silent=True)
+        handle = body.get("handle") if isinstance(body, dict) else None
+    else:  # the form's field is left empty, or out, by a player who has a handle
+        handle = request.form.get("handle") or None
+    db = get_db()
+    try:
+        player = players.sign_in(db, token, handle)
+    except matches.ActionError as error:
+        if wants_json:
+            return jsonify(error=error.message), error.status
+        email = players.sign_in_email(db, token)  # unused, unless another request used it
+        if email is None:
+            abort(404, NO_LINK)
+        return _sign_in_page(token, players.by_email(db, email), handle=handle or "",
+                             error=error.message, status=error.status)
+    if player is None:
+        abort(404, NO_LINK)
+    players.remember(player)
+    if wants_json:
+        return jsonify(handle=player.handle,
+                       profile=links.external_url(".profile", handle=player.handle),
+                       key=links.external_url(".player_api", token=players.key(player))), 201
+    flash(f"You are signed in as {player.handle}.")
+    return redirect(url_for("mygames.my_games"), 303)
+
+
+def _signed_in() -> Player:
+    player = players.current(get_db())
+    if player is None:
+        abort(403, "You are not signed in (or you signed out everywhere since).")
+    return player
+
+
+@bp.post("/sign-out")
+def sign_out():
+    players.forget()
+    flash("You are signed out in this browser.")
+    return redirect(url_for("mygames.my_games"), 303)
+
+
+@bp.post("/sign-out/everywhere")
+def sign_out_everywhere():
+    player = players.sign_out_everywhere(get_db(), _signed_in())
+    players.remember(player)  # this browser alone stays signed in
+    flash("Every other browser is signed out, and your player key and your games' links "
+          "from this page are replaced (the links emailed to you still work).")
+    return redirect(url_for("mygames.my_games"), 303)
+
+
+@bp.post("/me/delete")
+def delete_identity():
+    player = _signed_in()
+    if request.form.get("confirm") != "yes":
+        abort(400, "To delete your identity, tick the box that confirms it.")
+    players.delete(get_db(), player)
+    players.forget()
+    flash("Your identity is deleted. Your games go on: their links still play them.")
+    return redirect(url_for("mygames.my_games"), 303)
+
+
+# -- the player key: the same list for scripts ------------------------------------------------
+
+@bp.get("/api/player/<token>")
+def player_api(token: str):
+    db = get_db()
+    player = players.by_key(db, token)
+    if player is None:
+        abort(404, "This key opens no player. Sign in again for the current one.")
+    games = []
+    entries = mygames.player_entries(db, player)
+    in_tournament = tournaments.of_games(db, [entry.match.id for entry in entries])
+    for entry in sorted(entries, key=lambda entry: not entry.your_turn):  # your turn first
+        link = players.seat_link(db, player, entry.match.id, entry.seat)
+        games.append({
+            "id": entry.match.id, "game": entry.match.game.id, "seat": entry.seat,
+            "url": links.external_url("play.page", role="play", token=link),
+            "api": links.external_url("api.game", role="play", token=link),
+            "your_turn": entry.your_turn, "outcome": entry.match.outcome_json(),
+            "rated": entry.match.rated, "tournament": in_tournament.get(entry.match.id)})
+    return jsonify(handle=player.handle, email=player.email, games=games,
+                   ratings=_ratings_json(db, player))
+
+
+# -- profiles: public facts only --------------------------------------------------------------
+
+def _profile_games(player: Player) -> list[Match]:
+    db = get_db()
+    return [matches.load(db, game_id) for game_id in
+            dict.fromkeys(game_id for game_id, _ in players.seats_of(db, player))]
+
+
+def _by_handle(handle: str) -> Player:
+    player = players.by_handle(get_db(), handle)
+    if player is None:
+        abort(404, f"There is no player {handle}.")
+    return player
+
+
+@bp.get("/players/<handle>")
+def profile(handle: str):
+    player = _by_handle(handle)
+    games = _profile_games(player)
+    return render_template("profile.html", player=player,
+                           ratings=ratings.of_player(get_db(), player.id), games=engine.GAMES,
+                           running=[m for m in games if not m.finished],
+                           finished=[m for m in games if m.finished])
+
+
+@bp.get("/api/players/<handle>")
+def profile_api(handle: str):
+    player = _by_handle(handle)
+    return jsonify(handle=player.handle, ratings=_ratings_json(get_db(), player), games=[
+        {"id": m.id, "game": m.game.id, "players": [s.name for s in m.seats],
+         "outcome": m.outcome_json(), "rated": m.rated} for m in _profile_games(player)])
+
+
+def _ratings_json(db, player: Player) -> dict[str, dict]:
+    return {game: standing.to_json() for game, standing in ratings.of_player(db, player.id).items()}
+
+
+@bp.post("/players/<handle>/games/<game_id>/watch")
+@limits.acting  # each makes a new secret link
+def watch(handle: str, game_id: str):
+    """Watch one of the player's games that has started, with a fresh spectator link."""
+    if game_id not in {m.id for m in _profile_games(_by_handle(handle)) if not m.waiting}:
+        abort(404, "That game is not one of this player's.")
+    db = get_db()
+    with write(db):
+        token = links.mint(db, game_id, None)
+    return redirect(url_for("play.page", role="watch", token=token), 303)

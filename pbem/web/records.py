@@ -1,0 +1,194 @@
+"""Game records other sites read: Abstract Play's game record (its JSON schema
+``gamerecord/1-0-0``), made from a game as one seat may know it, and read back to review an
+uploaded record of one of this server's games.
+
+The record's ``moves`` are rounds, one entry per seat in seating order: a new round begins
+when a seat moves whose entry in the round is taken, or that sits before the last mover, so
+read back round by round, seat by seat, the moves come out in the order they were played.
+The schema allows extra properties in the header only: each move's time is in
+``moveTimes`` (one per ply), the options in ``game.variants`` as ``name=JSON value``, and,
+once the game is over, the seed that decided its chance events in ``startingPosition``.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+
+import engine
+
+from .. import limits
+from ..boards import board_for
+from ..matches import Match
+from ..store.db import get_db, write
+from .play import move_texts
+from ..store import utc
+
+bp = Blueprint("records", __name__)
+
+UPLOAD_BYTES = 2 * 2**20  # a long Magnetic Field game's record is some 100 KB
+
+
+def ap_record(match: Match, viewer: int | None, public_url: str | None) -> dict[str, Any]:
+    """The game as ``viewer`` may know it, as Abstract Play's game record."""
+    outcome = match.current.outcome
+    texts = move_texts(match, viewer)
+    rounds: list[list[str | None]] = []
+    last = match.players
+    for event, text in zip(match.moves, texts):
+        if event.seat <= last or rounds[-1][event.seat] is not None:
+            rounds.append([None] * match.players)
+        rounds[-1][event.seat] = text
+        last = event.seat
+    ended = match.events[-1].created_at if outcome is not None else None
+    header: dict[str, Any] = {
+        "game": {"name": match.game.title,
+                 "variants": [f"{name}={json.dumps(value)}"
+                              for name, value in match.options.items()]},
+        "site": {"name": site_name(public_url), "gameid": match.id},
+        "date-start": match.started_at or match.created_at,
+        "date-end": ended or (match.events[-1].created_at if match.events
+                              else match.created_at),
+        "date-generated": utc.iso(utc.now()),
+        "players": [{"name": s.name or match.open_seat_name(s.seat),
+                     "result": result(outcome, s.seat), **({"is_ai": True} if s.bot else {})}
+                    for s in match.seats],
+        "moveTimes": [event.created_at for event in match.moves],
+    }
+    if outcome is not None:  # the seed decides every chance event: public once it is over
+        header["startingPosition"] = match.seed
+    return {"header": header, "moves": rounds}
+
+
+def site_name(public_url: str | None) -> str:
+    """The site as records name it: the host of the public address."""
+    return urlsplit(public_url).hostname or "localhost" if public_url else "localhost"
+
+
+def result(outcome: engine.Outcome | None, seat: int) -> int:
+    """Abstract Play's result: 1 a winner, 0 a loser; a draw (or a game still running)
+    gives every player the same."""
+    if outcome is None or outcome.draw:
+        return 0 if outcome is None else 1
+    return int(seat in outcome.winners)
+
+
+class BadRecord(ValueError):
+    """An uploaded record this server cannot replay; the message says why."""
+
+
+@dataclass(frozen=True)
+class Replayed:
+    game: engine.Game
+    names: tuple[str, ...]
+    options: dict[str, Any]
+    seed: str
+    moves: tuple[tuple[int, str], ...]  # (seat, move), in the order played
+    states: tuple[engine.State, ...]  # index p: the position after p moves
+
+
+def replay(data: Any) -> Replayed:
+    """An uploaded Abstract Play record of one of this server's games, replayed through the
+    engine move by move; ``BadRecord`` names the first thing that does not fit."""
+    if not isinstance(data, dict) or not isinstance(data.get("header"), dict) \
+            or not isinstance(data.get("moves"), list):
+        raise BadRecord("This is not an Abstract Play game record: it needs a header and "
+                        "moves.")
+    header = data["header"]
+    name = (header.get("game") or {}).get("name") if isinstance(header.get("game"), dict) \
+        else None
+    game = next((g for g in engine.GAMES.values() if g.title == name), None)
+    if game is None:
+        raise BadRecord(f"The record is of {name!r}; this server plays "
+                        f"{', '.join(g.title for g in engine.GAMES.values())}.")
+    players = header.get("players")
+    if not isinstance(players, list) or not players:
+        raise BadRecord("The record names no players.")
+    names = tuple(str(p.get("name", "?")) if isinstance(p, dict) else "?" for p in players)
+    variants = header["game"].get("variants") or []
+    options: dict[str, Any] = {}
+    for variant in variants if isinstance(variants, list) else []:
+        key, _, value = str(variant).partition("=")
+        try:
+            options[key] = json.loads(value)
+        except ValueError:
+            options[key] = value
+    seed = header.get("startingPosition")
+    try:
+        state = game.start(len(names), options, str(seed or ""))
+    except engine.InvalidGameSetup as error:
+        raise BadRecord(f"The record's players or variants do not make a game: {error}") \
+            from None
+    moves, states = [], [state]
+    for number, round_ in enumerate(data["moves"], start=1):
+        if not isinstance(round_, list):
+            raise BadRecord(f"Round {number} is not a list of moves.")
+        for seat, entry in enumerate(round_):
+            text = entry.get("move") if isinstance(entry, dict) else entry
+            if text is None:
+                continue
+            try:
+                state = game.apply(state, seat, str(text))
+            except engine.IllegalMove as illegal:
+                hint = "" if seed else " (a game dealt by chance needs its seed as " \
+                    "startingPosition: this server writes it once a game is over)"
+                raise BadRecord(f"Round {number}, {game.seat_name(len(names), seat)}: "
+                                f"{text} is not legal there: {illegal}{hint}") from None
+            moves.append((seat, str(text)))
+            states.append(state)
+    return Replayed(game, names, options, str(seed or ""), tuple(moves), tuple(states))
+
+
+# -- review of an uploaded record ----------------------------------------------------------
+
+@bp.get("/records")
+def upload_form():
+    return render_template("record_upload.html", games=engine.GAMES.values())
+
+
+@bp.post("/records")
+@limits.creating
+def upload():
+    """Keep an uploaded record (a file, or JSON pasted) that replays, and show its review;
+    one that does not replay is shown the form again with the reason, and kept nowhere."""
+    request.max_content_length = UPLOAD_BYTES
+    file = request.files.get("record")
+    text = file.read().decode("utf-8", "replace") if file and file.filename \
+        else request.form.get("pasted", "")
+    try:
+        replayed = replay(json.loads(text))
+    except ValueError as error:  # BadRecord, and JSON that does not parse
+        message = str(error) if isinstance(error, BadRecord) else \
+            "This is not JSON: upload the game record file as Abstract Play writes it."
+        return render_template("record_upload.html", games=engine.GAMES.values(),
+                               error=message), 422
+    record_id = secrets.token_urlsafe(9)
+    with write(get_db()) as db:
+        db.execute("INSERT INTO uploaded_records (id, game, record, created_at) "
+                   "VALUES (?, ?, ?, ?)", [record_id, replayed.game.id, text, utc.iso(utc.now())])
+    return redirect(url_for(".review", record_id=record_id, ply=len(replayed.moves)), 303)
+
+
+@bp.get("/records/<record_id>/<int:ply>")
+def review(record_id: str, ply: int):
+    row = get_db().execute("SELECT record FROM uploaded_records WHERE id = ?",
+                           [record_id]).fetchone()
+    if row is None:
+        abort(404, "There is no uploaded record at this address.")
+    replayed = replay(json.loads(row[0]))
+    if not 0 <= ply <= len(replayed.moves):
+        abort(404, f"This record has {len(replayed.moves)} plies; there is no ply {ply}.")
+    game, state = replayed.game, replayed.states[ply]
+    final = replayed.states[-1]
+    if final.outcome is None:  # a game ended off the board (a resignation): over all the same
+        final = game.conclude(final, engine.Outcome((), False, "the record ends"))
+    drawing = board_for(game.id)
+    last = replayed.moves[ply - 1][1] if ply else None
+    svg = drawing.render(game.review_view(state, None, final), seat=None,
+                         last=drawing.move_cells(last) if last else set())
+    return render_template("record_review.html", replayed=replayed, ply=ply, svg=svg,
+                           record_id=record_id, state=state)

@@ -1,0 +1,277 @@
+"""Tournaments on the web (``pbem/tournaments.py``): the JSON API under a player key
+(shared/CONTRACT.md part 7) and the public one, the pages (the list, each tournament's page
+with sign-up, the organiser's tools, standings and the cross-table) and each tournament's
+Atom feed."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable
+
+from feedgen.feed import FeedGenerator
+from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
+                   render_template, request, url_for)
+from engine import bots
+
+import engine
+from .. import limits, links, matches, players, tournaments
+from ..store.db import get_db
+from ..tournaments import Tournament
+
+bp = Blueprint("tournaments", __name__)
+
+RESULTS = {1: "1-0", 0.5: "½-½", 0: "0-1"}  # by the first player's points
+
+
+def _tournament(tournament_id: str) -> Tournament:
+    tournament = tournaments.find(get_db(), tournament_id)
+    if tournament is None:
+        abort(404, "There is no such tournament.")
+    return tournament
+
+
+def _answer(tournament: Tournament) -> dict[str, str]:
+    return {"id": tournament.id,
+            "url": links.external_url(".page", tournament_id=tournament.id),
+            "api": links.external_url(".api", tournament_id=tournament.id)}
+
+
+# -- the JSON API -------------------------------------------------------------------------
+
+def _keyed(token: str) -> players.Player:
+    player = players.by_key(get_db(), token)
+    if player is None:
+        abort(404, "This key opens no player. Sign in again for the current one.")
+    return player
+
+
+def _json_body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    if body is None and not request.get_data():
+        return {}
+    if not isinstance(body, dict):
+        raise matches.InvalidRequest("The request body must be a JSON object.")
+    return body
+
+
+def _json(action: Callable[[], Any], status: int = 200):
+    """The answer of an action: its JSON (``{}`` for None), or its error's."""
+    try:
+        answer = action()
+    except matches.ActionError as error:
+        return jsonify(error=error.message), error.status
+    return jsonify(answer if answer is not None else {}), status
+
+
+@bp.post("/api/player/<token>/tournaments")
+@limits.creating
+def create_api(token: str):
+    organiser = _keyed(token)
+    return _json(lambda: _answer(tournaments.create(get_db(), organiser, _json_body())), 201)
+
+
+@bp.route("/api/player/<token>/tournaments/<tournament_id>/entry", methods=["POST", "DELETE"])
+@limits.acting
+def entry_api(token: str, tournament_id: str):
+    """``POST`` enters the key's player (the organiser: ``{"bot": level}`` enters the
+    computer); ``DELETE`` withdraws them (the organiser: ``{"handle"}`` removes that
+    player)."""
+    player = _keyed(token)
+    db = get_db()
+    entering = request.method == "POST"
+
+    def act() -> None:
+        body = _json_body()
+        if entering and "bot" in body:
+            tournaments.enter_computer(db, tournament_id, player, body["bot"])
+        elif entering:
+            tournaments.enter(db, tournament_id, player)
+        elif "handle" in body:
+            tournaments.remove(db, tournament_id, player, body["handle"])
+        else:
+            tournaments.withdraw(db, tournament_id, player.id)
+    return _json(act, 201 if entering else 200)
+
+
+@bp.post("/api/player/<token>/tournaments/<tournament_id>/<action>")
+@limits.acting
+def organise_api(token: str, tournament_id: str, action: str):
+    """The organiser's ``start`` and ``cancel``; a league player's ``opt-out`` of the next
+    season."""
+    tools = {"start": tournaments.start, "cancel": tournaments.cancel,
+             "opt-out": tournaments.opt_out}
+    if action not in tools:
+        abort(404, "Tournaments take entry, start, cancel and opt-out.")
+    player = _keyed(token)
+    return _json(lambda: tools[action](get_db(), tournament_id, player))
+
+
+@bp.get("/api/tournaments/<tournament_id>")
+def api(tournament_id: str):
+    return jsonify(tournaments.to_json(get_db(), _tournament(tournament_id)))
+
+
+@bp.get("/api/tournaments")
+def api_list():
+    return jsonify(tournaments=[{**_answer(t), "name": t.name, "game": t.game.id,
+                                 "format": t.format, "status": t.status}
+                                for t in tournaments.listed(get_db())])
+
+
+# -- pages --------------------------------------------------------------------------------
+
+@bp.get("/tournaments")
+def index():
+    db = get_db()
+    listed = tournaments.listed(db)
+    return render_template(
+        "tournaments.html", player=players.current(db), games=engine.GAMES,
+        formats=tournaments.FORMATS, levels=bots.LEVELS,
+        **{status: [t for t in listed if t.status == status]
+           for status in ("open", "running", "finished")})
+
+
+def _signed_in() -> players.Player:
+    player = players.current(get_db())
+    if player is None:
+        abort(403, "Sign in first: tournaments are between players known across games.")
+    return player
+
+
+def _form() -> dict[str, Any]:
+    """The new tournament's form as the API's body: empty fields left out."""
+    form: dict[str, Any] = {name: value for name, value in request.form.items()
+                            if value.strip()}
+    form["rated"] = "rated" in form
+    clock_days = form.pop("days", None)
+    if clock_days:
+        form["clock"] = {"mode": "per_move", "days": clock_days,
+                         "vacation_days": form.pop("vacation_days", "0")}
+    form.pop("vacation_days", None)
+    return form
+
+
+@bp.post("/tournaments")
+@limits.creating
+def create():
+    organiser = _signed_in()
+    try:
+        tournament = tournaments.create(get_db(), organiser, _form())
+    except matches.ActionError as error:
+        abort(error.status, error.message)
+    return redirect(url_for(".page", tournament_id=tournament.id), 303)
+
+
+@bp.get("/tournaments/<tournament_id>")
+def page(tournament_id: str):
+    db = get_db()
+    shown = tournaments.table(db, _tournament(tournament_id))
+    player = players.current(db)
+    # (player, opponent) -> [(the game, the player's points or None)]
+    games: dict[tuple[int | None, int | None], list[tuple[tournaments.Pairing, float | None]]] = {}
+    for game in shown.games:
+        if game.game_id is None:
+            continue
+        for me, other, points in ((game.first_id, game.second_id, game.points),
+                                  (game.second_id, game.first_id,
+                                   None if game.points is None else 1 - game.points)):
+            games.setdefault((me, other), []).append((game, points))
+    return render_template(
+        "tournament.html", shown=shown, t=shown.tournament, player=player, cells=games,
+        entered=player is not None and any(e.player_id == player.id for e in shown.entrants),
+        organiser=player is not None and player.id == shown.tournament.organiser_id,
+        levels=bots.LEVELS, feed=url_for(".feed", tournament_id=tournament_id),
+        watch=tournaments.watch_token, next_season=tournaments.next_of(db, shown.tournament),
+        division_of={e.player_id: e.division for e in shown.entrants})
+
+
+def _page_action(tournament_id: str, action: Callable[[], None], done: str):
+    try:
+        action()
+    except matches.ActionError as error:
+        flash(error.message)
+    else:
+        flash(done)
+    return redirect(url_for(".page", tournament_id=tournament_id), 303)
+
+
+@bp.post("/tournaments/<tournament_id>/entry")
+@limits.acting
+def enter(tournament_id: str):
+    player = _signed_in()
+    return _page_action(tournament_id, lambda: tournaments.enter(get_db(), tournament_id,
+                                                                   player), "You are entered.")
+
+
+@bp.post("/tournaments/<tournament_id>/withdraw")
+@limits.acting
+def withdraw(tournament_id: str):
+    player = _signed_in()
+    return _page_action(tournament_id, lambda: tournaments.withdraw(
+        get_db(), tournament_id, player.id), "You have withdrawn.")
+
+
+@bp.post("/tournaments/<tournament_id>/opt-out")
+@limits.acting
+def opt_out(tournament_id: str):
+    player = _signed_in()
+    return _page_action(tournament_id, lambda: tournaments.opt_out(
+        get_db(), tournament_id, player), "You leave the league at the end of this season.")
+
+
+@bp.post("/tournaments/<tournament_id>/organise")
+@limits.acting
+def organise(tournament_id: str):
+    """The organiser's tools: start, cancel, remove a player, enter the computer."""
+    player = _signed_in()
+    db = get_db()
+    tools = {
+        "start": (lambda: tournaments.start(db, tournament_id, player), "Started."),
+        "cancel": (lambda: tournaments.cancel(db, tournament_id, player), "Cancelled."),
+        "remove": (lambda: tournaments.remove(db, tournament_id, player,
+                                              request.form.get("handle", "")), "Removed."),
+        "computer": (lambda: tournaments.enter_computer(db, tournament_id, player,
+                                                        request.form.get("level")),
+                     "The computer is entered."),
+    }
+    tool = tools.get(request.form.get("tool", ""))
+    if tool is None:
+        abort(400, "Unknown tool.")
+    return _page_action(tournament_id, *tool)
+
+
+# -- the Atom feed ------------------------------------------------------------------------
+
+@bp.get("/tournaments/<tournament_id>/feed")
+def feed(tournament_id: str):
+    """The tournament's news: each round's start, each result, the end."""
+    shown = tournaments.table(get_db(), _tournament(tournament_id))
+    t = shown.tournament
+    domain = current_app.config["MAIL_DOMAIN"]
+    generator = FeedGenerator()
+    generator.id(f"tag:{domain},2026:tournament/{t.id}")
+    generator.title(f"{t.name} ({t.game.title} {t.format})")
+    generator.author({"name": t.organiser})
+    generator.link(href=links.external_url(".feed", tournament_id=t.id), rel="self")
+    generator.link(href=links.external_url(".page", tournament_id=t.id), rel="alternate")
+    generator.updated(datetime.fromisoformat(t.updated_at))
+    starts: dict[int, str] = {}  # each round's first game's creation
+    for game in shown.games:
+        if game.created_at:
+            starts[game.round] = min(starts.get(game.round, game.created_at), game.created_at)
+    news = [(when, f"round/{number}", f"Round {number} started")
+            for number, when in starts.items()]  # (when, id, title)
+    news += [(game.ended_at or t.updated_at, f"game/{game.game_id}",
+              f"Round {game.round}: {shown.handle(game.first_id)} vs "
+              f"{shown.handle(game.second_id)} {RESULTS[game.points]}")
+             for game in shown.games if game.game_id and game.points is not None]
+    if t.status in ("finished", "cancelled"):
+        news.append((t.updated_at, "end", f"Winner: {shown.winner.handle}" if shown.winner
+                     else "The tournament was cancelled"))
+    for when, key, title in sorted(news):
+        entry = generator.add_entry(order="prepend")  # newest first
+        entry.id(f"tag:{domain},2026:tournament/{t.id}/{key}")
+        entry.title(title)
+        entry.updated(datetime.fromisoformat(when))
+        entry.content(title)
+    return Response(generator.atom_str(pretty=True), mimetype="application/atom+xml")
+

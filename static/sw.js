@@ -1,0 +1,66 @@
+// The service worker, served at /sw.js so that its scope is the whole site: it shows the
+// push notifications of pbem/mail/push.py, opens the game when one is clicked, and shows
+// the offline page when a page cannot be fetched.
+"use strict";
+
+const CACHE = "pbem-offline-1";
+const OFFLINE = "/offline";
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE)
+    .then((cache) => cache.addAll([OFFLINE, "/static/style.css", "/static/icon-192.png"]))
+    .then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys()
+    .then((names) => Promise.all(names.filter((name) => name !== CACHE)
+      .map((name) => caches.delete(name))))
+    .then(() => self.clients.claim()));
+});
+
+// Pages always come from the network (they hold the game as it is now); only when there
+// is none does the offline page stand in.
+self.addEventListener("fetch", (event) => {
+  if (event.request.mode !== "navigate") { return; }
+  event.respondWith(fetch(event.request).catch(() => caches.match(OFFLINE)));
+});
+
+// The message is JSON {title, body, url, tag}: url is the seat's own link, tag the seat's,
+// so that a newer notification of the same seat replaces the older one.
+self.addEventListener("push", (event) => {
+  let message = {};
+  try { message = event.data ? event.data.json() : {}; } catch (error) { message = {}; }
+  event.waitUntil(self.registration.showNotification(message.title || "Correspondence games", {
+    body: message.body || "", tag: message.tag, renotify: Boolean(message.tag),
+    icon: "/static/icon-192.png", data: { url: message.url || "/", tag: message.tag },
+  }));
+});
+
+// Which game a window shows: its play page answers with its seat's tag (app.js).
+function tagOf(client) {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (event) => resolve(event.data && event.data.tag);
+    client.postMessage({ ask: "push-tag" }, [channel.port2]);
+    setTimeout(() => resolve(null), 1000);  // a window without app.js never answers
+  });
+}
+
+// The open window of the seat's game, if there is one.
+async function gameWindow(tag) {
+  if (!tag) { return undefined; }
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const tags = await Promise.all(windows.map(tagOf));
+  return windows.find((client, i) => tags[i] === tag);
+}
+
+async function openGame(data) {
+  const open = await gameWindow(data.tag);
+  return open ? open.focus() : self.clients.openWindow(data.url);
+}
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  event.waitUntil(openGame(event.notification.data || {}));
+});

@@ -1,0 +1,124 @@
+"""Takebacks (CONTRACT.md part 9): asked and answered from the page, the API and an email
+reply; accepted, the position goes back by events appended to the log, which only grows."""
+from __future__ import annotations
+
+import pytest
+
+import engine
+from pbem.mail import inbound
+
+from helpers import api_move
+from test_inbound import only, post, write_reply  # noqa: F401 - the shared fixture
+
+MASTERY = engine.GAMES["mastery"]
+
+
+def play(client, game, count: int) -> list[str]:
+    """``count`` plies of the first legal moves, Dark first; the moves played."""
+    state, played = MASTERY.start(2, None, ""), []
+    for ply in range(count):
+        move = MASTERY.legal_moves(state, ply % 2)[0]
+        api_move(client, game.apis[ply % 2], move)
+        state = MASTERY.apply(state, ply % 2, move)
+        played.append(move)
+    return played
+
+
+def kinds(db, game_id: str) -> list[str]:
+    return [row[0] for row in db.execute("SELECT kind FROM events WHERE game_id = ? "
+                                         "ORDER BY seq", [game_id])]
+
+
+def test_an_accepted_takeback_undoes_the_move_and_the_reply_by_new_events(client, db,
+                                                                           new_game):
+    game = new_game("mastery")
+    first, reply = play(client, game, 2)
+    asked = client.post(f"{game.apis[0]}/takeback")
+    assert asked.status_code == 202 and asked.json["takeback_offer"] == 0
+    answered = client.post(f"{game.apis[1]}/takeback", json={"answer": "accept"})
+    assert answered.status_code == 200
+    now = client.get(game.apis[0]).json
+    assert now["ply"] == 0 and now["to_move"] == [0] and now["takeback_offer"] is None
+    assert first in now["legal_moves"]
+    assert kinds(db, game.id) == ["move", "move", "takeback_offer", "takeback_accept"]
+    # the record keeps the moves taken back, and the takeback
+    record = client.get(f"{game.apis[1]}/record").json
+    assert [e.get("move") for e in record["events"]] == [first, reply, None, None]
+    # the game goes on from there, with another move this time
+    other = now["legal_moves"][1]
+    api_move(client, game.apis[0], other)
+    assert client.get(game.apis[1]).json["ply"] == 1
+    assert client.get(f"{game.apis[1]}/record?format=apgamerecord").json["moves"] == [
+        [other, None]]
+
+
+def test_a_takeback_before_the_reply_undoes_one_move(client, new_game):
+    game = new_game("mastery")
+    play(client, game, 1)
+    client.post(f"{game.apis[0]}/takeback", json={})
+    client.post(f"{game.apis[1]}/takeback", json={"answer": "accept"})
+    assert client.get(game.apis[1]).json["ply"] == 0
+
+
+def test_a_new_move_cancels_the_request_and_a_decline_changes_nothing(client, db, new_game):
+    game = new_game("mastery")
+    play(client, game, 2)
+    client.post(f"{game.apis[1]}/takeback")  # Light asks, Dark to move plays on instead
+    dark_move = client.get(game.apis[0]).json["legal_moves"][0]
+    api_move(client, game.apis[0], dark_move)
+    assert client.get(game.apis[1]).json["takeback_offer"] is None
+    late = client.post(f"{game.apis[0]}/takeback", json={"answer": "accept"})
+    assert late.status_code == 422 and "no request" in late.json["error"]
+
+    assert client.post(f"{game.apis[0]}/takeback").status_code == 202
+    declined = client.post(f"{game.apis[1]}/takeback", json={"answer": "decline"})
+    assert declined.status_code == 200 and declined.json["ply"] == 3
+    assert kinds(db, game.id)[-2:] == ["takeback_offer", "takeback_decline"]
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"answer": "maybe"}, 400, "accept or decline"),
+    (None, 422, "no move to take back"),
+])
+def test_a_takeback_that_cannot_be_is_refused_and_changes_nothing(client, db, new_game,
+                                                                  body, status, words):
+    game = new_game("mastery")
+    before = kinds(db, game.id)
+    response = client.post(f"{game.apis[0]}/takeback", json=body) if body \
+        else client.post(f"{game.apis[0]}/takeback")
+    assert response.status_code == status and words in response.json["error"]
+    assert kinds(db, game.id) == before
+
+
+@pytest.mark.parametrize("game_id, players", [("magnet", 2), ("the-right-moves", 4)])
+def test_no_takebacks_with_hidden_information_or_more_than_two_players(client, new_game,
+                                                                       game_id, players):
+    game = new_game(game_id, players=players)
+    refused = client.post(f"{game.apis[0]}/takeback")
+    assert refused.status_code == 422 and "two-player games" in refused.json["error"]
+    assert 'id="ask-takeback"' not in client.get(game.urls[0]).get_data(as_text=True)
+
+
+def test_takebacks_from_the_page(client, new_game):
+    game = new_game("mastery")
+    play(client, game, 2)
+    page = client.get(game.urls[0]).get_data(as_text=True)
+    assert 'id="ask-takeback"' in page
+    client.post(f"{game.urls[0]}/takeback", data={"answer": "offer", "ply": "2"})
+    light = client.get(game.urls[1]).get_data(as_text=True)
+    assert "asks to take back their last move: accept or decline it." in light
+    client.post(f"{game.urls[1]}/takeback", data={"answer": "accept", "ply": "2"})
+    assert client.get(game.apis[0]).json["ply"] == 0
+
+
+def test_takebacks_by_email_reply(app, client, db, new_game, post):
+    game = new_game("mastery")
+    play(client, game, 2)
+    post()
+    client.post(f"{game.apis[0]}/takeback")
+    asked = only(post(), "p2@example.org")
+    assert "asks to take back their last move" in asked.get_body(("plain",)).get_content()
+    with app.app_context():
+        assert inbound.receive(db, bytes(write_reply(asked, "accept"))).status == "recorded"
+    assert client.get(game.apis[0]).json["ply"] == 0
+    assert kinds(db, game.id)[-1] == "takeback_accept"

@@ -1,0 +1,353 @@
+"""Tournaments through the JSON API (issue 25; shared/CONTRACT.md part 7): players enter by
+their keys, the organiser starts, every game is an ordinary game played through its seat's
+API, and the standings, the winner, the rounds that follow, withdrawals, deadlines and the
+emails come out of the results."""
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+
+from pbem import players
+from pbem.jobs import scheduler
+from pbem.store import utc
+
+from helpers import everything_in, path_of, sign_up
+
+RESULTS = {1: "first", 0.5: "draw", 0: "second"}
+
+
+@pytest.fixture
+def keys(client, db):
+    """Five players' keys, by handle."""
+    return {handle: path_of(sign_up(client, db, handle))
+            for handle in ("Ann", "Bob", "Cat", "Dan", "Eve")}
+
+
+def organise(client, key: str, **body) -> dict:
+    created = client.post(f"{key}/tournaments", json={
+        "name": "Autumn cup", "game": "mastery", "format": "round-robin", **body})
+    assert created.status_code == 201, created.json
+    return created.json
+
+
+def enter(client, keys, tournament: dict, *handles: str) -> None:
+    for handle in handles:
+        entered = client.post(f"{keys[handle]}/tournaments/{tournament['id']}/entry")
+        assert entered.status_code == 201, entered.json
+
+
+def shown(client, tournament: dict) -> dict:
+    answer = client.get(path_of(tournament["api"]))
+    assert answer.status_code == 200
+    return answer.json
+
+
+def seat_apis(client, keys, tournament_id: str) -> dict[str, tuple[str, int]]:
+    """Each game of the tournament's seat APIs as its players find them: game id ->
+    {seat: api path}, from every player's ``GET <key>``."""
+    found: dict[str, dict[int, str]] = {}
+    for key in keys.values():
+        for game in client.get(key).json["games"]:
+            if game["tournament"] == tournament_id:
+                found.setdefault(game["id"], {})[game["seat"]] = path_of(game["api"])
+    return found
+
+
+def play(client, apis: dict[int, str], result: float) -> None:
+    """Play a game to ``result`` (the first player's points): a few moves through the API,
+    then a resignation or a draw agreed."""
+    for _ in range(2):
+        for seat in (0, 1):
+            state = client.get(apis[seat]).json
+            if seat in state["to_move"]:
+                moved = client.post(f"{apis[seat]}/moves", json={
+                    "move": state["legal_moves"][0], "ply": state["ply"]})
+                assert moved.status_code == 200, moved.json
+    if result == 0.5:
+        assert client.post(f"{apis[0]}/draw", json={"answer": "offer"}).status_code == 200
+        assert client.post(f"{apis[1]}/draw", json={"answer": "accept"}).status_code == 200
+    else:
+        loser = 1 if result == 1 else 0
+        assert client.post(f"{apis[loser]}/resign", json={}).status_code == 200
+
+
+def test_a_round_robin_from_entries_to_the_winner(client, db, keys):
+    cup = organise(client, keys["Ann"], max_players=4)
+    assert shown(client, cup)["status"] == "open"
+    enter(client, keys, cup, "Ann", "Bob", "Cat", "Dan")
+    full = client.post(f"{keys['Eve']}/tournaments/{cup['id']}/entry")
+    assert full.status_code == 409
+    assert client.post(f"{keys['Bob']}/tournaments/{cup['id']}/start").status_code == 403
+    assert client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start").status_code == 200
+    assert client.post(f"{keys['Eve']}/tournaments/{cup['id']}/entry").status_code == 409
+
+    running = shown(client, cup)
+    assert running["status"] == "running" and running["players"] == ["Ann", "Bob", "Cat", "Dan"]
+    assert len(running["rounds"]) == 3 and all(len(r) == 2 for r in running["rounds"])
+    pairs = [frozenset(g["seats"]) for r in running["rounds"] for g in r]
+    assert sorted(map(sorted, pairs)) == sorted(
+        map(sorted, itertools.combinations(["Ann", "Bob", "Cat", "Dan"], 2)))
+    firsts = Counter(g["seats"][0] for r in running["rounds"] for g in r)
+    assert all(abs(firsts[h] - (3 - firsts[h])) <= 1 for h in running["players"])
+    # each player was told of all their games in one email, not one per game
+    rounds_mail = db.execute("SELECT recipient, body FROM outbox WHERE kind = 'tournament'"
+                             ).fetchall()
+    assert sorted(r for r, _ in rounds_mail) == [f"{h}@example.org" for h in
+                                                 ("ann", "bob", "cat", "dan")]
+    assert db.execute("SELECT COUNT(*) FROM outbox WHERE kind = 'start'").fetchone()[0] == 0
+
+    games = seat_apis(client, keys, cup["id"])
+    assert len(games) == 6 and all(len(seats) == 2 for seats in games.values())
+    # Ann wins every game; Bob beats Cat and draws with Dan; Cat beats Dan
+    beats = {("Ann", "Bob"), ("Ann", "Cat"), ("Ann", "Dan"), ("Bob", "Cat"), ("Cat", "Dan")}
+    for game in (g for r in running["rounds"] for g in r):
+        first, second = game["seats"]
+        result = 1 if (first, second) in beats else 0 if (second, first) in beats else 0.5
+        play(client, games[game["game"]], result)
+
+    done = shown(client, cup)
+    assert done["status"] == "finished" and done["winner"] == "Ann"
+    assert [(s["handle"], s["points"], s["played"]) for s in done["standings"]] == [
+        ("Ann", 3, 3), ("Bob", 1.5, 3), ("Cat", 1, 3), ("Dan", 0.5, 3)]
+    # Sonneborn-Berger: Bob beat Cat (1) and drew Dan (0.5 / 2)
+    assert done["standings"][1]["tiebreak"] == 1 + 0.25
+    assert all(g["outcome"] is not None for r in done["rounds"] for g in r)
+    ends = db.execute("SELECT recipient, body FROM outbox WHERE kind = 'tournament' AND "
+                      "subject LIKE 'Tournament over%'").fetchall()
+    assert len(ends) == 4 and all("The winner is Ann." in body for _, body in ends)
+
+
+def test_a_swiss_pairs_each_round_once_the_last_has_ended(client, db, keys):
+    swiss = organise(client, keys["Ann"], format="swiss", rounds=3)
+    enter(client, keys, swiss, "Ann", "Bob", "Cat", "Dan", "Eve")
+    assert client.post(f"{keys['Ann']}/tournaments/{swiss['id']}/start").status_code == 200
+    met = set()
+    for number in range(1, 4):
+        now = shown(client, swiss)
+        assert len(now["rounds"]) == number and len(now["byes"][-1]) == 1
+        games = seat_apis(client, keys, swiss["id"])
+        this_round = now["rounds"][-1]
+        assert len(this_round) == 2
+        for place, game in enumerate(this_round):
+            pair = frozenset(game["seats"])
+            assert pair not in met
+            met.add(pair)
+            play(client, games[game["game"]], 1)
+            if place == 0:  # one game of the round still goes on: no new round
+                assert len(shown(client, swiss)["rounds"]) == number
+    done = shown(client, swiss)
+    assert done["status"] == "finished" and len(done["rounds"]) == 3
+    byes = [b[0] for b in done["byes"]]
+    assert len(set(byes)) == 3  # a bye at most once each
+    points = {s["handle"]: s["points"] for s in done["standings"]}
+    assert sum(points.values()) == 3 * 2 + 3  # six games won, three byes
+    assert done["winner"] == done["standings"][0]["handle"]
+    assert done["standings"] == sorted(done["standings"],
+                                       key=lambda s: (-s["points"], -s["tiebreak"]))
+
+
+def test_withdrawing_after_the_start_forfeits_the_unfinished_games(client, db, keys):
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, "Ann", "Bob", "Cat")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    games = seat_apis(client, keys, cup["id"])
+    [ann_bob] = [g for r in shown(client, cup)["rounds"] for g in r
+                 if set(g["seats"]) == {"Ann", "Bob"}]
+    play(client, games[ann_bob["game"]], 0.5)
+
+    withdrawn = client.delete(f"{keys['Bob']}/tournaments/{cup['id']}/entry")
+    assert withdrawn.status_code == 200
+    after = shown(client, cup)
+    assert after["withdrawn"] == ["Bob"]
+    [bob_cat] = [g for r in after["rounds"] for g in r if set(g["seats"]) == {"Bob", "Cat"}]
+    cat = bob_cat["seats"].index("Cat")
+    assert bob_cat["outcome"]["winners"] == [cat]  # resigned on forfeit
+    assert "resign" in bob_cat["outcome"]["reason"]
+    points = {s["handle"]: s["points"] for s in after["standings"]}
+    assert points == {"Ann": 0.5, "Bob": 0.5, "Cat": 1}
+    assert client.delete(f"{keys['Eve']}/tournaments/{cup['id']}/entry").status_code == 200
+
+
+def test_a_withdrawn_player_is_paired_no_more_in_a_swiss(client, db, keys):
+    swiss = organise(client, keys["Ann"], format="swiss", rounds=2)
+    enter(client, keys, swiss, "Ann", "Bob", "Cat", "Dan")
+    client.post(f"{keys['Ann']}/tournaments/{swiss['id']}/start")
+    removed = client.delete(f"{keys['Ann']}/tournaments/{swiss['id']}/entry",
+                            json={"handle": "Dan"})  # the organiser removes Dan
+    assert removed.status_code == 200
+    games = seat_apis(client, keys, swiss["id"])
+    for game in shown(client, swiss)["rounds"][0]:
+        if game["outcome"] is None:
+            play(client, games[game["game"]], 1)
+    second = shown(client, swiss)["rounds"][1]
+    assert all("Dan" not in g["seats"] for g in second)
+    assert shown(client, swiss)["byes"][1] != ["Dan"]
+
+
+def test_a_knockout_replays_a_drawn_game_with_colours_swapped(client, db, keys):
+    cup = organise(client, keys["Ann"], format="knockout")
+    enter(client, keys, cup, "Ann", "Bob", "Cat")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    first = shown(client, cup)["rounds"][0]
+    assert [g["seats"] for g in first] == [["Bob", "Cat"]]  # Ann, the first seed, has a bye
+    play(client, seat_apis(client, keys, cup["id"])[first[0]["game"]], 0.5)
+    replay = shown(client, cup)["rounds"][0]
+    assert [g["seats"] for g in replay] == [["Bob", "Cat"], ["Cat", "Bob"]]
+    play(client, seat_apis(client, keys, cup["id"])[replay[1]["game"]], 0)  # Bob wins
+    final = shown(client, cup)["rounds"][1]
+    assert [g["seats"] for g in final] == [["Ann", "Bob"]]
+    play(client, seat_apis(client, keys, cup["id"])[final[0]["game"]], 0)
+    done = shown(client, cup)
+    assert done["status"] == "finished" and done["winner"] == "Bob"
+    assert done["standings"][0]["handle"] == "Bob"
+
+
+def test_a_round_past_its_deadline_is_adjudicated_by_the_job(app, client, db, keys):
+    swiss = organise(client, keys["Ann"], format="swiss", rounds=2, round_days=3,
+                     adjudication="time", clock={"mode": "per_move", "days": 10})
+    enter(client, keys, swiss, "Ann", "Bob", "Cat", "Dan")
+    client.post(f"{keys['Ann']}/tournaments/{swiss['id']}/start")
+    [one, two] = shown(client, swiss)["rounds"][0]
+    apis = seat_apis(client, keys, swiss["id"])[one["game"]]
+    state = client.get(apis[0]).json  # the first player moves at once: the second has less
+    client.post(f"{apis[0]}/moves", json={"move": state["legal_moves"][0], "ply": 0})
+    later = utc.now() + timedelta(days=2)
+    assert scheduler.run_tournaments(app, later) == (0, 0)
+    assert scheduler.run_tournaments(app, later + timedelta(days=2)) == (0, 2)
+    now = shown(client, swiss)
+    outcomes = {g["game"]: g["outcome"] for g in now["rounds"][0]}
+    assert outcomes[one["game"]]["winners"] == [0]  # the second had less time left
+    assert outcomes[two["game"]]["winners"] == [1]  # the first never moved
+    assert len(now["rounds"]) == 2
+
+
+def test_unfinished_games_are_drawn_at_the_deadline_unless_the_organiser_chose_time(
+        app, client, keys):
+    cup = organise(client, keys["Ann"], round_days=1)
+    enter(client, keys, cup, "Ann", "Bob", "Cat")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    assert scheduler.run_tournaments(app, utc.now() + timedelta(days=2)) == (0, 3)
+    done = shown(client, cup)
+    assert all(g["outcome"]["draw"] for r in done["rounds"] for g in r)
+    assert done["status"] == "finished"
+
+
+def test_the_start_time_starts_it_or_cancels_it_without_enough_players(app, client, keys):
+    soon = utc.iso(utc.now() + timedelta(hours=1))
+    cup = organise(client, keys["Ann"], starts_at=soon)
+    empty = organise(client, keys["Ann"], starts_at=soon, min_players=3)
+    enter(client, keys, cup, "Ann", "Bob")
+    enter(client, keys, empty, "Ann", "Bob")
+    assert scheduler.run_tournaments(app) == (0, 0)
+    assert scheduler.run_tournaments(app, utc.now() + timedelta(hours=2)) == (2, 0)
+    assert shown(client, cup)["status"] == "running"
+    assert shown(client, empty)["status"] == "cancelled"
+
+
+def test_the_computer_can_be_entered_and_plays_its_games(app, client, db, keys):
+    cup = organise(client, keys["Ann"], rated=True)
+    enter(client, keys, cup, "Ann")
+    assert client.post(f"{keys['Bob']}/tournaments/{cup['id']}/entry",
+                       json={"bot": "easy"}).status_code == 403  # the organiser's to do
+    entered = client.post(f"{keys['Ann']}/tournaments/{cup['id']}/entry", json={"bot": "easy"})
+    assert entered.status_code == 201
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    [[game]] = shown(client, cup)["rounds"]
+    assert game["seats"] == ["Ann", "computer-easy"]
+    ann = seat_apis(client, keys, cup["id"])[game["game"]][0]
+    state = client.get(ann).json
+    assert state["rated"] is True and state["players"][1]["bot"] == "easy"
+    client.post(f"{ann}/moves", json={"move": state["legal_moves"][0], "ply": 0})
+    assert scheduler.play_bots(app) == 1
+    assert client.get(ann).json["ply"] == 2
+
+
+def test_refusals(client, keys):
+    assert client.post(f"{keys['Ann']}/tournaments", json={
+        "name": "x", "game": "mastery", "format": "ladder"}).status_code == 400
+    assert client.post(f"{keys['Ann']}/tournaments", json={
+        "name": "x", "game": "chess", "format": "swiss"}).status_code == 400
+    assert client.post("/api/player/nobody/tournaments", json={}).status_code == 404
+    assert client.get("/api/tournaments/nothing").status_code == 404
+    cup = organise(client, keys["Ann"], min_players=3)
+    enter(client, keys, cup, "Ann", "Bob")
+    assert client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start").status_code == 422
+    assert client.post(f"{keys['Ann']}/tournaments/{cup['id']}/cancel").status_code == 200
+    assert shown(client, cup)["status"] == "cancelled"
+
+
+def test_the_feed_tells_of_rounds_and_results(client, keys):
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, "Ann", "Bob")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    [[game]] = shown(client, cup)["rounds"]
+    play(client, seat_apis(client, keys, cup["id"])[game["game"]], 1)
+    feed = client.get(f"/tournaments/{cup['id']}/feed")
+    assert feed.mimetype == "application/atom+xml"
+    text = feed.get_data(as_text=True)
+    assert "Round 1 started" in text and "Round 1: Ann vs Bob 1-0" in text
+    assert "Winner: Ann" in text
+
+
+def test_the_pages_show_the_tournament_its_sign_up_and_the_cross_table(client, db, keys):
+    cup = organise(client, keys["Ann"])
+    assert "Autumn cup" in client.get("/tournaments").get_data(as_text=True)
+    assert "Autumn cup" in client.get("/lobby").get_data(as_text=True)
+    enter(client, keys, cup, "Ann", "Bob")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    [[game]] = shown(client, cup)["rounds"]
+    play(client, seat_apis(client, keys, cup["id"])[game["game"]], 0)
+    page = client.get(f"/tournaments/{cup['id']}").get_data(as_text=True)
+    assert "Winner: Bob" in page
+    # the game in Ann's row and in Bob's: one spectator link
+    [link] = set(re.findall(rf'<a href="(/watch/[^"]+)" data-game="{game["game"]}"', page))
+    watched = client.get(link)
+    assert watched.status_code == 200 and "Bob" in watched.get_data(as_text=True)
+    assert link.rsplit("/", 1)[1] not in everything_in(db)  # stored only hashed
+
+
+def test_a_league_promotes_relegates_and_starts_its_next_season_by_itself(client, db, keys):
+    league = organise(client, keys["Ann"], format="league", division_size=3, promote=1)
+    enter(client, keys, league, "Ann", "Bob", "Cat", "Dan", "Eve")
+    assert client.post(f"{keys['Ann']}/tournaments/{league['id']}/start").status_code == 200
+    first = shown(client, league)
+    # five players: a division of three and one of two (the last joins only if under half)
+    assert first["divisions"] == [["Ann", "Bob", "Cat"], ["Dan", "Eve"]]
+    assert sorted(map(sorted, (g["seats"] for r in first["rounds"] for g in r))) == sorted(
+        map(sorted, [("Ann", "Bob"), ("Ann", "Cat"), ("Bob", "Cat"), ("Dan", "Eve")]))
+    assert client.post(f"{keys['Bob']}/tournaments/{league['id']}/opt-out").status_code == 200
+    games = seat_apis(client, keys, league["id"])
+    # Cat wins her division, Ann is last in it; Eve wins the lower one
+    wins = {("Cat", "Ann"), ("Cat", "Bob"), ("Bob", "Ann"), ("Eve", "Dan")}
+    for game in (g for r in first["rounds"] for g in r):
+        a, b = game["seats"]
+        play(client, games[game["game"]], 1 if (a, b) in wins else 0)
+    done = shown(client, league)
+    assert done["status"] == "finished" and done["winner"] == "Cat"
+    assert [s["handle"] for s in done["standings"]] == ["Cat", "Bob", "Ann", "Eve", "Dan"]
+    second = shown(client, {"api": f"/api/tournaments/{done['next']}"})
+    assert second["season"] == 2 and second["previous"] == league["id"]
+    assert second["status"] == "running"
+    # Eve goes up, Ann down; Bob opted out
+    assert second["divisions"] == [["Cat", "Eve"], ["Ann", "Dan"]]
+
+
+def test_a_player_who_deletes_their_identity_leaves_their_results_counted(app, client, db,
+                                                                          keys):
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, "Ann", "Bob", "Cat")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    games = seat_apis(client, keys, cup["id"])
+    for game in (g for r in shown(client, cup)["rounds"] for g in r):
+        play(client, games[game["game"]], 1 if game["seats"][0] == "Bob" else 0
+             if game["seats"][1] == "Bob" else 0.5)
+    with app.test_request_context():
+        players.delete(db, players.by_handle(db, "Bob"))
+    after = shown(client, cup)
+    assert after["players"] == ["Ann", "Cat"] and after["winner"] is None
+    assert after["standings"][0] == {"handle": None, "points": 2, "tiebreak": 1.0, "played": 2}
+    assert client.get(f"/tournaments/{cup['id']}").status_code == 200
