@@ -19,7 +19,7 @@ import logging
 from datetime import datetime
 from email.utils import parseaddr
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Callable, Iterator
 
 import sqlite_utils
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -80,35 +80,33 @@ NOTIFY_INTERVAL_SECONDS = 300  # how often reminders and the day's digests are l
 TURN_INTERVAL_SECONDS = 60  # how often held-back "Your move" emails are looked at
 
 
+def _queued(app: Flask, what: str, queue: Callable[[sqlite_utils.Database], int]) -> int:
+    """Run one job that queues emails, in its own connection, and log how many it queued."""
+    with _job_database(app) as db:
+        queued = queue(db)
+    if queued:
+        log.info("%s: %d queued", what, queued)
+    return queued
+
+
 def send_reminders(app: Flask, now: datetime | None = None) -> int:
     """Remind the players whose turn began more than REMINDER_HOURS ago, once per turn
     (``notify.send_reminders``); ``now`` lets tests run it at a later time."""
-    with _job_database(app) as db:
-        queued = notify.send_reminders(db, now or utc.now(),
-                                       app.config["REMINDER_HOURS"])
-    if queued:
-        log.info("reminders: %d queued", queued)
-    return queued
+    return _queued(app, "reminders", lambda db: notify.send_reminders(
+        db, now or utc.now(), app.config["REMINDER_HOURS"]))
 
 
 def send_turn_emails(app: Flask, now: datetime | None = None) -> int:
     """The "Your move" emails held back while their players were there, once they have
     been away AWAY_MINUTES (``notify.send_turn_emails``)."""
-    with _job_database(app) as db:
-        queued = notify.send_turn_emails(db, now or utc.now())
-    if queued:
-        log.info("turn emails: %d queued", queued)
-    return queued
+    return _queued(app, "turn emails",
+                   lambda db: notify.send_turn_emails(db, now or utc.now()))
 
 
 def send_digests(app: Flask, now: datetime | None = None) -> int:
     """From DIGEST_HOUR (UTC) on, once a day, the digests (``notify.send_digests``)."""
-    with _job_database(app) as db:
-        queued = notify.send_digests(db, now or utc.now(),
-                                     app.config["DIGEST_HOUR"])
-    if queued:
-        log.info("digests: %d queued", queued)
-    return queued
+    return _queued(app, "digests", lambda db: notify.send_digests(
+        db, now or utc.now(), app.config["DIGEST_HOUR"]))
 
 
 def play_bots(app: Flask, now: datetime | None = None) -> int:
