@@ -23,7 +23,7 @@ from helpers import path_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "pbem" / "translations" / "ru" / "LC_MESSAGES" / "messages.po"
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "N_": None}
 
 
 def to_translate() -> dict[object, str]:
