@@ -19,7 +19,7 @@ from babel.messages.pofile import read_po
 from pbem.mail import outbox
 from pbem.store.db import connect
 
-from helpers import path_of
+from helpers import api_move, path_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "pbem" / "translations" / "ru" / "LC_MESSAGES" / "messages.po"
@@ -136,6 +136,26 @@ def test_a_seats_emails_are_in_its_language(app, client, db, smtp):
         "SELECT subject, body FROM outbox WHERE recipient = 'bob@example.org' AND kind = 'turn'"))
     assert rows and rows[0]["subject"].startswith("Ваш ход — Mastery")
     assert "Сделайте ход здесь:" in rows[0]["body"]
+
+
+def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
+    """The takeback email and the notice on the page, composed in the seat's language."""
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Bob", "email": "bob@example.org"},
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"}]}).json
+    bob = created["seats"][0]["api"]
+    api_move(client, bob, client.get(bob).json["legal_moves"][0])
+    assert client.post(f"{bob}/takeback").status_code == 202
+    email = db.execute("SELECT subject, body FROM outbox WHERE recipient = ? AND kind = ?",
+                       ["anya@example.org", "takeback_offer"]).fetchone()
+    assert email["subject"].startswith("Просьба вернуть ход — Mastery")
+    assert "Dark (Bob) просит вернуть свой последний ход в партии Mastery" in email["body"]
+    page = client.get(path_of(created["seats"][1]["url"]),
+                      headers={"Accept-Language": "ru"}).text
+    assert "Bob просит вернуть свой последний ход: примите или отклоните просьбу." in page
+    english = client.get(path_of(created["seats"][1]["url"]),
+                         headers={"Accept-Language": "en"}).text
+    assert "Bob asks to take back their last move: accept or decline it." in english
 
 
 def test_the_new_game_form_sets_each_seats_language(client, db):
