@@ -3,10 +3,12 @@
 per page type and language, not per test: a new page type joins ``PAGES``."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from axe_playwright_python.base import AXE_SCRIPT
 
-from helpers import path_of
+from helpers import api_move, path_of, sign_up
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +27,7 @@ def two_player_game(client, game: str, **seats) -> dict:
     return created.json
 
 
-def page_types(client) -> dict[str, str]:
+def page_types(client, db) -> dict[str, str]:
     """A path of each page type, of games made for them."""
     pages = {"front": "/", "choose a game": "/new", "lobby": "/lobby", "rules index": "/rules",
              "my games": "/games", "ask for my games": "/home", "not found": "/nowhere"}
@@ -43,16 +45,28 @@ def page_types(client) -> dict[str, str]:
     waiting = two_player_game(client, "mastery", second={"open": True})
     pages["join"] = path_of(waiting["seats"][1]["join"])
     pages["waiting game"] = path_of(waiting["seats"][0]["url"])
+    pages["analysis"] = seat + "/analysis"
+    api_move(client, mastery["seats"][0]["api"],
+             client.get(mastery["seats"][0]["api"]).json["legal_moves"][0])
+    record = client.get(mastery["seats"][0]["api"] + "/record?format=apgamerecord").json
+    uploaded = client.post("/records", data={"pasted": json.dumps(record)})
+    pages["record review"] = path_of(uploaded.headers["Location"])
+    key = path_of(sign_up(client, db, "Ann"))
+    cup = client.post(f"{key}/tournaments", json={"name": "Autumn cup", "game": "mastery",
+                                                  "format": "round-robin"}).json
+    pages |= {"sign in": "/sign-in", "profile": "/players/Ann", "leaderboard": "/ratings/mastery",
+              "tournaments": "/tournaments", "tournament": path_of(cup["url"]),
+              "record upload": "/records", "offline": "/offline"}
     return pages
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
-def test_no_serious_violation_on_any_page_type(client, live_server, browser, language):
+def test_no_serious_violation_on_any_page_type(client, db, live_server, browser, language):
     context = browser.new_context(locale=language, extra_http_headers={
         "Accept-Language": language})
     page = context.new_page()
     found = []
-    for name, path in page_types(client).items():
+    for name, path in page_types(client, db).items():
         page.goto(live_server + path)
         assert page.locator(f'html[lang="{language}"]').count() == 1, name
         page.evaluate(AXE_SCRIPT)
