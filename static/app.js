@@ -244,7 +244,7 @@ async function setPush(pushSwitch, on) {
   let subscription = await registration.pushManager.getSubscription();
   if (on) {
     if (await Notification.requestPermission() !== "granted") {
-      throw new Error("notifications are not allowed for this site in this browser");
+      throw new Error(pushSwitch.dataset.denied);
     }
     if (!subscription) {
       const key = (await (await fetch(pushSwitch.dataset.key)).json()).public_key;
@@ -264,6 +264,7 @@ async function setPush(pushSwitch, on) {
   }
 }
 
+// its words, in the page's language, are the switch's data attributes (channels.html)
 const notifySwitch = document.querySelector(".push-switch");
 if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
   const box = notifySwitch.querySelector("input");
@@ -273,13 +274,13 @@ if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
   notifySwitch.hidden = false;
   box.addEventListener("change", () => {
     const on = box.checked;
-    status.textContent = on ? "Asking this browser…" : "";
+    status.textContent = on ? notifySwitch.dataset.asking : "";
     setPush(notifySwitch, on).then(() => {
       localStorage.setItem(remembered, on ? "on" : "off");
-      status.textContent = on ? "This device will be notified." : "This device will not be notified.";
+      status.textContent = on ? notifySwitch.dataset.on : notifySwitch.dataset.off;
     }).catch((error) => {
       box.checked = !on;
-      status.textContent = `Not done: ${error.message}`;
+      status.textContent = `${notifySwitch.dataset.failed} ${error.message}`;
     });
   });
 }
