@@ -149,11 +149,11 @@ def player_notifications():
     db = get_db()
     player = players.current(db)
     if player is None:
-        abort(403, "You are not signed in (or you signed out everywhere since).")
+        abort(403, gettext("You are not signed in (or you signed out everywhere since)."))
     if request.method == "POST":
         with write(db):
             channels.set_player(db, player.id, _channels_chosen())
-        flash("Your settings are saved.")
+        flash(gettext("Your settings are saved."))
         return redirect(url_for(".player_notifications"), 303)
     return render_template("player_notifications.html", player=player,
                            topics=channels.TOPICS, channel_choices=channels.CHOICES,
