@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Iterator
 
-from babel.dates import format_skeleton
+from babel.dates import format_skeleton, get_month_names
 from flask import Flask, Response, current_app, has_request_context, request
 from flask_babel import Babel, force_locale, get_locale
 
@@ -69,6 +69,11 @@ def moment(at: datetime | str) -> str:
         return at.strftime("%a %d %b %Y, %H:%M UTC")
     return (f"{format_skeleton('yMMMEd', at, tzinfo=timezone.utc, locale=locale)}, "
             f"{format_skeleton('Hm', at, tzinfo=timezone.utc, locale=locale)} UTC")
+
+
+def short_months() -> dict[int, str]:
+    """The months' short names in the language in force: "Jan", "янв."."""
+    return dict(get_month_names("abbreviated", locale=get_locale() or DEFAULT))
 
 
 def init_app(app: Flask) -> None:

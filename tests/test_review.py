@@ -9,7 +9,8 @@ import pytest
 
 import engine
 from engine import bots
-from pbem import analysis, clocks, matches
+from pbem import analysis, matches
+from pbem.store import utc
 from pbem.store.db import get_db
 from pbem.web import records
 
@@ -115,13 +116,16 @@ def test_an_unknown_record_format_is_refused(client, new_game):
 
 def test_every_move_shows_when_it_was_played_and_the_time_it_took(client, new_game,
                                                                  monkeypatch):
-    monkeypatch.setattr(matches, "utcnow", lambda: "2026-01-01T10:00:00+00:00")  # made
+    monkeypatch.setattr(utc, "now", lambda: datetime(2026, 1, 1, 10, 0, tzinfo=UTC))  # made
     game = new_game("mastery")
-    monkeypatch.setattr(clocks, "utc_now", lambda: datetime(2026, 1, 3, 13, 5, tzinfo=UTC))
+    monkeypatch.setattr(utc, "now", lambda: datetime(2026, 1, 3, 13, 5, tzinfo=UTC))
     mastery = engine.GAMES["mastery"]
     api_move(client, game.apis[0], mastery.legal_moves(mastery.start(2, None, ""), 0)[0])
     page = client.get(game.urls[0]).get_data(as_text=True)
     assert '<time datetime="2026-01-03T13:05:00+00:00">03 Jan 13:05</time>, took 2 d 3 h' in page
+    russian = client.get(game.urls[0], headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    assert '<time datetime="2026-01-03T13:05:00+00:00">03 янв. 13:05</time>, думал(а) 2 д 3 ч' \
+        in russian
     record = client.get(f"{game.apis[0]}/record").json
     assert record["events"][-1]["took"] == 2 * 86400 + 3 * 3600 + 5 * 60
 

@@ -82,10 +82,13 @@ def duration(seconds: int) -> str:
     """A move's time as players read it: "40 s", "12 min", "3 h 5 min", "2 d 4 h"."""
     minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
     if days:
-        return f"{days} d {hours % 24} h" if hours % 24 else f"{days} d"
+        return gettext("%(days)s d %(hours)s h", days=days, hours=hours % 24) if hours % 24 \
+            else gettext("%(days)s d", days=days)
     if hours:
-        return f"{hours} h {minutes % 60} min" if minutes % 60 else f"{hours} h"
-    return f"{minutes} min" if minutes else f"{seconds} s"
+        return gettext("%(hours)s h %(minutes)s min", hours=hours, minutes=minutes % 60) \
+            if minutes % 60 else gettext("%(hours)s h", hours=hours)
+    return gettext("%(minutes)s min", minutes=minutes) if minutes \
+        else gettext("%(seconds)s s", seconds=seconds)
 
 
 # -- the game page: a board drawn once per (game, event, viewer, ply, selection), a page
@@ -316,11 +319,12 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
     keeps a page at ply 400 nearly as cheap as at ply 10."""
     sides = [escape(match.seat_name(seat)) for seat in range(match.players)]
     prefix = escape(history_prefix)
+    months, took_words = languages.short_months(), escape(gettext("took %(time)s", time="{}"))
     return Markup("".join(
         f'<li><a href="{prefix}{ply}"{" aria-current=step" if ply == current else ""}>'
         f'<span class="side">{sides[event.seat]}</span> {escape(text)}</a>'
-        f' <small><time datetime="{at.isoformat()}">{at:%d %b %H:%M}</time>,'
-        f' took {duration(took)}</small></li>'
+        f' <small><time datetime="{at.isoformat()}">{at:%d} {months[at.month]} {at:%H:%M}'
+        f'</time>, {took_words.format(duration(took))}</small></li>'
         for ply, (event, text, (at, took)) in enumerate(
             zip(match.moves, texts, move_times(match)), start=1)))
 
