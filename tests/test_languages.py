@@ -158,6 +158,22 @@ def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
     assert "Bob asks to take back their last move: accept or decline it." in english
 
 
+def test_a_rematch_keeps_each_players_language(client, db):
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]}).json
+    apis = [seat["api"] for seat in created["seats"]]
+    assert client.post(f"{apis[0]}/resign", json={}).status_code == 200
+    assert client.post(f"{apis[0]}/rematch").status_code == 202
+    rematch = client.post(f"{apis[1]}/rematch").json["id"]  # Bob now plays the first seat
+    rows = db.execute("SELECT seat, language FROM seats WHERE game_id = ? ORDER BY seat",
+                      [rematch]).fetchall()
+    assert [tuple(row) for row in rows] == [(0, "en"), (1, "ru")]
+    started = db.execute("SELECT subject FROM outbox WHERE recipient = ? AND game_id = ? "
+                         "AND kind = 'start'", ["anya@example.org", rematch]).fetchone()
+    assert started["subject"].startswith("Партия началась")
+
+
 def test_the_new_game_form_sets_each_seats_language(client, db):
     form = client.get("/new/mastery", headers={"Accept-Language": "ru"}).text
     assert re.search(r'<select name="language1">.*<option value="ru" lang="ru" selected>', form)
