@@ -24,7 +24,8 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext
 
-from . import clocks, glicko, limits, links, matches, players, ratings, tournaments
+from . import (clocks, glicko, languages, limits, links, matches, players, ratings,
+               tournaments)
 from .store.db import get_db, write
 from .store import utc
 from .matches import Match
@@ -216,6 +217,9 @@ def _take_seat(game_id: str, seat: int, here: str):
                 if refusal := _rated_seat_refusal(db, match, player):
                     raise matches.Refused(refusal)
                 name, email = player.handle, player.email
+            # the seat's emails, its start email first, in the language of the page it was
+            # taken from
+            matches.set_language(db, game_id, seat, languages.current())
             after, token = matches.join(db, game_id, seat, name, email)
             if player is not None:
                 players.claim(db, player, game_id, seat)

@@ -174,6 +174,18 @@ def test_a_rematch_keeps_each_players_language(client, db):
     assert started["subject"].startswith("Партия началась")
 
 
+def test_a_seat_taken_from_a_russian_page_gets_russian_emails(client, db):
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Ann", "email": "ann@example.org"}, {"open": True}]}).json
+    joined = client.post(path_of(created["seats"][1]["join"]),
+                         data={"name": "Борис", "email": "boris@example.org"},
+                         headers={"Accept-Language": "ru"})
+    assert joined.status_code == 303
+    started = db.execute("SELECT recipient, subject FROM outbox WHERE kind = 'start' AND "
+                         "recipient = ?", ["boris@example.org"]).fetchone()
+    assert started["subject"].startswith("Партия началась")
+
+
 def test_the_new_game_form_sets_each_seats_language(client, db):
     form = client.get("/new/mastery", headers={"Accept-Language": "ru"}).text
     assert re.search(r'<select name="language1">.*<option value="ru" lang="ru" selected>', form)
