@@ -66,9 +66,15 @@ def test_no_serious_violation_on_any_page_type(client, db, live_server, browser,
         "Accept-Language": language})
     page = context.new_page()
     found = []
-    for name, path in page_types(client, db).items():
+    signed_in = {"my games, signed in": "/games", "all games' notifications": "/me/notifications"}
+    for name, path in [*page_types(client, db).items(), *signed_in.items()]:
+        if name in signed_in:  # the browser signed in as the player page_types made
+            context.add_cookies([{"name": "session", "url": live_server,
+                                  "value": client.get_cookie("session").value}])
         page.goto(live_server + path)
         assert page.locator(f'html[lang="{language}"]').count() == 1, name
+        if name in signed_in:
+            assert page.locator(".sign-out, form.channels").count() == 1, name
         page.evaluate(AXE_SCRIPT)
         results = page.evaluate("([context, options]) => axe.run(context, options)",
                                 [CHECKED, WCAG])
