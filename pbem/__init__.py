@@ -19,7 +19,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from .web import api, feeds, identity, play, preferences, records, site, webapp
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
-from . import cli, limits, links, lobby, matches, mygames
+from . import cli, languages, limits, links, lobby, matches, mygames
 from .mail import sentences
 from .store import db
 from .links import redact_logger
@@ -103,6 +103,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     matches.CACHE.max_bytes = int(app.config["MATCH_CACHE_MB"]) * 2**20
     play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
     app.teardown_appcontext(db.close_db)
+    languages.init_app(app)
     if not db.is_url(app.config["DATABASE"]):
         # the embedded default, one machine: its new file gets the schema here (a server on
         # PostgreSQL has it from ``init-db``, or from gunicorn and the job process starting)

@@ -12,6 +12,7 @@ from typing import Any
 
 import engine
 from engine import bots
+from flask_babel import gettext
 
 from .matches import Match
 
@@ -83,7 +84,8 @@ def explore(match: Match, viewer: int | None, start: int, moves: list[str]) -> L
             line.played.append(spelled)
             break
         else:
-            line.error = f"{move} is not a legal move there: the line stops before it."
+            line.error = gettext("%(move)s is not a legal move there: the line stops before "
+                                 "it.", move=move)
             break
     return line
 

@@ -35,6 +35,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
 from engine import Outcome
+from flask_babel import gettext, ngettext
+
+from . import languages
 
 from .store import utc
 
@@ -127,22 +130,25 @@ def stored(text: str | None) -> dict[str, Any] | None:
 def describe(clock: Mapping[str, Any] | None) -> str:
     """The time control in words, for pages."""
     if not clock:
-        return "no time limit"
+        return gettext("no time limit")
     if clock["mode"] == "per_move":
-        text = f"{_days(clock['days'])} per move"
+        text = gettext("%(days)s per move", days=_days(clock["days"]))
     else:
-        text = (f"{_days(clock['initial_days'])}, plus {_days(clock['increment_days'])} per "
-                f"move, at most {_days(clock['max_days'])}")
+        text = gettext("%(initial)s, plus %(increment)s per move, at most %(most)s",
+                       initial=_days(clock["initial_days"]),
+                       increment=_days(clock["increment_days"]), most=_days(clock["max_days"]))
     if clock["weekends"] == "pause":
-        text += ", weekends not counted"
-    text += "; running out of time " + ("loses" if clock["on_timeout"] == "loss" else "draws")
+        text += gettext(", weekends not counted")
+    text += gettext("; running out of time loses") if clock["on_timeout"] == "loss" \
+        else gettext("; running out of time draws")
     if clock["vacation_days"]:
-        text += f"; {_days(clock['vacation_days'])} of vacation per player per year"
+        text += gettext("; %(days)s of vacation per player per year",
+                        days=_days(clock["vacation_days"]))
     return text
 
 
 def _days(n: int) -> str:
-    return f"{n} day" if n == 1 else f"{n} days"
+    return ngettext("%(num)d day", "%(num)d days", n)
 
 
 # -- time arithmetic -----------------------------------------------------------------------
@@ -271,25 +277,23 @@ class SeatClock:
 
 
 def time_text(at: datetime) -> str:
-    return at.astimezone(timezone.utc).strftime("%a %d %b %Y, %H:%M UTC")
+    return languages.moment(at)
 
 
 def duration_text(seconds: float) -> str:
     """"2 days 4 hours", "5 hours 10 minutes", "40 minutes"."""
     minutes = int(max(seconds, 0) // 60)
     if minutes <= 0:
-        return "no time" if seconds <= 0 else "less than a minute"
+        return gettext("no time") if seconds <= 0 else gettext("less than a minute")
     days, rest = divmod(minutes, 24 * 60)
     hours, minutes = divmod(rest, 60)
-
-    def unit(n: int, name: str) -> str:
-        return f"{n} {name}" if n == 1 else f"{n} {name}s"
-
+    hours_text = ngettext("%(num)d hour", "%(num)d hours", hours)
     if days:
-        return unit(days, "day") + (f" {unit(hours, 'hour')}" if hours else "")
+        return _days(days) + (f" {hours_text}" if hours else "")
+    minutes_text = ngettext("%(num)d minute", "%(num)d minutes", minutes)
     if hours:
-        return unit(hours, "hour") + (f" {unit(minutes, 'minute')}" if minutes else "")
-    return unit(minutes, "minute")
+        return hours_text + (f" {minutes_text}" if minutes else "")
+    return minutes_text
 
 
 def vacations(steps: Iterable[Step], players: int) -> list[list[tuple[datetime, datetime]]]:

@@ -22,8 +22,10 @@ import sqlite_utils
 
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
+from flask_babel import gettext
 
-from . import clocks, glicko, limits, links, matches, players, ratings, tournaments
+from . import (clocks, glicko, languages, limits, links, matches, players, ratings,
+               tournaments)
 from .store.db import get_db, write
 from .store import utc
 from .matches import Match
@@ -176,7 +178,8 @@ def join(token: str):
     """An open seat's join link: a form to take the seat, or the API's ``POST <join>``."""
     access = links.resolve(get_db(), token, table=links.INVITATIONS)
     if access is None:
-        abort(404, "This join link does not open any game. Check that you copied all of it.")
+        abort(404, gettext("This join link does not open any game. Check that you copied "
+                           "all of it."))
     return _take_seat(access.game_id, access.seat, url_for(".join", token=token))
 
 
@@ -187,7 +190,7 @@ def join_challenge(game_id: str, seat: int):
     rows = list(get_db().query("SELECT 1 FROM games WHERE id = ? AND public = 1", [game_id]))
     match = matches.find(get_db(), game_id) if rows else None
     if match is None or not 0 <= seat < match.players:
-        abort(404, "There is no such challenge in the lobby.")
+        abort(404, gettext("There is no such challenge in the lobby."))
     return _take_seat(game_id, seat, url_for(".join_challenge", game_id=game_id, seat=seat))
 
 
@@ -214,6 +217,9 @@ def _take_seat(game_id: str, seat: int, here: str):
                 if refusal := _rated_seat_refusal(db, match, player):
                     raise matches.Refused(refusal)
                 name, email = player.handle, player.email
+            # the seat's emails, its start email first, in the language of the page it was
+            # taken from
+            matches.set_language(db, game_id, seat, languages.current())
             after, token = matches.join(db, game_id, seat, name, email)
             if player is not None:
                 players.claim(db, player, game_id, seat)
@@ -226,8 +232,8 @@ def _take_seat(game_id: str, seat: int, here: str):
     if wants_json:
         return jsonify(seat=seat, url=play,
                        api=links.external_url("api.game", role="play", token=token)), 201
-    flash("You have joined the game: it starts now." if not after.waiting else
-          "You have joined the game. It starts when every seat is taken.")
+    flash(gettext("You have joined the game: it starts now.") if not after.waiting else
+          gettext("You have joined the game. It starts when every seat is taken."))
     return redirect(url_for("play.page", role="play", token=token), 303)
 
 

@@ -23,7 +23,7 @@ import engine
 import sqlite_utils
 from engine import bots
 
-from . import clocks, conditional, due, events, links, positions, signals
+from . import clocks, conditional, due, events, languages, links, positions, signals
 from .events import ActionError, Declined, Event, InvalidRequest, Payload, Refused
 from .store.db import hold_game, insert_rows, write
 from .store import utc
@@ -474,6 +474,7 @@ class NewGame:
     rating_min: int | None
     rating_max: int | None
     claimed: Mapping[int, int]
+    languages: list[str]  # each seat's (its emails')
 
     @property
     def waiting(self) -> bool:
@@ -512,6 +513,7 @@ def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
     except engine.UnknownGame as error:
         raise InvalidRequest(f"{error} Games: {', '.join(engine.GAMES)}.") from None
     seats = _checked_players(players, addressless)
+    spoken = _checked_languages(players)
     seed = secrets.token_hex(16) if seed is None else seed
     try:
         start = game.start(len(seats), options if options is not None else {}, seed)
@@ -530,7 +532,7 @@ def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
     claimed = claimed or {}
     rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public)
     return NewGame(game, seats, seed, start, clock, public, client, rated, rating_min,
-                   rating_max, claimed)
+                   rating_max, claimed, spoken)
 
 
 def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
@@ -553,8 +555,9 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
             for match, r in zip(made, requested)])
         insert_rows(db, "seats", [{"game_id": match.id, "seat": s.seat, "name": s.name,
                                    "email": s.email, "bot": s.bot,
-                                   "player_id": r.claimed.get(s.seat)}
-                                  for match, r in zip(made, requested) for s in r.seats])
+                                   "player_id": r.claimed.get(s.seat), "language": language}
+                                  for match, r in zip(made, requested)
+                                  for s, language in zip(r.seats, r.languages)])
         seat_tokens = iter(links.mint_all(db, [(match.id, s.seat) for match in made
                                                for s in match.seats if not (s.open or s.bot)]))
         joins = iter(links.mint_all(db, [(match.id, s.seat) for match in made
@@ -639,6 +642,30 @@ def checked_rating(seats: Sequence[Seat], claimed: Mapping[int, int], rated: Any
     if low is not None and high is not None and low > high:
         raise Refused("The rating range's 'min' must not be above its 'max'.")
     return low, high
+
+
+def _checked_languages(players: list[dict[str, Any]]) -> list[str]:
+    """Each seat's language (its emails'), English unless its entry names another."""
+    spoken = []
+    for number, entry in enumerate(players):
+        language = entry.get("language", languages.DEFAULT)
+        if not languages.known(language):
+            raise InvalidRequest(f"Player {number + 1}: 'language' must be one of "
+                                 f"{', '.join(languages.LANGUAGES)}.")
+        spoken.append(language)
+    return spoken
+
+
+def set_language(db: sqlite_utils.Database, game_id: str, seat: int, language: str) -> None:
+    """Write ``seat``'s emails in ``language`` from now on (one the site speaks)."""
+    db.execute("UPDATE seats SET language = ? WHERE game_id = ? AND seat = ?",
+               [languages.known(language) or languages.DEFAULT, game_id, seat])
+
+
+def language_of(db: sqlite_utils.Database, game_id: str, seat: int) -> str:
+    row = db.execute("SELECT language FROM seats WHERE game_id = ? AND seat = ?",
+                     [game_id, seat]).fetchone()
+    return languages.known(row and row[0]) or languages.DEFAULT
 
 
 def _summary(state: engine.State, waiting: bool = False) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from flask import (Blueprint, abort, current_app, flash, redirect, render_template, session,
                    url_for)
+from flask_babel import gettext
 
 from . import clocks, limits, links, matches, players
 from .store.db import get_db, write
@@ -112,7 +113,7 @@ def open_game(game_id: str, seat: int):
         token = players.seat_link(db, player, game_id, seat)  # the same link each time
         return redirect(url_for("play.page", role="play", token=token), 303)
     if (game_id, seat) not in remembered():
-        abort(404, "This browser has not opened that game.")
+        abort(404, gettext("This browser has not opened that game."))
     return open_seat(game_id, seat)
 
 
@@ -130,5 +131,5 @@ def forget():
                        [utc.iso(expired)])
             db.execute("INSERT INTO forgotten_lists (list_id, forgotten_at) VALUES (?, ?) "
                        "ON CONFLICT (list_id) DO NOTHING", [forgotten, utc.iso(utc.now())])
-    flash("This browser no longer remembers your games. Their links still work.")
+    flash(gettext("This browser no longer remembers your games. Their links still work."))
     return redirect(url_for(".my_games"), 303)

@@ -99,9 +99,11 @@ def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
     claimed = {rematch_seat(match, seat): player for seat, player in db.execute(
         "SELECT seat, player_id FROM seats WHERE game_id = ? AND player_id IS NOT NULL",
         [match.id])}
-    created = matches.create(db, match.game.id, [{"bot": s.bot} if s.bot else
-                                                 {"name": s.name, "email": s.email}
-                                                 for s in moved],
+    created = matches.create(db, match.game.id, [
+        {"bot": s.bot} if s.bot else
+        {"name": s.name, "email": s.email,
+         "language": matches.language_of(db, match.id, s.seat)}  # its start email's too
+        for s in moved],
                              dict(match.options), clock=match.clock, addressless=True,
                              rated=match.rated, claimed=claimed)
     for old in moved:

@@ -173,9 +173,21 @@ function showMovedNotice() {
   notice.setAttribute("role", "status");
   const refresh = document.createElement("a");
   refresh.href = window.location.href;
-  refresh.textContent = "refresh";
-  notice.append("The game has moved on — ", refresh, ".");
+  const words = document.getElementById("announcer").dataset;  // in the page's language
+  refresh.textContent = words.refresh;
+  notice.append(`${words.movedOn} — `, refresh, ".");
   document.getElementById("status").after(notice);
+}
+
+// A screen reader hears what changed without leaving its place: the last move (if it is
+// new) and the page's status line ("Your turn.").
+function announce(saidBefore) {
+  const game = document.getElementById("game");
+  const status = document.getElementById("status");
+  const said = game.dataset.said !== saidBefore ? game.dataset.said : "";
+  const words = [said, status ? status.textContent : document.querySelector("#game .game-over")?.textContent]
+    .map((text) => (text || "").replace(/\s+/g, " ").trim()).filter(Boolean);
+  document.getElementById("announcer").textContent = words.join(". ");
 }
 
 async function pollGame() {
@@ -188,6 +200,7 @@ async function pollGame() {
     });
     if (response.status === 200) {
       if (buildingMove()) { showMovedNotice(); } else { await swapGame(window.location.href, false); }
+      announce(game.dataset.said);
     }
   } catch (error) {
     // offline, or the server restarting: ask again at the next turn of the timer
@@ -231,7 +244,7 @@ async function setPush(pushSwitch, on) {
   let subscription = await registration.pushManager.getSubscription();
   if (on) {
     if (await Notification.requestPermission() !== "granted") {
-      throw new Error("notifications are not allowed for this site in this browser");
+      throw new Error(pushSwitch.dataset.denied);
     }
     if (!subscription) {
       const key = (await (await fetch(pushSwitch.dataset.key)).json()).public_key;
@@ -251,6 +264,7 @@ async function setPush(pushSwitch, on) {
   }
 }
 
+// its words, in the page's language, are the switch's data attributes (channels.html)
 const notifySwitch = document.querySelector(".push-switch");
 if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
   const box = notifySwitch.querySelector("input");
@@ -260,13 +274,13 @@ if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
   notifySwitch.hidden = false;
   box.addEventListener("change", () => {
     const on = box.checked;
-    status.textContent = on ? "Asking this browser…" : "";
+    status.textContent = on ? notifySwitch.dataset.asking : "";
     setPush(notifySwitch, on).then(() => {
       localStorage.setItem(remembered, on ? "on" : "off");
-      status.textContent = on ? "This device will be notified." : "This device will not be notified.";
+      status.textContent = on ? notifySwitch.dataset.on : notifySwitch.dataset.off;
     }).catch((error) => {
       box.checked = !on;
-      status.textContent = `Not done: ${error.message}`;
+      status.textContent = `${notifySwitch.dataset.failed} ${error.message}`;
     });
   });
 }

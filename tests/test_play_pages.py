@@ -237,12 +237,13 @@ def test_a_finished_game_says_so_first_on_every_page(client, new_game):
     form_move(client, game.urls[0], "d4xc5", 0)
     assert "game-over" not in client.get(game.urls[0]).get_data(as_text=True)
     client.post(f"{game.urls[1]}/resign", data={"ply": 1, "confirm": "yes"})
-    banner = ('<div id="game" data-ply="1">\n  <p class="game-over" role="status"><strong>'
-              'Game over</strong> — Ann won: Bob resigned.</p>\n  <h1>')
+    banner = ('<div id="game" data-ply="1" data-said="Ann played d4xc5">\n  <p class="game-over" '
+              'role="status"><strong>Game over</strong> — Ann won: Bob resigned.</p>\n  <h1>')
     for url in (game.urls[0], game.urls[1], game.watch):
         assert banner in client.get(url).get_data(as_text=True), url
         history = client.get(f"{url}/history/0").get_data(as_text=True)
-        assert banner.replace('data-ply="1"', 'data-ply="0"') in history, url
+        assert banner.replace('data-ply="1" data-said="Ann played d4xc5"',
+                              'data-ply="0" data-said=""') in history, url
 
 
 def test_a_team_resigns_from_the_page_only_when_the_partner_confirms(client, new_game):

@@ -267,7 +267,7 @@ def test_notes_by_the_page_form_and_their_limits(client, new_game):
     assert client.get(f"{game.apis[1]}/notes").json["text"] == "line 1\nline 2"
     page = client.get(game.urls[1]).get_data(as_text=True)
     assert ">line 1\nline 2</textarea>" in page
-    assert re.search(r'<span class="saved">Saved \d{4}-\d\d-\d\d \d\d:\d\d UTC.</span>', page)
+    assert re.search(r'<span class="saved">Saved \w{3} \d\d \w{3} \d{4}, \d\d:\d\d UTC.</span>', page)
     refused = client.post(f"/play/{token}/notes", data={"text": "z" * 10_001})
     assert refused.status_code == 400 and "Notes must be 0 to 10000 characters" in \
         refused.get_data(as_text=True)

@@ -542,7 +542,7 @@ OUTLINE = _outline()
 # What follows the drawing's height in its opening tag: the arrow heads, the board's
 # outline, the lattice's lines.
 BACKGROUND = (
-    '" role="img" aria-label="Magnet board">\n<defs>\n'
+    '" role="group" aria-label="Magnet board">\n<defs>\n'
     '  <marker id="mg-arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" '
     'markerHeight="4" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" '
     'class="arrow-head"/></marker>\n'

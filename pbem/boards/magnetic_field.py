@@ -458,7 +458,7 @@ def _field_open(after: bool) -> str:
     return (f'<div class="board-frame mf-frame" data-pan="start">\n{RANKS}'
             '<svg xmlns="http://www.w3.org/2000/svg" '
             f'class="board magnetic-field field{" after" if after else ""}" '
-            f'viewBox="0 0 {WIDTH} {WIDTH}" role="img" aria-label="Magnetic Field board'
+            f'viewBox="0 0 {WIDTH} {WIDTH}" role="group" aria-label="Magnetic Field board'
             f'{": the result of your turn, not played yet" if after else ""}">\n'
             f'{_patterns("mf")}\n<rect class="field-bg" x="{MARGIN - 3}" y="{MARGIN - 3}" '
             f'width="{FIELD + 6}" height="{FIELD + 6}"/>')
@@ -510,7 +510,7 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
         panel.append(block)
     footer, height = _footer(view, top, targets)
     parts += [f'<svg xmlns="http://www.w3.org/2000/svg" class="board magnetic-field panel" '
-              f'viewBox="0 0 {PANEL_WIDTH} {height}" role="img" aria-label="Players, hands and '
+              f'viewBox="0 0 {PANEL_WIDTH} {height}" role="group" aria-label="Players, hands and '
               f'deck{" after your turn" if after else ""}">\n{PANEL_PATTERNS}',
               *panel, footer, "\n</svg>"]
     return Markup("".join(parts))

@@ -15,16 +15,18 @@ import json
 from typing import Any, NamedTuple
 
 import sqlite_utils
+from flask_babel import lazy_gettext
 
 from .. import players
 
-TOPICS = {"turn": "Your turn (and reminders)",
-          "offers": "Offers: a draw, a resignation, a rematch",
-          "chat": "Chat messages",
-          "deadline": "Your time running out",
-          "end": "The end of the game"}
-CHOICES = {"both": "notification and email", "push": "notification only",
-           "email": "email only", "none": "neither"}
+TOPICS = {"turn": lazy_gettext("Your turn (and reminders)"),
+          "offers": lazy_gettext("Offers: a draw, a resignation, a rematch"),
+          "chat": lazy_gettext("Chat messages"),
+          "deadline": lazy_gettext("Your time running out"),
+          "end": lazy_gettext("The end of the game")}
+CHOICES = {"both": lazy_gettext("notification and email"),
+           "push": lazy_gettext("notification only"),
+           "email": lazy_gettext("email only"), "none": lazy_gettext("neither")}
 DEFAULT = "both"
 # The kinds of message (``notify.SUBJECTS``) each topic covers; others (the start, answers
 # to emailed moves, ...) always go by email alone.

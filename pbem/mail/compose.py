@@ -27,6 +27,7 @@ from typing import Any, Mapping, NamedTuple
 
 import sqlite_utils
 from flask import current_app, render_template
+from flask_babel import gettext
 
 from .. import links
 from . import outbox, pictures
@@ -115,7 +116,7 @@ def to_seat(db: sqlite_utils.Database, to: Seat, what: str, body: str, *, kind: 
     drawing = board_drawing(match, to.seat) if to.board and to.board in body else None
     return _queue(db, match.seats[to.seat].email, subject(match, what), body,
                   _footer(db, "seat", game_id=match.id, seat=to.seat), kind=kind,
-                  buttons={to.link: "Open the game", **(buttons or {})}, primary=to.link,
+                  buttons={to.link: gettext("Open the game"), **(buttons or {})}, primary=to.link,
                   board=to.board, drawing=drawing, game_id=match.id, seat=to.seat,
                   unique_key=unique_key,
                   headers={"References": f"{root} {replied}" if replied else root,
@@ -170,7 +171,7 @@ def _footer(db: sqlite_utils.Database, purpose: str, **target: Any) -> Footer:
     return Footer("\n" + text.rstrip("\n") + "\n",
                   {"List-Unsubscribe": f"<{unsubscribe}>",
                    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
-                  {settings: "Email settings", unsubscribe: "Unsubscribe"})
+                  {settings: gettext("Email settings"), unsubscribe: gettext("Unsubscribe")})
 
 
 def mint_email_link(db: sqlite_utils.Database, purpose: str, *, game_id: str | None = None,
@@ -214,7 +215,7 @@ def html_part(subject: str, body: str, footer: str, buttons: Mapping[str, str], 
 
 # A line break in the middle of a sentence (after a small letter or a comma, before a small
 # letter or a bracket): the plain text's wrapping, which the HTML leaves to the screen.
-WRAPPED = re.compile(r"(?<=[a-z,])\n(?=[a-z(])")
+WRAPPED = re.compile(r"(?<=[a-zа-яё,])\n(?=[a-zа-яё(])")
 
 
 def _blocks(text: str, buttons: Mapping[str, str]) -> list[dict[str, Any]]:

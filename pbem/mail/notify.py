@@ -17,8 +17,9 @@ from typing import Any, Mapping, Sequence
 
 import sqlite_utils
 from flask import current_app, render_template
+from flask_babel import gettext, lazy_gettext, ngettext
 
-from .. import clocks, due, events, invites, links, matches, players, signals
+from .. import clocks, due, events, invites, languages, links, matches, players, signals
 from . import channels, compose, outbox, push, sentences, webhooks
 from ..boards import board_for
 from ..events import Event
@@ -26,9 +27,10 @@ from ..matches import Match
 from ..store import utc
 from ..store.db import write
 
-PREFERENCES = {"each": "an email at every turn and for every chat message",
-               "digest": "one email a day listing the games that wait for you",
-               "none": "no turn emails (only the start and the result of the game)"}
+PREFERENCES = {"each": lazy_gettext("an email at every turn and for every chat message"),
+               "digest": lazy_gettext("one email a day listing the games that wait for you"),
+               "none": lazy_gettext("no turn emails (only the start and the result of the "
+                                    "game)")}
 OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined",
                     "takeback_offer", "takeback_answer"})
 # The kinds of email each choice holds back; every other kind (start, end, answers to a
@@ -39,18 +41,30 @@ HELD_BACK = {"each": frozenset(),
                                 "rematch"}) | OFFERS}
 KINDS = {"started": "start", "your_turn": "turn", "finished": "end"}  # others: the template
 # What each kind of email says first in its subject.
-SUBJECTS = {"start": "Game started", "turn": "Your move", "reminder": "Reminder: your move",
-            "deadline": "Time running out", "end": "Game over",
-            "draw_offer": "Draw offered", "draw_declined": "Draw declined",
-            "resign_offer": "Resignation proposed", "resign_declined": "Resignation declined",
-            "takeback_offer": "Takeback asked", "takeback_answer": "Takeback answered",
-            "chat": "New message", "rematch": "Rematch asked", "joined": "A player joined"}
+SUBJECTS = {"start": lazy_gettext("Game started"), "turn": lazy_gettext("Your move"),
+            "reminder": lazy_gettext("Reminder: your move"),
+            "deadline": lazy_gettext("Time running out"), "end": lazy_gettext("Game over"),
+            "draw_offer": lazy_gettext("Draw offered"),
+            "draw_declined": lazy_gettext("Draw declined"),
+            "resign_offer": lazy_gettext("Resignation proposed"),
+            "resign_declined": lazy_gettext("Resignation declined"),
+            "takeback_offer": lazy_gettext("Takeback asked"),
+            "takeback_answer": lazy_gettext("Takeback answered"),
+            "chat": lazy_gettext("New message"), "rematch": lazy_gettext("Rematch asked"),
+            "joined": lazy_gettext("A player joined")}
 HINT_MOVES = 8  # legal moves named in an email
 
 
-def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
-          kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
-          by_email: bool = True, by_push: bool = True, **context: object) -> str | None:
+def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str,
+          **options: Any) -> str | None:
+    """``_compose`` in the seat's language."""
+    with languages.in_language(matches.language_of(db, match.id, seat)):
+        return _compose(db, match, seat, template, **options)
+
+
+def _compose(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
+             kind: str | None = None, unique_key: str | None = None, also: Sequence[int] = (),
+             by_email: bool = True, by_push: bool = True, **context: object) -> str | None:
     """Queue ``email/<template>.txt`` to ``seat`` with a fresh link, the board as the seat
     may see it, a hint of its legal moves and the settings footer, and its one-line summary
     to the seat's webhook; unless the seat's choice holds this kind of email back (then
@@ -79,11 +93,11 @@ def _send(db: sqlite_utils.Database, match: Match, seat: int, template: str, *,
         f"email/{template}.txt", match=match, seat=seat, name=match.seats[seat].name,
         link=to.link, rules=rules, board=to.board, hint=legal_hint(match, seat),
         also=also_links, **context)
-    buttons = {rules: "The rules"}
+    buttons = {rules: gettext("The rules")}
     for other, other_link in also_links:
-        buttons[other_link] = f"Open {match.seat_name(other)}"
+        buttons[other_link] = gettext("Open %(side)s", side=match.seat_name(other))
     if "watch" in context:
-        buttons[str(context["watch"])] = "Watch the game"
+        buttons[str(context["watch"])] = gettext("Watch the game")
     return compose.to_seat(db, to, SUBJECTS[kind], body, kind=kind, buttons=buttons,
                            unique_key=unique_key)
 
@@ -110,13 +124,16 @@ def legal_hint(match: Match, seat: int) -> str:
     if not moves:
         return ""
     if len(moves) <= HINT_MOVES:
-        return f"Your legal moves: {', '.join(moves)}."
+        return gettext("Your legal moves: %(moves)s.", moves=", ".join(moves))
     own = getattr(board_for(match.game.id), "move_hint", None)
     if own is not None:
         return own(match.game, match.current, seat, moves)
     sample = [moves[i * len(moves) // HINT_MOVES] for i in range(HINT_MOVES)]
-    count = f"{len(moves)}{'' if match.game.lists_every_move else ' or more'}"
-    return f"You have {count} legal moves, for example: {', '.join(sample)}."
+    if match.game.lists_every_move:
+        return gettext("You have %(count)s legal moves, for example: %(moves)s.",
+                       count=len(moves), moves=", ".join(sample))
+    return gettext("You have %(count)s or more legal moves, for example: %(moves)s.",
+                   count=len(moves), moves=", ".join(sample))
 
 
 @signals.game_created.connect
@@ -313,8 +330,9 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
     if home_opted_out(db, email):
         return
     link = links.email_url("site.home", token=token)
-    compose.to_address(db, email, "Your games", render_template("email/home.txt", link=link),
-                       kind="home", buttons={link: "Open your games"}, primary=link)
+    compose.to_address(db, email, gettext("Your games"),
+                       render_template("email/home.txt", link=link), kind="home",
+                       buttons={link: gettext("Open your games")}, primary=link)
 
 
 def sign_in_link(db: sqlite_utils.Database, email: str, token: str) -> None:
@@ -322,7 +340,7 @@ def sign_in_link(db: sqlite_utils.Database, email: str, token: str) -> None:
     body = render_template("email/sign_in.txt",
                            link=links.email_url("players.sign_in_page", token=token),
                            hours=players.SIGN_IN_VALID // timedelta(hours=1))
-    outbox.queue(db, recipient=email, subject="Sign in", body=body,
+    outbox.queue(db, recipient=email, subject=gettext("Sign in"), body=body,
                  domain=current_app.config["MAIL_DOMAIN"], kind="sign_in")
 
 
@@ -419,7 +437,7 @@ def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
         queued = not _queued(db, key) and _send(
             db, match, seat, "reminder", unique_key=key,
-            since=since.strftime("%Y-%m-%d %H:%M UTC"), waited=_duration(now - since),
+            since=languages.moment(since), waited=_duration(now - since),
             mover=match.seats[began.seat].name if began else None,
             last_move=match.game.public_move(began.seat, began.move, seat, match.current)
             if began else None) is not None
@@ -458,8 +476,8 @@ def _queued(db: sqlite_utils.Database, unique_key: str) -> bool:
 def _duration(delta: timedelta) -> str:
     hours = int(delta.total_seconds() // 3600)
     if hours < 72:
-        return f"{hours} hour{'s' if hours != 1 else ''}"
-    return f"{hours // 24} days"
+        return ngettext("%(num)d hour", "%(num)d hours", hours)
+    return ngettext("%(num)d day", "%(num)d days", hours // 24)
 
 
 def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
@@ -478,21 +496,26 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
                           "ON CONFLICT DO NOTHING", [day, utc.iso(utc.now())]).rowcount:
             return 0
         rows = due.waiting_for_digests(db)
-        by_address: dict[str, list[dict[str, Any]]] = {}
+        by_address: dict[str, list[tuple[Match, int]]] = {}
         for row in rows:
             match = matches.load(db, row["game_id"])
             if not match.waits_for(row["seat"]):
                 continue
-            by_address.setdefault(row["email"].lower(), []).append(
-                _digest_entry(db, match, row["seat"]))
-        for address, entries in by_address.items():
+            by_address.setdefault(row["email"].lower(), []).append((match, row["seat"]))
+        for address, seats in by_address.items():
             recipient = next(r["email"] for r in rows if r["email"].lower() == address)
-            compose.to_address(
-                db, recipient, f"Your games: {len(entries)} waiting for you ({day})",
-                render_template("email/digest.txt", entries=entries, day=day), kind="digest",
-                buttons={e["link"]: f"Open {e['match'].game.title}: {e['players']}"
-                         for e in entries},
-                unique_key=f"digest:{address}:{day}")
+            first, first_seat = seats[0]  # the digest speaks the language of its first game
+            with languages.in_language(matches.language_of(db, first.id, first_seat)):
+                entries = [_digest_entry(db, match, seat) for match, seat in seats]
+                compose.to_address(
+                    db, recipient, gettext("Your games: %(count)s waiting for you (%(day)s)",
+                                           count=len(entries), day=day),
+                    render_template("email/digest.txt", entries=entries, day=day),
+                    kind="digest",
+                    buttons={e["link"]: gettext("Open %(game)s: %(players)s",
+                                                game=e["match"].game.title,
+                                                players=e["players"]) for e in entries},
+                    unique_key=f"digest:{address}:{day}")
     return len(by_address)
 
 
@@ -504,7 +527,7 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
         "your_turn": seat in match.current.to_move,
         "notices": sentences.notices(match, seat),
         "last_move": None if last is None else (
-            match.seats[last.seat].name + " played "
-            + match.game.public_move(last.seat, last.move, seat, match.current)),
+            gettext("%(name)s played %(move)s", name=match.seats[last.seat].name,
+                    move=match.game.public_move(last.seat, last.move, seat, match.current))),
         "link": compose.play_link(db, match.id, seat)[1],
     }

@@ -36,6 +36,7 @@ import sqlite_utils
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+from flask_babel import lazy_gettext
 
 from .. import clocks, links, players
 from . import outbox, webhooks
@@ -48,12 +49,12 @@ MAX_ENDPOINT = 500
 TTL = timedelta(days=4)  # how long a push service keeps a message for a device that is off
 VAPID_LIFETIME = timedelta(hours=12)  # a signature's "exp"; RFC 8292 allows 24 hours
 # What each kind of message says after its title, from the context ``notify`` gives it.
-DETAILS = {"turn": "{mover} played {last_move}.",
-           "reminder": "It has been your move for {waited}.",
-           "deadline": "{left} left to move, until {deadline}.",
-           "draw_offer": "{offerer} offers a draw.",
-           "resign_offer": "{proposer} proposes that your side resigns.",
-           "rematch": "{asker} asks for a rematch.",
+DETAILS = {"turn": lazy_gettext("{mover} played {last_move}."),
+           "reminder": lazy_gettext("It has been your move for {waited}."),
+           "deadline": lazy_gettext("{left} left to move, until {deadline}."),
+           "draw_offer": lazy_gettext("{offerer} offers a draw."),
+           "resign_offer": lazy_gettext("{proposer} proposes that your side resigns."),
+           "rematch": lazy_gettext("{asker} asks for a rematch."),
            "chat": "{speaker}: {message}"}
 
 

@@ -8,14 +8,17 @@ from typing import Any
 import sqlite_utils
 from flask import current_app, render_template
 
-from .. import links, signals, tournaments
+from .. import languages, links, signals, tournaments
 from . import outbox
 
 
 def _queue(db: sqlite_utils.Database, email: str, subject: str, template: str,
            **context: Any) -> None:
-    outbox.queue(db, recipient=email, subject=subject, kind="tournament",
-                 body=render_template(f"email/{template}.txt", **context),
+    # A player has no language of their own (a seat has): every entrant gets English,
+    # whatever the language of the page whose request started the round.
+    with languages.in_language(languages.DEFAULT):
+        body = render_template(f"email/{template}.txt", **context)
+    outbox.queue(db, recipient=email, subject=subject, kind="tournament", body=body,
                  domain=current_app.config["MAIL_DOMAIN"])
 
 

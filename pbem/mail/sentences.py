@@ -4,7 +4,14 @@ answers to email replies say them (the game log in ``matches`` keeps the facts; 
 kind of event is called lives with it in ``events.KINDS``)."""
 from __future__ import annotations
 
+from flask_babel import gettext
+
 from ..matches import Match
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalog; ``gettext`` translates it where it is used."""
+    return message
 
 
 def notices(match: Match, viewer: int | None) -> list[str]:
@@ -24,17 +31,25 @@ def takeback_notices(match: Match, viewer: int | None) -> list[str]:
     if asker is None:
         return []
     if asker == viewer:
-        return ["You asked to take back your last move."]
-    answer = ": accept or decline it" if match.takeback_offer_open_to(viewer) else ""
-    return [f"{_who(match, asker, viewer)} asks to take back their last move{answer}."]
+        return [gettext("You asked to take back your last move.")]
+    name = match.seats[asker].name or ""
+    if match.takeback_offer_open_to(viewer):
+        return [gettext("%(name)s asks to take back their last move: accept or decline it.",
+                        name=name)]
+    return [gettext("%(name)s asks to take back their last move.", name=name)]
 
 
-def _who(match: Match, seat: int, viewer: int | None) -> str:
-    return "You" if seat == viewer else match.seats[seat].name or ""
-
-
-def _whose(match: Match, seat: int, viewer: int | None) -> str:
-    return "your" if seat == viewer else f"{match.seats[seat].name}'s"
+def _declined(match: Match, by: int, offerer: int, viewer: int | None,
+              sentences: tuple[str, str, str]) -> str:
+    """One of ``sentences`` ("You ... %(name)s's", "%(name)s ... your", "%(by)s ...
+    %(offerer)s's"), as ``viewer`` reads who answered whose offer."""
+    yours, to_you, others = sentences
+    if by == viewer:
+        return gettext(yours, name=match.seats[offerer].name or "")
+    if offerer == viewer:
+        return gettext(to_you, name=match.seats[by].name or "")
+    return gettext(others, by=match.seats[by].name or "",
+                   offerer=match.seats[offerer].name or "")
 
 
 def draw_notice(match: Match, viewer: int | None) -> str | None:
@@ -42,16 +57,22 @@ def draw_notice(match: Match, viewer: int | None) -> str | None:
     offerer, declined = match.draw_offer, match.draw_declined
     if offerer is not None:
         if offerer == viewer:
-            return "You offer a draw."
+            return gettext("You offer a draw.")
+        name = match.seats[offerer].name or ""
         if viewer is not None and match.draw_offer_open_to(viewer):
-            return f"{_who(match, offerer, viewer)} offers a draw: accept or decline it."
-        return f"{_who(match, offerer, viewer)} offers a draw."
+            return gettext("%(name)s offers a draw: accept or decline it.", name=name)
+        return gettext("%(name)s offers a draw.", name=name)
     if declined is None:
         return None
-    by, whose = _who(match, declined.by, viewer), _whose(match, declined.offerer, viewer)
     if declined.played_on:
-        return f"{by} played on instead of accepting {whose} draw offer."
-    return f"{by} declined {whose} draw offer."
+        return _declined(match, declined.by, declined.offerer, viewer, (
+            N_("You played on instead of accepting %(name)s's draw offer."),
+            N_("%(name)s played on instead of accepting your draw offer."),
+            N_("%(by)s played on instead of accepting %(offerer)s's draw offer.")))
+    return _declined(match, declined.by, declined.offerer, viewer, (
+        N_("You declined %(name)s's draw offer."),
+        N_("%(name)s declined your draw offer."),
+        N_("%(by)s declined %(offerer)s's draw offer.")))
 
 
 def resign_notices(match: Match, viewer: int | None) -> list[str]:
@@ -62,13 +83,15 @@ def resign_notices(match: Match, viewer: int | None) -> list[str]:
     found = []
     for proposer in (seat for seat in match.resign_offers if seat in team):
         if proposer == viewer:
-            found.append(f"You propose that your team resign; waiting for "
-                         f"{match.people(match.partners(viewer))} to confirm.")
+            found.append(gettext("You propose that your team resign; waiting for "
+                                 "%(partners)s to confirm.",
+                                 partners=match.people(match.partners(viewer))))
         else:
-            found.append(f"{match.seats[proposer].name} proposes that your team resign: "
-                         f"resign together, or play on.")
+            found.append(gettext("%(name)s proposes that your team resign: resign together, "
+                                 "or play on.", name=match.seats[proposer].name))
     for declined in (d for d in match.resign_declined if d.offerer in team):
-        found.append(f"{_who(match, declined.by, viewer)} declined "
-                     f"{_whose(match, declined.offerer, viewer)} proposal to resign: your "
-                     f"team plays on.")
+        found.append(_declined(match, declined.by, declined.offerer, viewer, (
+            N_("You declined %(name)s's proposal to resign: your team plays on."),
+            N_("%(name)s declined your proposal to resign: your team plays on."),
+            N_("%(by)s declined %(offerer)s's proposal to resign: your team plays on."))))
     return found

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from feedgen.feed import FeedGenerator
 from flask import Blueprint, Response, abort, current_app
+from flask_babel import gettext
 
 from .. import events, links, matches
 from ..mail import compose
@@ -35,7 +36,7 @@ def url(token: str) -> str:
 def feed(token: str):
     link = compose.resolve_email_link(get_db(), token)
     if link is None or link["purpose"] != PURPOSE:
-        abort(404, "This link does not open any feed. Check that you copied all of it.")
+        abort(404, gettext("This link does not open any feed. Check that you copied all of it."))
     match = matches.load(get_db(), link["game_id"])
     seat = link["seat"]
     game = record(match, seat)

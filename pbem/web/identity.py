@@ -8,6 +8,7 @@ from typing import Any
 import engine
 from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
                    url_for)
+from flask_babel import gettext, lazy_gettext
 
 from .. import limits, links, matches, mygames, players, ratings, tournaments
 from ..mail import notify
@@ -17,7 +18,7 @@ from ..players import Player
 
 bp = Blueprint("players", __name__)
 
-NO_LINK = "This sign-in link is used, expired or unknown. Ask for a new one."
+NO_LINK = lazy_gettext("This sign-in link is used, expired or unknown. Ask for a new one.")
 
 
 # -- signing in -------------------------------------------------------------------------------
@@ -44,7 +45,7 @@ def sign_in_request():
         return render_template("sign_in.html", sent=False, error=None)
     if not _send_sign_in(request.form.get("email", "")):
         return render_template("sign_in.html", sent=False,
-                               error="Please enter a valid email address."), 400
+                               error=gettext("Please enter a valid email address.")), 400
     return render_template("sign_in.html", sent=True, error=None)
 
 
@@ -102,21 +103,21 @@ def sign_in(token: str):
         return jsonify(handle=player.handle,
                        profile=links.external_url(".profile", handle=player.handle),
                        key=links.external_url(".player_api", token=players.key(player))), 201
-    flash(f"You are signed in as {player.handle}.")
+    flash(gettext("You are signed in as %(handle)s.", handle=player.handle))
     return redirect(url_for("mygames.my_games"), 303)
 
 
 def _signed_in() -> Player:
     player = players.current(get_db())
     if player is None:
-        abort(403, "You are not signed in (or you signed out everywhere since).")
+        abort(403, gettext("You are not signed in (or you signed out everywhere since)."))
     return player
 
 
 @bp.post("/sign-out")
 def sign_out():
     players.forget()
-    flash("You are signed out in this browser.")
+    flash(gettext("You are signed out in this browser."))
     return redirect(url_for("mygames.my_games"), 303)
 
 
@@ -124,8 +125,8 @@ def sign_out():
 def sign_out_everywhere():
     player = players.sign_out_everywhere(get_db(), _signed_in())
     players.remember(player)  # this browser alone stays signed in
-    flash("Every other browser is signed out, and your player key and your games' links "
-          "from this page are replaced (the links emailed to you still work).")
+    flash(gettext("Every other browser is signed out, and your player key and your games' "
+                  "links from this page are replaced (the links emailed to you still work)."))
     return redirect(url_for("mygames.my_games"), 303)
 
 
@@ -133,10 +134,10 @@ def sign_out_everywhere():
 def delete_identity():
     player = _signed_in()
     if request.form.get("confirm") != "yes":
-        abort(400, "To delete your identity, tick the box that confirms it.")
+        abort(400, gettext("To delete your identity, tick the box that confirms it."))
     players.delete(get_db(), player)
     players.forget()
-    flash("Your identity is deleted. Your games go on: their links still play them.")
+    flash(gettext("Your identity is deleted. Your games go on: their links still play them."))
     return redirect(url_for("mygames.my_games"), 303)
 
 
@@ -147,7 +148,7 @@ def player_api(token: str):
     db = get_db()
     player = players.by_key(db, token)
     if player is None:
-        abort(404, "This key opens no player. Sign in again for the current one.")
+        abort(404, gettext("This key opens no player. Sign in again for the current one."))
     games = []
     entries = mygames.player_entries(db, player)
     in_tournament = tournaments.of_games(db, [entry.match.id for entry in entries])
@@ -174,7 +175,7 @@ def _profile_games(player: Player) -> list[Match]:
 def _by_handle(handle: str) -> Player:
     player = players.by_handle(get_db(), handle)
     if player is None:
-        abort(404, f"There is no player {handle}.")
+        abort(404, gettext("There is no player %(handle)s.", handle=handle))
     return player
 
 
@@ -205,7 +206,7 @@ def _ratings_json(db, player: Player) -> dict[str, dict]:
 def watch(handle: str, game_id: str):
     """Watch one of the player's games that has started, with a fresh spectator link."""
     if game_id not in {m.id for m in _profile_games(_by_handle(handle)) if not m.waiting}:
-        abort(404, "That game is not one of this player's.")
+        abort(404, gettext("That game is not one of this player's."))
     db = get_db()
     with write(db):
         token = links.mint(db, game_id, None)

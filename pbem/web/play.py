@@ -22,11 +22,12 @@ from urllib.parse import quote_plus
 import engine
 from flask import (Blueprint, Response, abort, flash, jsonify, redirect, render_template,
                    request, session, url_for)
+from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
-from ..boards import builder
-from .. import (analysis, clocks, commands, conditional, events, invites, limits, links,
-               matches, mygames, ratings, talk)
+from ..boards import builder, cells
+from .. import (analysis, clocks, commands, conditional, events, invites, languages, limits,
+               links, matches, mygames, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
 from ..store import utc
@@ -81,10 +82,13 @@ def duration(seconds: int) -> str:
     """A move's time as players read it: "40 s", "12 min", "3 h 5 min", "2 d 4 h"."""
     minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
     if days:
-        return f"{days} d {hours % 24} h" if hours % 24 else f"{days} d"
+        return gettext("%(days)s d %(hours)s h", days=days, hours=hours % 24) if hours % 24 \
+            else gettext("%(days)s d", days=days)
     if hours:
-        return f"{hours} h {minutes % 60} min" if minutes % 60 else f"{hours} h"
-    return f"{minutes} min" if minutes else f"{seconds} s"
+        return gettext("%(hours)s h %(minutes)s min", hours=hours, minutes=minutes % 60) \
+            if minutes % 60 else gettext("%(hours)s h", hours=hours)
+    return gettext("%(minutes)s min", minutes=minutes) if minutes \
+        else gettext("%(seconds)s s", seconds=seconds)
 
 
 # -- the game page: a board drawn once per (game, event, viewer, ply, selection), a page
@@ -97,7 +101,7 @@ RENDERS = BytesLRU(32 * 2**20)  # create_app sets its size: RENDER_CACHE_MB
 CODE = hashlib.sha256(b"".join(
     path.read_bytes() for folder in ("pbem", "engine", "templates")
     for path in sorted((Path(__file__).resolve().parents[2] / folder).rglob("*"))
-    if path.suffix in (".py", ".html", ".txt"))).hexdigest()
+    if path.suffix in (".py", ".html", ".txt", ".po"))).hexdigest()
 
 
 QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unquoted in a query (werkzeug)
@@ -142,12 +146,16 @@ class Board:
     build: builder.Build
     svg: Markup
     choices: tuple[tuple[str, str], ...]  # (label, link) of the builder's buttons
+    described: tuple[str, ...]  # what the board shows, in words ("d1: Dark Master"), with
+                                # the move being built on it
+    text: str  # the position as the emails' plain text (scores, hands, a legend)
 
     @property
     def nbytes(self) -> int:
         """An estimate of the memory it holds, for RENDERS."""
-        return 2000 + len(self.svg) + self.legal.nbytes \
-            + sum(60 + len(label) + len(link) for label, link in self.choices)
+        return 2000 + len(self.svg) + self.legal.nbytes + len(self.text) \
+            + sum(60 + len(label) + len(link) for label, link in self.choices) \
+            + sum(60 + len(words) for words in self.described)
 
 
 def _board(match: Match, seat: int | None, role: str, ply: int | None,
@@ -157,7 +165,7 @@ def _board(match: Match, seat: int | None, role: str, ply: int | None,
     the viewer, so no board drawn for one seat (Magnet's values, a Magnetic Field hand) is
     ever shown to another, nor to a spectator (seat None); and the game's last event, so a
     move or an ending (which may reveal more) draws afresh."""
-    key = ("board", match.id, match.last_seq, seat, ply, path)
+    key = ("board", match.id, match.last_seq, seat, ply, path, languages.current())
     board = RENDERS.get(key)
     if board is None:
         board = _draw(match, seat, role, ply, path)
@@ -180,14 +188,17 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
         return clicked + quote_plus(build.extend(token_), safe=QUERY_SAFE)
 
     last = match.moves[shown_ply - 1] if shown_ply else None
+    view = game.review_view(state, seat, match.current)
     svg = drawing.render(
-        {**game.review_view(state, seat, match.current), **(build.overlay or {})}, seat=seat,
+        {**view, **(build.overlay or {})}, seat=seat,
         selected=tuple(t for t in build.path if drawing.is_cell(t)),
         targets={t: click(t) for t in build.cells + build.choices} if legal else {},
         last=drawing.move_cells(game.public_move(last.seat, last.move, seat, match.current))
         if last else set())
     return Board(legal, build, svg, tuple((drawing.choice_label(c), click(c))
-                                          for c in build.choices))
+                                          for c in build.choices),
+                 tuple(cells.described(svg)),
+                 drawing.text(view, seat))
 
 
 def _legal(match: Match, seat: int) -> Legal:
@@ -228,7 +239,7 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
     notes = extras["notes"]
     # the notes' time as the page shows it, to the minute
     saved = notes and (notes["text"], (notes["updated_at"] or "")[:16])
-    parts = (CODE, seat, ply, path, match.known_events(seat), shown_clocks,
+    parts = (CODE, languages.current(), seat, ply, path, match.known_events(seat), shown_clocks,
              None if lines is None else len(lines), saved)
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
 
@@ -278,6 +289,7 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         here=url_for(".page", role=role, token=PLACEHOLDER),
         state=match.states[ply] if reviewing else match.current,
         shown_ply=match.ply if ply is None else ply, reviewing=reviewing, svg=board.svg,
+        described=board.described, position_text=board.text, said=_said(match, seat, ply),
         move_list=_move_list(match, move_texts(match, seat), history_prefix, ply),
         legal=board.legal, build=board.build, error=error, typed=typed,
         choices=board.choices, history_prefix=history_prefix,
@@ -288,6 +300,18 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         takebacks=events.takebacks_allowed(match), **extras)
 
 
+def _said(match: Match, seat: int | None, ply: int | None) -> str:
+    """The last move as the viewer may know it, in words: what a screen reader announces
+    when the live page redraws after it (static/app.js)."""
+    shown = match.ply if ply is None else ply
+    if not shown:
+        return ""
+    mover = match.moves[shown - 1].seat
+    assert mover is not None  # a move's event has its seat
+    return gettext("%(name)s played %(move)s", name=match.seats[mover].name,
+                   move=move_texts(match, seat)[shown - 1])
+
+
 def _move_list(match: Match, texts: list[str], history_prefix: str,
                current: int | None) -> Markup:
     """The move list's items, each linking its ply. Built here rather than in the template
@@ -295,11 +319,12 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
     keeps a page at ply 400 nearly as cheap as at ply 10."""
     sides = [escape(match.seat_name(seat)) for seat in range(match.players)]
     prefix = escape(history_prefix)
+    months, took_words = languages.short_months(), escape(gettext("took %(time)s", time="{}"))
     return Markup("".join(
         f'<li><a href="{prefix}{ply}"{" aria-current=step" if ply == current else ""}>'
         f'<span class="side">{sides[event.seat]}</span> {escape(text)}</a>'
-        f' <small><time datetime="{at.isoformat()}">{at:%d %b %H:%M}</time>,'
-        f' took {duration(took)}</small></li>'
+        f' <small><time datetime="{at.isoformat()}">{at:%d} {months[at.month]} {at:%H:%M}'
+        f'</time>, {took_words.format(duration(took))}</small></li>'
         for ply, (event, text, (at, took)) in enumerate(
             zip(match.moves, texts, move_times(match)), start=1)))
 
@@ -334,7 +359,8 @@ def version(role: str, token: str):
 def history(role: str, token: str, ply: int):
     match, seat = open_link(token, role)
     if ply > match.ply:
-        abort(404, f"This game has {match.ply} plies so far; there is no ply {ply}.")
+        abort(404, gettext("This game has %(plies)s plies so far; there is no ply %(ply)s.",
+                           plies=match.ply, ply=ply))
     return _viewed(match, seat, token, role, ply)
 
 
@@ -407,7 +433,8 @@ def _seen_ply() -> int:
     try:
         return int(request.form["ply"])
     except (KeyError, ValueError):
-        abort(400, "This form is incomplete (it lacks the ply you saw). Reload the game page.")
+        abort(400, gettext("This form is incomplete (it lacks the ply you saw). Reload the "
+                           "game page."))
 
 
 def _command(route: str, answer: str | None = None,
@@ -426,11 +453,11 @@ def _act(token: str, command: events.Command, typed: str = ""):
         return _game_page(current, seat, token, "play", error=error.message, typed=typed,
                           status=error.status)
     if submitted.already_recorded:
-        flash("Your move was already recorded.")
+        flash(gettext("Your move was already recorded."))
     elif submitted.kind == "move":
         flash(_played(submitted.match, seat))
     elif submitted.kind == "withdraw":
-        flash(events.KINDS["withdraw"].words.done)
+        flash(gettext("You withdrew the game: it will not be played."))
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
@@ -438,11 +465,12 @@ def _played(match: Match, seat: int) -> str:
     """What a move's page tells its mover: their own move, and the opponent's conditional
     replies it set off (recorded after it, in the same transaction)."""
     own = max(ply for ply, event in enumerate(match.moves) if event.seat == seat)
-    said = f"You played {match.moves[own].move}."
+    said = gettext("You played %(move)s.", move=match.moves[own].move)
     replies = [event.move for event in match.moves[own + 1:]]
     if replies:
-        said += (f" Your opponent's conditional move{'s' if len(replies) > 1 else ''} "
-                 f"{', '.join(replies)} followed.")
+        said += " " + ngettext("Your opponent's conditional move %(moves)s followed.",
+                               "Your opponent's conditional moves %(moves)s followed.",
+                               len(replies), moves=", ".join(replies))
     return said
 
 
@@ -461,14 +489,14 @@ def resign(token: str):
     if request.form.get("answer") == "decline":
         return _act(token, _command("resign", "decline"))
     if request.form.get("confirm") != "yes":
-        abort(400, "To resign, tick the box that confirms it.")
+        abort(400, gettext("To resign, tick the box that confirms it."))
     return _act(token, _command("resign"))
 
 
 @bp.post("/play/<token>/withdraw")
 def withdraw(token: str):
     if request.form.get("confirm") != "yes":
-        abort(400, "To withdraw the game, tick the box that confirms it.")
+        abort(400, gettext("To withdraw the game, tick the box that confirms it."))
     return _act(token, _command("withdraw"))
 
 
@@ -479,8 +507,8 @@ def invite(token: str):
     their hashes are stored: a link cannot be shown twice)."""
     match, seat = open_link(token, "play")
     if not match.hosts(seat):
-        abort(422, "Only the player who created a game makes join links for it, and only "
-                   "while it waits for players.")
+        abort(422, gettext("Only the player who created a game makes join links for it, "
+                           "and only while it waits for players."))
     db = get_db()
     with write(db):
         invitations = [(s, links.external_url("lobby.join", token=links.mint(
@@ -493,7 +521,7 @@ def invite(token: str):
 def draw(token: str):
     answer = request.form.get("answer")
     if not events.kinds_named("page", ("draw", answer)):
-        abort(400, "A draw can be offered, accepted or declined.")
+        abort(400, gettext("A draw can be offered, accepted or declined."))
     return _act(token, _command("draw", answer))
 
 
@@ -504,7 +532,7 @@ def takeback(token: str):
     request (accept, decline)."""
     answer = request.form.get("answer")
     if answer not in ("offer", "accept", "decline"):
-        abort(400, "A takeback can be asked for, accepted or declined.")
+        abort(400, gettext("A takeback can be asked for, accepted or declined."))
     return _act(token, _command("takeback", None if answer == "offer" else answer))
 
 
@@ -516,7 +544,7 @@ def vacation(token: str):
     seat, days = access.seat, request.form.get("days", "").strip()
     try:
         if not re.fullmatch(r"[0-9]{1,3}", days):
-            raise matches.InvalidRequest("Enter a whole number of days.")
+            raise matches.InvalidRequest(gettext("Enter a whole number of days."))
         after = commands.submit(get_db(), access.game_id, seat,
                                 _command("vacation", payload=events.Days(int(days)))).match
     except matches.ActionError as error:
@@ -524,7 +552,8 @@ def vacation(token: str):
         return _game_page(current, seat, token, "play", error=error.message,
                           status=error.status)
     until = clocks.of_match(after)[seat].vacation_text
-    flash(f"You are on vacation until {until}: your clock does not run meanwhile.")
+    flash(gettext("You are on vacation until %(date)s: your clock does not run meanwhile.",
+                  date=until))
     return redirect(url_for(".page", role="play", token=token), 303)
 
 
@@ -641,8 +670,9 @@ def conditional_moves(token: str):
     to move there. POST stores the line (or removes the stored line ``remove``)."""
     match, seat = open_link(token, "play")
     if not conditional.supported(match.game, match.players):
-        abort(404, f"{match.game.title} with {match.players} players has no conditional "
-                   "moves: they need two players and nothing hidden.")
+        abort(404, gettext("%(game)s with %(players)s players has no conditional moves: they "
+                           "need two players and nothing hidden.", game=match.game.title,
+                           players=match.players))
     if request.method == "GET":
         line = request.args.getlist("m") + [m for m in [request.args.get("add")] if m]
         return _conditional_page(match, seat, token, line)
@@ -661,7 +691,8 @@ def conditional_moves(token: str):
     except conditional.BadLines as bad:
         return _conditional_page(matches.load(db, match.id), seat, token,
                                  request.form.getlist("m"), error=str(bad), status=422)
-    flash("Your conditional moves are saved." if not removed else "The line is removed.")
+    flash(gettext("Your conditional moves are saved.") if not removed
+          else gettext("The line is removed."))
     return redirect(url_for(".conditional_moves", token=token), 303)
 
 

@@ -18,7 +18,9 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from .. import computer, limits, links, matches, players
+from flask_babel import gettext
+
+from .. import computer, languages, limits, links, matches, players
 from . import feeds
 from ..mail import channels, compose, notify, webhooks
 from ..store.db import get_db, write
@@ -33,7 +35,8 @@ SEAT_FIELDS = {"webhook", "feed", "stand-in"} | {f"channel-{topic}" for topic in
 def _email_link(token: str) -> dict[str, Any]:
     link = compose.resolve_email_link(get_db(), token)
     if link is None or link["purpose"] == feeds.PURPOSE:  # a feed link opens its feed alone
-        abort(404, "This link does not open any email settings. Check that you copied all of it.")
+        abort(404, gettext("This link does not open any email settings. Check that you copied "
+                           "all of it."))
     return link
 
 
@@ -55,6 +58,7 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
         entries.append({"match": match, "seat": row["seat"],
                         "field": f"notify-{match.id}-{row['seat']}",
                         "choice": notify.preference(db, match.id, row["seat"]),
+                        "language": matches.language_of(db, match.id, row["seat"]),
                         "players": match.sides})
     return entries
 
@@ -67,9 +71,9 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
     # List-Unsubscribe header, sets emails alone.
     seat = (link["game_id"], link["seat"]) if game_page is not None else None
     if request.method == "POST" and seat is None and SEAT_FIELDS & request.form.keys():
-        abort(403, "An email's settings link sets your emails alone: the webhook, feed links "
-                   "and the computer standing in are set on the notification settings of "
-                   "the game's own page.")
+        abort(403, gettext("An email's settings link sets your emails alone: the webhook, "
+                           "feed links and the computer standing in are set on the "
+                           "notification settings of the game's own page."))
     feed = error = None
     if request.method == "POST" and seat and request.form.get("feed") == "new":
         db = get_db()
@@ -89,12 +93,15 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
                     choice = request.form.get(entry["field"])
                     if choice in notify.PREFERENCES:
                         notify.set_preference(db, entry["match"].id, entry["seat"], choice)
+                    language = languages.known(request.form.get(f"language-{entry['field']}"))
+                    if language:
+                        matches.set_language(db, entry["match"].id, entry["seat"], language)
                 if address is not None and request.form.get("home") in ("on", "off"):
                     notify.set_home_opt_out(db, address, request.form["home"] == "off")
         except webhooks.BadWebhook as bad:
             error = str(bad)
         else:
-            flash("Your settings are saved.")
+            flash(gettext("Your settings are saved."))
             return redirect(here, 303)
     email = address or (entries[0]["match"].seats[entries[0]["seat"]].email if entries else "")
     # the computer may stand in for the seat only in a game with vacations (None: no choice)
@@ -124,7 +131,7 @@ def play_settings(token: str):
     """The same settings for the seat a play link opens, linked from the play page."""
     access = links.resolve(get_db(), token)
     if access is None or access.seat is None:
-        abort(404, "This link does not open any game. Check that you copied all of it.")
+        abort(404, gettext("This link does not open any game. Check that you copied all of it."))
     link = {"purpose": "seat", "game_id": access.game_id, "seat": access.seat, "email": None}
     return _settings_page(link, url_for(".play_settings", token=token),
                           game_page=url_for("play.page", role="play", token=token))
@@ -142,11 +149,11 @@ def player_notifications():
     db = get_db()
     player = players.current(db)
     if player is None:
-        abort(403, "You are not signed in (or you signed out everywhere since).")
+        abort(403, gettext("You are not signed in (or you signed out everywhere since)."))
     if request.method == "POST":
         with write(db):
             channels.set_player(db, player.id, _channels_chosen())
-        flash("Your settings are saved.")
+        flash(gettext("Your settings are saved."))
         return redirect(url_for(".player_notifications"), 303)
     return render_template("player_notifications.html", player=player,
                            topics=channels.TOPICS, channel_choices=channels.CHOICES,

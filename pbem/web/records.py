@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_babel import gettext
 
 import engine
 
@@ -163,7 +164,7 @@ def upload():
         replayed = replay(json.loads(text))
     except ValueError as error:  # BadRecord, and JSON that does not parse
         message = str(error) if isinstance(error, BadRecord) else \
-            "This is not JSON: upload the game record file as Abstract Play writes it."
+            gettext("This is not JSON: upload the game record file as Abstract Play writes it.")
         return render_template("record_upload.html", games=engine.GAMES.values(),
                                error=message), 422
     record_id = secrets.token_urlsafe(9)
@@ -178,10 +179,11 @@ def review(record_id: str, ply: int):
     row = get_db().execute("SELECT record FROM uploaded_records WHERE id = ?",
                            [record_id]).fetchone()
     if row is None:
-        abort(404, "There is no uploaded record at this address.")
+        abort(404, gettext("There is no uploaded record at this address."))
     replayed = replay(json.loads(row[0]))
     if not 0 <= ply <= len(replayed.moves):
-        abort(404, f"This record has {len(replayed.moves)} plies; there is no ply {ply}.")
+        abort(404, gettext("This record has %(count)s plies; there is no ply %(ply)s.",
+                           count=len(replayed.moves), ply=ply))
     game, state = replayed.game, replayed.states[ply]
     final = replayed.states[-1]
     if final.outcome is None:  # a game ended off the board (a resignation): over all the same

@@ -5,7 +5,6 @@ from __future__ import annotations
 import email
 import email.policy
 import functools
-import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,11 @@ import engine
 from engine import bots
 from flask import (Blueprint, Response, abort, current_app, jsonify, render_template,
                    request)
+from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
-from werkzeug.exceptions import HTTPException, SecurityError
+from werkzeug.exceptions import HTTPException, NotFound, SecurityError
 
-from .. import clocks, invites, limits, links, matches, mygames, players, ratings
+from .. import clocks, invites, languages, limits, links, matches, mygames, players, ratings
 from . import diagrams
 from ..mail import notify
 from ..players import claim_signed_in
@@ -67,7 +67,8 @@ def new_game(game_id: str):
     entries: list[dict[str, Any]] = [
         {"bot": form[f"by{i}"]} if i and form.get(f"by{i}", "person") != "person" else
         {"open": True} if i and form.get(f"open{i}") == "yes" else
-        {"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", "")}
+        {"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", ""),
+         "language": languages.known(form.get(f"language{i}")) or languages.current()}
         for i in range(count)]
     options = {option.name: form[f"option-{option.name}"] for option in game.options
                if f"option-{option.name}" in form}
@@ -75,7 +76,8 @@ def new_game(game_id: str):
     rated = form.get("rated") == "yes"
     claimed = {}
     if rated and player is not None:
-        entries[0], claimed = {"name": player.handle, "email": player.email}, {0: player.id}
+        entries[0], claimed = {**entries[0], "name": player.handle,
+                                "email": player.email}, {0: player.id}
     rating_range = {end: int(form[f"rating-{end}"]) for end in ("min", "max")
                     if form.get(f"rating-{end}", "").strip().isdigit()}
     try:
@@ -122,18 +124,18 @@ def rules_index():
 
 @bp.get("/rules/<game_id>")
 def rules(game_id: str):
-    """A game's rules: ``rules/<game>.html`` (English), or with ``?lang=ru`` the page
+    """A game's rules: ``rules/<game>.html`` (English), or in the page's language the page
     ``rules/<game>.ru.html`` when there is one. ``lang`` is the language of the page shown;
     ``diagram(name)`` draws one of the game's diagrams (``pbem/diagrams.py``)."""
     game = _game_or_404(game_id)
-    lang = request.args.get("lang", "en")
+    lang = languages.current()
     names = [f"rules/{game.id}.html"]
-    if lang != "en" and re.fullmatch(r"[a-z]{2,3}", lang):
+    if lang != languages.DEFAULT:
         names.insert(0, f"rules/{game.id}.{lang}.html")
     try:
         template = current_app.jinja_env.select_template(names)
     except TemplateNotFound:
-        abort(404, f"The rules of {game.title} are not written yet.")
+        abort(404, gettext("The rules of %(game)s are not written yet.", game=game.title))
     return render_template(template, game=game,
                            lang=lang if template.name == names[0] and len(names) > 1 else "en",
                            diagram=functools.partial(diagrams.drawn, game.id))
@@ -149,7 +151,7 @@ def home_request():
     address = request.form.get("email", "").strip()
     if not matches.valid_email(address):
         return render_template("home_request.html", sent=None,
-                               error="Please enter a valid email address."), 400
+                               error=gettext("Please enter a valid email address.")), 400
     db = get_db()
     with write(db):
         # One email per address per HOME_LINK_INTERVAL, so the form cannot flood a mailbox.
@@ -169,7 +171,7 @@ def _home_email(token: str) -> str:
     rows = list(get_db().query("SELECT email FROM home_links WHERE token_hash = ?",
                                [links.token_hash(token)]))
     if not rows:
-        abort(404, "This link does not open a list of games. Ask for a new one.")
+        abort(404, gettext("This link does not open a list of games. Ask for a new one."))
     return rows[0]["email"]
 
 
@@ -196,7 +198,7 @@ def home_open(token: str, game_id: str, seat: int):
     owned = list(db.query("SELECT 1 FROM seats WHERE game_id = ? AND seat = ? "
                           "AND lower(email) = lower(?)", [game_id, seat, address]))
     if not owned:
-        abort(404, "That game is not one of yours.")
+        abort(404, gettext("That game is not one of yours."))
     invites.answered(db, game_id, seat)  # the address's own email led here, and a click
     return mygames.open_seat(game_id, seat)
 
@@ -227,7 +229,7 @@ def mailbox():
 def mail_message(name: str):
     path = _local_mail_folder() / f"{name}.eml"
     if "/" in name or not path.is_file():
-        abort(404, "There is no such message.")
+        abort(404, gettext("There is no such message."))
     return render_template("mail_message.html", message=_read_message(path), name=name)
 
 
@@ -237,6 +239,14 @@ def _read_message(path: Path) -> email.message.EmailMessage:
 
 # -- errors -----------------------------------------------------------------------------
 
+# The statuses pages answer with, by name; and what werkzeug says when a view gave no reason
+STATUS_NAMES = {400: lazy_gettext("Bad Request"), 403: lazy_gettext("Forbidden"),
+                404: lazy_gettext("Not Found"), 405: lazy_gettext("Method Not Allowed"),
+                409: lazy_gettext("Conflict"), 413: lazy_gettext("Request Entity Too Large"),
+                422: lazy_gettext("Unprocessable Entity"), 429: lazy_gettext("Too Many Requests"),
+                500: lazy_gettext("Internal Server Error")}
+NOT_FOUND = lazy_gettext("There is nothing at this address. Check that you copied all of it.")
+
 @bp.app_errorhandler(HTTPException)
 def http_error(error: HTTPException):
     if isinstance(error, SecurityError):  # an untrusted Host: no page can build its links
@@ -244,4 +254,6 @@ def http_error(error: HTTPException):
                         "host name.\n", error.code, mimetype="text/plain")
     if request.path.startswith("/api/") or request.is_json:  # e.g. the API's POST <join>
         return jsonify(error=error.description), error.code
-    return render_template("error.html", error=error), error.code
+    description = NOT_FOUND if error.description == NotFound.description else error.description
+    return render_template("error.html", error=error, description=description,
+                           name=STATUS_NAMES.get(error.code or 0, error.name)), error.code

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from feedgen.feed import FeedGenerator
 from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
                    render_template, request, url_for)
+from flask_babel import gettext
 from engine import bots
 
 import engine
@@ -25,7 +26,7 @@ RESULTS = {1: "1-0", 0.5: "½-½", 0: "0-1"}  # by the first player's points
 def _tournament(tournament_id: str) -> Tournament:
     tournament = tournaments.find(get_db(), tournament_id)
     if tournament is None:
-        abort(404, "There is no such tournament.")
+        abort(404, gettext("There is no such tournament."))
     return tournament
 
 
@@ -133,7 +134,7 @@ def index():
 def _signed_in() -> players.Player:
     player = players.current(get_db())
     if player is None:
-        abort(403, "Sign in first: tournaments are between players known across games.")
+        abort(403, gettext("Sign in first: tournaments are between players known across games."))
     return player
 
 
@@ -198,8 +199,9 @@ def _page_action(tournament_id: str, action: Callable[[], None], done: str):
 @limits.acting
 def enter(tournament_id: str):
     player = _signed_in()
-    return _page_action(tournament_id, lambda: tournaments.enter(get_db(), tournament_id,
-                                                                   player), "You are entered.")
+    return _page_action(tournament_id,
+                        lambda: tournaments.enter(get_db(), tournament_id, player),
+                        gettext("You are entered."))
 
 
 @bp.post("/tournaments/<tournament_id>/withdraw")
@@ -207,7 +209,7 @@ def enter(tournament_id: str):
 def withdraw(tournament_id: str):
     player = _signed_in()
     return _page_action(tournament_id, lambda: tournaments.withdraw(
-        get_db(), tournament_id, player.id), "You have withdrawn.")
+        get_db(), tournament_id, player.id), gettext("You have withdrawn."))
 
 
 @bp.post("/tournaments/<tournament_id>/opt-out")
@@ -215,7 +217,8 @@ def withdraw(tournament_id: str):
 def opt_out(tournament_id: str):
     player = _signed_in()
     return _page_action(tournament_id, lambda: tournaments.opt_out(
-        get_db(), tournament_id, player), "You leave the league at the end of this season.")
+        get_db(), tournament_id, player),
+        gettext("You leave the league at the end of this season."))
 
 
 @bp.post("/tournaments/<tournament_id>/organise")
@@ -225,17 +228,17 @@ def organise(tournament_id: str):
     player = _signed_in()
     db = get_db()
     tools = {
-        "start": (lambda: tournaments.start(db, tournament_id, player), "Started."),
-        "cancel": (lambda: tournaments.cancel(db, tournament_id, player), "Cancelled."),
+        "start": (lambda: tournaments.start(db, tournament_id, player), gettext("Started.")),
+        "cancel": (lambda: tournaments.cancel(db, tournament_id, player), gettext("Cancelled.")),
         "remove": (lambda: tournaments.remove(db, tournament_id, player,
-                                              request.form.get("handle", "")), "Removed."),
+                                              request.form.get("handle", "")), gettext("Removed.")),
         "computer": (lambda: tournaments.enter_computer(db, tournament_id, player,
                                                         request.form.get("level")),
-                     "The computer is entered."),
+                     gettext("The computer is entered.")),
     }
     tool = tools.get(request.form.get("tool", ""))
     if tool is None:
-        abort(400, "Unknown tool.")
+        abort(400, gettext("Unknown tool."))
     return _page_action(tournament_id, *tool)
 
 

@@ -1,0 +1,87 @@
+"""Every page type in both languages, checked in Chromium by axe-core (WCAG 2 A and AA, as
+``axe-playwright-python`` ships it): no serious or critical violation. One browser visit
+per page type and language, not per test: a new page type joins ``PAGES``."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from axe_playwright_python.base import AXE_SCRIPT
+
+from helpers import api_move, path_of, sign_up
+
+pytestmark = pytest.mark.browser
+
+WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}}
+# The whole page but the boards of the rules' diagrams: the play pages' boards are the same
+# drawings, checked there (each diagram's SVG text takes axe seconds to measure)
+CHECKED = {"exclude": [".rules figure.diagram svg"]}
+GAMES = ("mastery", "the-right-moves", "magnetic-field", "magnet")
+
+
+def two_player_game(client, game: str, **seats) -> dict:
+    created = client.post("/api/games", json={"game": game, "players": [
+        {"name": "Ann", "email": "ann@example.org"},
+        seats.get("second", {"name": "Bob", "email": "bob@example.org"})]})
+    assert created.status_code == 201, created.json
+    return created.json
+
+
+def page_types(client, db) -> dict[str, str]:
+    """A path of each page type, of games made for them."""
+    pages = {"front": "/", "choose a game": "/new", "lobby": "/lobby", "rules index": "/rules",
+             "my games": "/games", "ask for my games": "/home", "not found": "/nowhere"}
+    for game in GAMES:
+        pages[f"new {game}"] = f"/new/{game}"
+        pages[f"rules of {game}"] = f"/rules/{game}"
+        created = two_player_game(client, game)
+        pages[f"play {game}"] = path_of(created["seats"][0]["url"])
+    mastery = two_player_game(client, "mastery")
+    seat = path_of(mastery["seats"][0]["url"])
+    pages["spectator"] = path_of(mastery["spectator"])
+    pages["notification settings"] = seat + "/email"
+    second = path_of(mastery["seats"][1]["url"])
+    pages["conditional moves"] = second + "/conditional"
+    waiting = two_player_game(client, "mastery", second={"open": True})
+    pages["join"] = path_of(waiting["seats"][1]["join"])
+    pages["waiting game"] = path_of(waiting["seats"][0]["url"])
+    pages["analysis"] = seat + "/analysis"
+    api_move(client, mastery["seats"][0]["api"],
+             client.get(mastery["seats"][0]["api"]).json["legal_moves"][0])
+    record = client.get(mastery["seats"][0]["api"] + "/record?format=apgamerecord").json
+    uploaded = client.post("/records", data={"pasted": json.dumps(record)})
+    pages["record review"] = path_of(uploaded.headers["Location"])
+    key = path_of(sign_up(client, db, "Ann"))
+    cup = client.post(f"{key}/tournaments", json={"name": "Autumn cup", "game": "mastery",
+                                                  "format": "round-robin"}).json
+    pages |= {"sign in": "/sign-in", "profile": "/players/Ann", "leaderboard": "/ratings/mastery",
+              "tournaments": "/tournaments", "tournament": path_of(cup["url"]),
+              "record upload": "/records", "offline": "/offline"}
+    return pages
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_no_serious_violation_on_any_page_type(client, db, live_server, browser, language):
+    context = browser.new_context(locale=language, extra_http_headers={
+        "Accept-Language": language})
+    page = context.new_page()
+    found = []
+    signed_in = {"my games, signed in": "/games", "all games' notifications": "/me/notifications"}
+    for name, path in [*page_types(client, db).items(), *signed_in.items()]:
+        if name in signed_in:  # the browser signed in as the player page_types made
+            context.add_cookies([{"name": "session", "url": live_server,
+                                  "value": client.get_cookie("session").value}])
+        page.goto(live_server + path)
+        assert page.locator(f'html[lang="{language}"]').count() == 1, name
+        if name in signed_in:
+            assert page.locator(".sign-out, form.channels").count() == 1, name
+        page.evaluate(AXE_SCRIPT)
+        results = page.evaluate("([context, options]) => axe.run(context, options)",
+                                [CHECKED, WCAG])
+        for violation in results["violations"]:
+            if violation["impact"] in ("serious", "critical"):
+                targets = [node["target"] for node in violation["nodes"]][:5]
+                found.append(f"{name}: {violation['id']} ({violation['impact']}, "
+                             f"{len(violation['nodes'])}) {targets}")
+    context.close()
+    assert not found, "\n".join(found)

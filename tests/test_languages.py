@@ -1,0 +1,211 @@
+"""English and Russian (pbem/languages.py): a page's language from the switch (the ``lang``
+cookie) or Accept-Language, a seat's emails in its own language, and every text of the
+templates and the code translated in the catalog.
+
+A new template or message is checked by ``test_every_text_to_translate_has_its_russian``:
+``./dev catalogs`` adds it to the catalog, to translate there (docs/operations.md)."""
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+from pbem.mail import outbox
+from pbem.store.db import connect
+
+from helpers import api_move, path_of
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "pbem" / "translations" / "ru" / "LC_MESSAGES" / "messages.po"
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "N_": None}
+
+
+def to_translate() -> dict[object, str]:
+    """Every text the templates and the code mark for translation (as ``pybabel extract``
+    finds them with babel.cfg), and where it is."""
+    with open(ROOT / "babel.cfg") as config:
+        method_map, options_map = parse_mapping_cfg(config)
+    found = {}
+    for filename, line, message, _comments, _context in extract_from_dir(
+            str(ROOT), method_map, options_map, keywords=KEYWORDS):
+        found.setdefault(message, f"{filename}:{line}")
+    return found
+
+
+def catalog():
+    with open(CATALOG, "rb") as po:
+        return read_po(po, locale="ru")
+
+
+@pytest.mark.one_database
+def test_every_text_to_translate_has_its_russian():
+    russian = catalog()
+    untranslated = []
+    for message, where in to_translate().items():
+        entry = russian.get(message[0] if isinstance(message, tuple) else message)
+        strings = entry.string if entry is not None and isinstance(entry.string, tuple) \
+            else (entry.string,) if entry is not None else ("",)
+        if entry is None or entry.fuzzy or not all(strings):
+            untranslated.append(f"{where}: {message!r}")
+    assert not untranslated, "not in Russian (./dev catalogs, then translate):\n" + \
+        "\n".join(untranslated)
+
+
+@pytest.mark.one_database
+def test_the_compiled_catalog_is_the_catalog():
+    """The .mo the app reads says what the .po says (./dev catalogs compiles it)."""
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog())
+    assert CATALOG.with_suffix(".mo").read_bytes() == compiled.getvalue(), \
+        "the .mo is older than the .po: run ./dev catalogs"
+
+
+@pytest.mark.one_database
+def test_pages_follow_accept_language_unless_the_switch_chose(client):
+    english = client.get("/", headers={"Accept-Language": "de, en;q=0.5"})
+    assert '<html lang="en">' in english.text and "Board games by correspondence" in english.text
+    russian = client.get("/", headers={"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.8"})
+    assert '<html lang="ru">' in russian.text and "Настольные игры по переписке" in russian.text
+    assert "Accept-Language" in russian.headers["Vary"]
+    # the switch on every page links the same page in the other language
+    switch = re.search(r'<nav class="languages".*?</nav>', russian.text, re.S)[0]
+    assert 'href="?lang=en"' in switch and 'aria-current="true" lang="ru">Русский' in switch
+    chosen = client.get("/lobby?lang=en", headers={"Accept-Language": "ru"})
+    assert '<html lang="en">' in chosen.text
+    assert re.match(r"lang=en;.*HttpOnly.*SameSite=Lax", chosen.headers["Set-Cookie"])
+    # from then on the cookie wins over the browser's languages, on every page
+    again = client.get("/new", headers={"Accept-Language": "ru"})
+    assert '<html lang="en">' in again.text and "Start a game" in again.text
+    client.get("/?lang=ru")
+    assert "Начать партию" in client.get("/new", headers={"Accept-Language": "en"}).text
+    # an unknown choice changes nothing
+    assert "Set-Cookie" not in client.get("/?lang=xx").headers
+
+
+@pytest.mark.one_database
+def test_errors_dates_and_numbers_in_russian(client, new_game):
+    missing = client.get("/nowhere", headers={"Accept-Language": "ru"})
+    assert missing.status_code == 404 and "<h1>Не найдено</h1>" in missing.text
+    game = new_game("mastery")
+    page = client.get(game.urls[0] + "/history/9", headers={"Accept-Language": "ru"})
+    assert "В этой партии пока 0 полуходов; полухода 9 нет." in page.text
+    client.post(game.urls[0] + "/chat", data={"text": "Привет"})
+    played = client.get(game.urls[0], headers={"Accept-Language": "ru"}).text
+    assert re.search(r"<time datetime=[^>]+>[а-я]{2},\s\d+\s[а-я]+\.?\s\d{4}\sг\.,\s\d\d:\d\d UTC",
+                     played)
+    assert "Ходов пока нет." in played and "Ваш ход." in played
+    english = client.get(game.urls[0], headers={"Accept-Language": "en"}).text
+    assert re.search(r"<time datetime=[^>]+>\w{3} \d\d \w{3} \d{4}, \d\d:\d\d UTC", english)
+    assert "No moves yet." in english
+
+
+def test_a_seats_emails_are_in_its_language(app, client, db, smtp):
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]})
+    assert created.status_code == 201, created.json
+    refused = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "A", "email": "a@example.org", "language": "xx"}, {"bot": "easy"}]})
+    assert refused.status_code == 400 and "'language'" in refused.json["error"]
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    sent = {m["To"]: m for m in smtp.messages}
+    russian, english = sent["anya@example.org"], sent["bob@example.org"]
+    assert russian["Subject"].startswith("Партия началась — Mastery")
+    body = russian.get_body(("plain",)).get_content()
+    assert "Здравствуйте, Аня!" in body and "Ваша секретная ссылка на партию" in body
+    assert "Отписаться от писем о ходах этой партии" in body
+    assert '<html lang="ru">' in russian.get_body(("html",)).get_content()
+    assert english["Subject"].startswith("Game started — Mastery")
+    assert "Hello Bob," in english.get_body(("plain",)).get_content()
+    # the settings page changes the seat's language: Bob's next email is in Russian
+    bob = path_of(created.json["seats"][1]["url"])
+    field = f"notify-{created.json['id']}-1"
+    saved = client.post(bob + "/email", data={field: "each", f"language-{field}": "ru"})
+    assert saved.status_code == 303
+    anya = path_of(created.json["seats"][0]["url"])
+    client.post(anya + "/move", data={"move": next(iter(
+        client.get(created.json["seats"][0]["api"]).json["legal_moves"])), "ply": 0})
+    rows = list(connect(app.config["DATABASE"]).query(
+        "SELECT subject, body FROM outbox WHERE recipient = 'bob@example.org' AND kind = 'turn'"))
+    assert rows and rows[0]["subject"].startswith("Ваш ход — Mastery")
+    assert "Сделайте ход здесь:" in rows[0]["body"]
+
+
+def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
+    """The takeback email and the notice on the page, composed in the seat's language."""
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Bob", "email": "bob@example.org"},
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"}]}).json
+    bob = created["seats"][0]["api"]
+    api_move(client, bob, client.get(bob).json["legal_moves"][0])
+    assert client.post(f"{bob}/takeback").status_code == 202
+    email = db.execute("SELECT subject, body FROM outbox WHERE recipient = ? AND kind = ?",
+                       ["anya@example.org", "takeback_offer"]).fetchone()
+    assert email["subject"].startswith("Просьба вернуть ход — Mastery")
+    assert "Dark (Bob) просит вернуть свой последний ход в партии Mastery" in email["body"]
+    page = client.get(path_of(created["seats"][1]["url"]),
+                      headers={"Accept-Language": "ru"}).text
+    assert "Bob просит вернуть свой последний ход: примите или отклоните просьбу." in page
+    english = client.get(path_of(created["seats"][1]["url"]),
+                         headers={"Accept-Language": "en"}).text
+    assert "Bob asks to take back their last move: accept or decline it." in english
+
+
+def test_a_rematch_keeps_each_players_language(client, db):
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]}).json
+    apis = [seat["api"] for seat in created["seats"]]
+    assert client.post(f"{apis[0]}/resign", json={}).status_code == 200
+    assert client.post(f"{apis[0]}/rematch").status_code == 202
+    rematch = client.post(f"{apis[1]}/rematch").json["id"]  # Bob now plays the first seat
+    rows = db.execute("SELECT seat, language FROM seats WHERE game_id = ? ORDER BY seat",
+                      [rematch]).fetchall()
+    assert [tuple(row) for row in rows] == [(0, "en"), (1, "ru")]
+    started = db.execute("SELECT subject FROM outbox WHERE recipient = ? AND game_id = ? "
+                         "AND kind = 'start'", ["anya@example.org", rematch]).fetchone()
+    assert started["subject"].startswith("Партия началась")
+
+
+def test_a_seat_taken_from_a_russian_page_gets_russian_emails(client, db):
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Ann", "email": "ann@example.org"}, {"open": True}]}).json
+    joined = client.post(path_of(created["seats"][1]["join"]),
+                         data={"name": "Борис", "email": "boris@example.org"},
+                         headers={"Accept-Language": "ru"})
+    assert joined.status_code == 303
+    started = db.execute("SELECT recipient, subject FROM outbox WHERE kind = 'start' AND "
+                         "recipient = ?", ["boris@example.org"]).fetchone()
+    assert started["subject"].startswith("Партия началась")
+
+
+def test_the_new_game_form_sets_each_seats_language(client, db):
+    form = client.get("/new/mastery", headers={"Accept-Language": "ru"}).text
+    assert re.search(r'<select name="language1">.*<option value="ru" lang="ru" selected>', form)
+    created = client.post("/new/mastery", data={
+        "players": "2", "name0": "Ann", "email0": "ann@example.org", "language0": "en",
+        "name1": "Борис", "email1": "boris@example.org", "language1": "ru"})
+    assert created.status_code == 201
+    rows = db.execute("SELECT seat, language FROM seats ORDER BY seat").fetchall()
+    assert [tuple(row) for row in rows] == [(0, "en"), (1, "ru")]
+
+
+@pytest.mark.one_database
+@pytest.mark.parametrize("game", ["mastery", "the-right-moves", "magnetic-field", "magnet"])
+def test_every_rules_page_in_russian_with_every_diagram(client, game):
+    """The Russian page of a game's rules shows as many diagrams, and every notation."""
+    english = client.get(f"/rules/{game}", headers={"Accept-Language": "en"}).text
+    russian = client.get(f"/rules/{game}", headers={"Accept-Language": "ru"})
+    assert russian.status_code == 200 and '<html lang="ru">' in russian.text
+    assert "Правила игры" in russian.text and "Правила игры" not in english
+    assert russian.text.count('<figure class="diagram">') == english.count(
+        '<figure class="diagram">')
+    notation = re.compile(r"<code>[^<]*</code>")  # moves keep their notation
+    assert set(notation.findall(english)) <= set(notation.findall(russian.text))
