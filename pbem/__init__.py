@@ -123,8 +123,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)
     cli.register(app)
-    app.before_request(_refuse_nul_in_the_path)
     app.before_request(_refuse_deeply_nested_json)
+    app.before_request(_refuse_nul_in_the_path)
     app.after_request(_security_headers)
     _keep_secrets_out_of_logs(app)
     return app

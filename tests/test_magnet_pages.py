@@ -841,7 +841,7 @@ def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server, 
     game = seeded("browser")
     pages = []
     for url in game.urls:
-        page = browser.new_context(viewport={"width": 1100, "height": 1000}).new_page()
+        page = browser.new_context(viewport={"width": 1100, "height": 1400}).new_page()
         page.set_default_timeout(10_000)
         page.goto(live_server + url)
         pages.append(page)

@@ -167,9 +167,9 @@ def test_a_move_reads_the_log_once_and_commits_once(app, client, new_game):
     assert sum("FROM events" in sql for sql in statements) == 1
     assert sum(sql.startswith(("BEGIN", "COMMIT")) for sql in statements) == 2
     # (24: the due rows of the turn it begins include the held-back "Your move" email's,
-    # and the push of the turn reads the seat's channels and devices; PostgreSQL's lock of
-    # the game is one more)
-    assert len(statements) <= 25, statements
+    # the push of the turn reads the seat's channels and devices, its email the seat's
+    # language; PostgreSQL's lock of the game is one more)
+    assert len(statements) <= 26, statements
 
 
 def test_a_process_starting_while_another_writes_to_a_new_file_waits_for_it(tmp_path):
