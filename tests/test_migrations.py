@@ -166,6 +166,17 @@ def test_processes_starting_together_apply_the_migrations_once(empty):
         len(migrations(dialect(holder)))
 
 
+
+def open_files(pid: int) -> set[str]:
+    """The files a process has open (Linux shows them), skipping any it closes meanwhile."""
+    found = set()
+    for fd in glob.glob(f"/proc/{pid}/fd/*"):
+        try:
+            found.add(os.path.realpath(os.readlink(fd)))
+        except OSError:  # closed, or the process gone, between the listing and the look
+            pass
+    return found
+
 def waiting_for_lock(db, processes: list[subprocess.Popen], url: str) -> None:
     """Until the processes wait for a lock: PostgreSQL lists them; on SQLite, once they have
     the file open (Linux shows it), they ask for it a moment later."""
@@ -173,8 +184,7 @@ def waiting_for_lock(db, processes: list[subprocess.Popen], url: str) -> None:
     while not (db.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
                           "NOT granted").fetchone()[0] == len(processes)
                if dialect(db) == "postgresql" else
-               all(url in {os.path.realpath(fd) for fd in glob.glob(f"/proc/{p.pid}/fd/*")}
-                   for p in processes)):
+               all(url in open_files(p.pid) for p in processes)):
         assert time.monotonic() < deadline, "the processes never asked for the lock"
         time.sleep(0.05)
     time.sleep(0.5)
