@@ -189,15 +189,6 @@ def watch_token(game_id: str) -> str:
     return base64.urlsafe_b64encode(digest[:links.TOKEN_BYTES]).decode()
 
 
-def of_games(db: sqlite_utils.Database, game_ids: list[str]) -> dict[str, str]:
-    """The tournament of each of those games that is in one."""
-    if not game_ids:
-        return {}
-    marks = ", ".join("?" * len(game_ids))
-    return dict(db.execute(f"SELECT game_id, tournament_id FROM tournament_games "
-                           f"WHERE game_id IN ({marks})", game_ids).fetchall())
-
-
 @dataclass(frozen=True)
 class Table:
     """What a tournament's page and JSON show."""

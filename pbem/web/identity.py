@@ -10,7 +10,7 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import limits, links, matches, mygames, players, ratings, tournaments
+from .. import limits, links, matches, mygames, players, ratings
 from ..mail import notify
 from ..matches import Match
 from ..store.db import get_db, write
@@ -151,7 +151,6 @@ def player_api(token: str):
         abort(404, gettext("This key opens no player. Sign in again for the current one."))
     games = []
     entries = mygames.player_entries(db, player)
-    in_tournament = tournaments.of_games(db, [entry.match.id for entry in entries])
     for entry in sorted(entries, key=lambda entry: not entry.your_turn):  # your turn first
         link = players.seat_link(db, player, entry.match.id, entry.seat)
         games.append({
@@ -159,7 +158,7 @@ def player_api(token: str):
             "url": links.external_url("play.page", role="play", token=link),
             "api": links.external_url("api.game", role="play", token=link),
             "your_turn": entry.your_turn, "outcome": entry.match.outcome_json(),
-            "rated": entry.match.rated, "tournament": in_tournament.get(entry.match.id)})
+            "rated": entry.match.rated, "tournament": entry.match.tournament})
     return jsonify(handle=player.handle, email=player.email, games=games,
                    ratings=_ratings_json(db, player))
 
