@@ -217,6 +217,19 @@ _MOVE_TEXT = re.compile(
     r"(?:\s*=\s*(?P<kind>[op])\s*@?\s*(?P<at>[a-h][1-8]))?", re.IGNORECASE)
 
 
+def _setup_board(placements: tuple[dict[str, str], dict[str, str]]) -> str:
+    squares = [EMPTY] * 64
+    for seat, placement in enumerate(placements):
+        for kind, names in placement.items():
+            for name in names.split():
+                squares[square_index(name)] = piece_of(kind, seat)
+    return "".join(squares)
+
+
+# each setup's board, made once (a round robin of 100 starts 4,950 games)
+START_BOARDS = {name: _setup_board(placements) for name, placements in SETUPS.items()}
+
+
 class Mastery(Game[MasteryState]):
     id = "mastery"
     title = "Mastery"
@@ -232,12 +245,7 @@ class Mastery(Game[MasteryState]):
     )
 
     def initial_state(self, players: int, options: dict[str, Any], seed: str) -> MasteryState:
-        squares = [EMPTY] * 64
-        for seat, placement in enumerate(SETUPS[options["setup"]]):
-            for kind, names in placement.items():
-                for name in names.split():
-                    squares[square_index(name)] = piece_of(kind, seat)
-        board = "".join(squares)
+        board = START_BOARDS[options["setup"]]
         return MasteryState(players=players, options=options, to_move=(0,), board=board,
                             seen={(board, 0): 1})
 

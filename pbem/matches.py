@@ -457,7 +457,7 @@ class Created:
     tokens: tuple[str | None, ...]  # each seat's secret link token; None for an open seat
                                     # and a computer player's
     joins: tuple[str | None, ...]   # each open seat's join link token; None for the others
-    spectator_token: str
+    spectator_token: str | None     # None, as all the links: a game not announced
 
 
 @dataclass(frozen=True)
@@ -558,23 +558,32 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
                                    "player_id": r.claimed.get(s.seat), "language": language}
                                   for match, r in zip(made, requested)
                                   for s, language in zip(r.seats, r.languages)])
-        seat_tokens = iter(links.mint_all(db, [(match.id, s.seat) for match in made
-                                               for s in match.seats if not (s.open or s.bot)]))
-        joins = iter(links.mint_all(db, [(match.id, s.seat) for match in made
-                                         for s in match.seats if s.open],
-                                    table=links.INVITATIONS))
-        spectators = links.mint_all(db, [(match.id, None) for match in made])
         due.schedule_new(db, made)
-        created = [Created(match,
-                           tuple(None if s.open or s.bot else next(seat_tokens)
-                                 for s in match.seats),
-                           tuple(next(joins) if s.open else None for s in match.seats),
-                           spectator)
-                   for match, spectator in zip(made, spectators)]
+        # a game not announced gets no links: whoever made it mints its own as it tells the
+        # players (a tournament's round email), rather than three per game nobody is given
+        created = _minted(db, made) if announce else [
+            Created(match, (None,) * match.players, (None,) * match.players, None)
+            for match in made]
         for game in created:
             signals.game_created.send(db, match=game.match,
                                       spectator_token=game.spectator_token, announce=announce)
     return created
+
+
+def _minted(db: sqlite_utils.Database, made: list[Match]) -> list[Created]:
+    """New games with a secret link for each seat of a person, a join link for each open
+    seat, and a spectator link."""
+    seat_tokens = iter(links.mint_all(db, [(match.id, s.seat) for match in made
+                                           for s in match.seats if not (s.open or s.bot)]))
+    joins = iter(links.mint_all(db, [(match.id, s.seat) for match in made
+                                     for s in match.seats if s.open],
+                                table=links.INVITATIONS))
+    spectators = links.mint_all(db, [(match.id, None) for match in made])
+    return [Created(match,
+                    tuple(None if s.open or s.bot else next(seat_tokens) for s in match.seats),
+                    tuple(next(joins) if s.open else None for s in match.seats),
+                    spectator)
+            for match, spectator in zip(made, spectators)]
 
 
 def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:

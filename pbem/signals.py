@@ -12,7 +12,8 @@ _signals = Namespace()
 game_created = _signals.signal("game-created")
 """A game was stored. Keywords: ``match`` (the new ``matches.Match``),
 ``spectator_token`` (its read-only link's secret) and ``announce`` (False: its players
-are told otherwise, as a tournament's are, and get no start email)."""
+are told otherwise, as a tournament's are, and get no start email; nor has it links yet,
+so the token is None)."""
 
 event_recorded = _signals.signal("event-recorded")
 """An event was appended to a game's log. Keywords: ``before`` and ``after`` (the match

@@ -22,6 +22,7 @@ import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 import engine
@@ -199,7 +200,11 @@ class Table:
     winner: Entrant | None
 
     def handle(self, player_id: int | None) -> str | None:
-        return next((e.handle for e in self.entrants if e.player_id == player_id), None)
+        return self._handles.get(player_id)
+
+    @cached_property
+    def _handles(self) -> dict[int, str]:  # a round robin's emails ask 9,900 times
+        return {e.player_id: e.handle for e in self.entrants}
 
 
 def table(db: sqlite_utils.Database, tournament: Tournament) -> Table:
@@ -482,16 +487,16 @@ def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | No
                 split = _divisions(entered)
             else:
                 split = pairings.divisions(seeds, tournament.division_size or len(seeds))
-            most = 0
+            most, new = 0, []
             for number, division in enumerate(split, start=1):
                 db.conn.executemany(
                     "UPDATE tournament_players SET division = ? WHERE tournament_id = ? AND "
                     "player_id = ?", [(number, tournament.id, p) for p in division])
                 rounds = pairings.round_robin(division, double=tournament.rounds == 2)
                 for round_number, pairs in enumerate(rounds, start=1):
-                    _store_round(db, tournament, round_number, pairs, None, entered)
+                    new += _store_round(db, tournament, round_number, pairs, None, entered)
                 most = max(most, len(rounds))
-            _started(db, tournament, most, games(db, tournament))  # one deadline for all
+            _started(db, tournament, most, new)  # one deadline for all
         else:
             _advance(db, tournament)
 
@@ -578,15 +583,18 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
                         "VALUES (?, ?, NULL, ?)",
                         [(links.token_hash(watch_token(game.match.id)), game.match.id, now)
                          for game in created])
-    rows: list[tuple[str | None, int, int | None]] = [
-        (game.match.id, first, second) for game, (first, second) in zip(created, pairs)]
+    stored = [Pairing(number, count + place, game.match.id, first, second, None, None, None,
+                      game.match.created_at)
+              for place, (game, (first, second)) in enumerate(zip(created, pairs), 1)]
     if bye is not None:
-        rows.append((None, bye, None))
+        stored.append(Pairing(number, count + len(stored) + 1, None, bye, None, None, None,
+                              None, None))
     db.conn.executemany(
         "INSERT INTO tournament_games (tournament_id, round, number, game_id, first_id, "
         "second_id) VALUES (?, ?, ?, ?, ?, ?)",
-        [(tournament.id, number, count + place, *row) for place, row in enumerate(rows, 1)])
-    return [g for g in games(db, tournament, number) if g.round == number and g.number > count]
+        [(tournament.id, g.round, g.number, g.game_id, g.first_id, g.second_id)
+         for g in stored])
+    return stored
 
 
 def _finish(db: sqlite_utils.Database, tournament: Tournament, status: str) -> None:
