@@ -6,7 +6,8 @@ robin started in a real database.
   results between them;
 - a round robin of 100 players started in an SQLite database (``tournaments.start``): its
   4,950 games created, each an ordinary game, and one email to each player, in one
-  transaction.
+  transaction; with ``--postgresql``, in PostgreSQL too: a throwaway cluster of the
+  machine's server programs with durable commits (as ``./dev bench postgres`` starts it).
 
 CPU time is printed beside the time on the clock (on a shared machine the second swings
 with the others' load).
@@ -22,10 +23,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from pbem import create_app, pairings, players, tournaments
-from pbem.store.db import get_db
+from pbem import create_app, pairings, players, tournaments  # noqa: E402
+from pbem.store.db import get_db, upgrade  # noqa: E402
+import postgres  # noqa: E402  (tests/postgres.py)
 
 
 @contextmanager
@@ -50,9 +53,12 @@ def swiss(count: int, rounds: int, seed: int) -> None:
             games.append(pairings.Game(number, pairing.bye, None, 1))
 
 
-def round_robin_started(count: int) -> None:
+def round_robin_started(count: int, engine: str, database: str | None = None) -> None:
+    """``database`` None: a new SQLite file."""
     folder = tempfile.mkdtemp()
-    app = create_app({"DATABASE": f"{folder}/bench.sqlite", "SECRET_KEY": "bench",
+    if database:
+        upgrade(database)  # (a new SQLite file gets its schema from the app)
+    app = create_app({"DATABASE": database or f"{folder}/bench.sqlite", "SECRET_KEY": "bench",
                       "MAIL_FOLDER": f"{folder}/mail", "PUBLIC_URL": "http://localhost"})
     with app.test_request_context():
         db = get_db()
@@ -62,7 +68,7 @@ def round_robin_started(count: int) -> None:
             "name": "Bench", "game": "mastery", "format": "round-robin"})
         for player in entrants:
             tournaments.enter(db, tournament.id, player)
-        with timed(f"round robin of {count} players started in SQLite "
+        with timed(f"round robin of {count} players started in {engine} "
                    f"({count * (count - 1) // 2} games, {count} emails)"):
             tournaments.start(db, tournament.id, entrants[0])
         made = db.execute("SELECT COUNT(*) FROM tournament_games").fetchone()[0]
@@ -77,13 +83,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-database", action="store_true",
                         help="the pairings only, not the round robin's games")
+    parser.add_argument("--postgresql", action="store_true",
+                        help="start the round robin in PostgreSQL too")
     args = parser.parse_args()
     with timed(f"round robin of {args.round_robin} players paired"):
         rounds = pairings.round_robin(list(range(args.round_robin)))
     assert sum(map(len, rounds)) == args.round_robin * (args.round_robin - 1) // 2
     swiss(args.swiss, args.rounds, args.seed)
-    if not args.no_database:
-        round_robin_started(args.round_robin)
+    if args.no_database:
+        return
+    round_robin_started(args.round_robin, "SQLite")
+    if args.postgresql:
+        cluster = postgres.Cluster.start(durable=True)
+        try:
+            with cluster.schema() as database:
+                round_robin_started(args.round_robin, "PostgreSQL", database)
+        finally:
+            cluster.stop()
 
 
 if __name__ == "__main__":
