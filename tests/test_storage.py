@@ -244,3 +244,14 @@ def test_games_made_together_are_made_as_one_at_a_time(app, db):
         assert matches.load(db, many.match.id) == many.match
         assert stored_rows(db, many.match.id, many) == stored_rows(db, one.match.id, one)
         assert stored_rows(db, one.match.id, one)["seats"]  # the rows compared are there
+
+
+def test_many_rows_inserted_at_once_are_stored_as_given(db):
+    """A plain INSERT of many rows (on PostgreSQL, COPY) keeps every value as it is: text
+    with tabs, line breaks, backslashes and what COPY's text format would read as NULL."""
+    db.execute("CREATE TABLE scratch (number BIGINT, words TEXT, amount DOUBLE PRECISION)")
+    rows = [(1, "plain", 0.5), (2, "tab\there\nline\\N \\ \\t", -2.25), (None, None, None),
+            (3, "\\N", 1e300), (4, "Здравствуйте, ☃", 0.0), (2**62, "", 3.0)]
+    db.conn.executemany("INSERT INTO scratch (number, words, amount) VALUES (?, ?, ?)", rows)
+    stored = db.execute("SELECT number, words, amount FROM scratch").fetchall()
+    assert sorted(map(tuple, stored), key=repr) == sorted(rows, key=repr)

@@ -121,6 +121,34 @@ def test_a_round_robin_from_entries_to_the_winner(client, db, keys):
     assert len(ends) == 4 and all("The winner is Ann." in body for _, body in ends)
 
 
+def test_a_round_robin_stores_only_the_links_it_hands_out(client, db, keys):
+    """Its games are made without the links a new game gets (nobody is given those): each
+    player's are minted for their round email, each game's spectator link for the
+    cross-table; the key finds the games as before."""
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, *keys)
+    assert client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start").status_code == 200
+    stored = Counter(tuple(row) for row in db.execute(
+        "SELECT l.seat IS NULL, l.emailed FROM links l JOIN tournament_games t "
+        "ON t.game_id = l.game_id WHERE t.tournament_id = ?", [cup["id"]]).fetchall())
+    assert stored == {(1, 0): 10, (0, 1): 20}  # 10 games: a spectator's, 2 emailed each
+    lines = re.compile(r"Round (\d): against (\w+), you move (first|second):\n(\S+)\n")
+    rounds = shown(client, cup)["rounds"]
+    for handle in keys:
+        [body] = [body for recipient, body in db.execute(
+            "SELECT recipient, body FROM outbox WHERE kind = 'tournament'").fetchall()
+            if recipient == f"{handle.lower()}@example.org"]
+        told = lines.findall(body)
+        assert len(told) == 4
+        for number, opponent, order, link in told:
+            seats = [handle, opponent] if order == "first" else [opponent, handle]
+            assert seats in [g["seats"] for g in rounds[int(number) - 1]]
+            state = client.get("/api" + path_of(link)).json  # the player's seat of it
+            assert [p["name"] for p in state["players"]] == seats
+            assert state["seat"] == seats.index(handle)
+    assert len(seat_apis(client, keys, cup["id"])) == 10
+
+
 def test_a_swiss_pairs_each_round_once_the_last_has_ended(client, db, keys):
     swiss = organise(client, keys["Ann"], format="swiss", rounds=3)
     enter(client, keys, swiss, "Ann", "Bob", "Cat", "Dan", "Eve")
