@@ -16,7 +16,6 @@ unfinished games (the ordinary command) and is paired no more.
 from __future__ import annotations
 
 import base64
-import hashlib
 import hmac
 import json
 import secrets
@@ -185,8 +184,8 @@ def watch_token(game_id: str) -> str:
     """The spectator link's secret of a tournament's game, as public as the tournament
     (its cross-table links to it): derived from the server's secret key, so the same each
     time, and stored only hashed, as every link is (``_store_round``)."""
-    digest = hmac.new(str(current_app.config["SECRET_KEY"]).encode(),
-                      f"tournament-watch {game_id}".encode(), hashlib.sha256).digest()
+    digest = hmac.digest(str(current_app.config["SECRET_KEY"]).encode(),
+                         f"tournament-watch {game_id}".encode(), "sha256")
     return base64.urlsafe_b64encode(digest[:links.TOKEN_BYTES]).decode()
 
 
