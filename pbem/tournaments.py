@@ -202,7 +202,7 @@ class Table:
         return self._handles.get(player_id)
 
     @cached_property
-    def _handles(self) -> dict[int | None, str]:  # a round robin's emails ask 9,900 times
+    def _handles(self) -> dict[int | None, str]:  # a round robin's JSON asks 9,900 times
         return {e.player_id: e.handle for e in self.entrants}
 
 

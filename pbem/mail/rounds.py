@@ -29,8 +29,9 @@ def _page(tournament: tournaments.Tournament) -> str:
 @signals.round_started.connect
 def round_started(db: sqlite_utils.Database, *, tournament: tournaments.Tournament,
                   games: list[tournaments.Pairing]) -> None:
-    shown = tournaments.table(db, tournament)
-    told = [(e, e.email) for e in shown.entrants if e.email is not None and not e.withdrawn]
+    entered = tournaments.entrants(db, tournament)
+    handles = {e.player_id: e.handle for e in entered}
+    told = [(e, e.email) for e in entered if e.email is not None and not e.withdrawn]
     theirs: dict[int, list[tournaments.Pairing]] = {e.player_id: [] for e, _ in told}
     for game in games:
         for player in (game.first_id, game.second_id):
@@ -49,8 +50,8 @@ def round_started(db: sqlite_utils.Database, *, tournament: tournaments.Tourname
                 mine.append((game.round, None, None, None))
                 continue
             seat = _seat(game, entrant.player_id)
-            mine.append((game.round, shown.handle(game.second_id if seat == 0
-                                                  else game.first_id), seat == 0,
+            mine.append((game.round, handles.get(game.second_id if seat == 0
+                                                 else game.first_id), seat == 0,
                          next(urls)))
         if mine:
             what = "Your games" if tournament.format == "round-robin" \
