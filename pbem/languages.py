@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from babel.dates import format_skeleton, get_month_names
+from babel.lists import format_list
 from flask import Flask, Response, current_app, has_request_context, request
 from flask_babel import Babel, force_locale, get_locale
 
@@ -69,6 +70,11 @@ def moment(at: datetime | str) -> str:
         return at.strftime("%a %d %b %Y, %H:%M UTC")
     return (f"{format_skeleton('yMMMEd', at, tzinfo=timezone.utc, locale=locale)}, "
             f"{format_skeleton('Hm', at, tzinfo=timezone.utc, locale=locale)} UTC")
+
+
+def listing(items: Iterable[str]) -> str:
+    """Words in a list as the language in force writes it: "Ann and Bob", "Ann и Bob"."""
+    return format_list(list(items), locale=get_locale() or DEFAULT)
 
 
 def short_months() -> dict[int, str]:
