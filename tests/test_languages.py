@@ -19,7 +19,7 @@ from babel.messages.pofile import read_po
 from pbem.mail import outbox
 from pbem.store.db import connect
 
-from helpers import api_move, path_of
+from helpers import api_move, path_of, sign_up
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "pbem" / "translations" / "ru" / "LC_MESSAGES" / "messages.po"
@@ -195,6 +195,43 @@ def test_the_new_game_form_sets_each_seats_language(client, db):
     assert created.status_code == 201
     rows = db.execute("SELECT seat, language FROM seats ORDER BY seat").fetchall()
     assert [tuple(row) for row in rows] == [(0, "en"), (1, "ru")]
+
+
+def test_a_players_emails_are_in_the_players_language(client, db):
+    """Emails to a player rather than a seat (sign-in links, "Your games") are in the
+    language of the page the player first signed in from, whatever page asks for them
+    later, until the player chooses another; an address with no player gets the page's."""
+
+    def last_email(recipient: str, kind: str) -> tuple[str, str]:
+        row = db.execute("SELECT subject, body FROM outbox WHERE recipient = ? AND kind = ? "
+                         "ORDER BY id DESC", [recipient, kind]).fetchone()
+        return row["subject"], row["body"]
+
+    client.set_cookie("lang", "ru")
+    key = path_of(sign_up(client, db, "Anya"))
+    client.delete_cookie("lang")
+    assert client.get(key).json["language"] == "ru"
+    english = {"Accept-Language": "en"}
+    client.post("/api/sign-in", json={"email": "anya@example.org"}, headers=english)
+    subject, body = last_email("anya@example.org", "sign_in")
+    assert subject == "Войти" and body.startswith("Здравствуйте!")
+    assert "Кто-то (надеемся, вы) попросил войти с этим адресом" in body
+    client.post("/home", data={"email": "anya@example.org"}, headers=english)
+    subject, body = last_email("anya@example.org", "home")
+    assert subject == "Ваши партии" and "запросил список партий, сыгранных с этим адресом" in body
+    # no player: the language of the page that asked
+    client.post("/api/sign-in", json={"email": "new@example.org"},
+                headers={"Accept-Language": "ru"})
+    assert last_email("new@example.org", "sign_in")[0] == "Войти"
+    # the player's notifications page changes it
+    page = client.get("/me/notifications", headers=english).text
+    assert re.search(r'<select name="language">.*<option value="ru" lang="ru" selected>', page)
+    assert client.post("/me/notifications", data={"language": "en"}).status_code == 303
+    assert client.get(key).json["language"] == "en"
+    client.post("/api/sign-in", json={"email": "anya@example.org"},
+                headers={"Accept-Language": "ru"})
+    subject, body = last_email("anya@example.org", "sign_in")
+    assert subject == "Sign in" and body.startswith("Hello,")
 
 
 @pytest.mark.one_database
