@@ -37,12 +37,14 @@ def chosen() -> str:
 
 
 def _remember_choice(response: Response) -> Response:
-    """The switch's choice holds for the visitor's next pages (a year, this site alone)."""
+    """The switch's choice holds for the visitor's next pages (a year, this site alone);
+    every answer says its language."""
     picked = known(request.args.get(COOKIE))
     if picked and picked != request.cookies.get(COOKIE):
         response.set_cookie(COOKIE, picked, max_age=365 * 86400, httponly=True, samesite="Lax",
                             secure=bool(current_app.config["SESSION_COOKIE_SECURE"]))
     response.vary.update(("Accept-Language", "Cookie"))
+    response.headers["Content-Language"] = current()  # the service worker reads it (sw.js)
     return response
 
 

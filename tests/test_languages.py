@@ -105,6 +105,44 @@ def test_errors_dates_and_numbers_in_russian(client, new_game):
     assert "No moves yet." in english
 
 
+@pytest.mark.one_database
+def test_the_manifest_in_the_pages_language(client):
+    russian = client.get("/manifest.webmanifest", headers={"Accept-Language": "ru"}).json
+    assert (russian["name"], russian["lang"]) == ("Игры по переписке", "ru")
+    assert russian["description"].startswith("Абстрактные настольные игры по переписке")
+    assert [s["name"] for s in russian["shortcuts"]] == ["Мои партии", "Новая партия", "Лобби"]
+    english = client.get("/manifest.webmanifest", headers={"Accept-Language": "en"}).json
+    assert (english["name"], english["lang"]) == ("Correspondence games", "en")
+    assert [s["url"] for s in english["shortcuts"]] == [s["url"] for s in russian["shortcuts"]]
+    # a browser fetches the manifest without cookies: a page links it in its own language
+    client.set_cookie("lang", "ru")
+    page = client.get("/", headers={"Accept-Language": "en"}).text
+    linked = re.search(r'<link rel="manifest" href="([^"]+)">', page).group(1)
+    assert linked == "/manifest.webmanifest?lang=ru"
+    client.delete_cookie("lang")
+    assert client.get(linked, headers={"Accept-Language": "en"}).json["lang"] == "ru"
+
+
+@pytest.mark.one_database
+def test_error_pages_in_russian(client):
+    russian = {"Accept-Language": "ru"}
+    for answer, status, heading, reason in [
+            (client.get("/nowhere", headers=russian), 404, "Не найдено",
+             "По этому адресу ничего нет."),
+            (client.get("/play/" + "x" * 32, headers=russian), 404, "Не найдено",
+             "Эта ссылка не открывает ни одной партии."),
+            (client.get("/play/%00", headers=russian), 404, "Не найдено", "Такой страницы нет."),
+            (client.delete("/lobby", headers=russian), 405, "Метод не разрешён",
+             "Этот адрес не отвечает на такой запрос."),
+            (client.post("/new/mastery", data={"name0": "x" * 70_000}, headers=russian), 413,
+             "Слишком большой запрос", "Отправленное слишком велико для этого сервера.")]:
+        assert answer.status_code == status
+        assert f"<h1>{heading}</h1>" in answer.text and reason in answer.text, answer.text
+        assert "<html lang=\"ru\">" in answer.text
+    english = client.delete("/lobby", headers={"Accept-Language": "en"})
+    assert "This address does not answer this kind of request." in english.text
+
+
 def test_a_seats_emails_are_in_its_language(app, client, db, smtp):
     created = client.post("/api/games", json={"game": "mastery", "players": [
         {"name": "Аня", "email": "anya@example.org", "language": "ru"},
