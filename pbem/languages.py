@@ -10,10 +10,10 @@ catalogs are ``pbem/translations/<lang>/LC_MESSAGES/messages.po``, compiled to t
 from __future__ import annotations
 
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Iterable, Iterator
 
-from babel.dates import format_skeleton, get_month_names
+from babel.dates import format_date, format_skeleton, get_month_names
 from babel.lists import format_list
 from flask import Flask, Response, current_app, has_request_context, request
 from flask_babel import Babel, force_locale, get_locale
@@ -72,6 +72,14 @@ def moment(at: datetime | str) -> str:
         return at.strftime("%a %d %b %Y, %H:%M UTC")
     return (f"{format_skeleton('yMMMEd', at, tzinfo=timezone.utc, locale=locale)}, "
             f"{format_skeleton('Hm', at, tzinfo=timezone.utc, locale=locale)} UTC")
+
+
+def day(on: date) -> str:
+    """A day as the language writes it: "2026-11-26", "26 ноября 2026 г."."""
+    locale = get_locale()
+    if locale is None or locale.language == DEFAULT:  # the form the site always had
+        return on.isoformat()
+    return format_date(on, format="long", locale=locale)
 
 
 def listing(items: Iterable[str]) -> str:

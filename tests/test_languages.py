@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from pbem.jobs import scheduler
 from pbem.mail import outbox
 from pbem.store.db import connect
 
@@ -174,6 +176,17 @@ def test_a_seats_emails_are_in_its_language(app, client, db, smtp):
         "SELECT subject, body FROM outbox WHERE recipient = 'bob@example.org' AND kind = 'turn'"))
     assert rows and rows[0]["subject"].startswith("Ваш ход — Mastery")
     assert "Сделайте ход здесь:" in rows[0]["body"]
+
+
+def test_a_russian_digest_writes_its_day_in_russian(app, client, db):
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]}).json
+    db.execute("UPDATE seats SET notify = 'digest' WHERE game_id = ?", [created["id"]])
+    assert scheduler.send_digests(app, datetime(2026, 11, 26, 8, tzinfo=timezone.utc)) == 1
+    digest = db.execute("SELECT subject, body FROM outbox WHERE kind = 'digest'").fetchone()
+    assert re.fullmatch(r"Ваши партии: ждут вас — 1 \(26 ноября 2026\sг\.\)", digest["subject"])
+    assert re.search(r"Сегодня \(26 ноября 2026\sг\.\) вас ждёт 1 партия:", digest["body"])
 
 
 def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):

@@ -517,10 +517,11 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
             first, first_seat = seats[0]  # the digest speaks the language of its first game
             with languages.in_language(matches.language_of(db, first.id, first_seat)):
                 entries = [_digest_entry(db, match, seat) for match, seat in seats]
+                shown_day = languages.day(now.date())
                 compose.to_address(
                     db, recipient, gettext("Your games: %(count)s waiting for you (%(day)s)",
-                                           count=len(entries), day=day),
-                    render_template("email/digest.txt", entries=entries, day=day),
+                                           count=len(entries), day=shown_day),
+                    render_template("email/digest.txt", entries=entries, day=shown_day),
                     kind="digest",
                     buttons={e["link"]: gettext("Open %(game)s: %(players)s",
                                                 game=e["match"].game.title,
