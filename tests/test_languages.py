@@ -262,6 +262,19 @@ def test_a_players_emails_are_in_the_players_language(client, db):
     key = path_of(sign_up(client, db, "Anya"))
     client.delete_cookie("lang")
     assert client.get(key).json["language"] == "ru"
+    # a seat that is the player's by their key speaks it too, unless its entry says otherwise
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"key": key}, {"key": key, "language": "en"}]}).json
+    rows = db.execute("SELECT language FROM seats WHERE game_id = ? ORDER BY seat",
+                      [created["id"]]).fetchall()
+    assert [row[0] for row in rows] == ["ru", "en"]
+    challenge = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Bob", "email": "bob@example.org"}, {"open": True}]}).json
+    joined = client.post(path_of(challenge["seats"][1]["join"]), json={"key": key},
+                         headers={"Accept-Language": "en"})
+    assert joined.status_code in (200, 201), joined.json
+    assert db.execute("SELECT language FROM seats WHERE game_id = ? AND seat = 1",
+                      [challenge["id"]]).fetchone()[0] == "ru"
     english = {"Accept-Language": "en"}
     client.post("/api/sign-in", json={"email": "anya@example.org"}, headers=english)
     subject, body = last_email("anya@example.org", "sign_in")

@@ -382,6 +382,11 @@ def test_each_entrant_is_emailed_in_their_own_language(client, db):
 
     [game] = seat_apis(client, keys, swiss["id"]).values()
     play(client, game, 0.5)
+    # the games' own emails too
+    turns = dict(db.execute("SELECT recipient, subject FROM outbox WHERE kind = 'turn'"
+                            ).fetchall())
+    assert turns["anya@example.org"].startswith("Ваш ход — Mastery: ")
+    assert turns["bob@example.org"].startswith("Your move — Mastery: ")
     assert emails("Турнир окончен — ")["anya@example.org"][0] == "Турнир окончен — Autumn cup"
     assert "Anya: очков: 0,5 (Бухгольц 0,5)" in emails("Турнир окончен")["anya@example.org"][1]
     assert "Bob: 0.5 points (Buchholz 0.5)" in emails("Tournament over")["bob@example.org"][1]
