@@ -250,9 +250,9 @@ def sign_in_email(db: sqlite_utils.Database, token: str) -> str | None:
 def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None,
             language: str = languages.DEFAULT) -> Player | None:
     """Use a sign-in link: its address's player (made the first time, under ``handle``,
-    emailed in ``language``; renamed later when ``handle`` is given). None for a used, expired or unknown link. A
-    missing or taken handle refuses (InvalidRequest, HandleTaken) and leaves the link
-    unused (the transaction that used it rolls back)."""
+    emailed in ``language``; renamed later when ``handle`` is given). None for a used,
+    expired or unknown link. A missing or taken handle refuses (InvalidRequest,
+    HandleTaken) and leaves the link unused (the transaction that used it rolls back)."""
     if not links.TOKEN_SHAPE.fullmatch(token):
         return None
     with write(db):

@@ -80,10 +80,10 @@ def _seat(game: tournaments.Pairing, player_id: int) -> int:
 def tournament_finished(db: sqlite_utils.Database, *,
                         tournament: tournaments.Tournament) -> None:
     shown = tournaments.table(db, tournament)
-    told = [e for e in shown.entrants if e.email is not None]
-    spoken = players.languages_of(db, [e.player_id for e in told])
-    for entrant in told:
-        _queue(db, entrant.email, spoken[entrant.player_id],
+    told = [(e, e.email) for e in shown.entrants if e.email is not None]
+    spoken = players.languages_of(db, [e.player_id for e, _ in told])
+    for entrant, email in told:
+        _queue(db, email, spoken[entrant.player_id],
                lazy_gettext("Tournament over — %(tournament)s", tournament=tournament.name),
                "tournament_end", tournament, name=entrant.handle, shown=shown,
                page=_page(tournament))
