@@ -566,10 +566,9 @@ def _legal_text(legal: list[str], link: str) -> str:
         return ""
     shown = ", ".join(legal[:MAX_LEGAL_LISTED])
     more = len(legal) - MAX_LEGAL_LISTED
-    text = gettext("Your legal moves: %(moves)s", moves=shown) if more <= 0 else ngettext(
-        "Your legal moves: %(moves)s … and %(num)d more: see them all on the game's page "
-        "(%(link)s)", "Your legal moves: %(moves)s … and %(num)d more: see them all on the "
-        "game's page (%(link)s)", more, moves=shown, link=link)
+    text = gettext("Your legal moves: %(moves)s", moves=shown) if more <= 0 else gettext(
+        "Your legal moves: %(moves)s … and %(more)s more: see them all on the game's page "
+        "(%(link)s)", moves=shown, more=more, link=link)
     return textwrap.fill(text, width=76, break_long_words=False, break_on_hyphens=False)
 
 
