@@ -1,9 +1,11 @@
 """English and Russian (pbem/languages.py): a page's language from the switch (the ``lang``
-cookie) or Accept-Language, a seat's emails in its own language, and every text of the
-templates and the code translated in the catalog.
+cookie) or Accept-Language, a seat's emails in its own language, a player's in theirs, and
+every text of the templates and the code translated in the catalog.
 
 A new template or message is checked by ``test_every_text_to_translate_has_its_russian``:
-``./dev catalogs`` adds it to the catalog, to translate there (docs/operations.md)."""
+``./dev catalogs`` adds it to the catalog, to translate there (docs/operations.md); an email's
+template that writes words without marking them fails
+``test_an_email_template_writes_no_word_of_its_own``."""
 from __future__ import annotations
 
 import io
@@ -16,6 +18,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from jinja2 import nodes
 
 from pbem.jobs import scheduler
 from pbem.mail import outbox
@@ -57,6 +60,19 @@ def test_every_text_to_translate_has_its_russian():
             untranslated.append(f"{where}: {message!r}")
     assert not untranslated, "not in Russian (./dev catalogs, then translate):\n" + \
         "\n".join(untranslated)
+
+
+@pytest.mark.one_database
+@pytest.mark.parametrize("template", sorted(
+    str(path.relative_to(ROOT / "templates")) for folder in ("email", "inbound")
+    for path in (ROOT / "templates" / folder).glob("*.txt")))
+def test_an_email_template_writes_no_word_of_its_own(app, template):
+    """Every word of an email's text is marked for the catalog ({{ _() }}, {% trans %}):
+    a word written in the template itself would reach a Russian reader in English."""
+    tree = app.jinja_env.parse((ROOT / "templates" / template).read_text())
+    bare = [node.data for node in tree.find_all(nodes.TemplateData)
+            if re.search(r"[^\W\d_]{2,}", node.data)]
+    assert not bare, f"{template} writes words outside the catalog: {bare}"
 
 
 @pytest.mark.one_database
