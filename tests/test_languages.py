@@ -142,8 +142,10 @@ def test_the_manifest_in_the_pages_language(client):
 
 
 @pytest.mark.one_database
-def test_error_pages_in_russian(client):
+def test_error_pages_in_russian(app, client, monkeypatch):
     russian = {"Accept-Language": "ru"}
+    monkeypatch.setitem(app.config, "PROPAGATE_EXCEPTIONS", False)  # as on a real server
+    monkeypatch.setitem(app.view_functions, "site.rules_index", lambda: 1 / 0)
     for answer, status, heading, reason in [
             (client.get("/nowhere", headers=russian), 404, "Не найдено",
              "По этому адресу ничего нет."),
@@ -153,7 +155,9 @@ def test_error_pages_in_russian(client):
             (client.delete("/lobby", headers=russian), 405, "Метод не разрешён",
              "Этот адрес не отвечает на такой запрос."),
             (client.post("/new/mastery", data={"name0": "x" * 70_000}, headers=russian), 413,
-             "Слишком большой запрос", "Отправленное слишком велико для этого сервера.")]:
+             "Слишком большой запрос", "Отправленное слишком велико для этого сервера."),
+            (client.get("/rules", headers=russian), 500, "Внутренняя ошибка сервера",
+             "На сервере что-то пошло не так.")]:
         assert answer.status_code == status
         assert f"<h1>{heading}</h1>" in answer.text and reason in answer.text, answer.text
         assert "<html lang=\"ru\">" in answer.text
