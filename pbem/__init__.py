@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from flask import Flask, abort, request
+from flask_babel import gettext
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .web import api, feeds, identity, play, preferences, records, site, webapp
@@ -153,7 +154,7 @@ def _refuse_nul_in_the_path():
     """No address of this server holds a NUL byte (``%00``), and PostgreSQL's text cannot:
     an id or a link with one is a page that does not exist, on every route alike."""
     if "\x00" in request.path:
-        abort(404, "There is no such page.")
+        abort(404, gettext("There is no such page."))
 
 
 def _refuse_deeply_nested_json():

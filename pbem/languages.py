@@ -10,10 +10,11 @@ catalogs are ``pbem/translations/<lang>/LC_MESSAGES/messages.po``, compiled to t
 from __future__ import annotations
 
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from typing import Iterator
+from datetime import date, datetime, timezone
+from typing import Iterable, Iterator
 
-from babel.dates import format_skeleton, get_month_names
+from babel.dates import format_date, format_skeleton, get_month_names
+from babel.lists import format_list
 from flask import Flask, Response, current_app, has_request_context, request
 from flask_babel import Babel, force_locale, get_locale
 
@@ -36,12 +37,14 @@ def chosen() -> str:
 
 
 def _remember_choice(response: Response) -> Response:
-    """The switch's choice holds for the visitor's next pages (a year, this site alone)."""
+    """The switch's choice holds for the visitor's next pages (a year, this site alone);
+    every answer says its language."""
     picked = known(request.args.get(COOKIE))
     if picked and picked != request.cookies.get(COOKIE):
         response.set_cookie(COOKIE, picked, max_age=365 * 86400, httponly=True, samesite="Lax",
                             secure=bool(current_app.config["SESSION_COOKIE_SECURE"]))
     response.vary.update(("Accept-Language", "Cookie"))
+    response.headers["Content-Language"] = current()  # the service worker reads it (sw.js)
     return response
 
 
@@ -69,6 +72,19 @@ def moment(at: datetime | str) -> str:
         return at.strftime("%a %d %b %Y, %H:%M UTC")
     return (f"{format_skeleton('yMMMEd', at, tzinfo=timezone.utc, locale=locale)}, "
             f"{format_skeleton('Hm', at, tzinfo=timezone.utc, locale=locale)} UTC")
+
+
+def day(on: date) -> str:
+    """A day as the language writes it: "2026-11-26", "26 ноября 2026 г."."""
+    locale = get_locale()
+    if locale is None or locale.language == DEFAULT:  # the form the site always had
+        return on.isoformat()
+    return format_date(on, format="long", locale=locale)
+
+
+def listing(items: Iterable[str]) -> str:
+    """Words in a list as the language in force writes it: "Ann and Bob", "Ann и Bob"."""
+    return format_list(list(items), locale=get_locale() or DEFAULT)
 
 
 def short_months() -> dict[int, str]:

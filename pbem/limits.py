@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from flask import Flask, current_app
+from flask_babel import LazyString, lazy_gettext
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits import parse_many
@@ -52,26 +53,36 @@ def _succeeded(response) -> bool:
     return response.status_code < 400
 
 
-def _limit(setting: str, what: str, exempt_when: Callable[[], bool] | None = None):
+def _limit(setting: str, refusal: LazyString, exempt_when: Callable[[], bool] | None = None):
     return limiter.shared_limit(
         _setting(setting), scope=setting.lower(), methods=["POST", "PUT"],
         deduct_when=_succeeded, exempt_when=exempt_when,
-        error_message=f"Too many {what} from your address. Please wait a while and try again.")
+        error_message=lambda: str(refusal))  # in the language of the request refused
 
 
-creating = _limit("RATE_LIMIT_CREATE", "new games")
-joining = _limit("RATE_LIMIT_CREATE", "seats taken")  # the same allowance as ``creating``
-asking_home = _limit("RATE_LIMIT_HOME", "requests for your games")
-asking_sign_in = _limit("RATE_LIMIT_SIGN_IN", "requests for sign-in links")
-acting = _limit("RATE_LIMIT_ACTIONS", "actions")
-assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", "requests for the computer's view")
+creating = _limit("RATE_LIMIT_CREATE", lazy_gettext(
+    "Too many new games from your address. Please wait a while and try again."))
+joining = _limit("RATE_LIMIT_CREATE", lazy_gettext(  # the same allowance as ``creating``
+    "Too many seats taken from your address. Please wait a while and try again."))
+asking_home = _limit("RATE_LIMIT_HOME", lazy_gettext(
+    "Too many requests for your games from your address. Please wait a while and try "
+    "again."))
+asking_sign_in = _limit("RATE_LIMIT_SIGN_IN", lazy_gettext(
+    "Too many requests for sign-in links from your address. Please wait a while and try "
+    "again."))
+acting = _limit("RATE_LIMIT_ACTIONS", lazy_gettext(
+    "Too many actions from your address. Please wait a while and try again."))
+assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", lazy_gettext(
+    "Too many requests for the computer's view from your address. Please wait a while and "
+    "try again."))
 
 
 def between_computers(asks: Callable[[], bool]):
     """The allowance of new games between computers, counted for the requests that
     ``asks`` says ask for one (besides ``creating``)."""
-    return _limit("RATE_LIMIT_COMPUTER_GAMES", "games between computers",
-                  exempt_when=lambda: not asks())
+    return _limit("RATE_LIMIT_COMPUTER_GAMES", lazy_gettext(
+        "Too many games between computers from your address. Please wait a while and try "
+        "again."), exempt_when=lambda: not asks())
 
 
 def over_recipient_limit(setting: str, now: datetime, count: Callable[[str], int]) -> bool:

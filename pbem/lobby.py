@@ -206,20 +206,21 @@ def _take_seat(game_id: str, seat: int, here: str):
             raise matches.InvalidRequest("The request body must be a JSON object with "
                                          "'name' and, if you like, 'email' (or 'key').")
         name, email = form.get("name"), form.get("email")
+        # the seat's emails, its start email first, in the language of the page it was
+        # taken from, or of the player whose key took it
+        spoken = languages.current()
         if wants_json and "key" in form:  # the seat is the key's player's, by handle
             player = players.by_key(db, form["key"]) if isinstance(form["key"], str) else None
             if player is None:
                 raise matches.InvalidRequest("'key' is not a player key.")
-            name, email = player.handle, player.email
+            name, email, spoken = player.handle, player.email, player.language
         with write(db):
             match = matches.load(db, game_id)
             if match.rated:  # a rated seat: a player's, by handle
                 if refusal := _rated_seat_refusal(db, match, player):
                     raise matches.Refused(refusal)
                 name, email = player.handle, player.email
-            # the seat's emails, its start email first, in the language of the page it was
-            # taken from
-            matches.set_language(db, game_id, seat, languages.current())
+            matches.set_language(db, game_id, seat, spoken)
             after, token = matches.join(db, game_id, seat, name, email)
             if player is not None:
                 players.claim(db, player, game_id, seat)

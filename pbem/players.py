@@ -30,7 +30,7 @@ from typing import Any
 import sqlite_utils
 from flask import current_app, session
 
-from . import invites, limits, links, matches
+from . import invites, languages, limits, links, matches
 from .store.db import hold_name, write
 from .store import utc
 
@@ -50,14 +50,18 @@ class Player:
     handle: str
     email: str | None  # the proven address; None: a computer player
     generation: int
+    # the language of the emails to the player rather than to a seat of theirs (sign-in
+    # links, "Your games", tournaments): the page's they first signed in from, or chosen
+    language: str = languages.DEFAULT
 
 
 def _player(row: Any) -> Player:
-    return Player(row["id"], row["handle"], row["email"], row["generation"])
+    return Player(row["id"], row["handle"], row["email"], row["generation"], row["language"])
 
 
 def _one(db: sqlite_utils.Database, where: str, value: Any) -> Player | None:
-    row = db.execute(f"SELECT id, handle, email, generation FROM players WHERE {where}",
+    row = db.execute(f"SELECT id, handle, email, generation, language FROM players "
+                     f"WHERE {where}",
                      [value]).fetchone()
     return _player(row) if row else None
 
@@ -82,17 +86,19 @@ def checked_handle(handle: Any) -> str:
     return handle
 
 
-def create(db: sqlite_utils.Database, handle: Any, email: str | None) -> Player:
-    """A new player (``email`` None: a computer player); a taken handle → HandleTaken."""
+def create(db: sqlite_utils.Database, handle: Any, email: str | None,
+           language: str = languages.DEFAULT) -> Player:
+    """A new player (``email`` None: a computer player), emailed in ``language``; a taken
+    handle → HandleTaken."""
     handle = checked_handle(handle)
     with write(db):
         hold_name(db, "players")  # two new players with one handle: the second one waits
         _refuse_taken(db, handle)
         email = email.strip().lower() if email else None
         player_id = db.execute(
-            "INSERT INTO players (handle, email, created_at) VALUES (?, ?, ?) RETURNING id",
-            [handle, email, utc.iso(utc.now())]).fetchone()[0]
-        player = Player(player_id, handle, email, 0)
+            "INSERT INTO players (handle, email, language, created_at) VALUES (?, ?, ?, ?) "
+            "RETURNING id", [handle, email, language, utc.iso(utc.now())]).fetchone()[0]
+        player = Player(player_id, handle, email, 0, language)
         _rekey(db, player)
     return player
 
@@ -105,6 +111,21 @@ def rename(db: sqlite_utils.Database, player: Player, handle: Any) -> Player:
             _refuse_taken(db, handle)
         db.execute("UPDATE players SET handle = ? WHERE id = ?", [handle, player.id])
     return replace(player, handle=handle)
+
+
+def set_language(db: sqlite_utils.Database, player: Player, language: str) -> Player:
+    """Email the player in ``language`` from now on (one the site speaks)."""
+    language = languages.known(language) or languages.DEFAULT
+    db.execute("UPDATE players SET language = ? WHERE id = ?", [language, player.id])
+    return replace(player, language=language)
+
+
+def languages_of(db: sqlite_utils.Database, player_ids: list[int]) -> dict[int, str]:
+    """Each player's language, by id (a tournament's entrants, in one query)."""
+    marks = ", ".join("?" * len(player_ids))
+    return {row[0]: row[1] for row in db.execute(
+        f"SELECT id, language FROM players WHERE id IN ({marks})", player_ids)} \
+        if player_ids else {}
 
 
 def _refuse_taken(db: sqlite_utils.Database, handle: str) -> None:
@@ -172,7 +193,7 @@ def owners(db: sqlite_utils.Database, game_id: str, seat: int) -> list[Player]:
     """The players whose seat it is (``seats_of``): whoever took it, and the player of its
     address."""
     return [_player(row) for row in db.execute(
-        "SELECT p.id, p.handle, p.email, p.generation FROM players p JOIN seats s "
+        "SELECT p.id, p.handle, p.email, p.generation, p.language FROM players p JOIN seats s "
         "ON s.game_id = ? AND s.seat = ? WHERE p.id = s.player_id OR p.email = lower(s.email) "
         "ORDER BY p.id", [game_id, seat]).fetchall()]
 
@@ -226,11 +247,12 @@ def sign_in_email(db: sqlite_utils.Database, token: str) -> str | None:
     return row[0] if row else None
 
 
-def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None) -> Player | None:
-    """Use a sign-in link: its address's player (made the first time, under ``handle``;
-    renamed later when ``handle`` is given). None for a used, expired or unknown link. A
-    missing or taken handle refuses (InvalidRequest, HandleTaken) and leaves the link
-    unused (the transaction that used it rolls back)."""
+def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None,
+            language: str = languages.DEFAULT) -> Player | None:
+    """Use a sign-in link: its address's player (made the first time, under ``handle``,
+    emailed in ``language``; renamed later when ``handle`` is given). None for a used,
+    expired or unknown link. A missing or taken handle refuses (InvalidRequest,
+    HandleTaken) and leaves the link unused (the transaction that used it rolls back)."""
     if not links.TOKEN_SHAPE.fullmatch(token):
         return None
     with write(db):
@@ -247,7 +269,7 @@ def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None) -> Player
             if handle is None:
                 raise matches.InvalidRequest("Choose a handle: the name other players will "
                                              "know you by. " + HANDLE_RULE)
-            player = create(db, handle, used[0])
+            player = create(db, handle, used[0], language)
         elif handle is not None and handle != player.handle:
             player = rename(db, player, handle)
     return player

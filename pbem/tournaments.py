@@ -566,12 +566,14 @@ def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
     by_id = {e.player_id: e for e in entered or entrants(db, tournament)}
     count = db.execute("SELECT COUNT(*) FROM tournament_games WHERE tournament_id = ? AND "
                        "round = ?", [tournament.id, number]).fetchone()[0]
+    spoken = players.languages_of(db, list(by_id))  # each game's emails in its player's
     requested = []
     for first, second in pairs:
         seated = [by_id[first], by_id[second]]
         requested.append(matches.new_game(
             tournament.game.id,
-            [{"bot": e.level} if e.level else {"name": e.handle, "email": e.email}
+            [{"bot": e.level} if e.level else
+             {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
              for e in seated],
             tournament.options, clock=tournament.clock,
             rated=tournament.rated and not all(e.level for e in seated),

@@ -20,11 +20,24 @@ self.addEventListener("activate", (event) => {
 });
 
 // Pages always come from the network (they hold the game as it is now); only when there
-// is none does the offline page stand in.
+// is none does the offline page stand in, in the language of the last page shown.
 self.addEventListener("fetch", (event) => {
   if (event.request.mode !== "navigate") { return; }
-  event.respondWith(fetch(event.request).catch(() => caches.match(OFFLINE)));
+  event.respondWith(fetch(event.request).then((response) => {
+    event.waitUntil(keepOfflinePageIn(response.headers.get("Content-Language")));
+    return response;
+  }).catch(() => caches.match(OFFLINE)));
 });
+
+// The offline page kept is fetched again when a page comes in another language: with the
+// same cookie and browser languages as that page, so it is in that page's language.
+async function keepOfflinePageIn(language) {
+  const cache = await caches.open(CACHE);
+  const kept = await cache.match(OFFLINE);
+  if (language && kept && kept.headers.get("Content-Language") !== language) {
+    await cache.add(OFFLINE);
+  }
+}
 
 // The message is JSON {title, body, url, tag}: url is the seat's own link, tag the seat's,
 // so that a newer notification of the same seat replaces the older one.

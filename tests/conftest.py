@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
+from werkzeug.routing.rules import Rule
 from werkzeug.serving import make_server
 
 from flask import url_for
@@ -39,6 +40,26 @@ from helpers import NewGame, Recorder, free_port, path_of
 
 ENGINES = ("sqlite", "postgresql")
 HERE = Path(__file__).resolve().parent
+
+
+def builders_made_once(compile_builder):
+    """Werkzeug compiles two URL builders per rule, from an AST, in every new app: a third
+    of a test's setup, each test building its own app (flaskr's pattern). The builder is a
+    plain function of the rule's shape, bound to the rule afterwards, so the tests' apps
+    share one per shape; what a URL is built from stays Werkzeug's own code."""
+    made: dict = {}
+
+    def builder(rule: Rule, append_unknown: bool = True):
+        shape = (rule.rule, append_unknown, tuple(rule._trace), repr(rule.defaults),
+                 tuple(type(c).__name__ for c in rule._converters.values()))
+        if shape not in made:
+            made[shape] = compile_builder(rule, append_unknown)
+        return made[shape]
+
+    return builder
+
+
+Rule._compile_builder = builders_made_once(Rule._compile_builder)
 
 
 def pytest_addoption(parser):
@@ -85,18 +106,23 @@ def sqlite_template(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def postgres_schema(postgres_cluster):
+    """The worker's PostgreSQL schema, migrated as ``init-db`` does, emptied for each test."""
+    schema = postgres.ReusedSchema(postgres_cluster, build_schema)
+    yield schema
+    schema.close()
+
+
 @pytest.fixture
 def database(request, tmp_path):
     """The ``DATABASE`` setting of a test: a new SQLite file with the schema (a copy of the
-    session's), or a new PostgreSQL schema (whose tables ``create_app`` makes)."""
+    session's), or the worker's PostgreSQL schema with no rows in it."""
     if request.param == "sqlite":
         path = tmp_path / "pbem.sqlite"
         shutil.copy(request.getfixturevalue("sqlite_template"), path)  # private, as made
-        yield str(path)
-        return
-    with request.getfixturevalue("postgres_cluster").schema() as url:
-        build_schema(url)  # as ``init-db`` does before a server starts
-        yield url
+        return str(path)
+    return request.getfixturevalue("postgres_schema").emptied()
 
 
 class WritesWatched:

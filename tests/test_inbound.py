@@ -159,6 +159,38 @@ def test_a_reply_plays_the_move_and_is_answered_in_the_thread(client, new_game, 
     assert f"Your move {second} was recorded." in text_of(answer2)
 
 
+def test_a_russian_seat_is_answered_in_russian(client, db, post, listener):
+    """The answer to a reply follows its seat's language, whoever else is in the game."""
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": P1, "language": "ru"}, {"name": "Bob", "email": P2}]}).json
+    started = post()
+    move = legal(client, created["seats"][0]["api"])[0]
+    reply = write_reply(only(started, P1), move)
+    send(listener.port, reply)
+    delivered = post()
+    answer = answer_to(delivered, reply, P1)
+    assert answer["Subject"] == f"Принято — Mastery: Аня vs Bob [{created['id']}]"
+    body = text_of(answer)
+    assert body.startswith("Здравствуйте, Аня!")
+    assert re.search(r"^Ходит .*\(Bob\) \(полуход 1\)\.$", body, re.M)
+    assert "Партия: http" in body and "Ответьте на это письмо, написав первой строкой" in body
+    assert "Hello" not in body and "Reply to this email" not in body
+    # a refused reply: the refusal, the legal moves and the turn in Russian too
+    reply = write_reply(only(delivered, P2), "z9xz8")  # Bob's turn email, for Bob: English
+    send(listener.port, reply)
+    assert 'Your reply "z9xz8" could not be played:' in text_of(answer_to(post(), reply, P2))
+    empty = write_reply(answer, "")
+    send(listener.port, empty)
+    refused = answer_to(post(), empty, P1)
+    assert refused["Subject"].startswith("Не сыграно — Mastery")
+    body = text_of(refused)
+    assert "В вашем ответе нет хода: напишите его первой строкой, над цитатой письма." in body
+    assert "Ходит" in body and "Ваши возможные ходы:" not in body  # not Аня's turn
+    wrong = write_reply(answer, "z9xz8")
+    send(listener.port, wrong)
+    assert 'Ваш ответ «z9xz8» не удалось сыграть:' in text_of(answer_to(post(), wrong, P1))
+
+
 def test_an_illegal_move_is_answered_with_the_error_and_the_legal_moves(client, new_game, db,
                                                                          post, listener):
     game = new_game()

@@ -1,13 +1,16 @@
 """English and Russian (pbem/languages.py): a page's language from the switch (the ``lang``
-cookie) or Accept-Language, a seat's emails in its own language, and every text of the
-templates and the code translated in the catalog.
+cookie) or Accept-Language, a seat's emails in its own language, a player's in theirs, and
+every text of the templates and the code translated in the catalog.
 
 A new template or message is checked by ``test_every_text_to_translate_has_its_russian``:
-``./dev catalogs`` adds it to the catalog, to translate there (docs/operations.md)."""
+``./dev catalogs`` adds it to the catalog, to translate there (docs/operations.md); an email's
+template that writes words without marking them fails
+``test_an_email_template_writes_no_word_of_its_own``."""
 from __future__ import annotations
 
 import io
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -15,11 +18,13 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from jinja2 import nodes
 
+from pbem.jobs import scheduler
 from pbem.mail import outbox
 from pbem.store.db import connect
 
-from helpers import api_move, path_of
+from helpers import api_move, path_of, sign_up
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "pbem" / "translations" / "ru" / "LC_MESSAGES" / "messages.po"
@@ -55,6 +60,19 @@ def test_every_text_to_translate_has_its_russian():
             untranslated.append(f"{where}: {message!r}")
     assert not untranslated, "not in Russian (./dev catalogs, then translate):\n" + \
         "\n".join(untranslated)
+
+
+@pytest.mark.one_database
+@pytest.mark.parametrize("template", sorted(
+    str(path.relative_to(ROOT / "templates")) for folder in ("email", "inbound")
+    for path in (ROOT / "templates" / folder).glob("*.txt")))
+def test_an_email_template_writes_no_word_of_its_own(app, template):
+    """Every word of an email's text is marked for the catalog ({{ _() }}, {% trans %}):
+    a word written in the template itself would reach a Russian reader in English."""
+    tree = app.jinja_env.parse((ROOT / "templates" / template).read_text())
+    bare = [node.data for node in tree.find_all(nodes.TemplateData)
+            if re.search(r"[^\W\d_]{2,}", node.data)]
+    assert not bare, f"{template} writes words outside the catalog: {bare}"
 
 
 @pytest.mark.one_database
@@ -105,6 +123,48 @@ def test_errors_dates_and_numbers_in_russian(client, new_game):
     assert "No moves yet." in english
 
 
+@pytest.mark.one_database
+def test_the_manifest_in_the_pages_language(client):
+    russian = client.get("/manifest.webmanifest", headers={"Accept-Language": "ru"}).json
+    assert (russian["name"], russian["lang"]) == ("Игры по переписке", "ru")
+    assert russian["description"].startswith("Абстрактные настольные игры по переписке")
+    assert [s["name"] for s in russian["shortcuts"]] == ["Мои партии", "Новая партия", "Лобби"]
+    english = client.get("/manifest.webmanifest", headers={"Accept-Language": "en"}).json
+    assert (english["name"], english["lang"]) == ("Correspondence games", "en")
+    assert [s["url"] for s in english["shortcuts"]] == [s["url"] for s in russian["shortcuts"]]
+    # a browser fetches the manifest without cookies: a page links it in its own language
+    client.set_cookie("lang", "ru")
+    page = client.get("/", headers={"Accept-Language": "en"}).text
+    linked = re.search(r'<link rel="manifest" href="([^"]+)">', page).group(1)
+    assert linked == "/manifest.webmanifest?lang=ru"
+    client.delete_cookie("lang")
+    assert client.get(linked, headers={"Accept-Language": "en"}).json["lang"] == "ru"
+
+
+@pytest.mark.one_database
+def test_error_pages_in_russian(app, client, monkeypatch):
+    russian = {"Accept-Language": "ru"}
+    monkeypatch.setitem(app.config, "PROPAGATE_EXCEPTIONS", False)  # as on a real server
+    monkeypatch.setitem(app.view_functions, "site.rules_index", lambda: 1 / 0)
+    for answer, status, heading, reason in [
+            (client.get("/nowhere", headers=russian), 404, "Не найдено",
+             "По этому адресу ничего нет."),
+            (client.get("/play/" + "x" * 32, headers=russian), 404, "Не найдено",
+             "Эта ссылка не открывает ни одной партии."),
+            (client.get("/play/%00", headers=russian), 404, "Не найдено", "Такой страницы нет."),
+            (client.delete("/lobby", headers=russian), 405, "Метод не разрешён",
+             "Этот адрес не отвечает на такой запрос."),
+            (client.post("/new/mastery", data={"name0": "x" * 70_000}, headers=russian), 413,
+             "Слишком большой запрос", "Отправленное слишком велико для этого сервера."),
+            (client.get("/rules", headers=russian), 500, "Внутренняя ошибка сервера",
+             "На сервере что-то пошло не так.")]:
+        assert answer.status_code == status
+        assert f"<h1>{heading}</h1>" in answer.text and reason in answer.text, answer.text
+        assert "<html lang=\"ru\">" in answer.text
+    english = client.delete("/lobby", headers={"Accept-Language": "en"})
+    assert "This address does not answer this kind of request." in english.text
+
+
 def test_a_seats_emails_are_in_its_language(app, client, db, smtp):
     created = client.post("/api/games", json={"game": "mastery", "players": [
         {"name": "Аня", "email": "anya@example.org", "language": "ru"},
@@ -136,6 +196,17 @@ def test_a_seats_emails_are_in_its_language(app, client, db, smtp):
         "SELECT subject, body FROM outbox WHERE recipient = 'bob@example.org' AND kind = 'turn'"))
     assert rows and rows[0]["subject"].startswith("Ваш ход — Mastery")
     assert "Сделайте ход здесь:" in rows[0]["body"]
+
+
+def test_a_russian_digest_writes_its_day_in_russian(app, client, db):
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]}).json
+    db.execute("UPDATE seats SET notify = 'digest' WHERE game_id = ?", [created["id"]])
+    assert scheduler.send_digests(app, datetime(2026, 11, 26, 8, tzinfo=timezone.utc)) == 1
+    digest = db.execute("SELECT subject, body FROM outbox WHERE kind = 'digest'").fetchone()
+    assert re.fullmatch(r"Ваши партии: ждут вас — 1 \(26 ноября 2026\sг\.\)", digest["subject"])
+    assert re.search(r"Сегодня \(26 ноября 2026\sг\.\) вас ждёт 1 партия:", digest["body"])
 
 
 def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
@@ -195,6 +266,56 @@ def test_the_new_game_form_sets_each_seats_language(client, db):
     assert created.status_code == 201
     rows = db.execute("SELECT seat, language FROM seats ORDER BY seat").fetchall()
     assert [tuple(row) for row in rows] == [(0, "en"), (1, "ru")]
+
+
+def test_a_players_emails_are_in_the_players_language(client, db):
+    """Emails to a player rather than a seat (sign-in links, "Your games") are in the
+    language of the page the player first signed in from, whatever page asks for them
+    later, until the player chooses another; an address with no player gets the page's."""
+
+    def last_email(recipient: str, kind: str) -> tuple[str, str]:
+        row = db.execute("SELECT subject, body FROM outbox WHERE recipient = ? AND kind = ? "
+                         "ORDER BY id DESC", [recipient, kind]).fetchone()
+        return row["subject"], row["body"]
+
+    client.set_cookie("lang", "ru")
+    key = path_of(sign_up(client, db, "Anya"))
+    client.delete_cookie("lang")
+    assert client.get(key).json["language"] == "ru"
+    # a seat that is the player's by their key speaks it too, unless its entry says otherwise
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"key": key}, {"key": key, "language": "en"}]}).json
+    rows = db.execute("SELECT language FROM seats WHERE game_id = ? ORDER BY seat",
+                      [created["id"]]).fetchall()
+    assert [row[0] for row in rows] == ["ru", "en"]
+    challenge = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Bob", "email": "bob@example.org"}, {"open": True}]}).json
+    joined = client.post(path_of(challenge["seats"][1]["join"]), json={"key": key},
+                         headers={"Accept-Language": "en"})
+    assert joined.status_code in (200, 201), joined.json
+    assert db.execute("SELECT language FROM seats WHERE game_id = ? AND seat = 1",
+                      [challenge["id"]]).fetchone()[0] == "ru"
+    english = {"Accept-Language": "en"}
+    client.post("/api/sign-in", json={"email": "anya@example.org"}, headers=english)
+    subject, body = last_email("anya@example.org", "sign_in")
+    assert subject == "Войти" and body.startswith("Здравствуйте!")
+    assert "Кто-то (надеемся, вы) попросил войти с этим адресом" in body
+    client.post("/home", data={"email": "anya@example.org"}, headers=english)
+    subject, body = last_email("anya@example.org", "home")
+    assert subject == "Ваши партии" and "запросил список партий, сыгранных с этим адресом" in body
+    # no player: the language of the page that asked
+    client.post("/api/sign-in", json={"email": "new@example.org"},
+                headers={"Accept-Language": "ru"})
+    assert last_email("new@example.org", "sign_in")[0] == "Войти"
+    # the player's notifications page changes it
+    page = client.get("/me/notifications", headers=english).text
+    assert re.search(r'<select name="language">.*<option value="ru" lang="ru" selected>', page)
+    assert client.post("/me/notifications", data={"language": "en"}).status_code == 303
+    assert client.get(key).json["language"] == "en"
+    client.post("/api/sign-in", json={"email": "anya@example.org"},
+                headers={"Accept-Language": "ru"})
+    subject, body = last_email("anya@example.org", "sign_in")
+    assert subject == "Sign in" and body.startswith("Hello,")
 
 
 @pytest.mark.one_database

@@ -49,6 +49,10 @@ def test_asking_for_your_games_is_limited_per_client(limited):
     assert refused.status_code == 429
     assert "Too many requests for your games from your address" in refused.get_data(as_text=True)
     assert "Retry-After" in refused.headers
+    russian = client.post("/home", data={"email": "victim@example.org"},
+                          headers={"Accept-Language": "ru"})
+    assert russian.status_code == 429 and "<h1>Слишком много запросов</h1>" in russian.text
+    assert "С вашего адреса слишком часто запрашивали список партий." in russian.text
     assert outbox(limited) == 2
     # another client address has its own allowance
     other = client.post("/home", data={"email": "victim@example.org"},

@@ -135,3 +135,15 @@ def test_the_switch_offline_page_and_manifest(app, new_game, live_server, contex
     page.reload()
     expect(page.get_by_role("heading", name="Mastery")).to_be_visible()
     expect(page.locator(".offline-notice")).to_be_hidden()
+
+    # in the language of the last page shown: once the switch chose Russian, so is it
+    page.goto(live_server + game.urls[0] + "?lang=ru")
+    kept_in = "caches.match('/offline').then(kept => kept.headers.get('Content-Language'))"
+    for _ in range(50):  # the service worker fetches it again after the page
+        if page.evaluate(kept_in) == "ru":
+            break
+        page.wait_for_timeout(100)
+    context.set_offline(True)
+    page.goto(live_server + game.urls[0])
+    expect(page.get_by_role("heading", name="Нет связи")).to_be_visible()
+    context.set_offline(False)

@@ -379,3 +379,42 @@ def test_a_player_who_deletes_their_identity_leaves_their_results_counted(app, c
     assert after["players"] == ["Ann", "Cat"] and after["winner"] is None
     assert after["standings"][0] == {"handle": None, "points": 2, "tiebreak": 1.0, "played": 2}
     assert client.get(f"/tournaments/{cup['id']}").status_code == 200
+
+
+def test_each_entrant_is_emailed_in_their_own_language(client, db):
+    """Anya signed up from a Russian page, Bob from an English one: each gets the round and
+    the end in their language, the deadline and the points written as it writes them."""
+    client.set_cookie("lang", "ru")
+    keys = {"Anya": path_of(sign_up(client, db, "Anya"))}
+    client.delete_cookie("lang")
+    keys["Bob"] = path_of(sign_up(client, db, "Bob"))
+    swiss = organise(client, keys["Bob"], format="swiss", rounds=1, round_days=3)
+    enter(client, keys, swiss, "Anya", "Bob")
+    assert client.post(f"{keys['Bob']}/tournaments/{swiss['id']}/start").status_code == 200
+
+    def emails(subject: str) -> dict[str, tuple[str, str]]:
+        return {row["recipient"]: (row["subject"], row["body"]) for row in db.execute(
+            "SELECT recipient, subject, body FROM outbox WHERE kind = 'tournament' AND "
+            "subject LIKE ?", [f"{subject}%"])}
+
+    russian = emails("Тур 1 — ")["anya@example.org"]
+    assert russian[0] == "Тур 1 — Autumn cup"
+    assert "Здравствуйте, Anya!" in russian[1]
+    assert "Начался тур 1 турнира Autumn cup (Mastery, швейцарская система)." in russian[1]
+    assert re.search(r"Конец тура: [а-я]{2}, \d+ [а-я]+\.?\s\d{4}\sг\., \d\d:\d\d UTC; тогда в "
+                     r"незаконченных партиях присуждается ничья\.", russian[1])
+    english = emails("Round 1 — ")["bob@example.org"][1]
+    assert "Round 1 of the tournament Autumn cup (Mastery, Swiss system) has started." in english
+    assert re.search(r"The round ends \w{3} \d\d \w{3} \d{4}, \d\d:\d\d UTC; games unfinished "
+                     r"by then are drawn\.", english)
+
+    [game] = seat_apis(client, keys, swiss["id"]).values()
+    play(client, game, 0.5)
+    # the games' own emails too
+    turns = dict(db.execute("SELECT recipient, subject FROM outbox WHERE kind = 'turn'"
+                            ).fetchall())
+    assert turns["anya@example.org"].startswith("Ваш ход — Mastery: ")
+    assert turns["bob@example.org"].startswith("Your move — Mastery: ")
+    assert emails("Турнир окончен — ")["anya@example.org"][0] == "Турнир окончен — Autumn cup"
+    assert "Anya: очков: 0,5 (Бухгольц 0,5)" in emails("Турнир окончен")["anya@example.org"][1]
+    assert "Bob: 0.5 points (Buchholz 0.5)" in emails("Tournament over")["bob@example.org"][1]

@@ -46,8 +46,9 @@ from typing import Iterable, Sequence
 
 import sqlite_utils
 from flask import current_app, has_request_context, render_template
+from flask_babel import gettext, lazy_gettext, ngettext
 
-from .. import commands, events, invites, links, matches
+from .. import commands, events, invites, languages, links, matches
 from ..events import Command, Message, Move
 from . import sentences
 from . import compose
@@ -77,15 +78,9 @@ MESSAGE_ID = re.compile(r"<[^<>\s\"]{1,200}@[^<>\s\"]{1,200}>")
 
 SAY = re.compile(r"say\b\s*:?\s*(.*)", re.IGNORECASE)  # "say <a chat message>"
 # An answer's subject's first words, by status.
-ANSWERED = {"recorded": "Recorded", "duplicate": "Already recorded",
-            "stale": "Not played: the game moved on", "refused": "Not played"}
-REMATCH_STARTED = ("Every player asked for a rematch: the new game has started, and its first "
-                   "email, with your new link, is on its way.")
-HELP = ("Reply to this email with your move in the game's notation as the first line\n"
-        "(what you write below it goes to the game's chat), or with one word: resign,\n"
-        "draw (to offer one), accept or decline (a draw offer, or in a team game a\n"
-        "partner's proposal to resign), rematch (once the game is over); or with \"say\"\n"
-        "and a message for the chat.")
+ANSWERED = {"recorded": lazy_gettext("Recorded"), "duplicate": lazy_gettext("Already recorded"),
+            "stale": lazy_gettext("Not played: the game moved on"),
+            "refused": lazy_gettext("Not played")}
 
 
 # -- reply addresses -----------------------------------------------------------------------
@@ -432,8 +427,10 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
     if reply.automatic:
         log.info("inbound mail for game %s seat %s: automatic mail ignored", game_id, seat)
         return Result("ignored", game_id, seat)
-    # The event and its answer are one transaction, like every event and its emails.
-    with _request_context(), write(db):
+    # The event and its answer are one transaction, like every event and its emails; what
+    # the answer says (the refusal's reason too) is in the seat's language.
+    with _request_context(), languages.in_language(matches.language_of(db, game_id, seat)), \
+            write(db):
         invites.answered(db, game_id, seat)  # a person replied to an email of the game
         text = command(reply, game_id)
         asked = action(text)
@@ -445,11 +442,12 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         status, error, kind = "recorded", None, asked.kinds[0]
         try:
             if not text:
-                raise matches.InvalidRequest("Your reply has no move: write it as the first "
-                                             "line, above the quoted email.")
+                raise matches.InvalidRequest(gettext("Your reply has no move: write it as "
+                                                     "the first line, above the quoted email."))
             if len(text) > MAX_LINE and not chat:
-                raise matches.InvalidRequest("The first line of your reply is too long to be "
-                                             "a move: write only the move on it.")
+                raise matches.InvalidRequest(gettext("The first line of your reply is too "
+                                                     "long to be a move: write only the move "
+                                                     "on it."))
             # Only a move depends on the position seen; resigning and answering a draw
             # offer do not (as on the web page and in the API).
             submitted = commands.submit(
@@ -479,7 +477,8 @@ def _done(match: matches.Match, seat: int, kind: str, with_message: bool) -> str
     (an opponent's conditional reply may have followed it), and the message it posted with
     it."""
     if kind == "rematch" and match.rematch_id:
-        done = REMATCH_STARTED
+        done = gettext("Every player asked for a rematch: the new game has started, and its "
+                       "first email, with your new link, is on its way.")
     else:
         event = next(e for e in reversed(match.events) if e.seat == seat
                      and (e.kind == "chat") == (kind == "chat"))
@@ -487,7 +486,8 @@ def _done(match: matches.Match, seat: int, kind: str, with_message: bool) -> str
             **(asdict(event.payload) if event.payload else {}),
             partners=match.people(match.partners(seat)),
             opponents=match.people(match.opponents(seat)))
-    return done + (" Your message was posted to the game's chat." if with_message else "")
+    return " ".join([done, gettext("Your message was posted to the game's chat.")]) \
+        if with_message else done
 
 
 @contextlib.contextmanager
@@ -528,8 +528,8 @@ def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: 
             status=status, text=_echo(text), error=error, done=done, unposted=unposted,
             since=_moves_since(match, seat, seen) if status == "stale" else [],
             board=to.board, situation=_situation(match, seat),
-            legal=_legal_text(legal, to.link), link=to.link, help=HELP)
-        return compose.to_seat(db, to, ANSWERED[status], body, kind="answer",
+            legal=_legal_text(legal, to.link), link=to.link)
+        return compose.to_seat(db, to, str(ANSWERED[status]), body, kind="answer",
                                replied=replied, headers={"Auto-Submitted": "auto-replied"})
 
 
@@ -539,15 +539,19 @@ def _echo(text: str) -> str:
 
 def _situation(match: matches.Match, seat: int) -> str:
     if match.finished:
-        return f"Game over — {match.result}."
-    movers = match.current.to_move
-    others = [s for s in movers if s != seat]
-    turn = "It is your turn" if seat in movers else ""
-    if others:
-        names = " and ".join(compose.who(match, s) for s in others)
-        turn = (f"{turn}; {names} also to move" if turn
-                else f"{names} {'is' if len(others) == 1 else 'are'} to move")
-    return " ".join([f"{turn} (ply {match.ply}).", *sentences.notices(match, seat)])
+        return gettext("Game over — %(result)s.", result=match.result)
+    others = [s for s in match.current.to_move if s != seat]
+    names = languages.listing(compose.who(match, s) for s in others)
+    if seat not in match.current.to_move:
+        turn = ngettext("%(names)s is to move (ply %(ply)s).",
+                        "%(names)s are to move (ply %(ply)s).", len(others),
+                        names=names, ply=match.ply)
+    elif others:
+        turn = gettext("It is your turn; %(names)s also to move (ply %(ply)s).",
+                       names=names, ply=match.ply)
+    else:
+        turn = gettext("It is your turn (ply %(ply)s).", ply=match.ply)
+    return " ".join([turn, *sentences.notices(match, seat)])
 
 
 def _moves_since(match: matches.Match, seat: int, seen: int) -> list[str]:
@@ -562,10 +566,10 @@ def _legal_text(legal: list[str], link: str) -> str:
         return ""
     shown = ", ".join(legal[:MAX_LEGAL_LISTED])
     more = len(legal) - MAX_LEGAL_LISTED
-    if more > 0:
-        shown += f" … and {more} more: see them all on the game's page ({link})"
-    return textwrap.fill(f"Your legal moves: {shown}", width=76, break_long_words=False,
-                         break_on_hyphens=False)
+    text = gettext("Your legal moves: %(moves)s", moves=shown) if more <= 0 else gettext(
+        "Your legal moves: %(moves)s … and %(more)s more: see them all on the game's page "
+        "(%(link)s)", moves=shown, more=more, link=link)
+    return textwrap.fill(text, width=76, break_long_words=False, break_on_hyphens=False)
 
 
 links.redact_logger(log)

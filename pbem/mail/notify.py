@@ -330,18 +330,28 @@ def home_link(db: sqlite_utils.Database, email: str, token: str) -> None:
     if home_opted_out(db, email):
         return
     link = links.email_url("site.home", token=token)
-    compose.to_address(db, email, gettext("Your games"),
-                       render_template("email/home.txt", link=link), kind="home",
-                       buttons={link: gettext("Open your games")}, primary=link)
+    with languages.in_language(_address_language(db, email)):
+        compose.to_address(db, email, gettext("Your games"),
+                           render_template("email/home.txt", link=link), kind="home",
+                           buttons={link: gettext("Open your games")}, primary=link)
 
 
 def sign_in_link(db: sqlite_utils.Database, email: str, token: str) -> None:
     """The email that proves an address: its one-time sign-in link (``pbem/players.py``)."""
-    body = render_template("email/sign_in.txt",
-                           link=links.email_url("players.sign_in_page", token=token),
-                           hours=players.SIGN_IN_VALID // timedelta(hours=1))
-    outbox.queue(db, recipient=email, subject=gettext("Sign in"), body=body,
+    with languages.in_language(_address_language(db, email)):
+        body = render_template("email/sign_in.txt",
+                               link=links.email_url("players.sign_in_page", token=token),
+                               hours=players.SIGN_IN_VALID // timedelta(hours=1))
+        subject = gettext("Sign in")
+    outbox.queue(db, recipient=email, subject=subject, body=body,
                  domain=current_app.config["MAIL_DOMAIN"], kind="sign_in")
+
+
+def _address_language(db: sqlite_utils.Database, email: str) -> str:
+    """The language of an email to an address, not to a seat: its player's, else the one
+    of the page that asked for it."""
+    player = players.by_email(db, email)
+    return player.language if player is not None else languages.current()
 
 
 # -- preferences, and the links that change them ---------------------------------------------
@@ -507,10 +517,11 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
             first, first_seat = seats[0]  # the digest speaks the language of its first game
             with languages.in_language(matches.language_of(db, first.id, first_seat)):
                 entries = [_digest_entry(db, match, seat) for match, seat in seats]
+                shown_day = languages.day(now.date())
                 compose.to_address(
                     db, recipient, gettext("Your games: %(count)s waiting for you (%(day)s)",
-                                           count=len(entries), day=day),
-                    render_template("email/digest.txt", entries=entries, day=day),
+                                           count=len(entries), day=shown_day),
+                    render_template("email/digest.txt", entries=entries, day=shown_day),
                     kind="digest",
                     buttons={e["link"]: gettext("Open %(game)s: %(players)s",
                                                 game=e["match"].game.title,

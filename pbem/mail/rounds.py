@@ -1,25 +1,35 @@
 """A tournament's emails (``pbem/tournaments.py``): to each player when a round of theirs
 starts, one email with a link to each of their new games (a round robin's every game at
-once), instead of each game's own start email; and to everyone when it ends."""
+once), instead of each game's own start email; and to everyone when it ends. Each is in
+its player's language (``players.Player.language``), dates and numbers too."""
 from __future__ import annotations
 
 from typing import Any
 
 import sqlite_utils
 from flask import current_app, render_template
+from flask_babel import LazyString, lazy_gettext
 
-from .. import languages, links, signals, tournaments
+from .. import languages, links, pairings, players, signals, tournaments
 from . import outbox
 
+# What the emails call each format and tie-break, in their language.
+FORMATS = {"round-robin": lazy_gettext("round robin"), "swiss": lazy_gettext("Swiss system"),
+           "knockout": lazy_gettext("knockout"), "league": lazy_gettext("league")}
+TIEBREAKS = {pairings.SONNEBORN_BERGER: lazy_gettext("Sonneborn–Berger"),
+             pairings.BUCHHOLZ: lazy_gettext("Buchholz")}
 
-def _queue(db: sqlite_utils.Database, email: str, subject: str, template: str,
-           **context: Any) -> None:
-    # A player has no language of their own (a seat has): every entrant gets English,
-    # whatever the language of the page whose request started the round.
-    with languages.in_language(languages.DEFAULT):
-        body = render_template(f"email/{template}.txt", **context)
-    outbox.queue(db, recipient=email, subject=subject, kind="tournament", body=body,
-                 domain=current_app.config["MAIL_DOMAIN"])
+
+def _queue(db: sqlite_utils.Database, email: str, language: str, subject: LazyString,
+           template: str, tournament: tournaments.Tournament, **context: Any) -> None:
+    """Queue ``email/<template>.txt`` to an entrant, in the entrant's ``language`` (not
+    that of the page whose request started the round)."""
+    with languages.in_language(language):
+        body = render_template(f"email/{template}.txt", tournament=tournament,
+                               format_name=FORMATS[tournament.format],
+                               tiebreak=TIEBREAKS.get(tournament.tiebreak or ""), **context)
+        outbox.queue(db, recipient=email, subject=str(subject), kind="tournament", body=body,
+                     domain=current_app.config["MAIL_DOMAIN"])
 
 
 def _page(tournament: tournaments.Tournament) -> str:
@@ -42,6 +52,7 @@ def round_started(db: sqlite_utils.Database, *, tournament: tournaments.Tourname
                                  for game in theirs[e.player_id] if game.game_id],
                             emailed=True)
     urls = iter(links.email_urls("play.page", tokens, role="play"))
+    spoken = players.languages_of(db, [e.player_id for e, _ in told])
     for entrant, email in told:
         # (round, opponent, first move?, link): the opponent None for a bye
         mine: list[tuple[int, str | None, bool | None, str | None]] = []
@@ -54,11 +65,12 @@ def round_started(db: sqlite_utils.Database, *, tournament: tournaments.Tourname
                                                  else game.first_id), seat == 0,
                          next(urls)))
         if mine:
-            what = "Your games" if tournament.format == "round-robin" \
-                else f"Round {games[0].round}"
-            _queue(db, email, f"{what} — {tournament.name}", "round",
-                   tournament=tournament, name=entrant.handle, games=mine,
-                   page=_page(tournament))
+            subject = lazy_gettext("Your games — %(tournament)s", tournament=tournament.name) \
+                if tournament.format == "round-robin" else lazy_gettext(
+                    "Round %(round)s — %(tournament)s", round=games[0].round,
+                    tournament=tournament.name)
+            _queue(db, email, spoken[entrant.player_id], subject, "round", tournament,
+                   name=entrant.handle, games=mine, page=_page(tournament))
 
 
 def _seat(game: tournaments.Pairing, player_id: int) -> int:
@@ -69,8 +81,10 @@ def _seat(game: tournaments.Pairing, player_id: int) -> int:
 def tournament_finished(db: sqlite_utils.Database, *,
                         tournament: tournaments.Tournament) -> None:
     shown = tournaments.table(db, tournament)
-    for entrant in shown.entrants:
-        if entrant.email is not None:
-            _queue(db, entrant.email, f"Tournament over — {tournament.name}", "tournament_end",
-                   tournament=tournament, name=entrant.handle, shown=shown,
-                   page=_page(tournament))
+    told = [(e, e.email) for e in shown.entrants if e.email is not None]
+    spoken = players.languages_of(db, [e.player_id for e, _ in told])
+    for entrant, email in told:
+        _queue(db, email, spoken[entrant.player_id],
+               lazy_gettext("Tournament over — %(tournament)s", tournament=tournament.name),
+               "tournament_end", tournament, name=entrant.handle, shown=shown,
+               page=_page(tournament))

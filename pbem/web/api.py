@@ -82,7 +82,8 @@ def _between_computers() -> bool:
 
 def _players_by_key(db, entries: Any) -> tuple[Any, dict[int, int]]:
     """The players' entries of a new game with each ``{"key"}`` made that player's (their
-    handle and proven address), and those players' ids by seat."""
+    handle, proven address and language, unless the entry names one), and those players'
+    ids by seat."""
     if not isinstance(entries, list):
         return entries, {}
     claimed, resolved = {}, []
@@ -92,7 +93,8 @@ def _players_by_key(db, entries: Any) -> tuple[Any, dict[int, int]]:
             if player is None:
                 raise matches.InvalidRequest(f"Player {number + 1}: 'key' is not a player key.")
             claimed[number] = player.id
-            entry = {"name": player.handle, "email": player.email}
+            entry = {"name": player.handle, "email": player.email,
+                     "language": entry.get("language", player.language)}
         resolved.append(entry)
     return resolved, claimed
 

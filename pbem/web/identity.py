@@ -10,7 +10,7 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import limits, links, matches, mygames, players, ratings
+from .. import languages, limits, links, matches, mygames, players, ratings
 from ..mail import notify
 from ..matches import Match
 from ..store.db import get_db, write
@@ -87,7 +87,7 @@ def sign_in(token: str):
         handle = request.form.get("handle") or None
     db = get_db()
     try:
-        player = players.sign_in(db, token, handle)
+        player = players.sign_in(db, token, handle, languages.current())
     except matches.ActionError as error:
         if wants_json:
             return jsonify(error=error.message), error.status
@@ -160,7 +160,7 @@ def player_api(token: str):
             "your_turn": entry.your_turn, "outcome": entry.match.outcome_json(),
             "rated": entry.match.rated, "tournament": entry.match.tournament})
     return jsonify(handle=player.handle, email=player.email, games=games,
-                   ratings=_ratings_json(db, player))
+                   ratings=_ratings_json(db, player), language=player.language)
 
 
 # -- profiles: public facts only --------------------------------------------------------------

@@ -46,7 +46,8 @@ def open_seat(token: str, role: str) -> links.Access:
     transaction: once is enough)."""
     access = links.resolve(get_db(), token)
     if access is None or (access.seat is None) != (role == "watch"):
-        abort(404, "This link does not open any game. Check that you copied all of it.")
+        abort(404, gettext("This link does not open any game. Check that you copied all "
+                           "of it."))
     if access.emailed and request.method not in ("GET", "HEAD"):
         invites.answered(get_db(), access.game_id, access.seat)  # acted: a person read it
     return access

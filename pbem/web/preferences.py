@@ -145,7 +145,9 @@ def _channels_chosen() -> dict[str, str]:
 
 @bp.route("/me/notifications", methods=["GET", "POST"])
 def player_notifications():
-    """A signed-in player's channels for every seat of theirs that did not choose its own."""
+    """A signed-in player's channels for every seat of theirs that did not choose its own,
+    and the language of the emails to the player (not to a seat: sign-in links, "Your
+    games", tournaments)."""
     db = get_db()
     player = players.current(db)
     if player is None:
@@ -153,6 +155,8 @@ def player_notifications():
     if request.method == "POST":
         with write(db):
             channels.set_player(db, player.id, _channels_chosen())
+            if languages.known(request.form.get("language")):
+                players.set_language(db, player, request.form["language"])
         flash(gettext("Your settings are saved."))
         return redirect(url_for(".player_notifications"), 303)
     return render_template("player_notifications.html", player=player,

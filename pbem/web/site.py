@@ -15,7 +15,7 @@ from flask import (Blueprint, Response, abort, current_app, jsonify, render_temp
                    request)
 from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
-from werkzeug.exceptions import HTTPException, NotFound, SecurityError
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from .. import clocks, invites, languages, limits, links, matches, mygames, players, ratings
 from . import diagrams
@@ -245,7 +245,18 @@ STATUS_NAMES = {400: lazy_gettext("Bad Request"), 403: lazy_gettext("Forbidden")
                 409: lazy_gettext("Conflict"), 413: lazy_gettext("Request Entity Too Large"),
                 422: lazy_gettext("Unprocessable Entity"), 429: lazy_gettext("Too Many Requests"),
                 500: lazy_gettext("Internal Server Error")}
-NOT_FOUND = lazy_gettext("There is nothing at this address. Check that you copied all of it.")
+# What a page says when the view gave no reason of its own (werkzeug's English one)
+REASONS = {
+    400: lazy_gettext("The server could not understand this request."),
+    403: lazy_gettext("This page is not open to you."),
+    404: lazy_gettext("There is nothing at this address. Check that you copied all of it."),
+    405: lazy_gettext("This address does not answer this kind of request."),
+    409: lazy_gettext("The request clashed with another change. Please try again."),
+    413: lazy_gettext("What was sent is too large for this server."),
+    422: lazy_gettext("The request could not be carried out."),
+    429: lazy_gettext("Too many requests from your address. Please wait a while and try "
+                      "again."),
+    500: lazy_gettext("Something went wrong on the server. Please try again later.")}
 
 @bp.app_errorhandler(HTTPException)
 def http_error(error: HTTPException):
@@ -254,6 +265,7 @@ def http_error(error: HTTPException):
                         "host name.\n", error.code, mimetype="text/plain")
     if request.path.startswith("/api/") or request.is_json:  # e.g. the API's POST <join>
         return jsonify(error=error.description), error.code
-    description = NOT_FOUND if error.description == NotFound.description else error.description
+    description = REASONS.get(error.code or 0, error.description) \
+        if error.description == type(error).description else error.description
     return render_template("error.html", error=error, description=description,
                            name=STATUS_NAMES.get(error.code or 0, error.name)), error.code

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template, send_from_directory, \
     url_for
+from flask_babel import gettext
 
+from .. import languages
 from ..mail import push
 
 bp = Blueprint("webapp", __name__)
@@ -25,14 +27,21 @@ def service_worker():
 
 @bp.get("/manifest.webmanifest")
 def manifest():
+    """The manifest in the page's language: pages link it with theirs (``?lang=``), since a
+    browser fetches it without cookies."""
     icons = [{"src": url_for("static", filename=f"icon-{size}.png"), "type": "image/png",
               "sizes": f"{size}x{size}", "purpose": "any maskable"} for size in (192, 512)]
+    shortcuts = [{"name": gettext("My games"), "url": url_for("mygames.my_games")},
+                 {"name": gettext("New game"), "url": url_for("site.choose_game")},
+                 {"name": gettext("Lobby"), "url": url_for("lobby.lobby")}]
     response = jsonify({
-        "name": "Correspondence games", "short_name": "Games",
-        "description": "Abstract board games by correspondence: your turn comes by "
-                       "notification or email.",
+        "name": gettext("Correspondence games"), "short_name": gettext("Games"),
+        "description": gettext("Abstract board games by correspondence: your turn comes by "
+                               "notification or email."),
+        "lang": languages.current(), "dir": "ltr",
         "start_url": url_for("mygames.my_games"), "scope": "/", "display": "standalone",
-        "background_color": "#fffdf6", "theme_color": "#2b2f36", "icons": icons})
+        "background_color": "#fffdf6", "theme_color": "#2b2f36", "icons": icons,
+        "shortcuts": shortcuts})
     response.mimetype = "application/manifest+json"
     return response
 
