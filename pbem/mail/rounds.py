@@ -40,7 +40,7 @@ def _page(tournament: tournaments.Tournament) -> str:
 def round_started(db: sqlite_utils.Database, *, tournament: tournaments.Tournament,
                   games: list[tournaments.Pairing]) -> None:
     entered = tournaments.entrants(db, tournament)
-    handles = {e.player_id: e.handle for e in entered}
+    handles: dict[int | None, str] = {e.player_id: e.handle for e in entered}
     told = [(e, e.email) for e in entered if e.email is not None and not e.withdrawn]
     theirs: dict[int, list[tournaments.Pairing]] = {e.player_id: [] for e, _ in told}
     for game in games:
