@@ -388,8 +388,6 @@ def _may(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
 @functools.lru_cache(maxsize=4096)  # a tournament's games check each player's name often
 def plain_spaces(text: str) -> str:
     """``text`` with every kind of space (no-break, thin, ...) made a plain one."""
-    if text.isascii():  # its only space is the plain one (a tournament checks 9,900 names)
-        return text
     return "".join(" " if unicodedata.category(c) == "Zs" else c for c in text)
 
 
