@@ -142,12 +142,15 @@ def test_a_move_being_built_is_kept_and_a_notice_offers_the_refresh(person, star
 
 
 @pytest.mark.browser
-def test_a_hidden_page_does_not_poll_until_it_is_shown_again(person, started):
+def test_a_hidden_page_does_not_poll_until_it_is_shown_again(open_context, started):
     links = started()
-    light = person(links["light"])
+    light = open_context().new_page()
+    light.clock.install()  # the page's timers run on a clock the test moves on
     polls = []
     light.on("request", lambda r: polls.append(r.url) if r.url.endswith("/version") else None)
-    light.wait_for_timeout(3_500)
+    light.goto(links["light"])
+    with light.expect_request(lambda r: r.url.endswith("/version")):
+        light.clock.run_for(3_500)
     assert polls, "a visible page polls every few seconds"
 
     light.evaluate("""() => {
@@ -155,7 +158,8 @@ def test_a_hidden_page_does_not_poll_until_it_is_shown_again(person, started):
         document.dispatchEvent(new Event("visibilitychange"));
     }""")
     polls.clear()
-    light.wait_for_timeout(4_500)
+    light.clock.run_for(60_000)
+    light.wait_for_timeout(300)  # a request started would have been seen by now
     assert polls == [], "a hidden page polled"
 
     with light.expect_request(lambda r: r.url.endswith("/version"), timeout=1_000):
