@@ -2,8 +2,8 @@
 
 ``engine.GAMES`` maps each game id to its ``Game``; see ``engine.core`` for the interface.
 """
-from .core import (Game, IllegalMove, InvalidGameSetup, Option, Outcome, State, UnknownGame,
-                   chance, perft, random_playout, random_positions)
+from .core import (Game, IllegalMove, InvalidGameSetup, Option, Outcome, State, Text,
+                   UnknownGame, chance, perft, random_playout, random_positions)
 from . import magnet, magnetic_field, mastery, the_right_moves
 
 GAMES: dict[str, Game] = {game.id: game for game in (
@@ -18,4 +18,4 @@ def get(game_id: str) -> Game:
 
 
 __all__ = ["GAMES", "Game", "IllegalMove", "InvalidGameSetup", "Option", "Outcome", "State",
-           "UnknownGame", "chance", "get", "perft", "random_playout", "random_positions"]
+           "Text", "UnknownGame", "chance", "get", "perft", "random_playout", "random_positions"]

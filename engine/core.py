@@ -15,8 +15,43 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Iterable, Mapping, TypeVar
 
 
+class Text(str):
+    """Words for players, in English: ``template`` with its ``%(name)s`` fields filled in.
+
+    It is the English ``str`` to everything that reads it; a server that speaks other
+    languages looks ``template`` up in its catalog (it is the msgid) and fills in the
+    fields, themselves translated where they are ``Text`` (a tuple of them is listed with
+    commas). The engine's words for players (``IllegalMove`` reasons, ``Outcome`` reasons,
+    the names of pieces and tiles) are all ``Text``, so the server needs no Flask here.
+    """
+
+    template: str
+    fields: Mapping[str, Any]
+
+    def __new__(cls, template: str, /, **fields: Any) -> Text:
+        if isinstance(template, Text) and not fields:
+            return template
+        text = super().__new__(cls, template % {name: listed(value) for name, value
+                                                in fields.items()} if fields else template)
+        text.template, text.fields = str(template), fields
+        return text
+
+
+def listed(value: Any) -> Any:
+    """A field's value as it is written: a tuple lists its items with commas."""
+    return ", ".join(map(str, value)) if isinstance(value, tuple) else value
+
+
 class IllegalMove(ValueError):
-    """Text that is not a move, or a move the rules forbid. The message is for players."""
+    """Text that is not a move, or a move the rules forbid. The message is for players: a
+    ``Text`` made of ``message`` and ``fields`` (``text``)."""
+
+    def __init__(self, message: str, /, **fields: Any):
+        super().__init__(Text(message, **fields))
+
+    @property
+    def text(self) -> Text:
+        return self.args[0]
 
 
 class InvalidGameSetup(ValueError):
@@ -205,7 +240,8 @@ class Game(Generic[StateT]):
             raise IllegalMove("The moves must be a list of (seat, move) pairs.")
         for number, entry in enumerate(moves, start=1):
             if not isinstance(entry, (tuple, list)) or len(entry) != 2:
-                raise IllegalMove(f"Move {number} is not a (seat, move) pair: {entry!r:.80}.")
+                raise IllegalMove("Move %(number)s is not a (seat, move) pair: %(entry)s.",
+                              number=number, entry=f"{entry!r:.80}")
             state = self.apply(state, *entry)
         return state
 
@@ -277,7 +313,7 @@ class Game(Generic[StateT]):
         team = self.team_of(state.players, seat)
         winners = tuple(s for s in range(state.players) if s not in team)
         side = self.team_name(state.players, seat) or self.side_name(state, seat)
-        return Outcome(winners, False, f"{side} resigned")
+        return Outcome(winners, False, Text("%(side)s resigned", side=side))
 
     # -- game-specific -------------------------------------------------------------------
 
