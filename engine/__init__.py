@@ -14,7 +14,7 @@ def get(game_id: str) -> Game:
     try:
         return GAMES[game_id]
     except (KeyError, TypeError):
-        raise UnknownGame(f"There is no game called {game_id!r}.") from None
+        raise UnknownGame(Text("There is no game called %(name)s.", name=repr(game_id))) from None
 
 
 __all__ = ["GAMES", "Game", "IllegalMove", "InvalidGameSetup", "Option", "Outcome", "State",

@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import engine
 from flask import Flask, abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -153,7 +154,7 @@ def _refuse_nul_in_the_path():
     """No address of this server holds a NUL byte (``%00``), and PostgreSQL's text cannot:
     an id or a link with one is a page that does not exist, on every route alike."""
     if "\x00" in request.path:
-        abort(404, "There is no such page.")
+        abort(404, engine.Text("There is no such page."))
 
 
 def _refuse_deeply_nested_json():
@@ -164,7 +165,7 @@ def _refuse_deeply_nested_json():
         try:
             request.get_json(silent=True)
         except RecursionError:
-            abort(400, "The JSON body is nested too deeply to be read.")
+            abort(400, engine.Text("The JSON body is nested too deeply to be read."))
 
 
 def _security_headers(response):

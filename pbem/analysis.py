@@ -67,10 +67,12 @@ def explore(match: Match, viewer: int | None, start: int, moves: list[str]) -> L
     """The line of ``moves`` from the position at ply ``start``, as far as they are legal
     (the first that is not stops it, and ``error`` names it)."""
     if not allowed(match):
-        raise AnalysisRefused(f"{match.game.title} hides information: its positions can be "
-                              "analysed once the game is over.")
+        raise AnalysisRefused(engine.Text("%(game)s hides information: its positions can be "
+                                          "analysed once the game is over.",
+                                          game=match.game.title))
     if not 0 <= start <= match.ply:
-        raise AnalysisRefused(f"The game has no ply {start}: it has {match.ply} so far.")
+        raise AnalysisRefused(engine.Text("The game has no ply %(ply)s: it has %(plies)s so "
+                                          "far.", ply=start, plies=match.ply))
     game = match.game
     line = Line(match, viewer, start, match.states[start])
     for move in moves:

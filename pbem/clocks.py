@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
-from engine import Outcome
+from engine import Outcome, Text
 from flask_babel import gettext, ngettext
 
 from . import languages
@@ -409,7 +409,7 @@ def ran_out(match: Any, now: datetime) -> SeatClock | None:
 
 
 def timeout_outcome(game: Any, state: Any, seat: int, clock: Mapping[str, Any] | None) -> Outcome:
-    reason = f"{game.side_name(state, seat)} ran out of time"
+    reason = Text("%(side)s ran out of time", side=game.side_name(state, seat))
     if clock and clock.get("on_timeout") == "draw":
         return Outcome((), True, reason)
     team = game.team_of(state.players, seat)
@@ -420,18 +420,19 @@ def check_vacation(match: Any, seat: int, days: Any, now: datetime) -> int:
     """The number of days of a vacation ``seat`` may declare now; ``ValueError`` if not."""
     allowance = match.clock["vacation_days"] if match.clock else 0
     if not allowance:
-        raise ValueError("This game has no vacation days.")
+        raise ValueError(Text("This game has no vacation days."))
     try:
         days = int(days)
     except (TypeError, ValueError):
-        raise ValueError("A vacation is a whole number of days.") from None
+        raise ValueError(Text("A vacation is a whole number of days.")) from None
     if days < 1:
-        raise ValueError("A vacation is at least one day.")
+        raise ValueError(Text("A vacation is at least one day."))
     year = now.astimezone(timezone.utc).year
     left = allowance - vacation_days_used(steps_of(match), seat, year)
     if days > left:
-        raise ValueError(f"You have {_days(max(left, 0))} of vacation left in {year} "
-                         f"(of {_days(allowance)} a year).")
+        raise ValueError(Text("You have %(left)s of vacation left in %(year)s (of %(days)s a "
+                              "year).", left=_days(max(left, 0)), year=year,
+                              days=_days(allowance)))
     return days
 
 

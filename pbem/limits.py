@@ -18,6 +18,7 @@ import sqlite3
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
+from engine import Text
 from flask import Flask, current_app
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -52,25 +53,26 @@ def _succeeded(response) -> bool:
     return response.status_code < 400
 
 
-def _limit(setting: str, what: str, exempt_when: Callable[[], bool] | None = None):
+def _limit(setting: str, what: Text, exempt_when: Callable[[], bool] | None = None):
     return limiter.shared_limit(
         _setting(setting), scope=setting.lower(), methods=["POST", "PUT"],
         deduct_when=_succeeded, exempt_when=exempt_when,
-        error_message=f"Too many {what} from your address. Please wait a while and try again.")
+        error_message=Text("Too many %(what)s from your address. Please wait a while and try "
+                           "again.", what=what))
 
 
-creating = _limit("RATE_LIMIT_CREATE", "new games")
-joining = _limit("RATE_LIMIT_CREATE", "seats taken")  # the same allowance as ``creating``
-asking_home = _limit("RATE_LIMIT_HOME", "requests for your games")
-asking_sign_in = _limit("RATE_LIMIT_SIGN_IN", "requests for sign-in links")
-acting = _limit("RATE_LIMIT_ACTIONS", "actions")
-assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", "requests for the computer's view")
+creating = _limit("RATE_LIMIT_CREATE", Text("new games"))
+joining = _limit("RATE_LIMIT_CREATE", Text("seats taken"))  # the same allowance as ``creating``
+asking_home = _limit("RATE_LIMIT_HOME", Text("requests for your games"))
+asking_sign_in = _limit("RATE_LIMIT_SIGN_IN", Text("requests for sign-in links"))
+acting = _limit("RATE_LIMIT_ACTIONS", Text("actions"))
+assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", Text("requests for the computer's view"))
 
 
 def between_computers(asks: Callable[[], bool]):
     """The allowance of new games between computers, counted for the requests that
     ``asks`` says ask for one (besides ``creating``)."""
-    return _limit("RATE_LIMIT_COMPUTER_GAMES", "games between computers",
+    return _limit("RATE_LIMIT_COMPUTER_GAMES", Text("games between computers"),
                   exempt_when=lambda: not asks())
 
 

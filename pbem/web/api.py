@@ -9,8 +9,8 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (analysis, clocks, commands, computer, conditional, events, invites, limits,
-               links, matches, players, ratings, talk)
+from .. import (analysis, clocks, commands, computer, conditional, events, invites,
+               languages, limits, links, matches, players, ratings, talk)
 from . import feeds, records
 from ..mail import push, webhooks
 from ..store.db import get_db, write
@@ -22,11 +22,13 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 @bp.errorhandler(HTTPException)
 def _json_error(error: HTTPException):
-    return jsonify(error=error.description), error.code
+    return _error(error.code, error.description)
 
 
 def _error(status: int, message: str):
-    return jsonify(error=message), status
+    """The API's refusal: ``message`` in the request's language (English without an
+    Accept-Language), the status as it is."""
+    return jsonify(error=languages.translated(message)), status
 
 
 def _body() -> dict[str, Any]:
@@ -90,7 +92,8 @@ def _players_by_key(db, entries: Any) -> tuple[Any, dict[int, int]]:
         if isinstance(entry, dict) and "key" in entry:
             player = players.by_key(db, entry["key"]) if isinstance(entry["key"], str) else None
             if player is None:
-                raise matches.InvalidRequest(f"Player {number + 1}: 'key' is not a player key.")
+                raise matches.InvalidRequest("Player %(number)s: 'key' is not a player key.",
+                                             number=number + 1)
             claimed[number] = player.id
             entry = {"name": player.handle, "email": player.email}
         resolved.append(entry)
@@ -117,7 +120,7 @@ def create_game():
                                      rated=body.get("rated", False),
                                      rating_range=body.get("rating_range"), claimed=claimed)
     except computer.TooManyRunning as error:
-        return jsonify(error=error.message), error.status, {
+        return *_error(error.status, error.message), {
             "Retry-After": str(computer.RETRY_SECONDS)}
     except matches.ActionError as error:
         return _error(error.status, error.message)
@@ -143,7 +146,7 @@ def leaderboard(game_id: str):
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
-        return _error(404, str(error))
+        return _error(404, error.args[0])
     return jsonify(players=[{"handle": standing.handle, **standing.to_json()}
                             for standing in ratings.leaderboard(get_db(), game.id)])
 
@@ -335,8 +338,9 @@ def set_conditional(token: str):
     try:
         raw = _body().get("lines")
         if not conditional.supported(match.game, match.players):
-            raise matches.Refused(f"{match.game.title} with {match.players} players has no "
-                                  "conditional moves (they need two players and nothing hidden).")
+            raise matches.Refused("%(game)s with %(players)s players has no conditional moves "
+                                  "(they need two players and nothing hidden).",
+                                  game=match.game.title, players=match.players)
         db = get_db()
         with write(db):
             current = matches.load(db, match.id)
@@ -364,13 +368,13 @@ def analyse(role: str, token: str):
             raise matches.InvalidRequest("'ply' must be a ply of the game (an integer).")
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) \
                 or len(moves) > analysis.MAX_LINE:
-            raise matches.InvalidRequest(f"'moves' must be a list of at most "
-                                         f"{analysis.MAX_LINE} moves in the game's notation.")
+            raise matches.InvalidRequest("'moves' must be a list of at most %(most)s moves in "
+                                         "the game's notation.", most=analysis.MAX_LINE)
         line = analysis.explore(match, seat, ply, moves)
     except matches.ActionError as error:
         return _error(error.status, error.message)
     except analysis.AnalysisRefused as refused:
-        return _error(422, str(refused))
+        return _error(422, refused.args[0])
     if line.error:
         return _error(422, line.error)
     return jsonify(line.to_json())

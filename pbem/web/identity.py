@@ -10,7 +10,7 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import limits, links, matches, mygames, players, ratings
+from .. import languages, limits, links, matches, mygames, players, ratings
 from ..mail import notify
 from ..matches import Match
 from ..store.db import get_db, write
@@ -90,7 +90,7 @@ def sign_in(token: str):
         player = players.sign_in(db, token, handle)
     except matches.ActionError as error:
         if wants_json:
-            return jsonify(error=error.message), error.status
+            return jsonify(error=languages.translated(error.message)), error.status
         email = players.sign_in_email(db, token)  # unused, unless another request used it
         if email is None:
             abort(404, NO_LINK)

@@ -187,7 +187,7 @@ def review(record_id: str, ply: int):
     game, state = replayed.game, replayed.states[ply]
     final = replayed.states[-1]
     if final.outcome is None:  # a game ended off the board (a resignation): over all the same
-        final = game.conclude(final, engine.Outcome((), False, "the record ends"))
+        final = game.conclude(final, engine.Outcome((), False, engine.Text("the record ends")))
     drawing = board_for(game.id)
     last = replayed.moves[ply - 1][1] if ply else None
     svg = drawing.render(game.review_view(state, None, final), seat=None,
