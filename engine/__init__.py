@@ -3,7 +3,7 @@
 ``engine.GAMES`` maps each game id to its ``Game``; see ``engine.core`` for the interface.
 """
 from .core import (Game, IllegalMove, InvalidGameSetup, Option, Outcome, State, Text,
-                   UnknownGame, chance, perft, random_playout, random_positions)
+                   TextError, UnknownGame, chance, perft, random_playout, random_positions)
 from . import magnet, magnetic_field, mastery, the_right_moves
 
 GAMES: dict[str, Game] = {game.id: game for game in (
@@ -14,8 +14,10 @@ def get(game_id: str) -> Game:
     try:
         return GAMES[game_id]
     except (KeyError, TypeError):
-        raise UnknownGame(Text("There is no game called %(name)s.", name=repr(game_id))) from None
+        raise UnknownGame(Text("There is no game called %(name)s.",
+                               name=repr(game_id))) from None
 
 
 __all__ = ["GAMES", "Game", "IllegalMove", "InvalidGameSetup", "Option", "Outcome", "State",
-           "Text", "UnknownGame", "chance", "get", "perft", "random_playout", "random_positions"]
+           "Text", "TextError", "UnknownGame", "chance", "get", "perft", "random_playout",
+           "random_positions"]

@@ -785,7 +785,7 @@ class Magnet(Game[MagnetState]):
                 raise IllegalMove("'%(text)s': on the opening move exactly one piece moves; "
                                   "choose one of %(pieces)s, e.g. %(example)s.", text=text,
                                   pieces=" ".join(NAMES[o] for o in movable),
-                                  example=f"{NAMES[magnet]}:{NAMES[movable[0]]}")
+                                  example=NAMES[magnet] + ":" + NAMES[movable[0]])
             if not affected[origins[0]].path:
                 raise IllegalMove("'%(text)s': the piece on %(vertex)s cannot move (your piece "
                                   "on %(magnet)s blocks it); choose one of %(pieces)s.",

@@ -290,7 +290,7 @@ class Mastery(Game[MasteryState]):
             if can_control(board, seat) and origin in controlled_squares(board, seat):
                 return Text("%(text)s: the %(piece)s is your opponent's. To move it by control, "
                             "write %(move)s.", text=text, piece=described,
-                            move=f"~{name}-{square_name(target)}")
+                            move="~" + name + "-" + square_name(target))
             return Text("%(text)s: the %(piece)s is your opponent's.", text=text, piece=described)
         if control and owner(piece) == seat:
             return Text("%(text)s: '~' moves an enemy piece by control, but the %(piece)s is "

@@ -442,7 +442,7 @@ class TheRightMoves(Game[TheRightMovesState]):
         if found:
             step = next(m for m in found if not m.jump)
             raise IllegalMove("%(text)s: write %(skip)s for the skip or %(jump)s for the jump.",
-                              text=text, skip=str(step), jump=f"{NAMES[start]}x{NAMES[path[0]]}")
+                              text=text, skip=str(step), jump=NAMES[start] + "x" + NAMES[path[0]])
         raise IllegalMove(self._explain(board, text, start, path, jump,
                                         piece_moves(board, start)))
 
@@ -464,7 +464,7 @@ class TheRightMoves(Game[TheRightMovesState]):
             target = path[0]
             if any(m.jump and m.path == path for m in moves):
                 why = Text("a jump is written with x: %(jump)s.",
-                           jump=f"{NAMES[start]}x{NAMES[target]}")
+                           jump=NAMES[start] + "x" + NAMES[target])
             elif board[target] != EMPTY:
                 why = Text("%(space)s is occupied.", space=NAMES[target])
             elif target == start:

@@ -95,6 +95,7 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=chosen)
     app.after_request(_remember_choice)
     app.jinja_env.finalize = translated  # what a template prints: an engine.Text translated
+    app.jinja_env.filters["translated"] = translated  # an engine.Text inside _(...)
     app.jinja_env.filters["moment"] = moment
     app.jinja_env.globals["languages"] = LANGUAGES
     app.jinja_env.globals["current_language"] = current

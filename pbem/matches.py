@@ -530,11 +530,11 @@ def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
     try:
         start = game.start(len(seats), options if options is not None else {}, seed)
     except ValueError as error:
-        raise InvalidRequest(str(error)) from None
+        raise InvalidRequest(error.args[0]) from None
     try:
         clock = clocks.settings(clock)
     except ValueError as error:
-        raise InvalidRequest(str(error)) from None
+        raise InvalidRequest(error.args[0]) from None
     waiting = any(s.open for s in seats)
     if not isinstance(public, bool):
         raise InvalidRequest("'public' must be true or false.")

@@ -314,7 +314,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
         options = game.start(2, options, "check").options
         clock = clocks.settings(body.get("clock"))
     except ValueError as error:
-        raise InvalidRequest(str(error)) from None
+        raise InvalidRequest(error.args[0]) from None
     format_ = body.get("format")
     if format_ not in FORMATS:
         raise InvalidRequest("'format' must be one of: %(formats)s.", formats=tuple(FORMATS))

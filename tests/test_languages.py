@@ -69,7 +69,7 @@ def test_every_message_for_players_is_a_template_the_catalog_can_hold():
     f-string or a sum of strings would reach a Russian page in English. So is an outcome's
     reason (``Outcome``'s third argument), which results and emails show."""
     written_out = []
-    for path in sorted([*ROOT.glob("engine/*.py"), *ROOT.glob("pbem/**/*.py")]):
+    for path in sorted([*ROOT.glob("engine/**/*.py"), *ROOT.glob("pbem/**/*.py")]):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if not isinstance(node, ast.Call):
                 continue
@@ -293,3 +293,21 @@ def test_the_api_answers_errors_in_the_requests_language(client, new_game):
     assert client.post("/api/games", json={"game": "chess"}, headers={
         "Accept-Language": "ru"}).json["error"] == "Игры 'chess' нет. Игры: " + ", ".join(
             ["mastery", "magnet", "the-right-moves", "magnetic-field"]) + "."
+
+
+def test_a_russian_seat_reads_the_result_in_russian(client, db):
+    """The email at the end and the rematch email give the result in the seat's language."""
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]}).json
+    apis = [seat["api"] for seat in created["seats"]]
+    assert client.post(f"{apis[0]}/resign", json={}).status_code == 200
+    assert client.post(f"{apis[1]}/rematch").status_code == 202
+
+    def body(recipient: str, kind: str) -> str:
+        return db.execute("SELECT body FROM outbox WHERE recipient = ? AND kind = ?",
+                          [recipient, kind]).fetchone()["body"]
+
+    assert "Победа: Bob (Аня сдаётся)." in body("anya@example.org", "end")
+    assert "Bob won: Аня resigned." in body("bob@example.org", "end")
+    assert "(Победа: Bob (Аня сдаётся))" in body("anya@example.org", "rematch")

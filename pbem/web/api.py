@@ -273,7 +273,7 @@ def set_webhook(token: str):
         with write(get_db()):
             url = webhooks.set_url(get_db(), match.id, seat, body.get("url"))
     except webhooks.BadWebhook as bad:
-        return _error(400, str(bad))
+        return _error(400, bad.text)
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify({"webhook": url})
@@ -315,7 +315,7 @@ def _push_subscription(owner: push.Owner):
         with write(get_db()):  # a device that was not subscribed is not, as asked
             push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
     except (push.BadSubscription, matches.InvalidRequest) as bad:
-        return _error(400, str(bad))
+        return _error(400, bad.args[0])
     return jsonify({})
 
 
@@ -347,7 +347,7 @@ def set_conditional(token: str):
             try:
                 lines = conditional.checked(current.game, current.current, seat, raw)
             except conditional.BadLines as bad:
-                raise matches.Refused(str(bad)) from None
+                raise matches.Refused(bad.text) from None
             conditional.store(db, match.id, seat, lines)
     except matches.ActionError as error:
         return _error(error.status, error.message)
@@ -374,7 +374,7 @@ def analyse(role: str, token: str):
     except matches.ActionError as error:
         return _error(error.status, error.message)
     except analysis.AnalysisRefused as refused:
-        return _error(422, refused.args[0])
+        return _error(422, refused.text)
     if line.error:
         return _error(422, line.error)
     return jsonify(line.to_json())
