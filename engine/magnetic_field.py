@@ -366,7 +366,8 @@ _ROTATE_RE = re.compile(rf"{_CELL}:([a-z]+)")
 _MOVE_RE = re.compile(rf"{_CELL}-{_CELL}")
 _PICK_RE = re.compile(r"(?:pick )?([a-z]+)")
 TILE_WORDS = {**{c.lower(): c for c in TILE_ORDER}, **{n.lower(): c for c, n in TILE_NAMES.items()}}
-DIRECTION_WORDS = {**{d: d for d in DIRECTIONS}, **{n: d for d, n in DIRECTION_NAMES.items()}}
+DIRECTION_WORDS: dict[str, str] = {**{d: d for d in DIRECTIONS},
+                                  **{n: d for d, n in DIRECTION_NAMES.items()}}
 TURN_HELP = Text("Write a turn as tile placements first (K@e5), then at most one figure "
                  "action: enter +e4:n, rotate e4:w or move e4-e7; or write pass. "
                  "Example: K@e5 D@e6 +e4:n.")

@@ -80,12 +80,19 @@ class Seat:
         return self.name is None
 
 
-def _naming(text: engine.Text, names: Mapping[str, str]) -> engine.Text:
-    """``text`` with each side that it names (a field, at any depth) replaced by ``names``."""
-    return engine.Text(text.template, **{
-        field: _naming(value, names) if isinstance(value, engine.Text) and value.fields
-        else names.get(value, value) if isinstance(value, str) else value
-        for field, value in text.fields.items()})
+def _naming(text: Any, names: Mapping[str, str]) -> Any:
+    """``text`` with each side it names replaced by ``names``: in its fields, at any depth,
+    if it is ``engine.Text``; a field that is a side becomes the name itself (which may be
+    Text: "team Red")."""
+    if isinstance(text, engine.Text) and text.fields:
+        return engine.Text(text.template, **{field: _naming(value, names)
+                                             for field, value in text.fields.items()})
+    if not isinstance(text, str) or isinstance(text, engine.Text):  # words, not names
+        return text
+    if text in names:
+        return names[text]
+    sides = "|".join(re.escape(side) for side in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)], text)
 
 
 def bot_name(level: str) -> str:
@@ -205,7 +212,7 @@ class Match:
             team = self.game.team_name(self.players, seat)
             if team:
                 names.setdefault(team, engine.Text("team %(team)s", team=team))
-        return _naming(engine.Text(self.current.outcome.reason), names)
+        return _naming(self.current.outcome.reason, names)
 
     def outcome_json(self) -> dict[str, Any] | None:
         """The outcome for the API and the record, its reason naming the players."""
@@ -727,15 +734,18 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
     return after, token
 
 
-def seat_refusal(match: Match, seat: int) -> str | None:
+def seat_refusal(match: Match, seat: int) -> engine.Text | None:
     """Why ``seat`` cannot be taken, or None while it is open."""
     if seat not in match.open_seats:
-        return f"Someone has already taken this seat ({match.open_seat_name(seat)})."
+        return engine.Text("Someone has already taken this seat (%(side)s).",
+                           side=match.open_seat_name(seat))
     if match.finished:
-        return "This game was withdrawn before it started: its seats cannot be taken any more."
+        return engine.Text("This game was withdrawn before it started: its seats cannot be "
+                           "taken any more.")
     if utc.now() >= match.expires_at:
-        return (f"This challenge expired on {clocks.time_text(match.expires_at)}, a week after "
-                f"it was made: its seats cannot be taken any more.")
+        return engine.Text("This challenge expired on %(date)s, a week after it was made: its "
+                           "seats cannot be taken any more.",
+                           date=clocks.time_text(match.expires_at))
     return None
 
 
