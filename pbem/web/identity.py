@@ -54,7 +54,7 @@ def sign_in_request():
 def sign_in_api():
     body = request.get_json(silent=True)
     if not _send_sign_in(body.get("email") if isinstance(body, dict) else None):
-        return jsonify(error="'email' must be a valid email address."), 400
+        return jsonify(error=gettext("'email' must be a valid email address.")), 400
     return jsonify({}), 202
 
 
