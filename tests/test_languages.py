@@ -183,12 +183,18 @@ def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
     assert "Bob asks to take back their last move: accept or decline it." in english
 
 
-def test_a_rematch_keeps_each_players_language(client, db):
+def resigned_game_of_anya_and_bob(client) -> list[str]:
+    """A game of Mastery that Аня (Russian emails) resigned to Bob: its seats' API links."""
     created = client.post("/api/games", json={"game": "mastery", "players": [
         {"name": "Аня", "email": "anya@example.org", "language": "ru"},
         {"name": "Bob", "email": "bob@example.org"}]}).json
     apis = [seat["api"] for seat in created["seats"]]
     assert client.post(f"{apis[0]}/resign", json={}).status_code == 200
+    return apis
+
+
+def test_a_rematch_keeps_each_players_language(client, db):
+    apis = resigned_game_of_anya_and_bob(client)
     assert client.post(f"{apis[0]}/rematch").status_code == 202
     rematch = client.post(f"{apis[1]}/rematch").json["id"]  # Bob now plays the first seat
     rows = db.execute("SELECT seat, language FROM seats WHERE game_id = ? ORDER BY seat",
@@ -297,11 +303,7 @@ def test_the_api_answers_errors_in_the_requests_language(client, new_game):
 
 def test_a_russian_seat_reads_the_result_in_russian(client, db):
     """The email at the end and the rematch email give the result in the seat's language."""
-    created = client.post("/api/games", json={"game": "mastery", "players": [
-        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
-        {"name": "Bob", "email": "bob@example.org"}]}).json
-    apis = [seat["api"] for seat in created["seats"]]
-    assert client.post(f"{apis[0]}/resign", json={}).status_code == 200
+    apis = resigned_game_of_anya_and_bob(client)
     assert client.post(f"{apis[1]}/rematch").status_code == 202
 
     def body(recipient: str, kind: str) -> str:
