@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from babel.dates import format_skeleton, get_month_names
 from flask import Flask, Response, current_app, has_request_context, request
-from engine import Text
+from engine.core import Text, listed
 from flask_babel import Babel, force_locale, get_locale, gettext
 
 LANGUAGES = {"en": "English", "ru": "Русский"}  # each named in itself, for the switch
@@ -65,12 +65,11 @@ def in_language(language: str | None) -> Iterator[None]:
 def translated(text: Any) -> Any:
     """``text`` in the language in force if it is ``engine.Text`` (its template looked up in
     the catalog, its fields translated alike); anything else as it is."""
-    if isinstance(text, tuple):
-        return ", ".join(map(str, map(translated, text)))
     if not isinstance(text, Text):
         return text
-    return gettext(text.template, **{name: translated(value)
-                                     for name, value in text.fields.items()})
+    return gettext(text.template, **{
+        name: listed(tuple(map(translated, value))) if isinstance(value, tuple)
+        else translated(value) for name, value in text.fields.items()})
 
 
 def moment(at: datetime | str) -> str:
