@@ -15,11 +15,50 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Iterable, Mapping, TypeVar
 
 
-class IllegalMove(ValueError):
-    """Text that is not a move, or a move the rules forbid. The message is for players."""
+class Text(str):
+    """Words for players, in English: ``template`` with its ``%(name)s`` fields filled in.
+
+    It is the English ``str`` to everything that reads it; a server that speaks other
+    languages looks ``template`` up in its catalog (it is the msgid) and fills in the
+    fields, themselves translated where they are ``Text`` (a tuple of them is listed with
+    commas). The engine's words for players (``IllegalMove`` reasons, ``Outcome`` reasons,
+    the names of pieces and tiles) are all ``Text``, so the server needs no Flask here.
+    """
+
+    template: str
+    fields: Mapping[str, Any]
+
+    def __new__(cls, template: str, /, **fields: Any) -> Text:
+        if isinstance(template, Text) and not fields:
+            return template
+        text = super().__new__(cls, template % {name: listed(value) for name, value
+                                                in fields.items()} if fields else template)
+        text.template, text.fields = str(template), fields
+        return text
 
 
-class InvalidGameSetup(ValueError):
+def listed(value: Any) -> Any:
+    """A field's value as it is written: a tuple lists its items with commas."""
+    return ", ".join(map(str, value)) if isinstance(value, tuple) else value
+
+
+class TextError(ValueError):
+    """An error whose message is for players: ``text``, the ``Text`` of ``message`` and
+    ``fields`` (``str()`` gives its English)."""
+
+    def __init__(self, message: str, /, **fields: Any):
+        super().__init__(Text(message, **fields))
+
+    @property
+    def text(self) -> Text:
+        return self.args[0]
+
+
+class IllegalMove(TextError):
+    """Text that is not a move, or a move the rules forbid."""
+
+
+class InvalidGameSetup(TextError):
     """Arguments that describe no game of this kind: unknown options, bad option values, an
     unsupported number of players, a seat the game does not have, a state of another game."""
 
@@ -88,7 +127,8 @@ class Option:
             if isinstance(value, str) and value.strip().lower() == str(choice).lower():
                 return choice
         allowed = ", ".join(_option_text(c) for c in self.choices)
-        raise InvalidGameSetup(f"Option '{self.name}' must be one of: {allowed}.")
+        raise InvalidGameSetup("Option '%(name)s' must be one of: %(allowed)s.",
+                               name=self.name, allowed=allowed)
 
 
 def _option_text(value: Any) -> str:
@@ -160,7 +200,8 @@ class Game(Generic[StateT]):
         if isinstance(players, bool) or not isinstance(players, int) \
                 or players not in self.player_counts:
             counts = " or ".join(map(str, self.player_counts))
-            raise InvalidGameSetup(f"{self.title} is played by {counts} players, not {players!r}.")
+            raise InvalidGameSetup("%(game)s is played by %(counts)s players, not %(players)s.",
+                                   game=self.title, counts=counts, players=repr(players))
         return self.initial_state(players, self.resolve_options(options), str(seed))
 
     def resolve_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -173,8 +214,9 @@ class Game(Generic[StateT]):
         unknown = [name for name in options if name not in known]  # names of any type
         if unknown:
             names = ", ".join(known) or "none"
-            raise InvalidGameSetup(
-                f"Unknown option {unknown[0]!r} for {self.title} (its options: {names}).")
+            raise InvalidGameSetup("Unknown option %(option)s for %(game)s (its options: "
+                                   "%(names)s).", option=repr(unknown[0]), game=self.title,
+                                   names=names)
         return {name: option.coerce(options[name]) if name in options else option.default
                 for name, option in known.items()}
 
@@ -205,7 +247,8 @@ class Game(Generic[StateT]):
             raise IllegalMove("The moves must be a list of (seat, move) pairs.")
         for number, entry in enumerate(moves, start=1):
             if not isinstance(entry, (tuple, list)) or len(entry) != 2:
-                raise IllegalMove(f"Move {number} is not a (seat, move) pair: {entry!r:.80}.")
+                raise IllegalMove("Move %(number)s is not a (seat, move) pair: %(entry)s.",
+                              number=number, entry=repr(entry)[:80])
             state = self.apply(state, *entry)
         return state
 
@@ -222,19 +265,22 @@ class Game(Generic[StateT]):
     # -- argument checks, shared by the contract and the games' own helpers ----------------
 
     def check_seat(self, state: StateT, seat: int | None, *, spectator: bool = False,
-                   error: type[ValueError] = InvalidGameSetup) -> None:
+                   error: type[TextError] = InvalidGameSetup) -> None:
         """Raise ``error`` unless ``state`` is this game's and ``seat`` one of its seats (or
         None, if ``spectator`` may be asked for)."""
         if not isinstance(state, self.state_type):
-            raise error(
-                f"That is not a state of {self.title} but {type(state).__name__!r}.")
+            raise error("That is not a state of %(game)s but %(type)s.", game=self.title,
+                        type=repr(type(state).__name__))
         if spectator and seat is None:
             return
         if isinstance(seat, bool) or not isinstance(seat, int) \
                 or not 0 <= seat < state.players:
-            also = ", or None for a spectator" if spectator else ""
-            raise error(f"{seat!r:.40} is not a seat of this game: its seats are "
-                        f"numbered 0 to {state.players - 1}{also}.")
+            if spectator:
+                raise error("%(seat)s is not a seat of this game: its seats are numbered 0 to "
+                            "%(last)s, or None for a spectator.", seat=repr(seat)[:40],
+                            last=state.players - 1)
+            raise error("%(seat)s is not a seat of this game: its seats are numbered 0 to "
+                        "%(last)s.", seat=repr(seat)[:40], last=state.players - 1)
 
     def check_mover(self, state: StateT, seat: int) -> None:
         """Raise ``IllegalMove`` unless ``seat`` may move now: for what ``check_seat``
@@ -277,7 +323,7 @@ class Game(Generic[StateT]):
         team = self.team_of(state.players, seat)
         winners = tuple(s for s in range(state.players) if s not in team)
         side = self.team_name(state.players, seat) or self.side_name(state, seat)
-        return Outcome(winners, False, f"{side} resigned")
+        return Outcome(winners, False, Text("%(side)s resigned", side=side))
 
     # -- game-specific -------------------------------------------------------------------
 

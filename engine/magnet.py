@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
-from .core import Game, IllegalMove, Option, Outcome, State, chance
+from .core import Game, IllegalMove, Option, Outcome, State, Text, chance
 
 # -- the board -----------------------------------------------------------------------------
 
@@ -508,14 +508,15 @@ _SETUP_PAIR = re.compile(r"([a-z]+\d+)\s*[=:]\s*(t\s*[23]|[k234])", re.IGNORECAS
 def _vertex(text: str, move: str) -> int:
     name = text.lower()
     if name not in INDEX:
-        raise IllegalMove(f"'{move}': {text} is not a vertex of the board (files a to k; "
-                          "files a and k have ranks 1 to 6, file f ranks 1 to 11).")
+        raise IllegalMove("'%(move)s': %(vertex)s is not a vertex of the board (files a to k; "
+                          "files a and k have ranks 1 to 6, file f ranks 1 to 11).", move=move,
+                          vertex=text)
     return INDEX[name]
 
 
-def _count_words(kinds: Iterable[int]) -> str:
+def _count_words(kinds: Iterable[int]) -> tuple[str, ...]:
     counts = Counter(kinds)
-    return ", ".join(f"{counts[k]} × {CODES[k]}" for k in sorted(counts))
+    return tuple(f"{counts[k]} × {CODES[k]}" for k in sorted(counts))
 
 
 class Setup(NamedTuple):
@@ -665,26 +666,31 @@ class Magnet(Game[MagnetState]):
         pairs = list(_SETUP_PAIR.finditer(body))
         leftover = _SETUP_PAIR.sub(" ", body)
         if re.sub(r"[\s,;]+", "", leftover) or not pairs:
-            raise IllegalMove(f"'{text}' is not a setup. Write 'setup' and then one vertex=piece "
-                              f"pair for each of your start vertices ({mine}), the pieces "
-                              f"being K, T2, T3, 2, 3 or 4, e.g. {example}")
+            raise IllegalMove("'%(text)s' is not a setup. Write 'setup' and then one "
+                              "vertex=piece pair for each of your start vertices (%(mine)s), the "
+                              "pieces being K, T2, T3, 2, 3 or 4, e.g. %(example)s", text=text,
+                              mine=mine, example=example)
         placed: dict[int, int] = {}
         for match in pairs:
             name = match[1].lower()
             if name not in INDEX or INDEX[name] not in START[seat]:
-                raise IllegalMove(f"{match[1]} is not one of your start vertices: {mine}.")
+                raise IllegalMove("%(vertex)s is not one of your start vertices: %(mine)s.",
+                                  vertex=match[1], mine=mine)
             v = INDEX[name]
             if v in placed:
-                raise IllegalMove(f"{NAMES[v]} is given more than once.")
+                raise IllegalMove("%(vertex)s is given more than once.", vertex=NAMES[v])
             placed[v] = _CODE_KIND[re.sub(r"\s", "", match[2].lower())]
         missing = [NAMES[v] for v in START[seat] if v not in placed]
+        if len(missing) == 1:
+            raise IllegalMove("Every start vertex needs a piece: %(vertex)s has none.",
+                              vertex=missing[0])
         if missing:
-            raise IllegalMove(f"Every start vertex needs a piece: {' '.join(missing)} "
-                              f"{'has' if len(missing) == 1 else 'have'} none.")
+            raise IllegalMove("Every start vertex needs a piece: %(vertices)s have none.",
+                              vertices=" ".join(missing))
         kinds = tuple(placed[v] for v in START[seat])
         if Counter(kinds) != Counter(SET):
-            raise IllegalMove(f"Your pieces are {_count_words(SET)}; this setup has "
-                              f"{_count_words(kinds)}.")
+            raise IllegalMove("Your pieces are %(pieces)s; this setup has %(setup)s.",
+                              pieces=_count_words(SET), setup=_count_words(kinds))
         return kinds
 
     # -- the contract --------------------------------------------------------------------
@@ -717,11 +723,13 @@ class Magnet(Game[MagnetState]):
         is_setup = bool(re.match(r"\s*setup\b", text, re.IGNORECASE)) or "=" in text
         if state.arrangements[seat] is None:
             if not is_setup:
-                raise IllegalMove(f"First set up your pieces, e.g. {self.setup_text(seat, SET)}")
+                raise IllegalMove("First set up your pieces, e.g. %(example)s",
+                                  example=self.setup_text(seat, SET))
             return Setup(seat, self.parse_setup(seat, text))
         if is_setup:
-            raise IllegalMove("Your pieces are already set up." if not state.options[
-                "random_setup"] else "In this game the pieces were set up at random.")
+            if state.options["random_setup"]:
+                raise IllegalMove("In this game the pieces were set up at random.")
+            raise IllegalMove("Your pieces are already set up.")
         return self.parse_turn(knowledge(state, seat), text)
 
     def parse_turn(self, kn: Knowledge, text: str) -> Turn:
@@ -736,67 +744,77 @@ class Magnet(Game[MagnetState]):
             tokens = []
         if not match or not tokens or not all(_TURN_PIECE.fullmatch(t) for t in tokens):
             raise IllegalMove(
-                f"'{text}' is not a Magnet turn. Write the magnet's vertex, a colon, then your "
+                "'%(text)s' is not a Magnet turn. Write the magnet's vertex, a colon, then your "
                 "affected pieces by vertex in the order they move, each with + to promote it, "
-                "e.g. f6:f3+,d4.")
+                "e.g. f6:f3+,d4.", text=text)
         magnet = _vertex(match[1], text)
         listed: list[tuple[int, bool]] = []
         for token in tokens:
             m = _TURN_PIECE.fullmatch(token)
             assert m is not None  # every token matched above
             listed.append((_vertex(m[1], text), bool(m[2])))
-        where = f"a magnet on {NAMES[magnet]}"
+        where = NAMES[magnet]
         affected = {p.origin: p for p in _affected(kn, magnet)}
         names = " ".join(NAMES[o] for o in sorted(affected))
         if not affected:
-            raise IllegalMove(f"'{text}': none of your pieces lies on a line through "
-                              f"{NAMES[magnet]}, so {where} would move nothing.")
+            raise IllegalMove("'%(text)s': none of your pieces lies on a line through "
+                              "%(magnet)s, so a magnet on %(magnet)s would move nothing.",
+                              text=text, magnet=where)
         movable = [o for o in sorted(affected) if affected[o].path]
         if not movable:
-            raise IllegalMove(f"'{text}': {where} affects {names}, but your piece on "
-                              f"{NAMES[magnet]} blocks them all, so nothing would move.")
+            raise IllegalMove("'%(text)s': a magnet on %(magnet)s affects %(pieces)s, but your "
+                              "piece on %(magnet)s blocks them all, so nothing would move.",
+                              text=text, magnet=where, pieces=names)
         origins = [o for o, _ in listed]
         for o in origins:
             if o not in affected:
                 kn_piece = kn.board[o]
-                why = ("there is no piece there" if not kn_piece else
-                       "that piece is your opponent's" if kn_piece >> 6 != kn.seat else
-                       "that piece is not the nearest of yours on a line through the magnet"
-                       if o != magnet else "a piece on the magnet's vertex is not affected")
-                raise IllegalMove(f"'{text}': {where} does not move {NAMES[o]} ({why}); it "
-                                  f"affects {names}.")
+                why = (Text("there is no piece there") if not kn_piece else
+                       Text("that piece is your opponent's") if kn_piece >> 6 != kn.seat else
+                       Text("that piece is not the nearest of yours on a line through the "
+                            "magnet") if o != magnet
+                       else Text("a piece on the magnet's vertex is not affected"))
+                raise IllegalMove("'%(text)s': a magnet on %(magnet)s does not move %(vertex)s "
+                                  "(%(why)s); it affects %(pieces)s.", text=text, magnet=where,
+                                  vertex=NAMES[o], why=why, pieces=names)
             if origins.count(o) > 1:
-                raise IllegalMove(f"'{text}': {NAMES[o]} is listed more than once.")
+                raise IllegalMove("'%(text)s': %(vertex)s is listed more than once.", text=text,
+                                  vertex=NAMES[o])
         if kn.opening:
             if len(origins) != 1:
-                raise IllegalMove(f"'{text}': on the opening move exactly one piece moves; "
-                                  f"choose one of {' '.join(NAMES[o] for o in movable)}, e.g. "
-                                  f"{NAMES[magnet]}:{NAMES[movable[0]]}.")
+                raise IllegalMove("'%(text)s': on the opening move exactly one piece moves; "
+                                  "choose one of %(pieces)s, e.g. %(example)s.", text=text,
+                                  pieces=" ".join(NAMES[o] for o in movable),
+                                  example=NAMES[magnet] + ":" + NAMES[movable[0]])
             if not affected[origins[0]].path:
-                raise IllegalMove(f"'{text}': the piece on {NAMES[origins[0]]} cannot move (your "
-                                  f"piece on {NAMES[magnet]} blocks it); choose one of "
-                                  f"{' '.join(NAMES[o] for o in movable)}.")
+                raise IllegalMove("'%(text)s': the piece on %(vertex)s cannot move (your piece "
+                                  "on %(magnet)s blocks it); choose one of %(pieces)s.",
+                                  text=text, vertex=NAMES[origins[0]], magnet=where,
+                                  pieces=" ".join(NAMES[o] for o in movable))
         else:
             missing = sorted(set(affected) - set(origins))
             if missing:
-                raise IllegalMove(f"'{text}': {where} moves all of {names}; list them all in the "
-                                  f"order they move (missing: "
-                                  f"{' '.join(NAMES[o] for o in missing)}).")
+                raise IllegalMove("'%(text)s': a magnet on %(magnet)s moves all of %(pieces)s; "
+                                  "list them all in the order they move (missing: %(missing)s).",
+                                  text=text, magnet=where, pieces=names,
+                                  missing=" ".join(NAMES[o] for o in missing))
         an = _analyse(kn, magnet, [affected[o] for o in origins])
         _, allowed = _evaluate(an, origins)
         for o, plus in listed:
             if plus and o not in allowed:
                 p = affected[o]
                 if p.kind == KING:
-                    why = "a king never promotes"
+                    why = Text("a king never promotes")
                 elif p.rank >= VALUE[p.kind]:
-                    why = f"its rank is already {p.rank}, its value"
+                    why = Text("its rank is already %(rank)s, its value", rank=p.rank)
                 elif not p.path:
-                    why = f"it cannot move (your piece on {NAMES[magnet]} blocks it)"
+                    why = Text("it cannot move (your piece on %(magnet)s blocks it)",
+                               magnet=where)
                 else:
-                    why = ("moving in this order it cannot end the turn having changed "
-                           "position and survived")
-                raise IllegalMove(f"'{text}': the piece on {NAMES[o]} cannot be promoted: {why}.")
+                    why = Text("moving in this order it cannot end the turn having changed "
+                               "position and survived")
+                raise IllegalMove("'%(text)s': the piece on %(vertex)s cannot be promoted: "
+                                  "%(why)s.", text=text, vertex=NAMES[o], why=why)
         return Turn(magnet, tuple(listed))
 
     def _carry_out(self, state: MagnetState, seat: int, kn: Knowledge, turn: Turn) -> MagnetState:
@@ -821,19 +839,23 @@ class Magnet(Game[MagnetState]):
         outcome = None
         if winner is not None:
             loser = 1 - winner
-            reason = {"king": f"{names[winner]} captured {names[loser]}'s king",
-                      "trap": f"{names[loser]}'s king was destroyed by a trap",
-                      "race": f"only the kings were left and {names[winner]}'s king reached the "
-                              "centre f6"}[how]
+            reason = {"king": Text("%(winner)s captured %(loser)s's king", winner=names[winner],
+                                   loser=names[loser]),
+                      "trap": Text("%(loser)s's king was destroyed by a trap",
+                                   loser=names[loser]),
+                      "race": Text("only the kings were left and %(winner)s's king reached the "
+                                   "centre f6", winner=names[winner])}[how]
             outcome = Outcome((winner,), False, reason)
         elif (after[CENTRE] and after[CENTRE] >> 6 == following
               and (after[CENTRE] >> 3) & 7 == KING):
-            outcome = Outcome((following,), False, f"{names[following]}'s king held the centre "
-                              f"f6 at the start of {names[following]}'s turn")
+            outcome = Outcome((following,), False, Text(
+                "%(side)s's king held the centre f6 at the start of %(side)s's turn",
+                side=names[following]))
         elif seen[key] >= 3:
-            outcome = Outcome((), True, "the same position occurred three times")
+            outcome = Outcome((), True, Text("the same position occurred three times"))
         elif not has_legal_turn(after, following):
-            outcome = Outcome((seat,), False, f"{names[following]} has no legal turn")
+            outcome = Outcome((seat,), False, Text("%(side)s has no legal turn",
+                                                   side=names[following]))
         homes = list(_homes(state))
         for step in steps:  # every piece carries its start vertex along
             home, homes[step.origin] = homes[step.origin], -1

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple
 
-from .core import Game, IllegalMove, Option, Outcome, State, chance
+from .core import Game, IllegalMove, Option, Outcome, State, Text, chance
 
 FILES = "abcdefghij"
 SIZE = 10
@@ -35,10 +35,11 @@ EMPTY = "."
 DIRECTIONS = "nesw"  # n = toward rank 10, e = toward file j
 STEPS = {"n": (0, 1), "e": (1, 0), "s": (0, -1), "w": (-1, 0)}
 OPPOSITE = {"n": "s", "s": "n", "e": "w", "w": "e"}
-DIRECTION_NAMES = {"n": "north", "e": "east", "s": "south", "w": "west"}
+DIRECTION_NAMES = {"n": Text("north"), "e": Text("east"), "s": Text("south"), "w": Text("west")}
 
 TILE_ORDER = "CXKD"
-TILE_NAMES = {"C": "Control", "X": "Capture", "K": "Knockout", "D": "Domination"}
+TILE_NAMES = {"C": Text("Control"), "X": Text("Capture"), "K": Text("Knockout"),
+              "D": Text("Domination")}
 CONTROL_TILES = "C" * 4  # face down in the deck from the start
 DRAFT_POOL = "X" + "K" * 16 + "D" * 15  # face up for the draft, in TILE_ORDER
 PICKS = 4  # Blue, Red, Blue, Red
@@ -365,10 +366,11 @@ _ROTATE_RE = re.compile(rf"{_CELL}:([a-z]+)")
 _MOVE_RE = re.compile(rf"{_CELL}-{_CELL}")
 _PICK_RE = re.compile(r"(?:pick )?([a-z]+)")
 TILE_WORDS = {**{c.lower(): c for c in TILE_ORDER}, **{n.lower(): c for c, n in TILE_NAMES.items()}}
-DIRECTION_WORDS = {**{d: d for d in DIRECTIONS}, **{n: d for d, n in DIRECTION_NAMES.items()}}
-TURN_HELP = ("Write a turn as tile placements first (K@e5), then at most one figure action: "
-             "enter +e4:n, rotate e4:w or move e4-e7; or write pass. "
-             "Example: K@e5 D@e6 +e4:n.")
+DIRECTION_WORDS: dict[str, str] = {**{d: d for d in DIRECTIONS},
+                                  **{n: d for d, n in DIRECTION_NAMES.items()}}
+TURN_HELP = Text("Write a turn as tile placements first (K@e5), then at most one figure "
+                 "action: enter +e4:n, rotate e4:w or move e4-e7; or write pass. "
+                 "Example: K@e5 D@e6 +e4:n.")
 
 
 def _normalise(text: str) -> str:
@@ -382,29 +384,31 @@ def _normalise(text: str) -> str:
 def _cell(name: str, token: str) -> int:
     index = CELL_INDEX.get(name)
     if index is None:
-        raise IllegalMove(f"{token}: '{name}' is not a cell of the field "
-                          "(files a to j, ranks 1 to 10, like e5).")
+        raise IllegalMove("%(token)s: '%(cell)s' is not a cell of the field "
+                          "(files a to j, ranks 1 to 10, like e5).", token=token, cell=name)
     return index
 
 
 def _direction(word: str, token: str) -> str:
     d = DIRECTION_WORDS.get(word)
     if d is None:
-        raise IllegalMove(f"{token}: '{word}' is not a direction; "
-                          "use n, e, s or w (where the N pole points).")
+        raise IllegalMove("%(token)s: '%(word)s' is not a direction; "
+                          "use n, e, s or w (where the N pole points).", token=token, word=word)
     return d
 
 
 def _tile_code(word: str, token: str) -> str:
     code = TILE_WORDS.get(word)
     if code is None:
-        raise IllegalMove(f"{token}: '{word.upper()}' is not a tile. The tiles are "
-                          + ", ".join(f"{c} ({n})" for c, n in TILE_NAMES.items()) + ".")
+        raise IllegalMove("%(token)s: '%(word)s' is not a tile. The tiles are %(tiles)s.",
+                          token=token, word=word.upper(), tiles=_tile_list("".join(TILE_NAMES)))
     return code
 
 
-def _tile_list(codes: str) -> str:
-    return ", ".join(f"{c} ({TILE_NAMES[c]})" for c in codes) if codes else "none"
+def _tile_list(codes: str) -> tuple[Text, ...] | Text:
+    """Tiles by letter and name, "K (Knockout), D (Domination)", for a message's field."""
+    return tuple(Text("%(code)s (%(name)s)", code=c, name=TILE_NAMES[c]) for c in codes) \
+        if codes else Text("none")
 
 
 class MagneticField(Game[MagneticFieldState]):
@@ -500,15 +504,15 @@ class MagneticField(Game[MagneticFieldState]):
         match = _PICK_RE.fullmatch(words)
         if not match or match[1] not in TILE_WORDS:
             raise IllegalMove(
-                f"'{text}' is not a draft pick. The game starts with the draft: pick one "
-                "face-up tile at a time, written like pick K (K, D or X).")
+                "'%(text)s' is not a draft pick. The game starts with the draft: pick one "
+                "face-up tile at a time, written like pick K (K, D or X).", text=text)
         code = TILE_WORDS[match[1]]
         if code == "C":
             raise IllegalMove("Control tiles go face down into the deck; they cannot be picked.")
         if code not in state.pool:
             left = "".join(c for c in TILE_ORDER if c in state.pool)
-            raise IllegalMove(f"No {TILE_NAMES[code]} tile is left to pick; the face-up tiles "
-                              f"left are: {_tile_list(left)}.")
+            raise IllegalMove("No %(tile)s tile is left to pick; the face-up tiles left are: "
+                              "%(left)s.", tile=TILE_NAMES[code], left=_tile_list(left))
         return Pick(code)
 
     def parse(self, state: MagneticFieldState, seat: int, text: str) -> Turn | Pick:
@@ -526,7 +530,7 @@ class MagneticField(Game[MagneticFieldState]):
         if words == "pass":
             return Turn()
         if words.startswith("pick"):
-            raise IllegalMove("The draft is over. " + TURN_HELP)
+            raise IllegalMove("The draft is over. %(help)s", help=TURN_HELP)
         tiles, figures, hand = state.tiles, state.figures, state.hands[seat]
         placements: list[Placement] = []
         action: Action | None = None
@@ -538,21 +542,25 @@ class MagneticField(Game[MagneticFieldState]):
                 if len(match[1]) == 1:
                     token = match[1].upper() + "@" + match[2]
                 if action is not None:
-                    raise IllegalMove(f"{token}: tiles are placed before the figure action; "
-                                      "write the tile placements first.")
+                    raise IllegalMove("%(token)s: tiles are placed before the figure action; "
+                                      "write the tile placements first.", token=token)
                 code, cell = _tile_code(match[1], token), _cell(match[2], token)
+                if code not in hand and placements:
+                    raise IllegalMove("%(token)s: you have no %(tile)s tile left in hand (yours "
+                                      "left: %(hand)s).", token=token, tile=TILE_NAMES[code],
+                                      hand=_tile_list(hand))
                 if code not in hand:
-                    left = " left" if placements else ""
-                    raise IllegalMove(f"{token}: you have no {TILE_NAMES[code]} tile{left} in "
-                                      f"hand (yours{left}: {_tile_list(hand)}).")
+                    raise IllegalMove("%(token)s: you have no %(tile)s tile in hand (yours: "
+                                      "%(hand)s).", token=token, tile=TILE_NAMES[code],
+                                      hand=_tile_list(hand))
                 self._check_placement(tiles, figures, cell, token)
                 hand = hand.replace(code, "", 1)
                 tiles = _set(tiles, cell, code)
                 placements.append(Placement(code, cell))
                 continue
             if action is not None:
-                raise IllegalMove(f"{token}: only one figure action (enter, rotate or move) "
-                                  "is allowed per turn.")
+                raise IllegalMove("%(token)s: only one figure action (enter, rotate or move) "
+                                  "is allowed per turn.", token=token)
             if match := _ENTER_RE.fullmatch(token):
                 action = self._enter(state, seat, _cell(match[1], token),
                                      _direction(match[2], token), token)
@@ -563,70 +571,82 @@ class MagneticField(Game[MagneticFieldState]):
                 action = self._rotate(figures, seat, _cell(match[1], token),
                                       _direction(match[2], token), token)
             else:
-                raise IllegalMove(f"'{token}' is not part of a Magnetic Field turn. {TURN_HELP}")
+                raise IllegalMove("'%(token)s' is not part of a Magnetic Field turn. %(help)s",
+                                  token=token, help=TURN_HELP)
         return Turn(tuple(placements), action)
 
     @staticmethod
     def _check_placement(tiles: str, figures: str, cell: int, token: str) -> None:
         name = CELL_NAMES[cell]
         if tiles[cell] != EMPTY:
-            raise IllegalMove(f"{token}: {name} already has a tile.")
+            raise IllegalMove("%(token)s: %(cell)s already has a tile.", token=token, cell=name)
         if figures[cell] != EMPTY:
-            raise IllegalMove(f"{token}: {name} has a figure on it; tiles go on cells with "
-                              "no tile and no figure.")
+            raise IllegalMove("%(token)s: %(cell)s has a figure on it; tiles go on cells with "
+                              "no tile and no figure.", token=token, cell=name)
         if tiles.count(EMPTY) == CELLS:
             if cell not in CENTRE:
-                raise IllegalMove(f"{token}: the first tile of the game goes on e5, f5, e6 or f6.")
+                raise IllegalMove("%(token)s: the first tile of the game goes on e5, f5, e6 or "
+                                  "f6.", token=token)
         elif not any(tiles[n] != EMPTY for n in EDGE_NEIGHBOURS[cell]):
-            raise IllegalMove(f"{token}: a tile must share an edge with a tile already on the "
-                              "field (tiles are placed one by one, in the order written).")
+            raise IllegalMove("%(token)s: a tile must share an edge with a tile already on the "
+                              "field (tiles are placed one by one, in the order written).",
+                              token=token)
 
     @staticmethod
     def _enter(state: MagneticFieldState, seat: int, cell: int, facing: str,
                token: str) -> Action:
         if state.in_hand[seat] == 0:
-            raise IllegalMove(f"{token}: you have no figure in hand to enter.")
+            raise IllegalMove("%(token)s: you have no figure in hand to enter.", token=token)
         if state.figures[cell] != EMPTY:
-            raise IllegalMove(f"{token}: {CELL_NAMES[cell]} already has a figure; "
-                              "a figure enters on a cell with no figure.")
+            raise IllegalMove("%(token)s: %(cell)s already has a figure; a figure enters on a "
+                              "cell with no figure.", token=token, cell=CELL_NAMES[cell])
         return Action("enter", cell, facing)
 
     @staticmethod
     def _own_figure(figures: str, seat: int, cell: int, token: str) -> str:
         figure = figures[cell]
         if figure == EMPTY:
-            hint = f" To enter a figure there, write +{token}." if ":" in token else ""
-            raise IllegalMove(f"{token}: there is no figure on {CELL_NAMES[cell]}.{hint}")
+            if ":" in token:
+                raise IllegalMove("%(token)s: there is no figure on %(cell)s. To enter a figure "
+                                  "there, write +%(token)s.", token=token, cell=CELL_NAMES[cell])
+            raise IllegalMove("%(token)s: there is no figure on %(cell)s.", token=token,
+                              cell=CELL_NAMES[cell])
         if owner(figure) != seat:
-            raise IllegalMove(f"{token}: the figure on {CELL_NAMES[cell]} is your opponent's.")
+            raise IllegalMove("%(token)s: the figure on %(cell)s is your opponent's.",
+                              token=token, cell=CELL_NAMES[cell])
         return figure
 
     def _rotate(self, figures: str, seat: int, cell: int, facing: str, token: str) -> Action:
         figure = self._own_figure(figures, seat, cell, token)
         if figure.lower() == facing:
-            raise IllegalMove(f"{token}: the figure on {CELL_NAMES[cell]} already faces "
-                              f"{DIRECTION_NAMES[facing]}; a rotation must turn it to a "
-                              "different direction.")
+            raise IllegalMove("%(token)s: the figure on %(cell)s already faces %(direction)s; a "
+                              "rotation must turn it to a different direction.", token=token,
+                              cell=CELL_NAMES[cell], direction=DIRECTION_NAMES[facing])
         return Action("rotate", cell, facing)
 
     def _move(self, figures: str, seat: int, origin: int, target: int, token: str) -> Action:
         self._own_figure(figures, seat, origin, token)
         if origin == target:
-            raise IllegalMove(f"{token}: a move must take the figure to another cell.")
+            raise IllegalMove("%(token)s: a move must take the figure to another cell.",
+                              token=token)
         path = next((RAYS[origin][d][:RAYS[origin][d].index(target) + 1]
                      for d in DIRECTIONS if target in RAYS[origin][d]), None)
         if path is None:
-            raise IllegalMove(f"{token}: a figure moves in a straight line along its file or "
-                              f"rank; {CELL_NAMES[target]} is not in line with "
-                              f"{CELL_NAMES[origin]}.")
+            raise IllegalMove("%(token)s: a figure moves in a straight line along its file or "
+                              "rank; %(target)s is not in line with %(origin)s.", token=token,
+                              target=CELL_NAMES[target], origin=CELL_NAMES[origin])
         if len(path) > MAX_SLIDE:
-            raise IllegalMove(f"{token}: a figure moves 1 to {MAX_SLIDE} cells, "
-                              f"not {len(path)}.")
+            raise IllegalMove("%(token)s: a figure moves 1 to %(most)s cells, not %(cells)s.",
+                              token=token, most=MAX_SLIDE, cells=len(path))
         blocker = next((c for c in path if figures[c] != EMPTY), None)
+        if blocker == target:
+            raise IllegalMove("%(token)s: a figure stands on %(cell)s; figures move across "
+                              "empty cells only and never jump.", token=token,
+                              cell=CELL_NAMES[blocker])
         if blocker is not None:
-            where = "stands on" if blocker == target else "blocks the way at"
-            raise IllegalMove(f"{token}: a figure {where} {CELL_NAMES[blocker]}; figures move "
-                              "across empty cells only and never jump.")
+            raise IllegalMove("%(token)s: a figure blocks the way at %(cell)s; figures move "
+                              "across empty cells only and never jump.", token=token,
+                              cell=CELL_NAMES[blocker])
         return Action("move", origin, target=target)
 
     # -- resolving a turn ------------------------------------------------------------------
@@ -674,25 +694,31 @@ class MagneticField(Game[MagneticFieldState]):
         scores = effects.scores
         reached = [s for s in (0, 1) if scores[s] >= TARGET]
         if len(reached) == 2:
-            return Outcome((), True, f"both players reached {TARGET} points")
+            return Outcome((), True, Text("both players reached %(points)s points",
+                                          points=TARGET))
         if reached:
-            return Outcome((reached[0],), False,
-                           f"{state.colour(reached[0])} reached {TARGET} points")
+            return Outcome((reached[0],), False, Text("%(side)s reached %(points)s points",
+                                                      side=state.colour(reached[0]),
+                                                      points=TARGET))
         mover = effects.seat
         if effects.entered[mover] and not figures_of(effects.figures, mover):
             if not figures_of(effects.figures, 1 - mover):
-                return self._on_points(state, scores, "neither player has a figure on the field")
-            return Outcome((1 - mover,), False, f"{state.colour(mover)} has no figure on the field")
+                return self._on_points(state, scores,
+                                       Text("neither player has a figure on the field"))
+            return Outcome((1 - mover,), False, Text("%(side)s has no figure on the field",
+                                                     side=state.colour(mover)))
         if effects.passes >= PASS_LIMIT:
-            return self._on_points(state, scores, f"{PASS_LIMIT} passes in a row")
+            return self._on_points(state, scores, Text("%(passes)s passes in a row",
+                                                       passes=PASS_LIMIT))
         return None
 
     @staticmethod
-    def _on_points(state: MagneticFieldState, scores: tuple[int, int], why: str) -> Outcome:
+    def _on_points(state: MagneticFieldState, scores: tuple[int, int], why: Text) -> Outcome:
         if scores[0] == scores[1]:
-            return Outcome((), True, f"{why}; the scores are equal")
+            return Outcome((), True, Text("%(why)s; the scores are equal", why=why))
         leader = 0 if scores[0] > scores[1] else 1
-        return Outcome((leader,), False, f"{why}; {state.colour(leader)} has more points")
+        return Outcome((leader,), False, Text("%(why)s; %(side)s has more points", why=why,
+                                              side=state.colour(leader)))
 
     # -- what a seat may know --------------------------------------------------------------
 

@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, NamedTuple
 
-from .core import Game, IllegalMove, Option, Outcome, State
+from .core import Game, IllegalMove, Option, Outcome, State, Text
 
 FILES = "abcdefgh"
 EMPTY = "."
-KIND_NAMES = {"M": "Master", "O": "Officer", "P": "Pawn"}
+KIND_NAMES = {"M": Text("Master"), "O": Text("Officer"), "P": Text("Pawn")}
 START_COUNT = {"M": 3, "O": 4, "P": 6}
 REACH = {"M": 3, "O": 2, "P": 1}
 TAKES = {"M": "MOP", "O": "OP", "P": "P"}  # the enemy kinds each kind may capture
@@ -203,12 +203,12 @@ def _resurrections(board: str, seat: int, origin: int, target: int,
                 yield Move(origin, target, capture=True, resurrect=kind, resurrect_at=square)
 
 
-def _defeat(board: str, seat: int) -> str | None:
-    """Why ``seat`` has lost on material, if it has."""
+def _defeat(board: str, seat: int, side: str) -> Text | None:
+    """Why ``seat`` (``side``) has lost on material, if it has."""
     if piece_of("M", seat) not in board:
-        return "has no Masters left"
+        return Text("%(side)s has no Masters left", side=side)
     if piece_of("O", seat) not in board and piece_of("P", seat) not in board:
-        return "has no Officers and no Pawns left"
+        return Text("%(side)s has no Officers and no Pawns left", side=side)
     return None
 
 
@@ -271,8 +271,9 @@ class Mastery(Game[MasteryState]):
         match = _MOVE_TEXT.fullmatch(text)
         if not match:
             raise IllegalMove(
-                f"'{text}' is not a Mastery move. Write a move as d2-d4, a capture as d1xd3, "
-                "a control move as ~c6-c4, and a resurrection after a capture as d1xd5=O@b4.")
+                "'%(text)s' is not a Mastery move. Write a move as d2-d4, a capture as d1xd3, "
+                "a control move as ~c6-c4, and a resurrection after a capture as d1xd5=O@b4.",
+                text=text)
         origin = square_index(match["origin"].lower())
         target = square_index(match["target"].lower())
         kind = match["kind"].upper() if match["kind"] else None
@@ -286,39 +287,48 @@ class Mastery(Game[MasteryState]):
         raise IllegalMove(self._explain(state, seat, text, moves, origin, target, control, kind))
 
     def _explain(self, state: MasteryState, seat: int, text: str, moves: list[Move],
-                 origin: int, target: int, control: bool, kind: str | None) -> str:
+                 origin: int, target: int, control: bool, kind: str | None) -> Text:
         """Why ``text`` is not legal, in words a player can act on."""
         board, name = state.board, square_name(origin)
         piece = board[origin]
         if piece == EMPTY:
-            return f"{text}: there is no piece on {name}."
-        described = f"{KIND_NAMES[piece.upper()]} on {name}"
+            return Text("%(text)s: there is no piece on %(square)s.", text=text, square=name)
+        described = Text("%(piece)s on %(square)s", piece=KIND_NAMES[piece.upper()], square=name)
         if not control and owner(piece) != seat:
-            hint = (f" To move it by control, write ~{name}-{square_name(target)}."
-                    if can_control(board, seat) and origin in controlled_squares(board, seat)
-                    else "")
-            return f"{text}: the {described} is your opponent's.{hint}"
+            if can_control(board, seat) and origin in controlled_squares(board, seat):
+                return Text("%(text)s: the %(piece)s is your opponent's. To move it by control, "
+                            "write %(move)s.", text=text, piece=described,
+                            move="~" + name + "-" + square_name(target))
+            return Text("%(text)s: the %(piece)s is your opponent's.", text=text, piece=described)
         if control and owner(piece) == seat:
-            return f"{text}: '~' moves an enemy piece by control, but the {described} is yours."
+            return Text("%(text)s: '~' moves an enemy piece by control, but the %(piece)s is "
+                        "yours.", text=text, piece=described)
         if control and not can_control(board, seat):
-            return f"{text}: you cannot control while you have no Officer or no Pawn on the board."
+            return Text("%(text)s: you cannot control while you have no Officer or no Pawn on "
+                        "the board.", text=text)
         if control and origin not in controlled_squares(board, seat):
-            return f"{text}: the {described} is not in the zone of control of any of your pieces."
+            return Text("%(text)s: the %(piece)s is not in the zone of control of any of your "
+                        "pieces.", text=text, piece=described)
         if control and _moved(board, origin, target) == state.before_last:
-            return (f"{text}: this control move would recreate the position before your "
-                    "opponent's last move (KO).")
+            return Text("%(text)s: this control move would recreate the position before your "
+                        "opponent's last move (KO).", text=text)
         same_path = [m for m in moves
                      if (m.origin, m.target, m.control) == (origin, target, control)]
         if same_path and kind:
             choices = sorted({m.resurrect for m in same_path if m.resurrect})
             if not choices:
-                return f"{text}: this capture gives no resurrection."
-            return (f"{text}: after this capture you may resurrect only "
-                    f"{' or '.join(KIND_NAMES[c] for c in choices)}, on an empty square.")
-        options = [str(m) for m in moves
-                   if m.origin == origin and m.control == control and not m.resurrect]
-        reach = f"It can go: {', '.join(options)}." if options else "It cannot move now."
-        return f"{text}: the {described} cannot go to {square_name(target)}. {reach}"
+                return Text("%(text)s: this capture gives no resurrection.", text=text)
+            return Text("%(text)s: after this capture you may resurrect only these, on an "
+                        "empty square: %(pieces)s.", text=text,
+                        pieces=tuple(KIND_NAMES[c] for c in choices))
+        options = tuple(str(m) for m in moves
+                        if m.origin == origin and m.control == control and not m.resurrect)
+        if options:
+            return Text("%(text)s: the %(piece)s cannot go to %(square)s. It can go: "
+                        "%(moves)s.", text=text, piece=described, square=square_name(target),
+                        moves=options)
+        return Text("%(text)s: the %(piece)s cannot go to %(square)s. It cannot move now.",
+                    text=text, piece=described, square=square_name(target))
 
     def _judge(self, board: str, following: int, before_last: str, occurrences: int,
                options: Mapping[str, Any]) -> Outcome | None:
@@ -326,14 +336,14 @@ class Mastery(Game[MasteryState]):
         for seat in (0, 1):
             # A move changes one side's material only (captures take enemies, devouring
             # takes own pieces), so at most one side can lose here.
-            reason = _defeat(board, seat)
+            reason = _defeat(board, seat, self.seat_names[2][seat])
             if reason:
-                return Outcome((1 - seat,), False, f"{self.seat_names[2][seat]} {reason}")
+                return Outcome((1 - seat,), False, reason)
         if options["repetition_draw"] and occurrences >= 3:
-            return Outcome((), True, "the same position occurred three times")
+            return Outcome((), True, Text("the same position occurred three times"))
         if next(generate(board, following, before_last), None) is None:
-            return Outcome((1 - following,), False,
-                           f"{self.seat_names[2][following]} has no legal move")
+            return Outcome((1 - following,), False, Text(
+                "%(side)s has no legal move", side=self.seat_names[2][following]))
         return None
 
     def observe(self, state: MasteryState, seat: int | None) -> dict[str, Any]:

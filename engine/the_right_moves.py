@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, NamedTuple
 
-from .core import Game, IllegalMove, Option, Outcome, State
+from .core import Game, IllegalMove, Option, Outcome, State, Text
 
 # -- the board ---------------------------------------------------------------------------
 
@@ -322,15 +322,18 @@ def start_board() -> str:
 _SPACE_TEXT = re.compile(r"(\d+)\s*([a-z])")
 _SEPARATOR = re.compile(r"\s*([-\u2013\u2014x:*\u00d7])\s*|\s+")
 _JUMP_MARKS = "x:*\u00d7"
-_HOW_TO_WRITE = ("Write a step or a skip as its start and destination, like 4b-3b or 1i-3k, "
-                 "and a jump as its start and every landing space, like 4ex2e or 3ex3gx3i.")
+_HOW_TO_WRITE = Text("Write a step or a skip as its start and destination, like 4b-3b or "
+                     "1i-3k, and a jump as its start and every landing space, like 4ex2e or "
+                     "3ex3gx3i.")
 
 
-def _space_name_error(ring: str, letter: str) -> str:
+def _space_name_error(text: str, ring: str, letter: str) -> IllegalMove:
     if ring not in "12345" or len(ring) != 1:
-        return f"'{ring}{letter}' is not a space: rings are numbered 1 (innermost) to 5."
-    letters = ", ".join(RING_LETTERS[int(ring)])
-    return f"'{ring}{letter}' is not a space: ring {ring} has only the letters {letters}."
+        return IllegalMove("%(text)s: '%(space)s' is not a space: rings are numbered 1 "
+                           "(innermost) to 5.", text=text, space=ring + letter)
+    return IllegalMove("%(text)s: '%(space)s' is not a space: ring %(ring)s has only the "
+                       "letters %(letters)s.", text=text, space=ring + letter, ring=ring,
+                       letters=tuple(RING_LETTERS[int(ring)]))
 
 
 def read_move(text: str) -> tuple[list[int], bool | None]:
@@ -342,29 +345,33 @@ def read_move(text: str) -> tuple[list[int], bool | None]:
     while True:
         match = _SPACE_TEXT.match(lowered, pos)
         if not match:
-            raise IllegalMove(f"'{text}' is not a move of The Right Moves. {_HOW_TO_WRITE}")
+            raise IllegalMove("'%(text)s' is not a move of The Right Moves. %(how)s",
+                              text=text, how=_HOW_TO_WRITE)
         name = match[1] + match[2]
         if name not in INDEX:
-            raise IllegalMove(f"{text}: {_space_name_error(match[1], match[2])}")
+            raise _space_name_error(text, match[1], match[2])
         spaces.append(INDEX[name])
         pos = match.end()
         if pos == len(lowered):
             break
         separator = _SEPARATOR.match(lowered, pos)
         if not separator or separator.end() == pos:
-            raise IllegalMove(f"'{text}' is not a move of The Right Moves. {_HOW_TO_WRITE}")
+            raise IllegalMove("'%(text)s' is not a move of The Right Moves. %(how)s",
+                              text=text, how=_HOW_TO_WRITE)
         separators.append((separator[1] or " ").replace("\u2013", "-").replace("\u2014", "-"))
         pos = separator.end()
     if len(spaces) < 2:
-        raise IllegalMove(f"'{text}' names only one space. {_HOW_TO_WRITE}")
+        raise IllegalMove("'%(text)s' names only one space. %(how)s", text=text,
+                          how=_HOW_TO_WRITE)
     kinds = {"x" if s in _JUMP_MARKS else s for s in separators if s != " "}
     if len(kinds) > 1:
-        raise IllegalMove(f"{text}: a move is either a step or skip (with -) or a jump chain "
-                          f"(with x), not both. {_HOW_TO_WRITE}")
+        raise IllegalMove("%(text)s: a move is either a step or skip (with -) or a jump chain "
+                          "(with x), not both. %(how)s", text=text, how=_HOW_TO_WRITE)
     jump = None if not kinds else kinds == {"x"}
     if jump is False and len(spaces) > 2:
-        raise IllegalMove(f"{text}: a step or a skip is written with its start and destination "
-                          "only, like 1i-3k; a chain of jumps is written with x, like 3ex3gx3i.")
+        raise IllegalMove("%(text)s: a step or a skip is written with its start and destination "
+                          "only, like 1i-3k; a chain of jumps is written with x, like 3ex3gx3i.",
+                          text=text)
     return spaces, jump
 
 
@@ -418,11 +425,13 @@ class TheRightMoves(Game[TheRightMovesState]):
         board, colour = state.board, colour_of_seat(seat)
         piece = board[start]
         if piece == EMPTY:
-            raise IllegalMove(f"{text}: there is no piece on {NAMES[start]}.")
+            raise IllegalMove("%(text)s: there is no piece on %(space)s.", text=text,
+                              space=NAMES[start])
         if colour_of(piece) != colour:
-            raise IllegalMove(f"{text}: the piece on {NAMES[start]} is "
-                              f"{COLOURS[1 - colour].capitalize()}'s; you play "
-                              f"{COLOURS[colour].capitalize()}.")
+            raise IllegalMove("%(text)s: the piece on %(space)s is %(theirs)s's; you play "
+                              "%(yours)s.", text=text, space=NAMES[start],
+                              theirs=COLOURS[1 - colour].capitalize(),
+                              yours=COLOURS[colour].capitalize())
         found = []
         if jump is not True and len(path) == 1 and path[0] in destinations(board, start):
             found.append(Move(start, path))
@@ -432,21 +441,21 @@ class TheRightMoves(Game[TheRightMovesState]):
             return found[0]
         if found:
             step = next(m for m in found if not m.jump)
-            raise IllegalMove(f"{text}: write {step} for the skip or "
-                              f"{NAMES[start]}x{NAMES[path[0]]} for the jump.")
+            raise IllegalMove("%(text)s: write %(skip)s for the skip or %(jump)s for the jump.",
+                              text=text, skip=str(step), jump=NAMES[start] + "x" + NAMES[path[0]])
         raise IllegalMove(self._explain(board, text, start, path, jump,
                                         piece_moves(board, start)))
 
     def _explain(self, board: str, text: str, start: int, path: tuple[int, ...],
-                 jump: bool | None, moves: list[Move]) -> str:
+                 jump: bool | None, moves: list[Move]) -> Text:
         """Why ``text`` is not legal, in words a player can act on."""
         piece = board[start]
         promoted = piece.isupper()
         free = promoted or RING[start] == 2
         name = NAMES[start]
-        described = f"{'promoted' if promoted else 'unpromoted'} piece on {name}"
-        options = ", ".join(str(m) for m in moves[:30]) + (", ..." if len(moves) > 30 else "")
-        reach = f" It can play: {options}." if moves else " It cannot move now."
+        options = tuple(str(m) for m in moves[:30]) + (("...",) if len(moves) > 30 else ())
+        reach = Text("It can play: %(moves)s.", moves=options) if moves \
+            else Text("It cannot move now.")
         why = None
         if jump is None:
             jump = any(JUMPED[a].get(b) is not None
@@ -454,19 +463,23 @@ class TheRightMoves(Game[TheRightMovesState]):
         if not jump:
             target = path[0]
             if any(m.jump and m.path == path for m in moves):
-                why = f"a jump is written with x: {NAMES[start]}x{NAMES[target]}."
+                why = Text("a jump is written with x: %(jump)s.",
+                           jump=NAMES[start] + "x" + NAMES[target])
             elif board[target] != EMPTY:
-                why = f"{NAMES[target]} is occupied."
+                why = Text("%(space)s is occupied.", space=NAMES[target])
             elif target == start:
-                why = "a move must leave its space."
+                why = Text("a move must leave its space.")
             elif not promoted and target not in NEIGHBOURS[start]:
-                why = (f"there is no path from {name} to {NAMES[target]}; an unpromoted piece "
-                       "steps to a neighbouring space only (promoted pieces may skip).")
+                why = Text("there is no path from %(start)s to %(target)s; an unpromoted piece "
+                           "steps to a neighbouring space only (promoted pieces may skip).",
+                           start=name, target=NAMES[target])
             elif not free and direction(start, target) == "outward":
-                why = (f"{name} to {NAMES[target]} goes outward; an unpromoted piece moves only "
-                       "around its ring or inward, unless it begins its turn on ring 2.")
+                why = Text("%(start)s to %(target)s goes outward; an unpromoted piece moves "
+                           "only around its ring or inward, unless it begins its turn on ring 2.",
+                           start=name, target=NAMES[target])
             elif promoted:
-                why = f"every route from {name} to {NAMES[target]} is blocked."
+                why = Text("every route from %(start)s to %(target)s is blocked.", start=name,
+                           target=NAMES[target])
         else:
             enemies = "bB" if colour_of(piece) == 0 else "rR"
             pos, captured = start, []
@@ -476,25 +489,32 @@ class TheRightMoves(Game[TheRightMovesState]):
                 over = JUMPED[pos].get(landing)
                 hop = f"{NAMES[pos]}x{NAMES[landing]}"
                 if over is None:
-                    why = (f"{hop} is not a jump: a jump goes over a neighbouring space to "
-                           "the space directly beyond it on the same straight line.")
+                    why = Text("%(hop)s is not a jump: a jump goes over a neighbouring space to "
+                               "the space directly beyond it on the same straight line.", hop=hop)
                 elif cells[over] == EMPTY:
-                    why = f"{hop} jumps over {NAMES[over]}, which is empty."
+                    why = Text("%(hop)s jumps over %(space)s, which is empty.", hop=hop,
+                               space=NAMES[over])
                 elif cells[over] not in enemies:
-                    why = f"{hop} would jump your own piece on {NAMES[over]}."
+                    why = Text("%(hop)s would jump your own piece on %(space)s.", hop=hop,
+                               space=NAMES[over])
                 elif over in captured:
-                    why = (f"{hop} jumps the piece on {NAMES[over]} a second time; a piece can "
-                           "be jumped only once in a move.")
+                    why = Text("%(hop)s jumps the piece on %(space)s a second time; a piece can "
+                               "be jumped only once in a move.", hop=hop, space=NAMES[over])
                 elif cells[landing] != EMPTY:
-                    why = f"{hop} lands on {NAMES[landing]}, which is occupied."
+                    why = Text("%(hop)s lands on %(space)s, which is occupied.", hop=hop,
+                               space=NAMES[landing])
                 elif not free and direction(pos, landing) == "outward":
-                    why = (f"{hop} goes outward; an unpromoted piece jumps only around its ring "
-                           "or inward, unless it begins its turn on ring 2.")
+                    why = Text("%(hop)s goes outward; an unpromoted piece jumps only around its "
+                               "ring or inward, unless it begins its turn on ring 2.", hop=hop)
                 if why:
                     break
                 captured.append(over)
                 pos = landing
-        return f"{text}: {why or f'the {described} cannot move so.'}{reach}"
+        if why is None:
+            why = Text("the promoted piece on %(space)s cannot move so.", space=name) \
+                if promoted else Text("the unpromoted piece on %(space)s cannot move so.",
+                                      space=name)
+        return Text("%(text)s: %(why)s %(reach)s", text=text, why=why, reach=reach)
 
     def _judge(self, state: TheRightMovesState, seat: int, board: str, following: int,
                occurrences: int) -> Outcome | None:
@@ -504,17 +524,19 @@ class TheRightMoves(Game[TheRightMovesState]):
         side = COLOURS[colour].capitalize()
         winners = self.team_of(players, seat)
         if all(colour_of(board[i]) == colour and board[i] != EMPTY for i in INNER_CIRCLE):
-            return Outcome(winners, False, f"{side} filled the inner circle")
+            return Outcome(winners, False, Text("%(side)s filled the inner circle", side=side))
         enemy = PIECES[1 - colour]
         left = board.count(enemy) + board.count(enemy.upper())
         if left <= 3:
-            return Outcome(winners, False, f"{COLOURS[1 - colour].capitalize()} has only "
-                                           f"{left} piece{'' if left == 1 else 's'} left")
+            loser = COLOURS[1 - colour].capitalize()
+            return Outcome(winners, False, Text("%(side)s has only 1 piece left", side=loser)
+                           if left == 1 else Text("%(side)s has only %(count)s pieces left",
+                                                  side=loser, count=left))
         if state.options["repetition_draw"] and occurrences >= 3:
-            return Outcome((), True, "the same position occurred three times")
+            return Outcome((), True, Text("the same position occurred three times"))
         if not can_move(board, colour_of_seat(following)):
-            return Outcome(winners, False,
-                           f"{self.seat_name(players, following)} has no legal move")
+            return Outcome(winners, False, Text("%(side)s has no legal move",
+                                                side=self.seat_name(players, following)))
         return None
 
     def observe(self, state: TheRightMovesState, seat: int | None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import engine
 from flask import Flask, abort, request
 from flask_babel import gettext
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -165,7 +166,7 @@ def _refuse_deeply_nested_json():
         try:
             request.get_json(silent=True)
         except RecursionError:
-            abort(400, "The JSON body is nested too deeply to be read.")
+            abort(400, engine.Text("The JSON body is nested too deeply to be read."))
 
 
 def _security_headers(response):

@@ -20,7 +20,7 @@ MAX_LINE = 200  # moves in one line: enough to play a game out, not to keep a wo
 ASSESSING_LEVEL = "hard"  # the computer's view of a finished game: its strongest level
 
 
-class AnalysisRefused(ValueError):
+class AnalysisRefused(engine.TextError):
     """A line that cannot be explored: hidden information in a running game, a ply the game
     never reached."""
 
@@ -67,10 +67,11 @@ def explore(match: Match, viewer: int | None, start: int, moves: list[str]) -> L
     """The line of ``moves`` from the position at ply ``start``, as far as they are legal
     (the first that is not stops it, and ``error`` names it)."""
     if not allowed(match):
-        raise AnalysisRefused(f"{match.game.title} hides information: its positions can be "
-                              "analysed once the game is over.")
+        raise AnalysisRefused("%(game)s hides information: its positions can be analysed once "
+                              "the game is over.", game=match.game.title)
     if not 0 <= start <= match.ply:
-        raise AnalysisRefused(f"The game has no ply {start}: it has {match.ply} so far.")
+        raise AnalysisRefused("The game has no ply %(ply)s: it has %(plies)s so far.",
+                              ply=start, plies=match.ply)
     game = match.game
     line = Line(match, viewer, start, match.states[start])
     for move in moves:

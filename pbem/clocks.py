@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
-from engine import Outcome
+from engine import Outcome, Text, TextError
 from flask_babel import gettext, ngettext
 
 from . import languages
@@ -64,34 +64,36 @@ WORKWEEK = 5 * DAY
 
 def settings(raw: Any) -> dict[str, Any]:
     """The normalised time control of a creation request; ``None`` means no clock.
-    Raises ``ValueError`` with a message for the person who sent ``raw``."""
+    Raises ``TextError`` (a ValueError) with a message for the person who sent ``raw``."""
     if raw is None:
         return dict(NO_CLOCK)
     if not isinstance(raw, Mapping):
-        raise ValueError("'clock' must be an object such as {\"mode\": \"per_move\", \"days\": 3}.")
+        raise TextError("'clock' must be an object such as {\"mode\": \"per_move\", \"days\": 3}.")
     mode = raw.get("mode", "none")
     if mode not in MODES:
-        raise ValueError(f"The clock's 'mode' must be one of: {', '.join(MODES)}.")
+        raise TextError("The clock's 'mode' must be one of: %(modes)s.", modes=tuple(MODES))
     if mode == "none":
         extra = sorted(set(raw) - {"mode"})
         if extra:
-            raise ValueError(f"A game without a clock takes no '{extra[0]}'.")
+            raise TextError("A game without a clock takes no '%(name)s'.", name=extra[0])
         return dict(NO_CLOCK)
     fields = FIELDS[mode]
     allowed = {"mode", "weekends", "on_timeout", "vacation_days", *fields}
     unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise ValueError(f"Unknown clock setting '{unknown[0]}' for mode {mode} "
-                         f"(its settings: {', '.join(sorted(allowed - {'mode'}))}).")
+        raise TextError("Unknown clock setting '%(name)s' for mode %(mode)s (its settings: "
+                        "%(names)s).", name=unknown[0], mode=mode,
+                        names=tuple(sorted(allowed - {"mode"})))
     result: dict[str, Any] = {"mode": mode}
     for name, limits in {**fields, "vacation_days": VACATION}.items():
         result[name] = _whole(raw, name, *limits)
     if mode == "fischer" and result["max_days"] < result["initial_days"]:
-        raise ValueError("The clock's 'max_days' must be at least its 'initial_days'.")
+        raise TextError("The clock's 'max_days' must be at least its 'initial_days'.")
     for name, choices in (("weekends", WEEKENDS), ("on_timeout", ON_TIMEOUT)):
         value = raw.get(name, choices[0])
         if value not in choices:
-            raise ValueError(f"The clock's '{name}' must be one of: {', '.join(choices)}.")
+            raise TextError("The clock's '%(name)s' must be one of: %(choices)s.", name=name,
+                            choices=tuple(choices))
         result[name] = value
     return result
 
@@ -99,12 +101,12 @@ def settings(raw: Any) -> dict[str, Any]:
 def _whole(raw: Mapping[str, Any], name: str, low: int, high: int, default: int | None) -> int:
     value = raw.get(name, default)
     if value is None:
-        raise ValueError(f"The clock needs '{name}' (a whole number of days).")
+        raise TextError("The clock needs '%(name)s' (a whole number of days).", name=name)
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)  # from a form
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"The clock's '{name}' must be a whole number of days from {low} "
-                         f"to {high}.")
+        raise TextError("The clock's '%(name)s' must be a whole number of days from %(low)s "
+                        "to %(high)s.", name=name, low=low, high=high)
     return value
 
 
@@ -409,7 +411,7 @@ def ran_out(match: Any, now: datetime) -> SeatClock | None:
 
 
 def timeout_outcome(game: Any, state: Any, seat: int, clock: Mapping[str, Any] | None) -> Outcome:
-    reason = f"{game.side_name(state, seat)} ran out of time"
+    reason = Text("%(side)s ran out of time", side=game.side_name(state, seat))
     if clock and clock.get("on_timeout") == "draw":
         return Outcome((), True, reason)
     team = game.team_of(state.players, seat)
@@ -417,21 +419,21 @@ def timeout_outcome(game: Any, state: Any, seat: int, clock: Mapping[str, Any] |
 
 
 def check_vacation(match: Any, seat: int, days: Any, now: datetime) -> int:
-    """The number of days of a vacation ``seat`` may declare now; ``ValueError`` if not."""
+    """The number of days of a vacation ``seat`` may declare now; ``TextError`` if not."""
     allowance = match.clock["vacation_days"] if match.clock else 0
     if not allowance:
-        raise ValueError("This game has no vacation days.")
+        raise TextError("This game has no vacation days.")
     try:
         days = int(days)
     except (TypeError, ValueError):
-        raise ValueError("A vacation is a whole number of days.") from None
+        raise TextError("A vacation is a whole number of days.") from None
     if days < 1:
-        raise ValueError("A vacation is at least one day.")
+        raise TextError("A vacation is at least one day.")
     year = now.astimezone(timezone.utc).year
     left = allowance - vacation_days_used(steps_of(match), seat, year)
     if days > left:
-        raise ValueError(f"You have {_days(max(left, 0))} of vacation left in {year} "
-                         f"(of {_days(allowance)} a year).")
+        raise TextError("You have %(left)s of vacation left in %(year)s (of %(days)s a year).",
+                        left=_days(max(left, 0)), year=year, days=_days(allowance))
     return days
 
 

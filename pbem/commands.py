@@ -49,8 +49,9 @@ def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
             return Submitted(before, kind.name, already_recorded=True)
         if seen_ply is not None and before.moved_on(seat, seen_ply):
             raise events.StalePosition(
-                f"The game has moved on since you loaded it (you saw ply {seen_ply}, it is now "
-                f"at ply {before.ply}). Look at the current position and try again.")
+                "The game has moved on since you loaded it (you saw ply %(seen)s, it is now at "
+                "ply %(ply)s). Look at the current position and try again.", seen=seen_ply,
+                ply=before.ply)
         after = _record(db, before, seat, kind, command.payload, now, server)
         if message:
             after = _record(db, after, seat, events.KINDS["chat"], events.Message(message),

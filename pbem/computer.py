@@ -203,9 +203,9 @@ def check_running(db: sqlite_utils.Database, client: str, most: int) -> None:
     running = db.execute("SELECT count(*) FROM games WHERE client = ? AND status = 'active'",
                          [client]).fetchone()[0]
     if running >= most:
-        raise TooManyRunning(f"You have {running} games between computers running, the most "
-                             f"this server runs for one address ({most}). Please wait for "
-                             f"one to end.")
+        raise TooManyRunning("You have %(count)s games between computers running, the most "
+                             "this server runs for one address (%(most)s). Please wait for "
+                             "one to end.", count=running, most=most)
 
 
 def stands_in(db: sqlite_utils.Database, game_id: str, seat: int) -> bool:

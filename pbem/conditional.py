@@ -19,7 +19,7 @@ MAX_LINES = 50
 MAX_LENGTH = 40  # moves in one line
 
 
-class BadLines(ValueError):
+class BadLines(engine.TextError):
     """Lines that cannot be stored; the message tells a player why."""
 
 
@@ -33,7 +33,7 @@ def checked(game: engine.Game, state: engine.State, seat: int, raw: Any) -> list
     """``raw`` lines as stored: each move in the game's own spelling, each line a legal
     sequence from ``state`` that begins with the opponent's move and ends with ``seat``'s."""
     if not isinstance(raw, list) or len(raw) > MAX_LINES:
-        raise BadLines(f"'lines' must be a list of at most {MAX_LINES} lines.")
+        raise BadLines("'lines' must be a list of at most %(most)s lines.", most=MAX_LINES)
     if raw and (state.outcome is not None or seat in state.to_move or not state.to_move):
         raise BadLines("Conditional moves answer your opponent's next move: store them "
                        "while it is their turn.")
@@ -41,20 +41,24 @@ def checked(game: engine.Game, state: engine.State, seat: int, raw: Any) -> list
     for number, line in enumerate(raw, start=1):
         if not isinstance(line, list) or not 2 <= len(line) <= MAX_LENGTH or len(line) % 2 \
                 or not all(isinstance(move, str) for move in line):
-            raise BadLines(f"Line {number} must be a list of 2 to {MAX_LENGTH} moves, theirs "
-                           "then yours in turn, ending with yours.")
+            raise BadLines("Line %(number)s must be a list of 2 to %(most)s moves, theirs then "
+                           "yours in turn, ending with yours.", number=number, most=MAX_LENGTH)
         position, spelled = state, []
         for ply, move in enumerate(line):
             mover = position.to_move[0] if len(position.to_move) == 1 else None
             expected = seat if ply % 2 else next(s for s in range(state.players) if s != seat)
+            if mover != expected and ply % 2:
+                raise BadLines("Line %(number)s, move %(ply)s (%(move)s): it is not your move "
+                               "there.", number=number, ply=ply + 1, move=move)
             if mover != expected:
-                raise BadLines(f"Line {number}, move {ply + 1} ({move}): it is not "
-                               f"{'your' if ply % 2 else 'their'} move there.")
+                raise BadLines("Line %(number)s, move %(ply)s (%(move)s): it is not their move "
+                               "there.", number=number, ply=ply + 1, move=move)
             try:
                 spelled.append(game.canonical(position, mover, move))
                 position = game.apply(position, mover, move)
             except engine.IllegalMove as error:
-                raise BadLines(f"Line {number}, move {ply + 1} ({move}): {error}") from None
+                raise BadLines("Line %(number)s, move %(ply)s (%(move)s): %(error)s",
+                               number=number, ply=ply + 1, move=move, error=error.text) from None
         lines.append(spelled)
     return lines
 

@@ -31,13 +31,15 @@ MAX_CHAT = 2000  # characters of one chat message
 
 class ActionError(Exception):
     """A request the server refuses; ``status`` is the HTTP status it maps to, ``headers``
-    what its answer carries besides (a Retry-After)."""
+    what its answer carries besides (a Retry-After). Its ``message`` is an ``engine.Text``
+    of ``message`` and ``fields``: English as a str, and in the reader's language where a
+    page, an email or the API shows it (``languages.translated``)."""
 
     status = 400
 
-    def __init__(self, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, /, headers: dict[str, str] | None = None, **fields: Any):
+        self.message = engine.Text(message, **fields)
+        super().__init__(self.message)
         self.headers = headers or {}
 
 
@@ -227,7 +229,7 @@ def _fold_draw_offer(fold: Fold, event: Event) -> None:
 
 
 def _fold_draw_accept(fold: Fold, event: Event) -> None:
-    fold.conclude(engine.Outcome((), True, "draw agreed"))
+    fold.conclude(engine.Outcome((), True, engine.Text("draw agreed")))
     fold.draw_offer = None
 
 
@@ -265,7 +267,7 @@ def _fold_join(fold: Fold, event: Event) -> None:
     fold.last_join = event  # its player is in ``Match.seats`` (``load`` reads them)
 
 
-WITHDRAWN = engine.Outcome((), False, "withdrawn before it started")
+WITHDRAWN = engine.Outcome((), False, engine.Text("withdrawn before it started"))
 
 
 def _fold_withdraw(fold: Fold, event: Event) -> None:
@@ -288,7 +290,7 @@ def _check_move(match: Match, seat: int, payload: Payload, now: datetime) -> Pay
     try:
         return Move(match.game.canonical(match.current, seat, payload.move))
     except engine.IllegalMove as error:
-        raise Refused(str(error)) from None
+        raise Refused(error.text) from None
 
 
 def _check_draw_offer(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
@@ -310,8 +312,8 @@ def _check_resign_offer(match: Match, seat: int, payload: Payload, now: datetime
         raise InvalidRequest("Only a team proposes to resign; resign instead.")
     proposer = match.resign_offer_of(seat)
     if proposer is not None:
-        raise Refused(f"Your team's proposal to resign already waits for "
-                      f"{match.people(match.partners(proposer))}.")
+        raise Refused("Your team's proposal to resign already waits for %(partners)s.",
+                      partners=match.people(match.partners(proposer)))
     return None
 
 
@@ -326,7 +328,7 @@ def _check_vacation(match: Match, seat: int, payload: Payload, now: datetime) ->
         return Days(clocks.check_vacation(
             match, seat, payload.days if isinstance(payload, Days) else None, now))
     except ValueError as error:
-        raise Refused(str(error)) from None
+        raise Refused(error.args[0]) from None
 
 
 def takebacks_allowed(match: Match) -> bool:
@@ -372,7 +374,7 @@ def _check_withdraw(match: Match, seat: int, payload: Payload, now: datetime) ->
 
 def _check_chat(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
     text = payload.text if isinstance(payload, Message) else None
-    return Message(checked_text(text, "A chat message", MAX_CHAT))
+    return Message(checked_text(text, engine.Text("A chat message"), MAX_CHAT))
 
 
 def _check_rematch(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
@@ -402,15 +404,16 @@ def checked_text(text: Any, what: str, most: int, *, may_be_empty: bool = False)
     unless ``may_be_empty``) with no control characters but line breaks and tabs. ``what``
     names it in the error ("A chat message")."""
     if not isinstance(text, str):
-        raise InvalidRequest(f"{what} must be given as 'text', a string.")
+        raise InvalidRequest("%(what)s must be given as 'text', a string.", what=what)
     text = kept_text(text)
     if len(text) > most or not (text or may_be_empty):
-        raise InvalidRequest(f"{what} must be {0 if may_be_empty else 1} to {most} "
-                             f"characters long (this one has {len(text)}).")
+        raise InvalidRequest("%(what)s must be %(least)s to %(most)s characters long (this "
+                             "one has %(length)s).", what=what, least=0 if may_be_empty else 1,
+                             most=most, length=len(text))
     # zero-width joiners are part of emoji sequences; other format characters are not text
     if not all(c.isprintable() or c in "\n\t\u200c\u200d" for c in text):
-        raise InvalidRequest(f"{what} may hold only printable characters, line breaks and "
-                             f"tabs.")
+        raise InvalidRequest("%(what)s may hold only printable characters, line breaks and "
+                             "tabs.", what=what)
     return text
 
 
@@ -605,20 +608,20 @@ def check(match: Match, seat: int, kind: Kind, payload: Payload, *, server: bool
     """Whether ``seat`` may record ``kind`` now (raises ``ActionError`` if not); returns the
     payload as it is kept (a move as the engine spells it, a message trimmed)."""
     if kind.server != server:
-        raise InvalidRequest(f"Unknown action '{kind.name}'.")
+        raise InvalidRequest("Unknown action '%(kind)s'.", kind=kind.name)
     if kind.talk:
         return kind.check(match, seat, payload, now)
     if match.finished:
-        raise Refused(f"The game is over: {match.reason}.")
+        raise Refused("The game is over: %(reason)s.", reason=match.reason)
     if server or kind.before_start:
         return kind.check(match, seat, payload, now)
     if match.waiting:
-        open_ = ", ".join(match.seat_name(s) for s in match.open_seats)
-        raise Refused(f"The game is waiting for players: it starts when every seat is taken "
-                      f"(still open: {open_}).")
+        raise Refused("The game is waiting for players: it starts when every seat is taken "
+                      "(still open: %(seats)s).",
+                      seats=tuple(match.seat_name(s) for s in match.open_seats))
     late = clocks.ran_out(match, now)
     if late is not None:
         # Decided on time: the scheduler's clock job records it at its next run.
-        raise Refused(f"{match.seats[late.seat].name} has run out of time "
-                      f"({late.deadline_text}); the game ends on time.")
+        raise Refused("%(name)s has run out of time (%(deadline)s); the game ends on time.",
+                      name=match.seats[late.seat].name, deadline=late.deadline_text)
     return kind.check(match, seat, payload, now)

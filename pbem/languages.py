@@ -3,7 +3,10 @@
 A page is in the language its visitor chose with the switch every page has (a link to the
 same page with ``?lang=ru``, which sets the ``lang`` cookie for the pages after it), else
 the best of ``Accept-Language``, else English. An email is in its seat's
-language (``seats.language``), whatever page or job sends it: ``in_language``. The
+language (``seats.language``), whatever page or job sends it: ``in_language``. What the
+engines and the core say to players (refusals, illegal moves, results) is ``engine.Text``,
+English until ``translated`` where it is shown: every template prints it so, and the JSON
+API's errors follow the request's Accept-Language. The
 catalogs are ``pbem/translations/<lang>/LC_MESSAGES/messages.po``, compiled to the
 ``messages.mo`` beside them (docs/operations.md: updating the catalogs).
 """
@@ -11,12 +14,13 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from babel.dates import format_date, format_skeleton, get_month_names
 from babel.lists import format_list
 from flask import Flask, Response, current_app, has_request_context, request
-from flask_babel import Babel, force_locale, get_locale
+from engine.core import Text, listed
+from flask_babel import Babel, force_locale, get_locale, gettext
 
 LANGUAGES = {"en": "English", "ru": "Русский"}  # each named in itself, for the switch
 DEFAULT = "en"
@@ -61,6 +65,16 @@ def in_language(language: str | None) -> Iterator[None]:
         yield
 
 
+def translated(text: Any) -> Any:
+    """``text`` in the language in force if it is ``engine.Text`` (its template looked up in
+    the catalog, its fields translated alike); anything else as it is."""
+    if not isinstance(text, Text):
+        return text
+    return gettext(text.template, **{
+        name: listed(tuple(map(translated, value))) if isinstance(value, tuple)
+        else translated(value) for name, value in text.fields.items()})
+
+
 def moment(at: datetime | str) -> str:
     """A time in UTC as the language writes it: "Thu 26 Nov 2026, 14:05 UTC",
     "чт, 26 нояб. 2026 г., 14:05 UTC" (``at``: a datetime, or ISO text as stored)."""
@@ -95,6 +109,8 @@ def short_months() -> dict[int, str]:
 def init_app(app: Flask) -> None:
     Babel(app, locale_selector=chosen)
     app.after_request(_remember_choice)
+    app.jinja_env.finalize = translated  # what a template prints: an engine.Text translated
+    app.jinja_env.filters["translated"] = translated  # an engine.Text inside _(...)
     app.jinja_env.filters["moment"] = moment
     app.jinja_env.globals["languages"] = LANGUAGES
     app.jinja_env.globals["current_language"] = current

@@ -226,7 +226,7 @@ def _take_seat(game_id: str, seat: int, here: str):
                 players.claim(db, player, game_id, seat)
     except matches.ActionError as error:
         if wants_json:
-            return jsonify(error=error.message), error.status
+            return jsonify(error=languages.translated(error.message)), error.status
         return _join_page(matches.load(db, game_id), seat, here, form=form,
                           error=error.message, status=error.status)
     play = links.external_url("play.page", role="play", token=token)
@@ -239,21 +239,22 @@ def _take_seat(game_id: str, seat: int, here: str):
 
 
 def _rated_seat_refusal(db: sqlite_utils.Database, match: Match,
-                        player: players.Player | None) -> str | None:
+                        player: players.Player | None) -> engine.Text | None:
     """Why ``player`` (None: nobody signed in) may not take a seat of the rated game
     ``match``: only a player (signed in, or with their key) not already in the game, whose
     rating is in the range the challenge asks for."""
     if player is None:
-        return ("This is a rated game: sign in to take its seat (or, with the API, send your "
-                "player key as 'key').")
+        return engine.Text("This is a rated game: sign in to take its seat (or, with the API, "
+                           "send your player key as 'key').")
     if player.id in ratings.seat_players(db, match.id).values():
-        return "You already play in this game."
+        return engine.Text("You already play in this game.")
     low, high = _rating_range(db, match.id)
     standing = ratings.of_players(db, match.game.id, [player.id]).get(player.id)
     rating = standing.rating.rating if standing else glicko.RATING
     if (low is not None and rating < low) or (high is not None and rating > high):
-        return (f"This challenge asks for a rating in {match.game.title} "
-                f"{ratings.range_text(low, high)}; yours is {round(rating)}.")
+        return engine.Text("This challenge asks for a rating in %(game)s %(range)s; yours is "
+                           "%(rating)s.", game=match.game.title,
+                           range=ratings.range_text(low, high), rating=round(rating))
     return None
 
 

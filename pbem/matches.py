@@ -53,11 +53,12 @@ def checked_name(name: Any, who: str) -> str:
     """A player's name as typed, white space folded; refused unless it is 1 to MAX_NAME
     characters of printable text (no control characters: names go into email subjects)."""
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
-        raise InvalidRequest(f"{who} needs a name of 1 to {MAX_NAME} characters.")
+        raise InvalidRequest("%(who)s needs a name of 1 to %(most)s characters.", who=who,
+                             most=MAX_NAME)
     spaced = events.plain_spaces(name.strip())
     if not spaced.isprintable():
-        raise InvalidRequest(f"{who}'s name may hold only printable characters (no line "
-                             f"breaks or control characters).")
+        raise InvalidRequest("%(who)s's name may hold only printable characters (no line "
+                             "breaks or control characters).", who=who)
     return " ".join(spaced.split())
 
 
@@ -77,6 +78,21 @@ class Seat:
     @property
     def open(self) -> bool:
         return self.name is None
+
+
+def _naming(text: Any, names: Mapping[str, str]) -> Any:
+    """``text`` with each side it names replaced by ``names``: in its fields, at any depth,
+    if it is ``engine.Text``; a field that is a side becomes the name itself (which may be
+    Text: "team Red")."""
+    if isinstance(text, engine.Text) and text.fields:
+        return engine.Text(text.template, **{field: _naming(value, names)
+                                             for field, value in text.fields.items()})
+    if not isinstance(text, str) or isinstance(text, engine.Text):  # words, not names
+        return text
+    if text in names:
+        return names[text]
+    sides = "|".join(re.escape(side) for side in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)], text)
 
 
 def bot_name(level: str) -> str:
@@ -168,33 +184,35 @@ class Match:
             event.kind == "join" and event.seat == seat for event in self.events)
 
     @property
-    def result(self) -> str:
+    def result(self) -> engine.Text:
         """The outcome in words, naming the players: "Ann won: Bob resigned", "Ann and Cid
         won (team Red): Dee has no legal move", "Draw: draw agreed"."""
         outcome = self.current.outcome
         if outcome is None:
-            return "in progress"
+            return engine.Text("in progress")
         if outcome.draw:
-            return f"Draw: {self.reason}"
+            return engine.Text("Draw: %(reason)s", reason=self.reason)
         if not outcome.winners:
-            return f"No result: {self.reason}"
+            return engine.Text("No result: %(reason)s", reason=self.reason)
         team = self.game.team_name(self.players, outcome.winners[0])
-        return f"{self.people(outcome.winners)} won{f' (team {team})' if team else ''}: " \
-               f"{self.reason}"
+        if team:
+            return engine.Text("%(players)s won (team %(team)s): %(reason)s", team=team,
+                               players=self.people(outcome.winners), reason=self.reason)
+        return engine.Text("%(players)s won: %(reason)s", players=self.people(outcome.winners),
+                           reason=self.reason)
 
     @property
-    def reason(self) -> str:
+    def reason(self) -> engine.Text:
         """The outcome's reason with the players named: the engine names sides ("Dark
         resigned", "Red (2) has no legal move"); each side becomes its player's name, and in
         a team game each team's colour "team Red"."""
-        names = {self.seat_name(seat): self.seats[seat].name for seat in range(self.players)}
+        names: dict[str, str] = {self.seat_name(seat): self.seats[seat].name
+                                 for seat in range(self.players)}
         for seat in range(self.players):
             team = self.game.team_name(self.players, seat)
             if team:
-                names.setdefault(team, f"team {team}")
-        sides = "|".join(re.escape(side) for side in sorted(names, key=len, reverse=True))
-        return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)],
-                      self.current.outcome.reason)
+                names.setdefault(team, engine.Text("team %(team)s", team=team))
+        return _naming(self.current.outcome.reason, names)
 
     def outcome_json(self) -> dict[str, Any] | None:
         """The outcome for the API and the record, its reason naming the players."""
@@ -511,18 +529,19 @@ def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
-        raise InvalidRequest(f"{error} Games: {', '.join(engine.GAMES)}.") from None
+        raise InvalidRequest("%(error)s Games: %(games)s.", error=error.args[0],
+                             games=tuple(engine.GAMES)) from None
     seats = _checked_players(players, addressless)
     spoken = _checked_languages(players)
     seed = secrets.token_hex(16) if seed is None else seed
     try:
         start = game.start(len(seats), options if options is not None else {}, seed)
     except ValueError as error:
-        raise InvalidRequest(str(error)) from None
+        raise InvalidRequest(error.args[0]) from None
     try:
         clock = clocks.settings(clock)
     except ValueError as error:
-        raise InvalidRequest(str(error)) from None
+        raise InvalidRequest(error.args[0]) from None
     waiting = any(s.open for s in seats)
     if not isinstance(public, bool):
         raise InvalidRequest("'public' must be true or false.")
@@ -594,26 +613,30 @@ def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
     seats = []
     for number, entry in enumerate(players):
         if not isinstance(entry, dict):
-            raise InvalidRequest(f"Player {number + 1} must have a name and an email address.")
+            raise InvalidRequest("Player %(number)s must have a name and an email address.",
+                                 number=number + 1)
         if not isinstance(entry.get("open", False), bool):
-            raise InvalidRequest(f"Player {number + 1}: 'open' must be true or false.")
+            raise InvalidRequest("Player %(number)s: 'open' must be true or false.",
+                                 number=number + 1)
         if entry.get("open"):
             seats.append(Seat(number, None, None))
             continue
         if "bot" in entry:
             level = entry["bot"]
             if not isinstance(level, str) or level not in bots.LEVELS:
-                raise InvalidRequest(f"Player {number + 1}: 'bot' must be one of the "
-                                     f"computer's levels: {', '.join(bots.LEVELS)}.")
+                raise InvalidRequest("Player %(number)s: 'bot' must be one of the computer's "
+                                     "levels: %(levels)s.", number=number + 1,
+                                     levels=tuple(bots.LEVELS))
             seats.append(Seat(number, bot_name(level), None, level))
             continue
         name, email = entry.get("name"), entry.get("email")
-        name = checked_name(name, f"Player {number + 1}")
+        name = checked_name(name, engine.Text("Player %(number)s", number=number + 1))
         if addressless and email is None:
             seats.append(Seat(number, name, None))
             continue
         if not isinstance(email, str) or not valid_email(email.strip()):
-            raise InvalidRequest(f"Player {number + 1} needs a valid email address.")
+            raise InvalidRequest("Player %(number)s needs a valid email address.",
+                                 number=number + 1)
         seats.append(Seat(number, name, email.strip()))
     return seats
 
@@ -634,8 +657,9 @@ def checked_rating(seats: Sequence[Seat], claimed: Mapping[int, int], rated: Any
         raise Refused("Rated games are two-player games.")
     for s in seats:
         if not (s.open or s.bot or s.seat in claimed):
-            raise Refused(f"Player {s.seat + 1}: in a rated game each seat is a player's key "
-                          f"({{\"key\"}}), the computer ({{\"bot\": level}}) or left open.")
+            raise Refused("Player %(number)s: in a rated game each seat is a player's key "
+                          "({\"key\"}), the computer ({\"bot\": level}) or left open.",
+                          number=s.seat + 1)
     if all(s.bot for s in seats):
         raise Refused("A rated game needs a player who is not the computer.")
     if len(set(claimed.values())) < len(claimed):
@@ -659,8 +683,8 @@ def _checked_languages(players: list[dict[str, Any]]) -> list[str]:
     for number, entry in enumerate(players):
         language = entry.get("language", languages.DEFAULT)
         if not languages.known(language):
-            raise InvalidRequest(f"Player {number + 1}: 'language' must be one of "
-                                 f"{', '.join(languages.LANGUAGES)}.")
+            raise InvalidRequest("Player %(number)s: 'language' must be one of %(languages)s.",
+                                 number=number + 1, languages=tuple(languages.LANGUAGES))
         spoken.append(language)
     return spoken
 
@@ -691,7 +715,7 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
     """Take the open ``seat`` for a player named ``name``, with an email address or none
     (then nothing is ever emailed to the seat). Taking the last open seat starts the game.
     Returns the game and the new player's secret link token."""
-    name = checked_name(name, "A player")
+    name = checked_name(name, engine.Text("A player"))
     if email is not None and not isinstance(email, str):
         raise InvalidRequest("'email' must be an email address, or left out.")
     email = (email or "").strip() or None
@@ -719,15 +743,18 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
     return after, token
 
 
-def seat_refusal(match: Match, seat: int) -> str | None:
+def seat_refusal(match: Match, seat: int) -> engine.Text | None:
     """Why ``seat`` cannot be taken, or None while it is open."""
     if seat not in match.open_seats:
-        return f"Someone has already taken this seat ({match.open_seat_name(seat)})."
+        return engine.Text("Someone has already taken this seat (%(side)s).",
+                           side=match.open_seat_name(seat))
     if match.finished:
-        return "This game was withdrawn before it started: its seats cannot be taken any more."
+        return engine.Text("This game was withdrawn before it started: its seats cannot be "
+                           "taken any more.")
     if utc.now() >= match.expires_at:
-        return (f"This challenge expired on {clocks.time_text(match.expires_at)}, a week after "
-                f"it was made: its seats cannot be taken any more.")
+        return engine.Text("This challenge expired on %(date)s, a week after it was made: its "
+                           "seats cannot be taken any more.",
+                           date=clocks.time_text(match.expires_at))
     return None
 
 
@@ -760,7 +787,7 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: events.Ki
     try:
         after = before.with_events([event])
     except engine.IllegalMove as error:
-        raise Refused(str(error)) from None
+        raise Refused(error.text) from None
     _append(db, before.id, event)
     _summarise(db, after, event)
     if kind.name == "move" and after.ply % positions.EVERY == 0:

@@ -28,6 +28,7 @@ from datetime import timedelta
 from typing import Any
 
 import sqlite_utils
+from engine import Text
 from flask import current_app, session
 
 from . import invites, languages, limits, links, matches
@@ -35,7 +36,7 @@ from .store.db import hold_name, write
 from .store import utc
 
 HANDLE = re.compile(r"[A-Za-z0-9_-]{3,20}")
-HANDLE_RULE = "A handle is 3 to 20 letters (A-Z, a-z), digits, _ or -."
+HANDLE_RULE = Text("A handle is 3 to 20 letters (A-Z, a-z), digits, _ or -.")
 SIGN_IN_VALID = timedelta(hours=2)  # mail can be slow: at least an hour
 RESERVED = "computer-"  # the handles of the computer's levels (rated players)
 
@@ -130,7 +131,8 @@ def languages_of(db: sqlite_utils.Database, player_ids: list[int]) -> dict[int, 
 
 def _refuse_taken(db: sqlite_utils.Database, handle: str) -> None:
     if by_handle(db, handle) is not None:
-        raise HandleTaken(f"The handle {handle} is taken. Please choose another one.")
+        raise HandleTaken("The handle %(handle)s is taken. Please choose another one.",
+                          handle=handle)
 
 
 # -- secrets derived from the server's secret key ---------------------------------------------
@@ -264,11 +266,12 @@ def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None,
             return None
         player = by_email(db, used[0])
         if isinstance(handle, str) and handle.lower().startswith(RESERVED):
-            raise HandleTaken(f"Handles that begin with {RESERVED} are the computer's.")
+            raise HandleTaken("Handles that begin with %(reserved)s are the computer's.",
+                              reserved=RESERVED)
         if player is None:
             if handle is None:
                 raise matches.InvalidRequest("Choose a handle: the name other players will "
-                                             "know you by. " + HANDLE_RULE)
+                                             "know you by. %(rule)s", rule=HANDLE_RULE)
             player = create(db, handle, used[0], language)
         elif handle is not None and handle != player.handle:
             player = rename(db, player, handle)

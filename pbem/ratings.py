@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import sqlite_utils
+from flask_babel import gettext
 
 from . import glicko, players, signals
 from .matches import Event, Match
@@ -122,8 +123,9 @@ def range_text(low: int | None, high: int | None) -> str:
     """A challenge's range of ratings in words: "from 1400 to 1800", "from 1400", "up to
     1800"."""
     if high is None:
-        return "" if low is None else f"from {low}"
-    return f"up to {high}" if low is None else f"from {low} to {high}"
+        return "" if low is None else gettext("from %(low)s", low=low)
+    return gettext("up to %(high)s", high=high) if low is None \
+        else gettext("from %(low)s to %(high)s", low=low, high=high)
 
 
 def seat_standings(db: sqlite_utils.Database, match: Match) -> dict[int, Standing]:

@@ -14,6 +14,7 @@ import math
 from datetime import datetime, timedelta
 from typing import Any
 
+import engine
 import sqlite_utils
 from flask import current_app
 
@@ -46,8 +47,8 @@ def check_rate(match: Match, seat: int, now: datetime) -> None:
             wait = recent[-most] - since
             headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
         raise TooManyMessages(
-            f"You have posted {len(recent)} chat messages in the last hour, the most this "
-            f"server takes ({most}). Please wait a while.", headers)
+            "You have posted %(count)s chat messages in the last hour, the most this server "
+            "takes (%(most)s). Please wait a while.", headers, count=len(recent), most=most)
 
 
 def chat_json(match: Match, viewer: int | None) -> list[dict[str, Any]]:
@@ -67,7 +68,7 @@ def notes(db: sqlite_utils.Database, game_id: str, seat: int) -> dict[str, Any]:
 
 def save_notes(db: sqlite_utils.Database, game_id: str, seat: int, text: Any) -> dict[str, Any]:
     """Replace ``seat``'s notes on the game with ``text`` (empty clears them)."""
-    text = events.checked_text(text, "Notes", MAX_NOTES, may_be_empty=True)
+    text = events.checked_text(text, engine.Text("Notes"), MAX_NOTES, may_be_empty=True)
     with write(db):
         db["notes"].upsert({"game_id": game_id, "seat": seat, "text": text,
                             "updated_at": utc.iso(utc.now())}, pk=("game_id", "seat"))

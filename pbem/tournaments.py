@@ -286,14 +286,15 @@ def _whole(body: dict[str, Any], name: str, low: int, high: int,
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)  # from a form
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidRequest(f"'{name}' must be a whole number from {low} to {high}.")
+        raise InvalidRequest("'%(name)s' must be a whole number from %(low)s to %(high)s.",
+                             name=name, low=low, high=high)
     return value
 
 
 def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
     value = body.get(name, default)
     if not isinstance(value, bool):
-        raise InvalidRequest(f"'{name}' must be true or false.")
+        raise InvalidRequest("'%(name)s' must be true or false.", name=name)
     return value
 
 
@@ -303,23 +304,24 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
     ``{"name", "game", "options", "clock", "format", "rounds" (swiss; 2 for a double round
     robin), "min_players", "max_players", "rated", "public", "starts_at" (ISO time),
     "round_days", "adjudication"}``."""
-    name = matches.checked_name(body.get("name"), "The tournament")
+    name = matches.checked_name(body.get("name"), engine.Text("The tournament"))
     try:
         game = engine.get(str(body.get("game")))
     except (engine.UnknownGame, TypeError):
-        raise InvalidRequest(f"'game' must be one of: {', '.join(engine.GAMES)}.") from None
+        raise InvalidRequest("'game' must be one of: %(games)s.",
+                             games=tuple(engine.GAMES)) from None
     if 2 not in game.player_counts:
-        raise InvalidRequest(f"{game.title} is not a game for two: tournaments pair two "
-                             f"players.")
+        raise InvalidRequest("%(game)s is not a game for two: tournaments pair two players.",
+                             game=game.title)
     options = body.get("options") or {}
     try:
         options = game.start(2, options, "check").options
         clock = clocks.settings(body.get("clock"))
     except ValueError as error:
-        raise InvalidRequest(str(error)) from None
+        raise InvalidRequest(error.args[0]) from None
     format_ = body.get("format")
     if format_ not in FORMATS:
-        raise InvalidRequest(f"'format' must be one of: {', '.join(FORMATS)}.")
+        raise InvalidRequest("'format' must be one of: %(formats)s.", formats=tuple(FORMATS))
     if format_ == "swiss":
         rounds = _whole(body, "rounds", 1, MOST_ROUNDS, 5)
     elif format_ in ("round-robin", "league"):
@@ -343,7 +345,8 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
                                  "2026-12-01T18:00:00+00:00.") from None
     adjudication = body.get("adjudication", "draw")
     if adjudication not in ADJUDICATIONS:
-        raise InvalidRequest(f"'adjudication' must be one of: {', '.join(ADJUDICATIONS)}.")
+        raise InvalidRequest("'adjudication' must be one of: %(ways)s.",
+                             ways=tuple(ADJUDICATIONS))
     rated = _flag(body, "rated", False)
     now = utc.iso(utc.now())
     tournament_id = secrets.token_urlsafe(6)
@@ -385,7 +388,8 @@ def enter(db: sqlite_utils.Database, tournament_id: str, player: players.Player)
         if any(e.player_id == player.id for e in entered):
             return
         if tournament.max_players is not None and len(entered) >= tournament.max_players:
-            raise SeatTaken(f"The tournament is full ({tournament.max_players} players).")
+            raise SeatTaken("The tournament is full (%(most)s players).",
+                            most=tournament.max_players)
         db.execute("INSERT INTO tournament_players (tournament_id, player_id, seed) "
                    "VALUES (?, ?, ?)",
                    [tournament.id, player.id, max((e.seed for e in entered), default=0) + 1])
@@ -396,8 +400,8 @@ def enter_computer(db: sqlite_utils.Database, tournament_id: str, by: players.Pl
                    level: Any) -> None:
     """The organiser enters the computer at ``level`` (each level is a player)."""
     if not isinstance(level, str) or level not in bots.LEVELS:
-        raise InvalidRequest(f"'bot' must be one of the computer's levels: "
-                             f"{', '.join(bots.LEVELS)}.")
+        raise InvalidRequest("'bot' must be one of the computer's levels: %(levels)s.",
+                             levels=tuple(bots.LEVELS))
     with write(db):
         _organised(db, tournament_id, by)
         handle = ratings.computer_handle(level)
@@ -453,7 +457,7 @@ def remove(db: sqlite_utils.Database, tournament_id: str, by: players.Player,
         entrant = next((e for e in entrants(db, tournament)
                         if e.handle.lower() == str(handle).lower()), None)
         if entrant is None:
-            raise InvalidRequest(f"{handle} has not entered this tournament.")
+            raise InvalidRequest("%(handle)s has not entered this tournament.", handle=handle)
         withdraw(db, tournament_id, entrant.player_id)
 
 
@@ -476,8 +480,8 @@ def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | No
             raise Refused("The tournament has already started.")
         entered = entrants(db, tournament)
         if len(entered) < tournament.min_players:
-            raise Refused(f"The tournament needs at least {tournament.min_players} players "
-                          f"({len(entered)} entered).")
+            raise Refused("The tournament needs at least %(least)s players (%(count)s "
+                          "entered).", least=tournament.min_players, count=len(entered))
         db.execute("UPDATE tournaments SET status = 'running' WHERE id = ?", [tournament.id])
         tournament = _fresh(db, tournament.id)
         if tournament.format in ("round-robin", "league"):

@@ -8,6 +8,7 @@ template that writes words without marking them fails
 ``test_an_email_template_writes_no_word_of_its_own``."""
 from __future__ import annotations
 
+import ast
 import io
 import re
 from datetime import datetime, timezone
@@ -28,7 +29,11 @@ from helpers import api_move, path_of, sign_up
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "pbem" / "translations" / "ru" / "LC_MESSAGES" / "messages.po"
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "N_": None}
+# pybabel's own keywords, and those ./dev catalogs adds: engine.Text and the errors made of it
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), **{
+    keyword: None for keyword in re.findall(r"-k (\w+)", (ROOT / "dev").read_text())}}
+# the calls whose first argument is a message for players (engine.Text, the errors made of it)
+MESSAGES = set(KEYWORDS) - {"_", "gettext", "ngettext", "lazy_gettext", "N_"}
 
 
 def to_translate() -> dict[object, str]:
@@ -73,6 +78,25 @@ def test_an_email_template_writes_no_word_of_its_own(app, template):
     bare = [node.data for node in tree.find_all(nodes.TemplateData)
             if re.search(r"[^\W\d_]{2,}", node.data)]
     assert not bare, f"{template} writes words outside the catalog: {bare}"
+
+
+def test_every_message_for_players_is_a_template_the_catalog_can_hold():
+    """What the engines and the core say to players is extracted for the catalog only when
+    it is written as a template (``"%(move)s is ..."``, its fields as arguments): an
+    f-string or a sum of strings would reach a Russian page in English. So is an outcome's
+    reason (``Outcome``'s third argument), which results and emails show."""
+    written_out = []
+    for path in sorted([*ROOT.glob("engine/**/*.py"), *ROOT.glob("pbem/**/*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", None))
+            message = node.args[0] if name in MESSAGES and node.args else \
+                node.args[2] if name == "Outcome" and len(node.args) == 3 else None
+            if isinstance(message, (ast.JoinedStr, ast.BinOp)) or (
+                    name == "Outcome" and isinstance(message, ast.Constant)):
+                written_out.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}")
+    assert not written_out, "write these as a template with fields:\n" + "\n".join(written_out)
 
 
 @pytest.mark.one_database
@@ -229,12 +253,18 @@ def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
     assert "Bob asks to take back their last move: accept or decline it." in english
 
 
-def test_a_rematch_keeps_each_players_language(client, db):
+def resigned_game_of_anya_and_bob(client) -> list[str]:
+    """A game of Mastery that Аня (Russian emails) resigned to Bob: its seats' API links."""
     created = client.post("/api/games", json={"game": "mastery", "players": [
         {"name": "Аня", "email": "anya@example.org", "language": "ru"},
         {"name": "Bob", "email": "bob@example.org"}]}).json
     apis = [seat["api"] for seat in created["seats"]]
     assert client.post(f"{apis[0]}/resign", json={}).status_code == 200
+    return apis
+
+
+def test_a_rematch_keeps_each_players_language(client, db):
+    apis = resigned_game_of_anya_and_bob(client)
     assert client.post(f"{apis[0]}/rematch").status_code == 202
     rematch = client.post(f"{apis[1]}/rematch").json["id"]  # Bob now plays the first seat
     rows = db.execute("SELECT seat, language FROM seats WHERE game_id = ? ORDER BY seat",
@@ -330,3 +360,76 @@ def test_every_rules_page_in_russian_with_every_diagram(client, game):
         '<figure class="diagram">')
     notation = re.compile(r"<code>[^<]*</code>")  # moves keep their notation
     assert set(notation.findall(english)) <= set(notation.findall(russian.text))
+
+
+@pytest.mark.one_database
+def test_a_russian_page_refuses_and_explains_in_russian(client, new_game):
+    """An illegal move's reason, a stale page's refusal and the result, on a page whose
+    language is Russian; the move keeps its notation."""
+    game = new_game("mastery", names=["Аня", "Bob"])
+    russian = {"Accept-Language": "ru"}
+    illegal = client.post(game.urls[0] + "/move", data={"move": "d4-d6", "ply": 0},
+                          headers=russian)
+    assert illegal.status_code == 422
+    assert "d4-d6: Пешка на d4 не может пойти на d6. Её ходы: " in illegal.text
+    english = client.post(game.urls[0] + "/move", data={"move": "d4-d6", "ply": 0})
+    assert "d4-d6: the Pawn on d4 cannot go to d6. It can go: " in english.text
+    assert client.post(game.urls[0] + "/move", data={"move": "d4xc5", "ply": 0}).status_code \
+        == 303
+    stale = client.post(game.urls[1] + "/move", data={"move": "b6xc5", "ply": 0},
+                        headers=russian)
+    assert stale.status_code == 409
+    assert "Партия ушла вперёд с тех пор, как вы открыли страницу (вы видели полуход 0, а " \
+           "сейчас полуход 1)." in stale.text
+    assert client.post(game.urls[1] + "/resign", data={"confirm": "yes", "ply": 1}) \
+        .status_code == 303
+    over = client.get(game.urls[0], headers=russian).text
+    assert "Победа: Аня (Bob сдаётся)" in over
+    refused = client.post(game.urls[1] + "/draw", data={"answer": "offer", "ply": 1},
+                          headers=russian)
+    assert "Партия окончена: Bob сдаётся." in refused.text
+    assert "Player 1 won: Bob resigned" not in over  # nothing left in English
+    assert "Аня won: Bob resigned" in client.get(game.urls[0]).text
+
+
+@pytest.mark.one_database
+def test_the_api_answers_errors_in_the_requests_language(client, new_game):
+    """The ``error`` text follows Accept-Language (English without one); the status and the
+    other fields stay as they are."""
+    game = new_game("the-right-moves")
+    move = f"{game.apis[0]}/moves"
+    english = client.post(move, json={"move": "hello", "ply": 0})
+    russian = client.post(move, json={"move": "hello", "ply": 0},
+                          headers={"Accept-Language": "ru-RU,ru;q=0.9"})
+    assert english.status_code == russian.status_code == 422
+    assert english.json == {"error": "'hello' is not a move of The Right Moves. Write a step "
+                            "or a skip as its start and destination, like 4b-3b or 1i-3k, and "
+                            "a jump as its start and every landing space, like 4ex2e or "
+                            "3ex3gx3i."}
+    assert russian.json == {"error": "«hello» — не ход The Right Moves. Шаг или скольжение "
+                            "записываются полем начала и полем назначения, например 4b-3b или "
+                            "1i-3k, а прыжок — полем начала и каждым полем приземления, "
+                            "например 4ex2e или 3ex3gx3i."}
+    out_of_turn = client.post(f"{game.apis[1]}/moves", json={"move": "3j-2k", "ply": 0},
+                              headers={"Accept-Language": "ru"})
+    assert out_of_turn.status_code == 422 and out_of_turn.json["error"] == "Сейчас не ваш ход."
+    bad = client.post(move, json={"move": 5, "ply": 0}, headers={"Accept-Language": "ru"})
+    assert bad.status_code == 400
+    assert bad.json["error"] == "'move' должно быть ходом в нотации игры."
+    assert client.post("/api/games", json={"game": "chess"}, headers={
+        "Accept-Language": "ru"}).json["error"] == "Игры 'chess' нет. Игры: " + ", ".join(
+            ["mastery", "magnet", "the-right-moves", "magnetic-field"]) + "."
+
+
+def test_a_russian_seat_reads_the_result_in_russian(client, db):
+    """The email at the end and the rematch email give the result in the seat's language."""
+    apis = resigned_game_of_anya_and_bob(client)
+    assert client.post(f"{apis[1]}/rematch").status_code == 202
+
+    def body(recipient: str, kind: str) -> str:
+        return db.execute("SELECT body FROM outbox WHERE recipient = ? AND kind = ?",
+                          [recipient, kind]).fetchone()["body"]
+
+    assert "Победа: Bob (Аня сдаётся)." in body("anya@example.org", "end")
+    assert "Bob won: Аня resigned." in body("bob@example.org", "end")
+    assert "(Победа: Bob (Аня сдаётся))" in body("anya@example.org", "rematch")

@@ -210,3 +210,19 @@ def test_what_makes_secret_links_or_looks_up_webhooks_is_limited(limited):
         assert refused.status_code == 429, path
         assert "Too many actions" in refused.get_data(as_text=True)
     assert secrets() == before
+
+
+def test_over_the_limit_the_refusal_is_in_the_readers_language(limited):
+    client = limited.test_client()
+    body = {"game": "mastery", "players": [{"name": "A", "email": "a@example.org"},
+                                           {"name": "B", "email": "b@example.org"}]}
+    for _ in range(3):
+        assert client.post("/api/games", json=body).status_code == 201
+    english = client.post("/api/games", json=body)
+    assert english.status_code == 429 and english.json["error"] == \
+        "Too many new games from your address. Please wait a while and try again."
+    russian = client.post("/api/games", json=body, headers={"Accept-Language": "ru"})
+    assert russian.status_code == 429 and russian.json["error"] == \
+        "С вашего адреса создано слишком много партий. Подождите немного и попробуйте снова."
+    page = client.post("/new/mastery", data={}, headers={"Accept-Language": "ru"})
+    assert page.status_code == 429 and "создано слишком много партий" in page.text

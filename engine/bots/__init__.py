@@ -52,7 +52,8 @@ def _decide(game: Game, state: State, seat: int, level: str,
             seed: object) -> tuple[str, Search | None]:
     """The move the level plays, and the search that chose it (None: no search needed)."""
     if level not in LEVELS:
-        raise InvalidGameSetup(f"Unknown level {level!r}: the levels are {', '.join(LEVELS)}.")
+        raise InvalidGameSetup("Unknown level %(level)s: the levels are %(levels)s.",
+                               level=repr(level), levels=tuple(LEVELS))
     game.check_mover(state, seat)
     heuristics = HEURISTICS[game.id]
     rng = chance(str(seed), "bot", game.id, level, state.ply, seat)

@@ -31,6 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+import engine
 import http_ece
 import sqlite_utils
 from cryptography.hazmat.primitives import hashes, serialization
@@ -58,7 +59,7 @@ DETAILS = {"turn": lazy_gettext("{mover} played {last_move}."),
            "chat": "{speaker}: {message}"}
 
 
-class BadSubscription(ValueError):
+class BadSubscription(engine.TextError):
     """A subscription the server will not push to; the message says why."""
 
 
@@ -122,8 +123,8 @@ def checked(subscription: Any, allow_private: bool = False) -> tuple[str, str, s
     endpoint, p256dh, auth_secret = subscription["endpoint"].strip(), keys["p256dh"], \
         keys["auth"]
     if not (endpoint.startswith("https://") or allow_private) or len(endpoint) > MAX_ENDPOINT:
-        raise BadSubscription(f"A push endpoint is an https:// URL of at most {MAX_ENDPOINT} "
-                              "characters.")
+        raise BadSubscription("A push endpoint is an https:// URL of at most %(most)s "
+                              "characters.", most=MAX_ENDPOINT)
     try:
         webhooks.checked_url(endpoint, allow_private)
     except webhooks.BadWebhook:

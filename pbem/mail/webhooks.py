@@ -25,6 +25,7 @@ import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
+import engine
 import sqlite_utils
 from flask import current_app
 
@@ -32,7 +33,7 @@ MAX_URL = 500
 TIMEOUT = 10  # seconds a receiver may take
 
 
-class BadWebhook(ValueError):
+class BadWebhook(engine.TextError):
     """A URL the server will not post to; the message tells a player why."""
 
 
@@ -42,8 +43,8 @@ def checked_url(url: Any, allow_private: bool = False) -> str | None:
         return None
     if not isinstance(url, str) or len(url) > MAX_URL or not url.isascii() \
             or any(c.isspace() or not c.isprintable() for c in url):
-        raise BadWebhook(f"A webhook is an http:// or https:// URL of at most {MAX_URL} "
-                         "characters, without spaces.")
+        raise BadWebhook("A webhook is an http:// or https:// URL of at most %(most)s "
+                         "characters, without spaces.", most=MAX_URL)
     try:
         parts = urlsplit(url.strip())
     except ValueError:  # e.g. an unclosed [ of an IPv6 address
@@ -66,7 +67,8 @@ def _public_address(host: str, port: int) -> str:
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
-        raise BadWebhook(f"The webhook's host {host!r} cannot be found.") from None
+        raise BadWebhook("The webhook's host %(host)s cannot be found.",
+                         host=repr(host)) from None
     addresses = [str(info[4][0]) for info in found]
     if not all(_public(address) for address in addresses):
         raise BadWebhook("Webhooks may only go to public internet addresses.")

@@ -9,8 +9,8 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (analysis, clocks, commands, computer, conditional, events, invites, limits,
-               links, matches, players, ratings, talk)
+from .. import (analysis, clocks, commands, computer, conditional, events, invites,
+               languages, limits, links, matches, players, ratings, talk)
 from . import feeds, records
 from ..mail import push, webhooks
 from ..store.db import get_db, write
@@ -22,11 +22,13 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 @bp.errorhandler(HTTPException)
 def _json_error(error: HTTPException):
-    return jsonify(error=error.description), error.code
+    return _error(error.code, error.description)
 
 
 def _error(status: int, message: str):
-    return jsonify(error=message), status
+    """The API's refusal: ``message`` in the request's language (English without an
+    Accept-Language), the status as it is."""
+    return jsonify(error=languages.translated(message)), status
 
 
 def _body() -> dict[str, Any]:
@@ -91,7 +93,8 @@ def _players_by_key(db, entries: Any) -> tuple[Any, dict[int, int]]:
         if isinstance(entry, dict) and "key" in entry:
             player = players.by_key(db, entry["key"]) if isinstance(entry["key"], str) else None
             if player is None:
-                raise matches.InvalidRequest(f"Player {number + 1}: 'key' is not a player key.")
+                raise matches.InvalidRequest("Player %(number)s: 'key' is not a player key.",
+                                             number=number + 1)
             claimed[number] = player.id
             entry = {"name": player.handle, "email": player.email,
                      "language": entry.get("language", player.language)}
@@ -119,7 +122,7 @@ def create_game():
                                      rated=body.get("rated", False),
                                      rating_range=body.get("rating_range"), claimed=claimed)
     except computer.TooManyRunning as error:
-        return jsonify(error=error.message), error.status, {
+        return *_error(error.status, error.message), {
             "Retry-After": str(computer.RETRY_SECONDS)}
     except matches.ActionError as error:
         return _error(error.status, error.message)
@@ -145,7 +148,7 @@ def leaderboard(game_id: str):
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
-        return _error(404, str(error))
+        return _error(404, error.args[0])
     return jsonify(players=[{"handle": standing.handle, **standing.to_json()}
                             for standing in ratings.leaderboard(get_db(), game.id)])
 
@@ -272,7 +275,7 @@ def set_webhook(token: str):
         with write(get_db()):
             url = webhooks.set_url(get_db(), match.id, seat, body.get("url"))
     except webhooks.BadWebhook as bad:
-        return _error(400, str(bad))
+        return _error(400, bad.text)
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify({"webhook": url})
@@ -314,7 +317,7 @@ def _push_subscription(owner: push.Owner):
         with write(get_db()):  # a device that was not subscribed is not, as asked
             push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
     except (push.BadSubscription, matches.InvalidRequest) as bad:
-        return _error(400, str(bad))
+        return _error(400, bad.args[0])
     return jsonify({})
 
 
@@ -337,15 +340,16 @@ def set_conditional(token: str):
     try:
         raw = _body().get("lines")
         if not conditional.supported(match.game, match.players):
-            raise matches.Refused(f"{match.game.title} with {match.players} players has no "
-                                  "conditional moves (they need two players and nothing hidden).")
+            raise matches.Refused("%(game)s with %(players)s players has no conditional moves "
+                                  "(they need two players and nothing hidden).",
+                                  game=match.game.title, players=match.players)
         db = get_db()
         with write(db):
             current = matches.load(db, match.id)
             try:
                 lines = conditional.checked(current.game, current.current, seat, raw)
             except conditional.BadLines as bad:
-                raise matches.Refused(str(bad)) from None
+                raise matches.Refused(bad.text) from None
             conditional.store(db, match.id, seat, lines)
     except matches.ActionError as error:
         return _error(error.status, error.message)
@@ -366,13 +370,13 @@ def analyse(role: str, token: str):
             raise matches.InvalidRequest("'ply' must be a ply of the game (an integer).")
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) \
                 or len(moves) > analysis.MAX_LINE:
-            raise matches.InvalidRequest(f"'moves' must be a list of at most "
-                                         f"{analysis.MAX_LINE} moves in the game's notation.")
+            raise matches.InvalidRequest("'moves' must be a list of at most %(most)s moves in "
+                                         "the game's notation.", most=analysis.MAX_LINE)
         line = analysis.explore(match, seat, ply, moves)
     except matches.ActionError as error:
         return _error(error.status, error.message)
     except analysis.AnalysisRefused as refused:
-        return _error(422, str(refused))
+        return _error(422, refused.text)
     if line.error:
         return _error(422, line.error)
     return jsonify(line.to_json())

@@ -46,8 +46,7 @@ def open_seat(token: str, role: str) -> links.Access:
     transaction: once is enough)."""
     access = links.resolve(get_db(), token)
     if access is None or (access.seat is None) != (role == "watch"):
-        abort(404, gettext("This link does not open any game. Check that you copied all "
-                           "of it."))
+        abort(404, gettext("This link does not open any game. Check that you copied all of it."))
     if access.emailed and request.method not in ("GET", "HEAD"):
         invites.answered(get_db(), access.game_id, access.seat)  # acted: a person read it
     return access
@@ -378,7 +377,7 @@ def analysis_board(role: str, token: str):
         start = request.args.get("ply", match.ply, type=int)
         line = analysis.explore(match, seat, start, request.args.getlist("m")[:analysis.MAX_LINE])
     except analysis.AnalysisRefused as refused:
-        abort(422, str(refused))
+        abort(422, refused.text)
     shown = min(max(request.args.get("at", len(line.played), type=int), 0), len(line.played))
     position = line if shown == len(line.played) else analysis.explore(
         match, seat, start, line.played[:shown])
@@ -691,7 +690,7 @@ def conditional_moves(token: str):
                               conditional.checked(current.game, current.current, seat, lines))
     except conditional.BadLines as bad:
         return _conditional_page(matches.load(db, match.id), seat, token,
-                                 request.form.getlist("m"), error=str(bad), status=422)
+                                 request.form.getlist("m"), error=bad.text, status=422)
     flash(gettext("Your conditional moves are saved.") if not removed
           else gettext("The line is removed."))
     return redirect(url_for(".conditional_moves", token=token), 303)

@@ -99,7 +99,7 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
                 if address is not None and request.form.get("home") in ("on", "off"):
                     notify.set_home_opt_out(db, address, request.form["home"] == "off")
         except webhooks.BadWebhook as bad:
-            error = str(bad)
+            error = bad.text
         else:
             flash(gettext("Your settings are saved."))
             return redirect(here, 303)

@@ -78,7 +78,7 @@ def result(outcome: engine.Outcome | None, seat: int) -> int:
     return int(seat in outcome.winners)
 
 
-class BadRecord(ValueError):
+class BadRecord(engine.TextError):
     """An uploaded record this server cannot replay; the message says why."""
 
 
@@ -104,8 +104,8 @@ def replay(data: Any) -> Replayed:
         else None
     game = next((g for g in engine.GAMES.values() if g.title == name), None)
     if game is None:
-        raise BadRecord(f"The record is of {name!r}; this server plays "
-                        f"{', '.join(g.title for g in engine.GAMES.values())}.")
+        raise BadRecord("The record is of %(name)s; this server plays %(games)s.",
+                        name=repr(name), games=tuple(g.title for g in engine.GAMES.values()))
     players = header.get("players")
     if not isinstance(players, list) or not players:
         raise BadRecord("The record names no players.")
@@ -122,12 +122,12 @@ def replay(data: Any) -> Replayed:
     try:
         state = game.start(len(names), options, str(seed or ""))
     except engine.InvalidGameSetup as error:
-        raise BadRecord(f"The record's players or variants do not make a game: {error}") \
-            from None
+        raise BadRecord("The record's players or variants do not make a game: %(error)s",
+                        error=error.args[0]) from None
     moves, states = [], [state]
     for number, round_ in enumerate(data["moves"], start=1):
         if not isinstance(round_, list):
-            raise BadRecord(f"Round {number} is not a list of moves.")
+            raise BadRecord("Round %(number)s is not a list of moves.", number=number)
         for seat, entry in enumerate(round_):
             text = entry.get("move") if isinstance(entry, dict) else entry
             if text is None:
@@ -135,10 +135,15 @@ def replay(data: Any) -> Replayed:
             try:
                 state = game.apply(state, seat, str(text))
             except engine.IllegalMove as illegal:
-                hint = "" if seed else " (a game dealt by chance needs its seed as " \
-                    "startingPosition: this server writes it once a game is over)"
-                raise BadRecord(f"Round {number}, {game.seat_name(len(names), seat)}: "
-                                f"{text} is not legal there: {illegal}{hint}") from None
+                where = dict(number=number, side=game.seat_name(len(names), seat), move=text,
+                             illegal=illegal.text)
+                if seed:
+                    raise BadRecord("Round %(number)s, %(side)s: %(move)s is not legal there: "
+                                    "%(illegal)s", **where) from None
+                raise BadRecord("Round %(number)s, %(side)s: %(move)s is not legal there: "
+                                "%(illegal)s (a game dealt by chance needs its seed as "
+                                "startingPosition: this server writes it once a game is over)",
+                                **where) from None
             moves.append((seat, str(text)))
             states.append(state)
     return Replayed(game, names, options, str(seed or ""), tuple(moves), tuple(states))
@@ -163,7 +168,7 @@ def upload():
     try:
         replayed = replay(json.loads(text))
     except ValueError as error:  # BadRecord, and JSON that does not parse
-        message = str(error) if isinstance(error, BadRecord) else \
+        message = error.text if isinstance(error, BadRecord) else \
             gettext("This is not JSON: upload the game record file as Abstract Play writes it.")
         return render_template("record_upload.html", games=engine.GAMES.values(),
                                error=message), 422
@@ -187,7 +192,7 @@ def review(record_id: str, ply: int):
     game, state = replayed.game, replayed.states[ply]
     final = replayed.states[-1]
     if final.outcome is None:  # a game ended off the board (a resignation): over all the same
-        final = game.conclude(final, engine.Outcome((), False, "the record ends"))
+        final = game.conclude(final, engine.Outcome((), False, engine.Text("the record ends")))
     drawing = board_for(game.id)
     last = replayed.moves[ply - 1][1] if ply else None
     svg = drawing.render(game.review_view(state, None, final), seat=None,

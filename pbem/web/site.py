@@ -43,7 +43,7 @@ def _game_or_404(game_id: str) -> engine.Game:
     try:
         return engine.get(game_id)
     except engine.UnknownGame as error:
-        abort(404, str(error))
+        abort(404, error.args[0])
 
 
 @bp.route("/new/<game_id>", methods=["GET", "POST"])
@@ -264,7 +264,7 @@ def http_error(error: HTTPException):
         return Response(f"{error.code} {error.name}: this server does not answer to that "
                         "host name.\n", error.code, mimetype="text/plain")
     if request.path.startswith("/api/") or request.is_json:  # e.g. the API's POST <join>
-        return jsonify(error=error.description), error.code
+        return jsonify(error=languages.translated(error.description)), error.code
     description = REASONS.get(error.code or 0, error.description) \
         if error.description == type(error).description else error.description
     return render_template("error.html", error=error, description=description,

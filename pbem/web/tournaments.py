@@ -14,7 +14,7 @@ from flask_babel import gettext
 from engine import bots
 
 import engine
-from .. import limits, links, matches, players, tournaments
+from .. import languages, limits, links, matches, players, tournaments
 from ..store.db import get_db
 from ..tournaments import Tournament
 
@@ -41,7 +41,7 @@ def _answer(tournament: Tournament) -> dict[str, str]:
 def _keyed(token: str) -> players.Player:
     player = players.by_key(get_db(), token)
     if player is None:
-        abort(404, "This key opens no player. Sign in again for the current one.")
+        abort(404, gettext("This key opens no player. Sign in again for the current one."))
     return player
 
 
@@ -59,7 +59,7 @@ def _json(action: Callable[[], Any], status: int = 200):
     try:
         answer = action()
     except matches.ActionError as error:
-        return jsonify(error=error.message), error.status
+        return jsonify(error=languages.translated(error.message)), error.status
     return jsonify(answer if answer is not None else {}), status
 
 
@@ -101,7 +101,7 @@ def organise_api(token: str, tournament_id: str, action: str):
     tools = {"start": tournaments.start, "cancel": tournaments.cancel,
              "opt-out": tournaments.opt_out}
     if action not in tools:
-        abort(404, "Tournaments take entry, start, cancel and opt-out.")
+        abort(404, gettext("Tournaments take entry, start, cancel and opt-out."))
     player = _keyed(token)
     return _json(lambda: tools[action](get_db(), tournament_id, player))
 
@@ -189,7 +189,7 @@ def _page_action(tournament_id: str, action: Callable[[], None], done: str):
     try:
         action()
     except matches.ActionError as error:
-        flash(error.message)
+        flash(languages.translated(error.message))
     else:
         flash(done)
     return redirect(url_for(".page", tournament_id=tournament_id), 303)
