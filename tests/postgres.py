@@ -143,7 +143,7 @@ class ReusedSchema:
         import psycopg
         if self.url is not None:
             with psycopg.connect(self.url, autocommit=True) as conn:
-                if conn.execute(SHAPE).fetchone()[0] == self.shape:
+                if self._shape(conn) == self.shape:
                     self._empty(conn)
                     return self.url
             self.close()
@@ -151,8 +151,12 @@ class ReusedSchema:
         self.url = self._schema.enter_context(self.cluster.schema())
         self.build(self.url)
         with psycopg.connect(self.url, autocommit=True) as conn:
-            self.shape = conn.execute(SHAPE).fetchone()[0]
+            self.shape = self._shape(conn)
         return self.url
+
+    @staticmethod
+    def _shape(conn) -> str:
+        return conn.execute(SHAPE).fetchall()[0][0]
 
     @staticmethod
     def _empty(conn) -> None:
