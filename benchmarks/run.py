@@ -610,9 +610,10 @@ def engine_figures() -> None:
     magnet_figures()
 
 
-SECTIONS = {"pages": page_figures, "cold": cold_figures, "commits": commit_figures,
-            "mail": mail_figures, "jobs": job_figures, "fairness": fairness_figures,
-            "engine": engine_figures}
+SECTIONS: dict[str, Callable[[], None]] = {
+    "pages": page_figures, "cold": cold_figures, "commits": commit_figures,
+    "mail": mail_figures, "jobs": job_figures, "fairness": fairness_figures,
+    "engine": engine_figures}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

@@ -74,7 +74,7 @@ def test_hidden_information_is_analysed_only_once_the_game_is_over(client, new_g
 def quick_assessments(monkeypatch):
     """The computer's strongest level assesses finished games; the tests' assessments search
     at its weakest, the same search 25 times shorter."""
-    assert analysis.ASSESSING_LEVEL == max(bots.LEVELS, key=bots.LEVELS.get)
+    assert bots.LEVELS[analysis.ASSESSING_LEVEL] == max(bots.LEVELS.values())
     monkeypatch.setattr(analysis, "ASSESSING_LEVEL", min(bots.LEVELS, key=bots.LEVELS.get))
 
 
