@@ -89,8 +89,8 @@ def test_the_computer_rates_positions_of_finished_games_only(app, client, new_ga
         over = matches.load(get_db(), game.id)
         seen = analysis.assess(over, over.states[0])
     assert seen.mover == 0 and 0 <= seen.score <= 1
-    assert seen.move == bots.choose(over.game, over.states[0], 0,
-                                    level=analysis.ASSESSING_LEVEL, seed=over.seed)
+    assert (seen.move, seen.score) == bots.assess(over.game, over.states[0], 0,
+                                                  level=analysis.ASSESSING_LEVEL, seed=over.seed)
 
 
 def test_the_abstract_play_record_has_rounds_of_one_entry_per_seat(client, new_game):
