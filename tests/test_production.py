@@ -97,6 +97,7 @@ def served(tmp_path_factory):
     finally:
         output = server.stop()
     assert "Traceback" not in output and "locked" not in output, output
+    assert not (server.instance / "gunicorn.ctl").exists()
 
 
 def new_game(base: str) -> list[str]:
@@ -146,25 +147,23 @@ def test_gunicorns_access_log_holds_no_secret_whatever_its_shape(served, tmp_pat
     assert token not in output and encoded not in output and token[:16] not in output
 
 
-def test_each_installation_has_its_own_control_socket(tmp_path):
-    """gunicornc's socket: two instances on one machine each answer on their own."""
-    processes = {}
+def test_each_installation_has_its_own_control_socket(served, tmp_path):
+    """gunicornc's socket: two instances on one machine each answer on their own, and one
+    stopping leaves the other's (the module's server removes its own as it stops)."""
+    port = free_port()
+    other = start(tmp_path / "other", port, workers=1, PBEM_PUBLIC_URL="https://games.example.org")
     try:
-        for name in ("one", "two"):
-            port = free_port()
-            processes[name] = start(tmp_path / name, port, workers=1,
-                                    PBEM_PUBLIC_URL="https://games.example.org")
-            wait_up(processes[name], f"http://127.0.0.1:{port}")
-        for name, process in processes.items():
-            socket = tmp_path / name / "gunicorn.ctl"
-            asked = subprocess.run([str(GUNICORN.with_name("gunicornc")), "-s", str(socket),
-                                    "-c", "show stats", "-j"],
+        wait_up(other, f"http://127.0.0.1:{port}")
+        for instance, process in ((served.instance, served.process), (tmp_path / "other", other)):
+            asked = subprocess.run([str(GUNICORN.with_name("gunicornc")), "-s",
+                                    str(instance / "gunicorn.ctl"), "-c", "show stats", "-j"],
                                    capture_output=True, text=True, timeout=30)
             assert json.loads(asked.stdout)["pid"] == process.pid, asked
     finally:
-        outputs = [stop(process) for process in processes.values()]
-    assert not any((tmp_path / name / "gunicorn.ctl").exists() for name in processes)
-    assert "Failed to start control socket" not in "".join(outputs)
+        output = stop(other)
+    assert not (tmp_path / "other" / "gunicorn.ctl").exists()
+    assert (served.instance / "gunicorn.ctl").exists()
+    assert "Failed to start control socket" not in output + served.output()
 
 
 def test_gunicorn_refuses_to_start_without_public_url(tmp_path):
