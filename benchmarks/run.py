@@ -112,7 +112,8 @@ def page_at_ply(client, game_id: str, plies: int) -> str:
 
 # -- pages --------------------------------------------------------------------------------
 
-def page_figures() -> None:
+def page_figures(plies: int = 12, repeats: int = 30) -> None:
+    """The pages of every game at ``plies``, each drawn afresh ``repeats`` times."""
     print(f"Pages: requests/s through gunicorn ({serving.WORKERS} sync workers, loopback, "
           f"16 clients), and the server's CPU per request")
     with serving.gunicorn("bare:app") as server:
@@ -120,8 +121,8 @@ def page_figures() -> None:
     row("bare Flask page (the limit)", f"{bare.rate:8.0f} /s", bare.cpu_ms)
     with tempfile.TemporaryDirectory() as folder:
         client = new_app(folder).test_client()
-        pages = {game_id: page_at_ply(client, game_id, 12) for game_id in engine.GAMES}
-        drawing = {game_id: drawn_afresh(client, url) for game_id, url in pages.items()}
+        pages = {game_id: page_at_ply(client, game_id, plies) for game_id in engine.GAMES}
+        drawing = {game_id: drawn_afresh(client, url, repeats) for game_id, url in pages.items()}
         etags = {game_id: client.get(url).headers["ETag"] for game_id, url in pages.items()}
         # a browser views a page again with the session cookie its last view left it
         # (which remembers that game as its latest: the view leaves the cookie as it is)
@@ -135,7 +136,7 @@ def page_figures() -> None:
                     server, [serving.repeat(("GET", url, b"", cookies[game_id]))] * 16,
                     SECONDS)
                 assert not again.failed, f"{again.failed} failed requests for {game_id}"
-                row(f"{title} play page, ply 12, viewed again", f"{again.rate:8.0f} /s",
+                row(f"{title} play page, ply {plies}, viewed again", f"{again.rate:8.0f} /s",
                     again.cpu_ms, "bare Flask page", again.rate / bare.rate)
                 etag = {"If-None-Match": etags[game_id], **cookies[game_id]}
                 same = serving.hammer(
@@ -572,14 +573,15 @@ def playout_figures(seconds: float = 3.0) -> None:
               f"{plies / elapsed:8.0f} moves/s, {plies / games:6.1f} moves per game")
 
 
-def magnet_figures(seconds: float = 3.0) -> None:
+def magnet_figures(seconds: float = 3.0, least_games: int = 20) -> None:
     """Magnet's move generation works from the mover's knowledge, comparing orders of the
-    pieces under every hypothesis about the hidden values: its cost per position."""
+    pieces under every hypothesis about the hidden values: its cost per position, in the
+    positions of ``least_games`` random games or more (20 positions a game at least)."""
     game = engine.get("magnet")
     rng = random.Random(2)
     positions: list[tuple[engine.State, int]] = []
     games, game_times = 0, list[float]()
-    while len(positions) < 400 or games < 20:
+    while len(positions) < 20 * least_games or games < least_games:
         state = game.start(2, {"random_setup": True}, f"bench-{games}")
         start = time.perf_counter()
         end, moves = engine.random_playout(game, state, rng)
@@ -608,9 +610,10 @@ def engine_figures() -> None:
     magnet_figures()
 
 
-SECTIONS = {"pages": page_figures, "cold": cold_figures, "commits": commit_figures,
-            "mail": mail_figures, "jobs": job_figures, "fairness": fairness_figures,
-            "engine": engine_figures}
+SECTIONS: dict[str, Callable[[], None]] = {
+    "pages": page_figures, "cold": cold_figures, "commits": commit_figures,
+    "mail": mail_figures, "jobs": job_figures, "fairness": fairness_figures,
+    "engine": engine_figures}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SECTIONS)

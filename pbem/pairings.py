@@ -23,8 +23,6 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-import networkx as nx
-
 Player = Any  # hashable, and sortable
 Pair = tuple  # (first player, second player): the first has the first move
 
@@ -219,6 +217,7 @@ class _Rules:
     def match(self, chunk: list[Player], last: bool) -> tuple[list[Pair], list[Player]]:
         """The pairs of ``chunk`` and its players left over (at most one when every other
         can be paired): the one that gets the bye if ``last``, else floated down."""
+        import networkx as nx  # here, when pairing: it would add a quarter to every start
         n = len(chunk)
         chunk = sorted(chunk, key=self.place.__getitem__)
         # each rule outweighs everything the rules below it can add up to over n/2 pairs

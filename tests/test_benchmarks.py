@@ -27,10 +27,10 @@ def bench(monkeypatch):
 # Each section is a test of its own, so that parallel workers share them out.
 
 def test_the_page_commit_and_mail_sections_give_the_capacity(bench, capsys):
-    bench.page_figures()
-    bench.cold_figures(repeats=2, ply=48)  # the figures at ply 400 are not judged here
-    bench.commit_figures(clients=2, games=4)
-    bench.mail_figures(count=20)
+    bench.page_figures(plies=2, repeats=2)
+    bench.cold_figures(repeats=2, ply=16)  # the figures at ply 400 are not judged here
+    bench.commit_figures(clients=2, games=2)
+    bench.mail_figures(count=4)
     bench.capacity()
     printed = capsys.readouterr().out
     assert set(bench.FIGURES) == {"page", "304", "drawn", "click", "load", "move", "commits",
@@ -48,13 +48,13 @@ def test_the_jobs_section_finds_nothing_left_on_a_second_pass(bench, capsys):
 
 
 def test_the_fairness_section_measures_a_persons_wait(bench, capsys):
-    bench.fairness_figures(games=20, moves=2)
+    bench.fairness_figures(games=4, moves=1)
     assert "Fairness:" in capsys.readouterr().out
 
 
 def test_the_engine_sections_run(bench, capsys):
     bench.playout_figures(seconds=0.1)
-    bench.magnet_figures(seconds=0.1)
+    bench.magnet_figures(seconds=0.1, least_games=2)
     assert "Magnet legal-move generation:" in capsys.readouterr().out
 
 

@@ -52,13 +52,14 @@ def create(client, names=("Ann", "Bob"), emails=("ann@example.org", "bob@example
     return response.json
 
 
-def flask(app, *args: str):
+def flask(app, *args: str, input: bytes | None = None):
     """Run a command as the ``flask --app pbem`` executable does: through a FlaskGroup,
-    which pushes the app context around every command. (``runner.invoke(args=...)`` alone
-    does not: see test_commands_run_from_the_test_runner.)"""
+    which pushes the app context around every command (``input``: its standard input).
+    (``runner.invoke(args=...)`` alone does not: see test_commands_run_from_the_test_runner.)"""
     group = FlaskGroup(create_app=lambda: app, load_dotenv=False)
     # FlaskGroup.main sets FLASK_RUN_FROM_CLI in os.environ; the runner restores it.
-    return app.test_cli_runner().invoke(group, list(args), env={"FLASK_RUN_FROM_CLI": None})
+    return app.test_cli_runner().invoke(group, list(args), input=input,
+                                        env={"FLASK_RUN_FROM_CLI": None})
 
 
 def wait_for(predicate, timeout: float = 10.0, what: str = "condition"):

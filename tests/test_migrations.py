@@ -178,16 +178,18 @@ def open_files(pid: int) -> set[str]:
     return found
 
 def waiting_for_lock(db, processes: list[subprocess.Popen], url: str) -> None:
-    """Until the processes wait for a lock: PostgreSQL lists them; on SQLite, once they have
-    the file open (Linux shows it), they ask for it a moment later."""
-    deadline = time.monotonic() + 30
-    while not (db.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
-                          "NOT granted").fetchone()[0] == len(processes)
-               if dialect(db) == "postgresql" else
+    """Until the processes wait for a lock ``db`` holds: PostgreSQL lists them; on SQLite,
+    once they have the file open (Linux shows it), they ask for it a moment later."""
+    postgresql = dialect(db) == "postgresql"
+    deadline = time.monotonic() + 60
+    while not (db.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").fetchone()[0]
+               == len(processes) if postgresql else
                all(url in open_files(p.pid) for p in processes)):
+        assert all(p.poll() is None for p in processes), "a process ended without waiting"
         assert time.monotonic() < deadline, "the processes never asked for the lock"
         time.sleep(0.05)
-    time.sleep(0.5)
+    if not postgresql:
+        time.sleep(0.5)
 
 
 def test_a_new_migration_file_is_applied_by_init_db_and_needed_before_serving(

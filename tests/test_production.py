@@ -6,11 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 
 from pbem import create_app
 from pbem.store.db import connect
@@ -22,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 
 
-def start(instance: Path, port: int, **env: str) -> subprocess.Popen:
+def start(instance: Path, port: int, workers: int = 4, **env: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [str(GUNICORN), "--workers", "4"], cwd=ROOT, stdout=subprocess.PIPE,
+        [str(GUNICORN), "--workers", str(workers)], cwd=ROOT, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PBEM_INSTANCE": str(instance), "PBEM_BIND": f"127.0.0.1:{port}",
              "PYTHONUNBUFFERED": "1", **env})
@@ -54,79 +56,114 @@ def wait_up(process: subprocess.Popen, base: str) -> None:
             time.sleep(0.1)
 
 
-def test_gunicorn_starts_four_workers_on_an_empty_instance_and_logs_no_secret(tmp_path):
-    for attempt in range(3):  # the race of workers creating the schema came 3 times in 10
-        instance = tmp_path / f"instance{attempt}"
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        process = start(instance, port, PBEM_PUBLIC_URL="https://games.example.org")
-        try:
-            wait_up(process, base)
-            body = json.dumps({"game": "mastery", "players": [
-                {"name": "Ann", "email": "ann@example.org"},
-                {"name": "Bob", "email": "bob@example.org"}]}).encode()
-            status, answer = get(base + "/api/games", body)
-            assert status == 201
-            urls = [seat["url"] for seat in json.loads(answer)["seats"]]
-            assert all(url.startswith("https://games.example.org/play/") for url in urls)
-            tokens = [url.rsplit("/", 1)[1] for url in urls]
-            for _ in range(8):  # reach every worker
-                assert get(f"{base}/play/{tokens[0]}")[0] == 200
-                assert get(f"{base}/api/play/{tokens[1]}")[0] == 200
-        finally:
-            output = stop(process)
-        assert output.count("Booting worker") == 4, output
-        assert "Traceback" not in output and "locked" not in output, output
-        assert "GET /play/[secret]" in output and "GET /api/play/[secret]" in output
-        assert not any(token in output for token in tokens)
-        for name in ("pbem.sqlite", "secret_key"):
-            assert (instance / name).stat().st_mode & 0o077 == 0, name
+class Served:
+    """gunicorn with four workers on an empty instance, as ``start`` runs it, its output
+    read as it comes (the tests read it while it serves)."""
+
+    def __init__(self, instance: Path) -> None:
+        self.instance, port = instance, free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        self.process = start(instance, port, PBEM_PUBLIC_URL="https://games.example.org")
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    def output(self, since: int = 0, until=lambda output: True) -> str:
+        """What it printed from line ``since`` on, once ``until`` holds of it (access log
+        lines come just after their answers) or 10 seconds have passed."""
+        deadline = time.monotonic() + 10
+        while not until(output := "".join(self.lines[since:])) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return output
+
+    def stop(self) -> str:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        self.reader.join(timeout=30)
+        return self.output()
 
 
-def test_gunicorns_access_log_holds_no_secret_whatever_its_shape(tmp_path):
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    process = start(tmp_path / "instance", port, PBEM_PUBLIC_URL="https://games.example.org")
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The module's gunicorn: the tests only ask it for pages and read what it logs."""
+    server = Served(tmp_path_factory.mktemp("served") / "instance")
     try:
-        wait_up(process, base)
-        body = json.dumps({"game": "mastery", "players": [
-            {"name": "Ann", "email": "ann@example.org"},
-            {"name": "Bob", "email": "bob@example.org"}]}).encode()
-        token = json.loads(get(base + "/api/games", body)[1])["seats"][0]["url"].rsplit("/", 1)[1]
-        url_map = create_app({"DATABASE": str(tmp_path / "map.sqlite")}).url_map
-        paths = secret_paths(url_map, token)
-        for path in paths:
-            try:
-                get(base + path)
-            except urllib.error.HTTPError:
-                pass  # a 404 is logged too
-        encoded = "".join(f"%{byte:02X}" for byte in token.encode())
-        assert get(f"{base}/play/{encoded}")[0] == 200
+        wait_up(server.process, server.base)
+        yield server
     finally:
-        output = stop(process)
+        output = server.stop()
+    assert "Traceback" not in output and "locked" not in output, output
+    assert not (server.instance / "gunicorn.ctl").exists()
+
+
+def new_game(base: str) -> list[str]:
+    """A game created through the API: its seats' play page URLs."""
+    body = json.dumps({"game": "mastery", "players": [
+        {"name": "Ann", "email": "ann@example.org"},
+        {"name": "Bob", "email": "bob@example.org"}]}).encode()
+    status, answer = get(base + "/api/games", body)
+    assert status == 201
+    return [seat["url"] for seat in json.loads(answer)["seats"]]
+
+
+def test_gunicorn_starts_four_workers_on_an_empty_instance_and_logs_no_secret(served):
+    # (The workers find the schema whole: gunicorn's master applies the migrations before
+    # it starts them, production.prepare.)
+    urls = new_game(served.base)
+    assert all(url.startswith("https://games.example.org/play/") for url in urls)
+    tokens = [url.rsplit("/", 1)[1] for url in urls]
+    since = len(served.lines)
+    for _ in range(8):  # reach every worker
+        assert get(f"{served.base}/play/{tokens[0]}")[0] == 200
+        assert get(f"{served.base}/api/play/{tokens[1]}")[0] == 200
+    logged = served.output(since, until=lambda output: "GET /api/play/[secret]" in output)
+    assert "GET /play/[secret]" in logged and "GET /api/play/[secret]" in logged
+    output = served.output(until=lambda output: output.count("Booting worker") >= 4)
+    assert output.count("Booting worker") == 4, output
+    assert "Traceback" not in output and "locked" not in output, output
+    assert not any(token in output for token in tokens)
+    for name in ("pbem.sqlite", "secret_key"):
+        assert (served.instance / name).stat().st_mode & 0o077 == 0, name
+
+
+def test_gunicorns_access_log_holds_no_secret_whatever_its_shape(served, tmp_path):
+    token = new_game(served.base)[0].rsplit("/", 1)[1]
+    since = len(served.lines)
+    url_map = create_app({"DATABASE": str(tmp_path / "map.sqlite")}).url_map
+    paths = secret_paths(url_map, token)
+    for path in paths:
+        try:
+            get(served.base + path)
+        except urllib.error.HTTPError:
+            pass  # a 404 is logged too
+    encoded = "".join(f"%{byte:02X}" for byte in token.encode())
+    assert get(f"{served.base}/play/{encoded}")[0] == 200
+    output = served.output(since, until=lambda output: output.count("\n") > len(paths))
     assert output.count("[secret]") >= len(paths), output
     assert token not in output and encoded not in output and token[:16] not in output
 
 
-def test_each_installation_has_its_own_control_socket(tmp_path):
-    """gunicornc's socket: two instances on one machine each answer on their own."""
-    processes = {}
+def test_each_installation_has_its_own_control_socket(served, tmp_path):
+    """gunicornc's socket: two instances on one machine each answer on their own, and one
+    stopping leaves the other's (the module's server removes its own as it stops)."""
+    port = free_port()
+    other = start(tmp_path / "other", port, workers=1, PBEM_PUBLIC_URL="https://games.example.org")
     try:
-        for name in ("one", "two"):
-            port = free_port()
-            processes[name] = start(tmp_path / name, port,
-                                    PBEM_PUBLIC_URL="https://games.example.org")
-            wait_up(processes[name], f"http://127.0.0.1:{port}")
-        for name, process in processes.items():
-            socket = tmp_path / name / "gunicorn.ctl"
-            asked = subprocess.run([str(GUNICORN.with_name("gunicornc")), "-s", str(socket),
-                                    "-c", "show stats", "-j"],
+        wait_up(other, f"http://127.0.0.1:{port}")
+        for instance, process in ((served.instance, served.process), (tmp_path / "other", other)):
+            asked = subprocess.run([str(GUNICORN.with_name("gunicornc")), "-s",
+                                    str(instance / "gunicorn.ctl"), "-c", "show stats", "-j"],
                                    capture_output=True, text=True, timeout=30)
             assert json.loads(asked.stdout)["pid"] == process.pid, asked
     finally:
-        outputs = [stop(process) for process in processes.values()]
-    assert not any((tmp_path / name / "gunicorn.ctl").exists() for name in processes)
-    assert "Failed to start control socket" not in "".join(outputs)
+        output = stop(other)
+    assert not (tmp_path / "other" / "gunicorn.ctl").exists()
+    assert (served.instance / "gunicorn.ctl").exists()
+    assert "Failed to start control socket" not in output + served.output()
 
 
 def test_gunicorn_refuses_to_start_without_public_url(tmp_path):

@@ -70,7 +70,16 @@ def test_hidden_information_is_analysed_only_once_the_game_is_over(client, new_g
     assert after.status_code == 200 and after.json["legal_moves"]
 
 
-def test_the_computer_rates_positions_of_finished_games_only(app, client, new_game):
+@pytest.fixture
+def quick_assessments(monkeypatch):
+    """The computer's strongest level assesses finished games; the tests' assessments search
+    at its weakest, the same search 25 times shorter."""
+    assert bots.LEVELS[analysis.ASSESSING_LEVEL] == max(bots.LEVELS.values())
+    monkeypatch.setattr(analysis, "ASSESSING_LEVEL", min(bots.LEVELS, key=bots.LEVELS.get))
+
+
+def test_the_computer_rates_positions_of_finished_games_only(app, client, new_game,
+                                                            quick_assessments):
     game = new_game("mastery")
     with app.test_request_context():
         running = matches.load(get_db(), game.id)
@@ -80,8 +89,8 @@ def test_the_computer_rates_positions_of_finished_games_only(app, client, new_ga
         over = matches.load(get_db(), game.id)
         seen = analysis.assess(over, over.states[0])
     assert seen.mover == 0 and 0 <= seen.score <= 1
-    assert seen.move == bots.choose(over.game, over.states[0], 0,
-                                    level=analysis.ASSESSING_LEVEL, seed=over.seed)
+    assert (seen.move, seen.score) == bots.assess(over.game, over.states[0], 0,
+                                                  level=analysis.ASSESSING_LEVEL, seed=over.seed)
 
 
 def test_the_abstract_play_record_has_rounds_of_one_entry_per_seat(client, new_game):
@@ -130,7 +139,8 @@ def test_every_move_shows_when_it_was_played_and_the_time_it_took(client, new_ga
     assert record["events"][-1]["took"] == 2 * 86400 + 3 * 3600 + 5 * 60
 
 
-def test_the_analysis_page_steps_branches_and_asks_the_computer(client, new_game):
+def test_the_analysis_page_steps_branches_and_asks_the_computer(client, new_game,
+                                                               quick_assessments):
     game = new_game("mastery")
     mastery = engine.GAMES["mastery"]
     start = mastery.start(2, None, "")

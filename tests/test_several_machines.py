@@ -21,9 +21,10 @@ from pbem import create_app
 from pbem.store import utc
 from pbem.mail import outbox
 from pbem.jobs import scheduler
-from pbem.store.db import connect, is_url
+from pbem.store.db import connect, dialect, is_url, write
 
 from helpers import free_port, path_of
+from test_migrations import waiting_for_lock
 from test_production import GUNICORN, stop, wait_up
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,19 +128,37 @@ def both(*processes: subprocess.Popen) -> list[str]:
     return outputs
 
 
-def test_two_job_runners_send_every_email_once(app, client, tmp_path, smtp):
+def racing(database: str, start) -> list[str]:
+    """The outputs of the two job runners ``start()`` starts, once both have run to the end:
+    they are started while every writer is held (SQLite: the write lock; PostgreSQL: the
+    games' and the outbox's rows) and let go together once both wait for it, so that they
+    race over the same work however the machine's load staggers their starts."""
+    holder = connect(database)
+    try:
+        with write(holder):
+            if dialect(holder) == "postgresql":
+                holder.execute("LOCK TABLE games, outbox IN EXCLUSIVE MODE")
+            processes = start()
+            waiting_for_lock(holder, processes, database)
+        return both(*processes)
+    finally:
+        holder.close()
+
+
+def test_two_job_runners_send_every_email_once(app, db, tmp_path, smtp):
     database = app.config["DATABASE"]
-    for _ in range(60):  # 120 start emails: several claims of 50
-        assert client.post("/api/games", json={"game": "mastery",
-                                               "players": [ANN, BOB]}).status_code == 201
+    with write(db):  # several claims of 50
+        for number in range(120):
+            outbox.queue(db, recipient=f"player{number}@example.org", subject="Your move",
+                         body="It is your move.")
     smtp_settings = {"PBEM_SMTP_HOST": "127.0.0.1", "PBEM_SMTP_PORT": str(smtp.port)}
-    outputs = both(flask_command(tmp_path, database, "jobs1", "send-mail", **smtp_settings),
-                   flask_command(tmp_path, database, "jobs2", "send-mail", **smtp_settings))
+    outputs = racing(database, lambda: [
+        flask_command(tmp_path, database, machine, "send-mail", **smtp_settings)
+        for machine in ("jobs1", "jobs2")])
     sent = [int(output.split()[0]) for output in outputs]
     assert sum(sent) == 120, outputs
     ids = [message["Message-ID"] for message in smtp.messages]
     assert len(ids) == len(set(ids)) == 120
-    db = connect(database)
     assert db.execute("SELECT count(*) FROM outbox WHERE status = 'sent'").fetchone()[0] == 120
 
 
@@ -182,8 +201,8 @@ def test_two_job_runners_play_every_computer_move_once(app, client, tmp_path):
     database = app.config["DATABASE"]
     games = [client.post("/api/games", json={"game": "mastery", "players": [
         {"bot": "easy"}, ANN]}).json["id"] for _ in range(6)]
-    outputs = both(*(flask_command(tmp_path, database, machine, "play-bots")
-                     for machine in ("jobs1", "jobs2")))
+    outputs = racing(database, lambda: [flask_command(tmp_path, database, machine, "play-bots")
+                                        for machine in ("jobs1", "jobs2")])
     played = [int(output.split()[0]) for output in outputs]
     assert sum(played) == 6, outputs
     db = connect(database)
