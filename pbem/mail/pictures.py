@@ -53,6 +53,7 @@ def labels(board: str) -> list[str]:
             for drawing in drawings(board)]
 
 
+@functools.lru_cache(maxsize=64)  # the same drawing is mailed to several seats, and in digests
 def png(drawing: str) -> bytes:
     """One drawing as a PNG, ``WIDTH`` pixels wide."""
     return bytes(resvg_py.svg_to_bytes(svg_string=drawing, style_sheet=stylesheet(),
