@@ -14,7 +14,6 @@ from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
 import engine
-from pbem import links
 from pbem.mail import outbox
 from pbem.boards import board_for
 from pbem.store.db import connect, dialect
@@ -115,23 +114,31 @@ def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
 
 # -- hidden information: everything a viewer receives, comparable across two games ---------
 
-TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
+# (Each begins at the first of its digits, "(?<!\d\d)": no other digit is looked at twice.)
+TIME = re.compile(r"\d(?<!\d\d)(?:\d{3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
                   # and what is read off the clock: a time of day, the time a move took
-                  r"|\d\d [A-Z][a-z]{2} \d\d:\d\d|took [\d a-z]+(?=<)|\"took\": ?\d+")
+                  r"|\d [A-Z][a-z]{2} \d\d:\d\d)|took [\d a-z]+(?=<)|\"took\": ?\d+")
+
+
+# A secret token where the server writes one: a segment of a URL's path, or in a reply
+# address (move+<ply>.<token>@domain). One anywhere else fails ``normalised``'s check.
+TOKEN = re.compile(r"([/+.])[A-Za-z0-9_-]{32}(?=[/?#\s\"@<]|$)")
 
 
 def normalised(text: str, game: NewGame) -> str:
     """``text`` with the game's own id, every secret token and every timestamp replaced."""
-    text = links.redact(text)
+    text = TOKEN.sub(r"\1[secret]", text)
     assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
     return TIME.sub("<time>", text.replace(game.id, "<game>"))
 
 
-def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
+def seen_by(client, game: NewGame, seat: int | None, paths=("",),
+            newest: int | None = None) -> dict[str, str]:
     """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
     answer (with the chat), a player's own notes, the page's live-update poll, every
-    history page and its ETag, the record in every format, and the analysis of the
-    position at ply 0, normalised."""
+    history page (or the ``newest`` ones: a test that looks after every move has seen the
+    others already, drawn by the same code) and its ETag, the record in every format, and
+    the analysis of the position at ply 0, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
@@ -144,7 +151,8 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
         seen["notes"] = client.get(f"{api}/notes").get_data(as_text=True)
     version = client.get(f"{base}/version")  # what the page's script polls
     seen["version"] = f"{version.headers['ETag']} {version.get_data(as_text=True)}"
-    for ply in range(client.get(api).json["ply"] + 1):
+    last = client.get(api).json["ply"]
+    for ply in range(0 if newest is None else max(0, last + 1 - newest), last + 1):
         response = client.get(f"{base}/history/{ply}")
         seen[f"history {ply}"] = f"{response.headers.get('ETag')} " \
             + response.get_data(as_text=True)

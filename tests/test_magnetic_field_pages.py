@@ -500,12 +500,13 @@ def test_blue_and_spectators_cannot_tell_games_that_differ_only_in_reds_draws(ap
         if seat == 0:  # Blue's own errors are the same too
             for bad in ("X@e5", "C@a1", "+e4:n +e5:n") + (("pick K",) if ply > 3 else ()):
                 assert _illegal(client, a, 0, bad) == _illegal(client, b, 0, bad)
-        blue_a = seen_by(client, a, 0, blue_paths if seat == 0 else ("",))
-        blue_b = seen_by(client, b, 0, blue_paths if seat == 0 else ("",))
+        blue_a, blue_b = (seen_by(client, game, 0, blue_paths if seat == 0 else ("",),
+                                  newest=2) for game in (a, b))
         assert blue_a.keys() == blue_b.keys()
         for key in blue_a:
             assert blue_a[key] == blue_b[key], f"ply {ply}, Blue's {key} differs"
-        assert seen_by(client, a, None) == seen_by(client, b, None), f"ply {ply}: spectator"
+        assert seen_by(client, a, None, newest=2) == seen_by(client, b, None, newest=2), \
+            f"ply {ply}: spectator"
         api_move(client, a.apis[seat], move)
         api_move(client, b.apis[seat], move)
     assert seen_by(client, a, 0) == seen_by(client, b, 0)
