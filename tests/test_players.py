@@ -318,6 +318,7 @@ def magnet_world(app, client, db, smtp, world: str, blue_setup: str) -> dict:
                    for what, text in shown.items()} for seat, shown in seen.items()}
 
 
+@pytest.mark.one_database  # what is drawn for each player, not how it is stored
 def test_dashboards_and_profiles_cannot_tell_games_that_differ_only_in_a_secret(
         app, client, db, smtp):
     a = magnet_world(app, client, db, smtp, "Qx", BLUE_A)  # names found nowhere else
