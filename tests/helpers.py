@@ -120,9 +120,10 @@ TIME = re.compile(r"\d(?<!\d\d)(?:\d{3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:
                   r"|\d [A-Z][a-z]{2} \d\d:\d\d)|took [\d a-z]+(?=<)|\"took\": ?\d+")
 
 
-# A secret token where the server writes one: a segment of a URL's path, or in a reply
-# address (move+<ply>.<token>@domain). One anywhere else fails ``normalised``'s check.
-TOKEN = re.compile(r"([/+.])[A-Za-z0-9_-]{32}(?=[/?#\s\"@<]|$)")
+# A secret token where the server writes one: the last segment of a URL's path (in an
+# attribute, a link's text, brackets) or in a reply address (move+<ply>.<token>@domain).
+# One anywhere else fails ``normalised``'s check.
+TOKEN = re.compile(r"([/+.])[A-Za-z0-9_-]{32}(?=[/?#\s\"@<)]|$)")
 
 
 def normalised(text: str, game: NewGame) -> str:
@@ -168,6 +169,19 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",),
         feed = client.post(f"{api}/feed").json["feed"]
         seen["feed"] = client.get(path_of(feed)).get_data(as_text=True)
     return {key: normalised(value, game) for key, value in seen.items()}
+
+
+def refused(client, game: NewGame, seat: int, move: str, page: bool = True) -> str:
+    """The answers to ``seat`` playing ``move``, which must be refused, through the API and
+    (``page``) the game page's form, normalised. The page shows the API's error (both go
+    through one command) on the game page: a test that tries several moves after every
+    move may send one of them in turn through the page."""
+    ply = client.get(game.apis[seat]).json["ply"]
+    answers = [client.post(f"{game.urls[seat]}/move", data={"move": move, "ply": str(ply)})
+               ] if page else []
+    answers.append(client.post(f"{game.apis[seat]}/moves", json={"move": move, "ply": ply}))
+    return normalised("\n".join(f"{answer.status_code} {answer.get_data(as_text=True)}"
+                                 for answer in answers), game)
 
 
 def emails_to(app, game: NewGame, address: str) -> list[str]:
