@@ -116,8 +116,9 @@ def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
 
 # (Each begins at the first of its digits, "(?<!\d\d)": no other digit is looked at twice.)
 TIME = re.compile(r"\d(?<!\d\d)(?:\d{3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
-                  # and what is read off the clock: a time of day, the time a move took
-                  r"|\d [A-Z][a-z]{2} \d\d:\d\d)|took [\d a-z]+(?=<)|\"took\": ?\d+")
+                  # and what is read off the clock: a time of day (a move's, or a message's
+                  # with its year), the time a move took
+                  r"|\d [A-Z][a-z]{2}(?: \d{4},)? \d\d:\d\d)|took [\d a-z]+(?=<)|\"took\": ?\d+")
 
 
 # A secret token where the server writes one: the last segment of a URL's path (in an
