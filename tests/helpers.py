@@ -14,7 +14,6 @@ from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
 import engine
-from pbem import links
 from pbem.mail import outbox
 from pbem.boards import board_for
 from pbem.store.db import connect, dialect
@@ -115,23 +114,33 @@ def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
 
 # -- hidden information: everything a viewer receives, comparable across two games ---------
 
-TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
-                  # and what is read off the clock: a time of day, the time a move took
-                  r"|\d\d [A-Z][a-z]{2} \d\d:\d\d|took [\d a-z]+(?=<)|\"took\": ?\d+")
+# (Each begins at the first of its digits, "(?<!\d\d)": no other digit is looked at twice.)
+TIME = re.compile(r"\d(?<!\d\d)(?:\d{3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
+                  # and what is read off the clock: a time of day (a move's, or a message's
+                  # with its year), the time a move took
+                  r"|\d [A-Z][a-z]{2}(?: \d{4},)? \d\d:\d\d)|took [\d a-z]+(?=<)|\"took\": ?\d+")
+
+
+# A secret token where the server writes one: the last segment of a URL's path (in an
+# attribute, a link's text, brackets) or in a reply address (move+<ply>.<token>@domain).
+# One anywhere else fails ``normalised``'s check.
+TOKEN = re.compile(r"([/+.])[A-Za-z0-9_-]{32}(?=[/?#\s\"@<)]|$)")
 
 
 def normalised(text: str, game: NewGame) -> str:
     """``text`` with the game's own id, every secret token and every timestamp replaced."""
-    text = links.redact(text)
+    text = TOKEN.sub(r"\1[secret]", text)
     assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
     return TIME.sub("<time>", text.replace(game.id, "<game>"))
 
 
-def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
+def seen_by(client, game: NewGame, seat: int | None, paths=("",),
+            newest: int | None = None) -> dict[str, str]:
     """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
     answer (with the chat), a player's own notes, the page's live-update poll, every
-    history page and its ETag, the record in every format, and the analysis of the
-    position at ply 0, normalised."""
+    history page (or the ``newest`` ones: a test that looks after every move has seen the
+    others already, drawn by the same code) and its ETag, the record in every format, and
+    the analysis of the position at ply 0, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
@@ -144,7 +153,8 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
         seen["notes"] = client.get(f"{api}/notes").get_data(as_text=True)
     version = client.get(f"{base}/version")  # what the page's script polls
     seen["version"] = f"{version.headers['ETag']} {version.get_data(as_text=True)}"
-    for ply in range(client.get(api).json["ply"] + 1):
+    last = client.get(api).json["ply"]
+    for ply in range(0 if newest is None else max(0, last + 1 - newest), last + 1):
         response = client.get(f"{base}/history/{ply}")
         seen[f"history {ply}"] = f"{response.headers.get('ETag')} " \
             + response.get_data(as_text=True)
@@ -160,6 +170,19 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
         feed = client.post(f"{api}/feed").json["feed"]
         seen["feed"] = client.get(path_of(feed)).get_data(as_text=True)
     return {key: normalised(value, game) for key, value in seen.items()}
+
+
+def refused(client, game: NewGame, seat: int, move: str, page: bool = True) -> str:
+    """The answers to ``seat`` playing ``move``, which must be refused, through the API and
+    (``page``) the game page's form, normalised. The page shows the API's error (both go
+    through one command) on the game page: a test that tries several moves after every
+    move may send one of them in turn through the page."""
+    ply = client.get(game.apis[seat]).json["ply"]
+    answers = [client.post(f"{game.urls[seat]}/move", data={"move": move, "ply": str(ply)})
+               ] if page else []
+    answers.append(client.post(f"{game.apis[seat]}/moves", json={"move": move, "ply": ply}))
+    return normalised("\n".join(f"{answer.status_code} {answer.get_data(as_text=True)}"
+                                 for answer in answers), game)
 
 
 def emails_to(app, game: NewGame, address: str) -> list[str]:

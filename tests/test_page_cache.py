@@ -54,16 +54,25 @@ def test_a_board_drawn_for_one_viewer_is_never_shown_to_another(client, new_game
     def page(url: str, path: str = "") -> str:
         return normalised(client.get(url + path).get_data(as_text=True), game)
 
+    def pages(viewer) -> list[str]:
+        return [page(viewers[viewer]), page(viewers[viewer], "/history/3")]
+
+    alone = {}
+    for viewer in viewers:
+        play.RENDERS.clear()
+        alone[viewer] = pages(viewer)
+    # Every viewer's pages drawn into one cache after the mover's selections, in both
+    # orders: each viewer's pages come after (then before) each other viewer's, whose
+    # board or page a key shared by mistake would show instead of its own.
     to_move = client.get(game.apis[0]).json["to_move"][0]
-    for first, second in ((a, b) for a in viewers for b in viewers if a != b):
+    selections = links_in(client.get(viewers[to_move]).get_data(as_text=True)).values()
+    for order in (list(viewers), list(viewers)[::-1]):
         play.RENDERS.clear()
-        alone = [page(viewers[second]), page(viewers[second], "/history/3")]
-        play.RENDERS.clear()
-        page(viewers[first]), page(viewers[first], "/history/3")
-        for path in links_in(client.get(viewers[to_move]).get_data(as_text=True)).values():
-            page(path)  # the mover's selections too
-        assert [page(viewers[second]), page(viewers[second], "/history/3")] == alone, \
-            (first, second)
+        for path in selections:
+            client.get(path)
+        drawn = {viewer: pages(viewer) for viewer in order}
+        assert drawn == alone, order
+        assert {viewer: pages(viewer) for viewer in order} == alone, order  # from the cache
 
 
 @pytest.mark.one_database  # the cache of drawn pages is in the process

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from pbem import create_app, players
 from pbem.jobs import scheduler
+from pbem.mail import channels
 from pbem.store.db import get_db
 
 from helpers import api_move, normalised, path_of
@@ -347,6 +348,16 @@ def test_a_deadline_warnings_email_waits_for_no_one_who_has_moved(app, client, s
 
 
 # -- hidden information ------------------------------------------------------------------
+# What is compared is what a device receives (rendering, not storage): one engine. Both
+# seats choose notifications only, so that no game email (whose board picture costs more
+# than the rest) is built for nothing: what is pushed is the same either way.
+
+def notifications_only(client, game) -> None:
+    for url in game.urls:
+        answer = client.post(f"{url}/email", data={f"channel-{topic}": "push"
+                                                   for topic in channels.TOPICS})
+        assert answer.status_code == 303
+
 
 def pushed_to(app, service: PushService, name: str, game) -> list[str]:
     """The payloads and headers a device received in ``game``, normalised."""
@@ -356,6 +367,7 @@ def pushed_to(app, service: PushService, name: str, game) -> list[str]:
             for m in service.received if m["path"] == f"/push/{name}"]
 
 
+@pytest.mark.one_database
 def test_magnet_blue_cannot_tell_reds_values_from_its_notifications(app, client, seeded_game,
                                                                     service):
     """Two Magnet games differ only in Red's hidden values (the script of
@@ -363,6 +375,7 @@ def test_magnet_blue_cannot_tell_reds_values_from_its_notifications(app, client,
     games = seeded_game("magnet", "values"), seeded_game("magnet", "values")
     for game, name in zip(games, ("a", "b")):
         subscribe(client, game.apis[BLUE], service.device(name))
+        notifications_only(client, game)
     for seat, moves in VALUES_SCRIPT:
         for game, move in zip(games, moves):
             api_move(client, game.apis[seat], move)
@@ -371,6 +384,7 @@ def test_magnet_blue_cannot_tell_reds_values_from_its_notifications(app, client,
     assert "three times" in pushed[0][-1]  # the end, public to all, says why
 
 
+@pytest.mark.one_database
 def test_magnet_red_cannot_tell_blues_arrangement_from_its_notifications(
         app, client, seeded_game, service):
     """Two Magnet games differ only in Blue's secret arrangement: Red's device is told of
@@ -378,6 +392,7 @@ def test_magnet_red_cannot_tell_blues_arrangement_from_its_notifications(
     games = seeded_game("magnet", "talk"), seeded_game("magnet", "talk")
     for game, name, setup in zip(games, ("a", "b"), (BLUE_A, BLUE_B)):
         subscribe(client, game.apis[RED], service.device(name))
+        notifications_only(client, game)
         api_move(client, game.apis[BLUE], setup)
         client.post(f"{game.apis[BLUE]}/chat", json={"text": "Ready when you are."})
         api_move(client, game.apis[RED], RED_SETUP)
@@ -387,11 +402,13 @@ def test_magnet_red_cannot_tell_blues_arrangement_from_its_notifications(
     assert "Ready when" in pushed[0][0] and "Your move" in pushed[0][1]
 
 
+@pytest.mark.one_database
 def test_magnetic_field_blue_cannot_tell_reds_draws_from_its_notifications(
         app, client, seeded_game, service):
     games = [seeded_game("magnetic-field", seed, BLUE_FIRST) for seed in _seed_pair()]
     for game, name in zip(games, ("a", "b")):
         subscribe(client, game.apis[0], service.device(name))
+        notifications_only(client, game)
         for ply, move in enumerate(("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n",
                                     "K@e6 +e7:s", "D@f5 +f3:w", "D@f6 +h3:e")):
             api_move(client, game.apis[ply % 2], move)
