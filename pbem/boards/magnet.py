@@ -896,11 +896,7 @@ def _losses(view: Mapping[str, Any], top: float) -> tuple[str, float]:
                      piece=gettext(CODE_WORDS[c["piece"]]), vertex=c["vertex"],
                      turn=c["turn"] + 1), False)
                  for c in view["captured"] if c["owner"] == owner]
-        icons += [(d["rank"], d.get("piece"), gettext(
-                      "%(side)s piece of rank %(rank)s%(value)s, destroyed by a trap on "
-                      "%(vertex)s (turn %(turn)s)", side=side, rank=d["rank"],
-                      value=f" ({gettext(CODE_WORDS[d['piece']])})" if d.get("piece") else "",
-                      vertex=d["vertex"], turn=d["turn"] + 1), True)
+        icons += [(d["rank"], d.get("piece"), _destroyed_words(side, d), True)
                   for d in view["destroyed"] if d["owner"] == owner]
         if not icons:
             continue
@@ -917,14 +913,25 @@ def _losses(view: Mapping[str, Any], top: float) -> tuple[str, float]:
     return "".join(rows), top
 
 
+def _destroyed_words(side: str, destroyed: Mapping[str, Any]) -> str:
+    """A piece a trap destroyed, its value said only where the view includes it."""
+    fields = {"side": side, "rank": destroyed["rank"], "vertex": destroyed["vertex"],
+              "turn": destroyed["turn"] + 1}
+    if destroyed.get("piece"):
+        return gettext("%(side)s piece of rank %(rank)s (%(piece)s), destroyed by a trap on "
+                       "%(vertex)s (turn %(turn)s)", piece=gettext(CODE_WORDS[destroyed["piece"]]),
+                       **fields)
+    return gettext("%(side)s piece of rank %(rank)s, destroyed by a trap on %(vertex)s "
+                   "(turn %(turn)s)", **fields)
+
+
 def _tray(setup: Mapping[str, Any], targets: Mapping[str, str], top: float) -> tuple[str, float]:
     """The pieces still to place, each a link that picks it up; and the height drawn down
     to."""
     seat = setup["seat"]
     y = top + 40
-    items = [f'\n  <g class="tray">\n  <text class="words" x="16" y="{top + 14}">'
-             + escape(gettext("Your pieces to place (click one, then a tinted start vertex):"))
-             + "</text>"]
+    words = escape(gettext("Your pieces to place (click one, then a tinted start vertex):"))
+    items = [f'\n  <g class="tray">\n  <text class="words" x="16" y="{top + 14}">{words}</text>']
     for code, x in zip(PIECE_CODES, TRAY_X):
         left = setup["left"][code]
         body = [f'\n    <circle class="hit" cx="{x}" cy="{y}" r="24"/>']

@@ -379,10 +379,13 @@ def _near_centre(cells) -> str:
 
 # -- words for what a turn did -------------------------------------------------------------------
 
-POINT_WORDS = {"knockout": Text("knockout"),
-               "knockout tile": Text("knocked out from a Knockout tile"),
-               "capture": Text("capture"), "control": Text("Control tile held"),
-               "domination": Text("Domination tile held")}
+# Whole phrases, not "+%(points)s %(reason)s": a knockout's points are not a knockout
+# tournament's
+POINT_WORDS = {"knockout": Text("+%(points)s knockout (%(cell)s)"),
+               "knockout tile": Text("+%(points)s knocked out from a Knockout tile (%(cell)s)"),
+               "capture": Text("+%(points)s capture (%(cell)s)"),
+               "control": Text("+%(points)s Control tile held (%(cell)s)"),
+               "domination": Text("+%(points)s Domination tile held (%(cell)s)")}
 
 
 def event_words(event: Mapping[str, Any], colours: list[str]) -> str:
@@ -404,7 +407,7 @@ def event_words(event: Mapping[str, Any], colours: list[str]) -> str:
 
 
 def points_words(points: Mapping[str, Any]) -> str:
-    return f"+{points['points']} {gettext(POINT_WORDS[points['reason']])} ({points['cell']})"
+    return gettext(POINT_WORDS[points["reason"]], points=points["points"], cell=points["cell"])
 
 
 def ring_out_warning(them: str, in_hand: int) -> str:
@@ -545,11 +548,11 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
         block, top = _player(counts, s, seat, top, targets)
         panel.append(block)
     footer, height = _footer(view, top, targets)
+    label = escape(gettext("Players, hands and deck after your turn") if after
+                   else gettext("Players, hands and deck"))
     parts += [f'<svg xmlns="http://www.w3.org/2000/svg" class="board magnetic-field panel" '
-              f'viewBox="0 0 {PANEL_WIDTH} {height}" role="group" aria-label="'
-              + escape(gettext("Players, hands and deck after your turn") if after
-                       else gettext("Players, hands and deck"))
-              + f'">\n{PANEL_PATTERNS}',
+              f'viewBox="0 0 {PANEL_WIDTH} {height}" role="group" aria-label="{label}">\n'
+              f'{PANEL_PATTERNS}',
               *panel, footer, "\n</svg>"]
     return Markup("".join(parts))
 
