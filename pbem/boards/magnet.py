@@ -737,8 +737,9 @@ def _vertex(name: str, spot: _Spot, view: Mapping[str, Any], seat: int | None,
         tx, ty = ORDER_MARK if piece else (0, 0)
         body.append(f'<path class="took" d="M{x + tx - 4} {y + ty - 4}l8 8m0 -8l-8 8"/>')
     if name in marks.destroyed:
+        destroyed = escape(gettext("destroyed by a trap"))
         body.append(f'<path class="destroyed" d="M{x - 11} {y - 11}l22 22m0 -22l-22 22">'
-                    f"<title>{escape(gettext('destroyed by a trap'))}</title></path>")
+                    f"<title>{destroyed}</title></path>")
     if name in marks.order and len(marks.order) > 1:
         ox, oy = x + ORDER_MARK[0], y + ORDER_MARK[1]
         body.append(f'<g class="order"><circle cx="{ox}" cy="{oy}" r="7.5"/><text x="{ox}" '
@@ -815,9 +816,10 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
         tray, top = _tray(view["mg_setup"], targets, top)
         parts.append(tray)
     parts.append("\n</g>\n</svg>")
+    label = escape(gettext("Magnet board"))
     return Markup(f'<svg xmlns="http://www.w3.org/2000/svg" class="board magnet" '
                   f'viewBox="0 0 {WIDTH} {top + 8}" role="group" '
-                  f'aria-label="{escape(gettext("Magnet board"))}{BACKGROUND}' + "".join(parts))
+                  f'aria-label="{label}{BACKGROUND}' + "".join(parts))
 
 
 def _arrow(origin: str, end: str, turned: bool, cls: str, title: str, start: float = 0,
@@ -855,9 +857,8 @@ def _status_words(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, 
     phase = view["phase"]
     if phase == "setup":
         ready = view["set_up"]
-        state = " · ".join(f"{gettext(SIDES[s])}: "
-                           f"{gettext('set up') if ready[s] else gettext('arranging')}"
-                           for s in (0, 1))
+        said = {True: gettext("set up"), False: gettext("arranging")}
+        state = " · ".join(f"{gettext(SIDES[s])}: {said[bool(ready[s])]}" for s in (0, 1))
         lines = [(gettext("Setup (secret) — %(state)s", state=state), "status")]
         if seat is not None and ready[seat] and not ready[1 - seat]:
             lines.append((gettext("Waiting for the opponent's setup."), "waiting"))
@@ -901,8 +902,8 @@ def _losses(view: Mapping[str, Any], top: float) -> tuple[str, float]:
         if not icons:
             continue
         y = top + 14
-        rows.append(f'\n  <text class="words" x="16" y="{y}" dy="0.35em">'
-                    f'{escape(gettext("%(side)s lost:", side=side))}</text>')
+        lost = escape(gettext("%(side)s lost:", side=side))
+        rows.append(f'\n  <text class="words" x="16" y="{y}" dy="0.35em">{lost}</text>')
         for k, (rank, code, title, destroyed) in enumerate(icons):
             title = escape(title)
             rows.append(f'\n  <g class="lost{" destroyed" if destroyed else ""}" role="img" '

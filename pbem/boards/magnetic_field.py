@@ -831,8 +831,8 @@ def _footer(view: Mapping[str, Any], top: int, targets: Mapping[str, str]) -> tu
              f'{escape(" · ".join(words))}</text>']
     if view["phase"] == "draft" and view["draft_pool"]:
         pool_y = y + 36
-        drawn.append(f'\n    <text class="deck" x="16" y="{y + 26}">'
-                     f'{escape(gettext("Face-up tiles to pick:"))}</text>')
+        pick = escape(gettext("Face-up tiles to pick:"))
+        drawn.append(f'\n    <text class="deck" x="16" y="{y + 26}">{pick}</text>')
         for k, (code, count) in enumerate(view["draft_pool"].items()):
             x = HAND_X + k * POOL_STEP
             href = targets.get(PICK + code)

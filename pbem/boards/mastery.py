@@ -96,9 +96,10 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
 
 
 def _opening() -> str:
+    label = escape(gettext("Mastery board"))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="board mastery" '
             f'viewBox="0 0 {2 * MARGIN + 8 * SQUARE} {BOTTOM + TRAY}" role="group" '
-            f'aria-label="{escape(gettext("Mastery board"))}">')
+            f'aria-label="{label}">')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,15 +185,15 @@ def _tray(view: Mapping[str, Any], owner: int, y: float) -> str:
                 f'×{escape(counts[kind])}</text>')
             x += 56
     if not icons:
-        icons.append(f'\n    <text class="count" x="{start}" y="{y}" dy="0.35em">'
-                     f'{escape(gettext("none"))}</text>')
+        none = escape(gettext("none"))
+        icons.append(f'\n    <text class="count" x="{start}" y="{y}" dy="0.35em">{none}</text>')
     side = gettext(SIDES[owner])
     words = escape(gettext("%(side)s, off the board: %(pieces)s", side=side,
                            pieces=_counted(counts)))
+    label = escape(gettext("%(side)s, off the board:", side=side))
     return (f'\n  <g class="off-board" data-owner="{owner}" role="img" aria-label="{words}">'
             f'<title>{words}</title>\n    <text class="tray-label" x="{MARGIN}" y="{y}" '
-            f'dy="0.35em">{escape(gettext("%(side)s, off the board:", side=side))}</text>'
-            f'{"".join(icons)}\n  </g>')
+            f'dy="0.35em">{label}</text>{"".join(icons)}\n  </g>')
 
 
 def _counted(counts: Mapping[str, int]) -> str:

@@ -112,8 +112,8 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     spaces = "".join(
         _space(name, place, pieces.get(name), targets.get(name), name in selected, name in last)
         for name, place in _PLACES.items())
-    return Markup(f'{_OPENING}aria-label="{escape(gettext("The Right Moves board"))}">'
-                  f"{_UNDER}{spaces}{_OVER}")
+    label = escape(gettext("The Right Moves board"))
+    return Markup(f'{_OPENING}aria-label="{label}">{_UNDER}{spaces}{_OVER}')
 
 
 def _under() -> str:
