@@ -12,6 +12,7 @@ import ast
 import io
 import re
 from datetime import datetime, timezone
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from pbem.jobs import scheduler
 from pbem.mail import outbox
 from pbem.store.db import connect
 
-from helpers import api_move, path_of, sign_up
+from helpers import api_move, confirm_move, links_in, path_of, sign_up
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "pbem" / "translations" / "ru" / "LC_MESSAGES" / "messages.po"
@@ -433,3 +434,80 @@ def test_a_russian_seat_reads_the_result_in_russian(client, db):
     assert "Победа: Bob (Аня сдаётся)." in body("anya@example.org", "end")
     assert "Bob won: Аня resigned." in body("bob@example.org", "end")
     assert "(Победа: Bob (Аня сдаётся))" in body("anya@example.org", "rematch")
+
+
+# -- the boards' words ---------------------------------------------------------------------
+
+# What a board says for players, on a page: every <title> and aria-label of its drawings,
+# the move builder (its hints, what was clicked, its buttons, a preview of the turn), and
+# the position in words; the confirm button and the typed-move form name a move in its
+# notation, which no language translates
+BOARD_WORDS = re.compile(r'<svg\b.*?</svg>|<section class="builder".*?</section>'
+                         r'|<details class="position-words".*?</details>', re.S)
+NOTATION = re.compile(r'<form [^>]*class="confirm">.*?</form>|<input [^>]*>', re.S)
+TITLES = ("The Right Moves", "Mastery", "Magnet")  # a game's name is its name in Russian too
+ENGLISH = re.compile(r"\b[A-Za-z]{2,}\b")
+MAGNET_MARKS = re.compile(r"\b[RB](?:K|T[23]|[234?])\(\d\)")  # its text drawing's pieces
+
+
+def board_words(html: str) -> str:
+    """What the boards of ``html`` say to players, as text: notation and games' names out."""
+    said = []
+    for part in BOARD_WORDS.findall(NOTATION.sub("", html)):
+        said += re.findall(r'(?:aria-label|title)="([^"]*)"', part)
+        said.append(re.sub(r"<[^>]+>", " ", part))
+    text = MAGNET_MARKS.sub("", unescape(" ".join(said)))
+    for title in TITLES:
+        text = text.replace(title, "")
+    return text
+
+
+def _pages_in_russian(client, url: str, paths: tuple[str, ...]) -> dict[str, str]:
+    """The pages of ``paths``, and those of the builder's first link from the first page
+    on, three clicks deep."""
+    def page(href: str) -> str:
+        return client.get(href, headers={"Accept-Language": "ru"}).get_data(as_text=True)
+
+    pages = {path: page(url + (f"?path={path}" if path else "")) for path in paths}
+    followed = pages[paths[0]]
+    for _ in range(3):
+        links = links_in(followed)
+        if not links:
+            break
+        href = next(iter(links.values()))
+        followed = pages[href] = page(href)
+    return pages
+
+
+def _to_move(client, game) -> int:
+    return client.get(game.apis[0]).json["to_move"][0]
+
+
+@pytest.mark.one_database
+@pytest.mark.parametrize("game_id, moves, paths", [
+    ("mastery", (), ("",)),
+    ("the-right-moves", (), ("",)),
+    ("magnet", (), ("", "K", "K.a2", "random")),
+    ("magnet", ("random", "random"), ("", "f4", "f4.g3", "e3")),
+    ("magnetic-field", (), ("",)),
+    ("magnetic-field", ("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n"),
+     ("", "K", "K.e6", "D", "%2Bn", "%2Bn.a1", "e7", "e7.e", "pass")),
+])
+def test_a_russian_play_page_says_the_boards_words_in_russian(client, new_game, game_id,
+                                                               moves, paths):
+    """Hints, the cells' and pieces' labels, the legends and the position in words of the
+    page of each game's seat to move, for a Russian reader: no English word left, only
+    notation. ("random": the arrangement Magnet's builder offers.)"""
+    game = new_game(game_id)
+    for move in moves:
+        seat = _to_move(client, game)
+        if move == "random":
+            move = confirm_move(client.get(game.urls[seat] + "?path=random").text)
+        api_move(client, game.apis[seat], move)
+    pages = _pages_in_russian(client, game.urls[_to_move(client, game)], paths)
+    for path, html in pages.items():
+        said = board_words(html)
+        assert re.search(r"[а-яё]{3}", said), (path, said[:300])
+        assert not ENGLISH.findall(said), (path, ENGLISH.findall(said), said)
+    # the builder went where the paths lead: its hints and buttons are among what was read
+    assert any('class="hint"' in html or "<button" in html for html in pages.values())
