@@ -511,3 +511,31 @@ def test_a_russian_play_page_says_the_boards_words_in_russian(client, new_game, 
         assert not ENGLISH.findall(said), (path, ENGLISH.findall(said), said)
     # the builder went where the paths lead: its hints and buttons are among what was read
     assert any('class="hint"' in html or "<button" in html for html in pages.values())
+
+
+@pytest.mark.parametrize("game_id, legend, english", [
+    ("magnetic-field", "Плитки: C — «Контроль», X — «Захват»",
+     "Tiles: C Control, X Capture, K Knockout, D Domination"),
+    ("magnet", "R — красные, B — синие, затем ценность",
+     "R Red, B Blue, then the value"),
+])
+def test_a_russian_seats_email_shows_the_board_in_russian(app, client, db, smtp, game_id,
+                                                          legend, english):
+    """The board of an email to a Russian seat: its text's legend and its pictures' alt
+    texts (what a screen reader reads of them) in Russian; an English seat's in English."""
+    created = client.post("/api/games", json={"game": game_id, "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]})
+    assert created.status_code == 201, created.json
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    sent = {m["To"]: m for m in smtp.messages}
+    russian, english_email = sent["anya@example.org"], sent["bob@example.org"]
+    text = russian.get_body(("plain",)).get_content()
+    assert legend in text and english not in text
+    pictures = re.findall(r'<img [^>]*alt="([^"]*)"', russian.get_body(("html",)).get_content())
+    assert pictures and all(re.search(r"[а-яё]{3}", alt) and not ENGLISH.search(
+        alt.replace("Magnet", "")) for alt in pictures), pictures
+    assert english in english_email.get_body(("plain",)).get_content()
+    assert re.findall(r'<img [^>]*alt="([^"]*)"', english_email.get_body(("html",)).get_content(
+    ))[0] in ("Magnet board", "Magnetic Field board")
