@@ -245,7 +245,7 @@ def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
     email = db.execute("SELECT subject, body FROM outbox WHERE recipient = ? AND kind = ?",
                        ["anya@example.org", "takeback_offer"]).fetchone()
     assert email["subject"].startswith("Просьба вернуть ход — Mastery")
-    assert "Dark (Bob) просит вернуть свой последний ход в партии Mastery" in email["body"]
+    assert "Тёмные (Bob) просит вернуть свой последний ход в партии Mastery" in email["body"]
     page = client.get(path_of(created["seats"][1]["url"]),
                       headers={"Accept-Language": "ru"}).text
     assert "Bob просит вернуть свой последний ход: примите или отклоните просьбу." in page
@@ -539,3 +539,28 @@ def test_a_russian_seats_email_shows_the_board_in_russian(app, client, db, smtp,
     assert english in english_email.get_body(("plain",)).get_content()
     assert re.findall(r'<img [^>]*alt="([^"]*)"', english_email.get_body(("html",)).get_content(
     ))[0] in ("Magnet board", "Magnetic Field board")
+
+
+
+def test_sides_are_named_in_the_readers_language(app, client, db, smtp):
+    """A side's name on a Russian page and in a Russian seat's email; the API, which
+    programs read, keeps the engine's."""
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]}).json
+    url, api = (path_of(created["seats"][0][key]) for key in ("url", "api"))
+    page = client.get(url, headers={"Accept-Language": "ru"}).text
+    players = re.search(r'<ul class="players">.*?</ul>', page, re.S)[0]
+    assert "Тёмные" in players and "Светлые" in players
+    assert re.search(r"<title>Mastery — Тёмные", page)
+    assert not re.search(r"\b(?:Dark|Light)\b", page)
+    english = client.get(url, headers={"Accept-Language": "en"}).text
+    assert re.search(r"<title>Mastery — Dark", english) and "Light" in english
+    assert [p["side"] for p in client.get(api).json["players"]] == ["Dark", "Light"]
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    sent = {m["To"]: m.get_body(("plain",)).get_content() for m in smtp.messages}
+    assert "Тёмные: Аня" in sent["anya@example.org"]
+    assert "Вы играете за: Тёмные;" in sent["anya@example.org"]
+    assert "Dark" not in sent["anya@example.org"]
+    assert "You play Light;" in sent["bob@example.org"]

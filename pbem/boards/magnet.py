@@ -64,7 +64,7 @@ BOARD_HEIGHT = 2 * CY
 LINE = 19  # height of a line of text under the board
 WRAP = 62  # characters per line of text under the board
 
-SIDES = (Text("Red"), Text("Blue"))  # GAME.seat_names[2], for players to read
+SIDES = GAME.seat_names[2]          # ("Red", "Blue"), engine.Text
 COLOURS = ("red", "blue")
 PIECE_CODES = ("K", "T2", "T3", "2", "3", "4")  # the table's order
 COUNTS = Counter(CODES[k] for k in SET)

@@ -32,8 +32,8 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from engine.core import IllegalMove, Text
-from engine.magnetic_field import (CELL_INDEX, CENTRE, DIRECTIONS, FILES, PASS_LIMIT, SIZE,
-                                   TILE_NAMES, TILE_ORDER)
+from engine.magnetic_field import (CELL_INDEX, CENTRE, COLOURS, DIRECTIONS, FILES, PASS_LIMIT,
+                                   SIZE, TILE_NAMES, TILE_ORDER)
 
 from .builder import Build
 
@@ -60,7 +60,7 @@ VECTORS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0)}
 ANGLES = {"n": 0, "e": 90, "s": 180, "w": 270}
 ARROWS = {"n": "↑", "e": "→", "s": "↓", "w": "←"}
 DIRECTION_WORDS = {"n": Text("north"), "e": Text("east"), "s": Text("south"), "w": Text("west")}
-COLOUR_NAMES = {"blue": Text("Blue"), "red": Text("Red")}  # the view's colours, for players
+COLOUR_NAMES = {colour.lower(): colour for colour in COLOURS}  # the view's colours, as Text
 # A figure's name by its colour: a whole phrase, as Russian adjectives agree with it
 FIGURE_NAMES = {"blue": Text("Blue figure"), "red": Text("Red figure")}
 PASS = "pass"

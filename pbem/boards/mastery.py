@@ -11,7 +11,7 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from engine import Text
-from engine.mastery import FILES
+from engine.mastery import FILES, GAME
 
 from . import builder
 from .cells import cell
@@ -21,7 +21,7 @@ MARGIN = 22
 TRAY = 30  # the strip above and below the board: that side's pieces off the board
 TOP = TRAY + MARGIN // 2  # of the top rank (the coordinates are left and below)
 BOTTOM = TOP + 8 * SQUARE + MARGIN  # of the bottom coordinates
-SIDES = (Text("Dark"), Text("Light"))
+SIDES = GAME.seat_names[2]  # ("Dark", "Light"), engine.Text
 # A piece's name by its owner and kind: a whole phrase, as Russian adjectives agree with it
 PIECE_NAMES = {(0, "M"): Text("Dark Master"), (0, "O"): Text("Dark Officer"),
                (0, "P"): Text("Dark Pawn"), (1, "M"): Text("Light Master"),

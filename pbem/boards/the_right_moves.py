@@ -16,7 +16,7 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from engine import Text
-from engine.the_right_moves import INDEX, JUMPED, LETTERS, PATHS, SPACES
+from engine.the_right_moves import GAME, INDEX, JUMPED, LETTERS, PATHS, SPACES
 
 from .cells import cell
 
@@ -197,7 +197,7 @@ def _space(name: str, place: str, piece: Mapping[str, Any] | None, href: str | N
     return "\n  " + cell(name, title, body, href=href, labelled=bool(piece), attributes=place)
 
 
-SIDES = {"red": Text("Red"), "blue": Text("Blue")}
+SIDES = dict(zip(("red", "blue"), GAME.seat_names[2]))  # the view's colours, as Text
 
 
 def text(view: Mapping[str, Any], seat: int | None) -> str:
