@@ -128,10 +128,10 @@ def normalised(text: str, game: NewGame) -> str:
 
 
 def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, str]:
-    """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
-    answer (with the chat), a player's own notes, the page's live-update poll, every
-    history page and its ETag, the record in every format, and the analysis of the
-    position at ply 0, normalised."""
+    """Everything a viewer receives now: the page (with builder paths, in English and in
+    Russian) and its ETag, the API answer (with the chat), a player's own notes, the page's
+    live-update poll, every history page and its ETag, the record in every format, and the
+    analysis of the position at ply 0, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
@@ -139,6 +139,10 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",)) -> dict[str, s
         response = client.get(base + (f"?path={path}" if path else ""))
         seen[f"page {path}"] = f"{response.status_code} {response.headers.get('ETag')} " \
             + response.get_data(as_text=True)
+        # in Russian too: its labels and hints say no more than the English ones
+        russian = client.get(base + (f"?path={path}" if path else ""),
+                             headers={"Accept-Language": "ru"})
+        seen[f"page {path} ru"] = f"{russian.headers.get('ETag')} {russian.get_data(as_text=True)}"
     seen["api"] = client.get(api).get_data(as_text=True)
     if seat is not None:
         seen["notes"] = client.get(f"{api}/notes").get_data(as_text=True)

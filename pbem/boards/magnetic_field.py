@@ -342,7 +342,8 @@ def move_hint(game: Any, state: Any, seat: int, moves: list[str]) -> str:
     if options["tile_cells"]:
         code = next(c for c in TILE_ORDER if c in options["tiles_in_hand"])
         tile = f"{code}@{_near_centre(options['tile_cells'])}"
-        examples.append((tile, f"place a {TILE_NAMES[code]} tile, nothing else"))
+        examples.append((tile, gettext("place a %(tile)s tile, nothing else",
+                                       tile=gettext(TILE_NAMES[code]))))
     actions = []
     if options["enter_cells"]:
         actions.append(f"+{_near_centre(options['enter_cells'])}:n")
@@ -354,17 +355,19 @@ def move_hint(game: Any, state: Any, seat: int, moves: list[str]) -> str:
         actions.append(f"{figure}-{_near_centre(options['move'][figure])}")
     examples += [(action, _action_words(action)) for action in actions]
     if tile and actions:
-        examples.append((f"{tile} {actions[0]}", "a tile, then a figure action"))
-    examples.append((PASS, "no tile, no figure action"))
+        examples.append((f"{tile} {actions[0]}", gettext("a tile, then a figure action")))
+    examples.append((PASS, gettext("no tile, no figure action")))
     width = max(len(move) for move, _ in examples)
     return "\n".join([
-        f"You have {len(moves)} or more legal moves. A turn places tiles from your hand",
-        "(any number, each as CODE@cell, next to a tile on the field), then makes at most",
-        "one figure action, d being n, e, s or w (north is rank 10):",
-        "  +cell:d    enter a figure with its N pole pointing d",
-        "  cell:d     turn one of your figures to point d",
-        "  cell-cell  slide one of your figures 1 to 3 cells in a line",
-        "or it is: pass. For example:",
+        gettext("You have %(count)s or more legal moves. A turn places tiles from your hand",
+                count=len(moves)),
+        gettext("(any number, each as CODE@cell, next to a tile on the field), then makes at "
+                "most"),
+        gettext("one figure action, d being n, e, s or w (north is rank 10):"),
+        gettext("  +cell:d    enter a figure with its N pole pointing d"),
+        gettext("  cell:d     turn one of your figures to point d"),
+        gettext("  cell-cell  slide one of your figures 1 to 3 cells in a line"),
+        gettext("or it is: pass. For example:"),
         *(f"  {move:<{width}}  {words}" for move, words in examples
           if move == PASS or move in moves)])
 
