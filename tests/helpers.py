@@ -117,7 +117,9 @@ def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
 
 TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
                   # and what is read off the clock: a time of day, the time a move took
-                  r"|\d\d [A-Z][a-z]{2} \d\d:\d\d|took [\d a-z]+(?=<)|\"took\": ?\d+")
+                  r"|\d\d [A-Z][a-z]{2} \d\d:\d\d|took [\d a-z]+(?=<)|\"took\": ?\d+"
+                  # (and in Russian)
+                  r"|\d\d [а-я]{3,4}\.? \d\d:\d\d|думал\(а\) [\d а-я.]+(?=<)")
 
 
 def normalised(text: str, game: NewGame) -> str:
