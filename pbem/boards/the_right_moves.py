@@ -205,9 +205,11 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
     column per letter (a = east, counter-clockwise), then every piece listed by colour.
     ``r``/``b`` are Red and Blue pieces, ``R``/``B`` promoted ones (also starred in the list)."""
     pieces = view["pieces"]
-    header = "        " + "  ".join(LETTERS)
+    rings = {ring: gettext("ring %(ring)s", ring=ring) for ring in range(5, 0, -1)}
+    width = max(map(len, rings.values())) + 2  # the letters over their columns
+    header = " " * width + "  ".join(LETTERS)
     lines = [header]
-    for ring in range(5, 0, -1):
+    for ring, label in rings.items():
         row = []
         for letter in LETTERS:
             name = f"{ring}{letter}"
@@ -219,7 +221,7 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
             else:
                 mark = piece["colour"][0]
                 row.append(mark.upper() if piece["promoted"] else mark)
-        lines.append(gettext("ring %(ring)s", ring=ring) + "  " + "  ".join(row).rstrip())
+        lines.append(f"{label:<{width}}" + "  ".join(row).rstrip())
     lines += ["", gettext("r = Red, b = Blue, R / B = promoted; . = empty space.")]
     for colour in ("red", "blue"):
         names = [f"{name}{'*' if piece['promoted'] else ''}"
