@@ -154,7 +154,7 @@ class Game(Generic[StateT]):
     state_type: ClassVar[type[State]] = State  # the game's own State subclass
     player_counts: ClassVar[tuple[int, ...]] = (2,)
     options: ClassVar[tuple[Option, ...]] = ()
-    # Seat names by player count, e.g. {2: ("Dark", "Light")}.
+    # Seat names by player count, e.g. {2: (Text("Dark"), Text("Light"))}: words for players.
     seat_names: ClassVar[Mapping[int, tuple[str, ...]]] = {}
     # Whether legal_moves lists every legal move (Magnetic Field leaves out the turns that
     # place several tiles: too many to list, yet legal).

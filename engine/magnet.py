@@ -621,7 +621,7 @@ class Magnet(Game[MagnetState]):
     title = "Magnet"
     state_type = MagnetState
     player_counts = (2,)
-    seat_names = {2: ("Red", "Blue")}
+    seat_names = {2: (Text("Red"), Text("Blue"))}
     options = (
         Option("random_setup", False, (False, True), "Random setup",
                "The server arranges both sides' pieces at random and play starts at once."),

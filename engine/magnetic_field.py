@@ -48,7 +48,7 @@ TARGET = 15
 PASS_LIMIT = 6  # Ruling: six passes in a row end the game
 REACH = 2  # a pole acts on the nearest figure at most this many cells away
 MAX_SLIDE = 3
-COLOURS = ("Blue", "Red")
+COLOURS = (Text("Blue"), Text("Red"))
 
 # Points, in the order the rules list them.
 KNOCKOUT_POINTS = 2

@@ -235,7 +235,7 @@ class Mastery(Game[MasteryState]):
     title = "Mastery"
     state_type = MasteryState
     player_counts = (2,)
-    seat_names = {2: ("Dark", "Light")}
+    seat_names = {2: (Text("Dark"), Text("Light"))}
     options = (
         Option("setup", "imperial", ("imperial", "crown"), "Starting position",
                "Imperial or Crown, the two setups of the original rules.",

@@ -382,7 +382,8 @@ class TheRightMoves(Game[TheRightMovesState]):
     title = "The Right Moves"
     state_type = TheRightMovesState
     player_counts = (2, 4)
-    seat_names = {2: ("Red", "Blue"), 4: ("Red (1)", "Blue (1)", "Red (2)", "Blue (2)")}
+    seat_names = {2: (Text("Red"), Text("Blue")),
+                  4: (Text("Red (1)"), Text("Blue (1)"), Text("Red (2)"), Text("Blue (2)"))}
     options = (
         Option("repetition_draw", True, (True, False), "Draw by threefold repetition",
                "The same position with the same player to move a third time is a draw."),

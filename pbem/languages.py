@@ -21,6 +21,7 @@ from babel.lists import format_list
 from flask import Flask, Response, current_app, has_request_context, request
 from engine.core import Text, listed
 from flask_babel import Babel, force_locale, get_locale, gettext
+from jinja2 import pass_context
 
 LANGUAGES = {"en": "English", "ru": "Русский"}  # each named in itself, for the switch
 DEFAULT = "en"
@@ -98,7 +99,7 @@ def day(on: date) -> str:
 
 def listing(items: Iterable[str]) -> str:
     """Words in a list as the language in force writes it: "Ann and Bob", "Ann и Bob"."""
-    return format_list(list(items), locale=get_locale() or DEFAULT)
+    return format_list(list(map(translated, items)), locale=get_locale() or DEFAULT)
 
 
 def short_months() -> dict[int, str]:
@@ -106,8 +107,21 @@ def short_months() -> dict[int, str]:
     return dict(get_month_names("abbreviated", locale=get_locale() or DEFAULT))
 
 
+def _translating_fields(template_gettext: Any) -> Any:
+    """A template's ``_``, ``gettext`` or ``ngettext`` (Flask-Babel's), the ``engine.Text``
+    among its fields translated too: ``_("you play %(side)s", side=...)`` names the side
+    in the page's language."""
+    @pass_context
+    def translating(context: Any, *strings: Any, **fields: Any) -> str:
+        return template_gettext(context, *strings, **{
+            name: translated(value) for name, value in fields.items()})
+    return translating
+
+
 def init_app(app: Flask) -> None:
     Babel(app, locale_selector=chosen)
+    for name in ("_", "gettext", "ngettext"):
+        app.jinja_env.globals[name] = _translating_fields(app.jinja_env.globals[name])
     app.after_request(_remember_choice)
     app.jinja_env.finalize = translated  # what a template prints: an engine.Text translated
     app.jinja_env.filters["translated"] = translated  # an engine.Text inside _(...)

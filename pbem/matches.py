@@ -87,10 +87,12 @@ def _naming(text: Any, names: Mapping[str, str]) -> Any:
     if isinstance(text, engine.Text) and text.fields:
         return engine.Text(text.template, **{field: _naming(value, names)
                                              for field, value in text.fields.items()})
-    if not isinstance(text, str) or isinstance(text, engine.Text):  # words, not names
+    if not isinstance(text, str):
         return text
-    if text in names:
+    if text in names:  # a side, also as the engines name it (Text: "Dark")
         return names[text]
+    if isinstance(text, engine.Text):  # words, not names
+        return text
     sides = "|".join(re.escape(side) for side in sorted(names, key=len, reverse=True))
     return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)], text)
 

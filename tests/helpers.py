@@ -117,8 +117,9 @@ def cell_markup(svg: str, name: str, until: tuple[str, ...] = ()) -> str:
 # (Each begins at the first of its digits, "(?<!\d\d)": no other digit is looked at twice.)
 TIME = re.compile(r"\d(?<!\d\d)(?:\d{3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
                   # and what is read off the clock: a time of day (a move's, or a message's
-                  # with its year), the time a move took
-                  r"|\d [A-Z][a-z]{2}(?: \d{4},)? \d\d:\d\d)|took [\d a-z]+(?=<)|\"took\": ?\d+")
+                  # with its year), the time a move took; in English and in Russian
+                  r"|\d [A-Z][a-z]{2}(?: \d{4},)? \d\d:\d\d|\d [а-я]{3,4}\.?(?: \d{4} г\.,)? \d\d:\d\d)"
+                  r"|took [\d a-z]+(?=<)|\"took\": ?\d+|думал\(а\) [\d а-я.]+(?=<)")
 
 
 # A secret token where the server writes one: the last segment of a URL's path (in an
@@ -136,11 +137,11 @@ def normalised(text: str, game: NewGame) -> str:
 
 def seen_by(client, game: NewGame, seat: int | None, paths=("",),
             newest: int | None = None) -> dict[str, str]:
-    """Everything a viewer receives now: the page (with builder paths) and its ETag, the API
-    answer (with the chat), a player's own notes, the page's live-update poll, every
-    history page (or the ``newest`` ones: a test that looks after every move has seen the
-    others already, drawn by the same code) and its ETag, the record in every format, and
-    the analysis of the position at ply 0, normalised."""
+    """Everything a viewer receives now: the page (with builder paths, in English and in
+    Russian) and its ETag, the API answer (with the chat), a player's own notes, the page's
+    live-update poll, every history page (or the ``newest`` ones: a test that looks after
+    every move has seen the others already, drawn by the same code) and its ETag, the record
+    in every format, and the analysis of the position at ply 0, normalised."""
     base = game.urls[seat] if seat is not None else game.watch
     api = game.apis[seat] if seat is not None else base.replace("/watch/", "/api/watch/")
     seen = {}
@@ -148,6 +149,10 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",),
         response = client.get(base + (f"?path={path}" if path else ""))
         seen[f"page {path}"] = f"{response.status_code} {response.headers.get('ETag')} " \
             + response.get_data(as_text=True)
+        # in Russian too: its labels and hints say no more than the English ones
+        russian = client.get(base + (f"?path={path}" if path else ""),
+                             headers={"Accept-Language": "ru"})
+        seen[f"page {path} ru"] = f"{russian.headers.get('ETag')} {russian.get_data(as_text=True)}"
     seen["api"] = client.get(api).get_data(as_text=True)
     if seat is not None:
         seen["notes"] = client.get(f"{api}/notes").get_data(as_text=True)

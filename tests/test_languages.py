@@ -12,6 +12,7 @@ import ast
 import io
 import re
 from datetime import datetime, timezone
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from pbem.jobs import scheduler
 from pbem.mail import outbox
 from pbem.store.db import connect
 
-from helpers import api_move, path_of, sign_up
+from helpers import api_move, confirm_move, links_in, path_of, sign_up
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "pbem" / "translations" / "ru" / "LC_MESSAGES" / "messages.po"
@@ -244,7 +245,7 @@ def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
     email = db.execute("SELECT subject, body FROM outbox WHERE recipient = ? AND kind = ?",
                        ["anya@example.org", "takeback_offer"]).fetchone()
     assert email["subject"].startswith("Просьба вернуть ход — Mastery")
-    assert "Dark (Bob) просит вернуть свой последний ход в партии Mastery" in email["body"]
+    assert "Тёмные (Bob) просит вернуть свой последний ход в партии Mastery" in email["body"]
     page = client.get(path_of(created["seats"][1]["url"]),
                       headers={"Accept-Language": "ru"}).text
     assert "Bob просит вернуть свой последний ход: примите или отклоните просьбу." in page
@@ -433,3 +434,133 @@ def test_a_russian_seat_reads_the_result_in_russian(client, db):
     assert "Победа: Bob (Аня сдаётся)." in body("anya@example.org", "end")
     assert "Bob won: Аня resigned." in body("bob@example.org", "end")
     assert "(Победа: Bob (Аня сдаётся))" in body("anya@example.org", "rematch")
+
+
+# -- the boards' words ---------------------------------------------------------------------
+
+# What a board says for players, on a page: every <title> and aria-label of its drawings,
+# the move builder (its hints, what was clicked, its buttons, a preview of the turn), and
+# the position in words; the confirm button and the typed-move form name a move in its
+# notation, which no language translates
+BOARD_WORDS = re.compile(r'<svg\b.*?</svg>|<section class="builder".*?</section>'
+                         r'|<details class="position-words".*?</details>', re.S)
+NOTATION = re.compile(r'<form [^>]*class="confirm">.*?</form>|<input [^>]*>', re.S)
+TITLES = ("The Right Moves", "Mastery", "Magnet")  # a game's name is its name in Russian too
+ENGLISH = re.compile(r"\b[A-Za-z]{2,}\b")
+MAGNET_MARKS = re.compile(r"\b[RB](?:K|T[23]|[234?])\(\d\)")  # its text drawing's pieces
+
+
+def board_words(html: str) -> str:
+    """What the boards of ``html`` say to players, as text: notation and games' names out."""
+    said = []
+    for part in BOARD_WORDS.findall(NOTATION.sub("", html)):
+        said += re.findall(r'(?:aria-label|title)="([^"]*)"', part)
+        said.append(re.sub(r"<[^>]+>", " ", part))
+    text = MAGNET_MARKS.sub("", unescape(" ".join(said)))
+    for title in TITLES:
+        text = text.replace(title, "")
+    return text
+
+
+def _pages_in_russian(client, url: str, paths: tuple[str, ...]) -> dict[str, str]:
+    """The pages of ``paths``, and those of the builder's first link from the first page
+    on, three clicks deep."""
+    def page(href: str) -> str:
+        return client.get(href, headers={"Accept-Language": "ru"}).get_data(as_text=True)
+
+    pages = {path: page(url + (f"?path={path}" if path else "")) for path in paths}
+    followed = pages[paths[0]]
+    for _ in range(3):
+        links = links_in(followed)
+        if not links:
+            break
+        href = next(iter(links.values()))
+        followed = pages[href] = page(href)
+    return pages
+
+
+def _to_move(client, game) -> int:
+    return client.get(game.apis[0]).json["to_move"][0]
+
+
+@pytest.mark.one_database
+@pytest.mark.parametrize("game_id, moves, paths", [
+    ("mastery", (), ("",)),
+    ("the-right-moves", (), ("",)),
+    ("magnet", (), ("", "K", "K.a2", "random")),
+    ("magnet", ("random", "random"), ("", "f4", "f4.g3", "e3")),
+    ("magnetic-field", (), ("",)),
+    ("magnetic-field", ("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n"),
+     ("", "K", "K.e6", "D", "%2Bn", "%2Bn.a1", "e7", "e7.e", "pass")),
+])
+def test_a_russian_play_page_says_the_boards_words_in_russian(client, new_game, game_id,
+                                                               moves, paths):
+    """Hints, the cells' and pieces' labels, the legends and the position in words of the
+    page of each game's seat to move, for a Russian reader: no English word left, only
+    notation. ("random": the arrangement Magnet's builder offers.)"""
+    game = new_game(game_id)
+    for move in moves:
+        seat = _to_move(client, game)
+        if move == "random":
+            move = confirm_move(client.get(game.urls[seat] + "?path=random").text)
+        api_move(client, game.apis[seat], move)
+    pages = _pages_in_russian(client, game.urls[_to_move(client, game)], paths)
+    for path, html in pages.items():
+        said = board_words(html)
+        assert re.search(r"[а-яё]{3}", said), (path, said[:300])
+        assert not ENGLISH.findall(said), (path, ENGLISH.findall(said), said)
+    # the builder went where the paths lead: its hints and buttons are among what was read
+    assert any('class="hint"' in html or "<button" in html for html in pages.values())
+
+
+@pytest.mark.parametrize("game_id, legend, english", [
+    ("magnetic-field", "Плитки: C — «Контроль», X — «Захват»",
+     "Tiles: C Control, X Capture, K Knockout, D Domination"),
+    ("magnet", "R — красные, B — синие, затем ценность",
+     "R Red, B Blue, then the value"),
+])
+def test_a_russian_seats_email_shows_the_board_in_russian(app, client, db, smtp, game_id,
+                                                          legend, english):
+    """The board of an email to a Russian seat: its text's legend and its pictures' alt
+    texts (what a screen reader reads of them) in Russian; an English seat's in English."""
+    created = client.post("/api/games", json={"game": game_id, "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]})
+    assert created.status_code == 201, created.json
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    sent = {m["To"]: m for m in smtp.messages}
+    russian, english_email = sent["anya@example.org"], sent["bob@example.org"]
+    text = russian.get_body(("plain",)).get_content()
+    assert legend in text and english not in text
+    pictures = re.findall(r'<img [^>]*alt="([^"]*)"', russian.get_body(("html",)).get_content())
+    assert pictures and all(re.search(r"[а-яё]{3}", alt) and not ENGLISH.search(
+        alt.replace("Magnet", "")) for alt in pictures), pictures
+    assert english in english_email.get_body(("plain",)).get_content()
+    assert re.findall(r'<img [^>]*alt="([^"]*)"', english_email.get_body(("html",)).get_content(
+    ))[0] in ("Magnet board", "Magnetic Field board")
+
+
+
+def test_sides_are_named_in_the_readers_language(app, client, db, smtp):
+    """A side's name on a Russian page and in a Russian seat's email; the API, which
+    programs read, keeps the engine's."""
+    created = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"},
+        {"name": "Bob", "email": "bob@example.org"}]}).json
+    url, api = (path_of(created["seats"][0][key]) for key in ("url", "api"))
+    page = client.get(url, headers={"Accept-Language": "ru"}).text
+    players = re.search(r'<ul class="players">.*?</ul>', page, re.S)[0]
+    assert "Тёмные" in players and "Светлые" in players
+    assert re.search(r"<title>Mastery — Тёмные", page)
+    assert not re.search(r"\b(?:Dark|Light)\b", page)
+    english = client.get(url, headers={"Accept-Language": "en"}).text
+    assert re.search(r"<title>Mastery — Dark", english) and "Light" in english
+    assert [p["side"] for p in client.get(api).json["players"]] == ["Dark", "Light"]
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    sent = {m["To"]: m.get_body(("plain",)).get_content() for m in smtp.messages}
+    assert "Тёмные: Аня" in sent["anya@example.org"]
+    assert "Вы играете за: Тёмные;" in sent["anya@example.org"]
+    assert "Dark" not in sent["anya@example.org"]
+    assert "You play Light;" in sent["bob@example.org"]

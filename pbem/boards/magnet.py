@@ -38,9 +38,10 @@ import textwrap
 from collections import Counter
 from typing import AbstractSet, Any, Mapping, NamedTuple, Sequence
 
+from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
-from engine.core import IllegalMove
+from engine.core import IllegalMove, Text
 from engine.magnet import (CODES, FILES, GAME, INDEX, NAMES, RAYS, SET, START_NAMES,
                            order_pieces, path_preview, pixel)
 
@@ -63,15 +64,20 @@ BOARD_HEIGHT = 2 * CY
 LINE = 19  # height of a line of text under the board
 WRAP = 62  # characters per line of text under the board
 
-SIDES = GAME.seat_names[2]          # ("Red", "Blue")
+SIDES = GAME.seat_names[2]          # ("Red", "Blue"), engine.Text
 COLOURS = ("red", "blue")
 PIECE_CODES = ("K", "T2", "T3", "2", "3", "4")  # the table's order
 COUNTS = Counter(CODES[k] for k in SET)
 START = tuple(tuple(names.split()) for names in START_NAMES)
 START_OF = {v: s for s, names in enumerate(START) for v in names}
 RANDOM, FILL = "random", "fill"
-CODE_WORDS = {"K": "king", "T2": "trap T2", "T3": "trap T3", "2": "piece of value 2",
-              "3": "piece of value 3", "4": "piece of value 4"}
+CODE_WORDS = {"K": Text("king"), "T2": Text("trap T2"), "T3": Text("trap T3"),
+              "2": Text("piece of value 2"), "3": Text("piece of value 3"),
+              "4": Text("piece of value 4")}
+_CHOICES = {"K": Text("King (K)"), "T2": Text("Trap T2"), "T3": Text("Trap T3"),
+            "2": Text("Piece of value 2"), "3": Text("Piece of value 3"),
+            "4": Text("Piece of value 4"), RANDOM: Text("Random arrangement"),
+            FILL: Text("Fill the rest at random")}
 _TURN = re.compile(r"([a-k]\d{1,2}):(.+)")
 
 
@@ -97,17 +103,12 @@ def click_path(move: str) -> tuple[str, ...]:
 
 
 def choice_label(token: str) -> str:
-    if token in CODE_WORDS:
-        return "King (K)" if token == "K" else CODE_WORDS[token][:1].upper() + \
-            CODE_WORDS[token][1:]
-    if token == RANDOM:
-        return "Random arrangement"
-    if token == FILL:
-        return "Fill the rest at random"
+    if token in _CHOICES:
+        return gettext(_CHOICES[token])
     if token.endswith("+"):
-        return f"☐ Promote {token[:-1]}"
+        return gettext("☐ Promote %(vertex)s", vertex=token[:-1])
     if token.endswith("-"):
-        return f"☑ Promote {token[:-1]} (click to untick)"
+        return gettext("☑ Promote %(vertex)s (click to untick)", vertex=token[:-1])
     return token
 
 
@@ -193,24 +194,28 @@ def _build_setup(seat: int, path: tuple[str, ...]) -> Build:
     remaining = ", ".join(f"{code} ×{n}" for code, n in left.items() if n)
     if holding:
         return Build(path=canonical, cells=start, choices=choices, overlay=overlay,
-                     summary=f"{len(placed)} of 12 placed; holding your "
-                             f"{CODE_WORDS[holding]} ({holding})",
-                     hint=f"Click one of your start vertices (tinted) for your "
-                          f"{CODE_WORDS[holding]} ({holding}); a piece already there goes "
-                          "back to the tray. Or choose another piece.", lists_moves=False)
+                     summary=gettext("%(placed)s of 12 placed; holding your %(piece)s "
+                                     "(%(code)s)", placed=len(placed),
+                                     piece=gettext(CODE_WORDS[holding]), code=holding),
+                     hint=gettext("Click one of your start vertices (tinted) for your "
+                                  "%(piece)s (%(code)s); a piece already there goes back to "
+                                  "the tray. Or choose another piece.",
+                                  piece=gettext(CODE_WORDS[holding]), code=holding),
+                     lists_moves=False)
     complete = None
     if len(placed) == len(start):
         complete = GAME.setup_text(seat, [_code_kind(placed[v]) for v in start])
-        hint = ("Check your arrangement and confirm it: your opponent will not see it. To "
-                "change it, click a placed piece and then another start vertex (or drag it), "
-                "or take another random arrangement.")
-        summary = "all 12 pieces placed"
+        hint = gettext("Check your arrangement and confirm it: your opponent will not see it. "
+                       "To change it, click a placed piece and then another start vertex (or "
+                       "drag it), or take another random arrangement.")
+        summary = gettext("all 12 pieces placed")
     else:
-        hint = ("Arrange your 12 pieces on your start vertices (tinted), in secret: click a "
-                "piece type below the board (or a button), then a start vertex; with a mouse "
-                "you can also drag the pieces. Click a placed piece to move it. Or take a "
-                "random arrangement.")
-        summary = f"{len(placed)} of 12 placed; left: {remaining}" if placed else None
+        hint = gettext("Arrange your 12 pieces on your start vertices (tinted), in secret: "
+                       "click a piece type below the board (or a button), then a start "
+                       "vertex; with a mouse you can also drag the pieces. Click a placed "
+                       "piece to move it. Or take a random arrangement.")
+        summary = gettext("%(placed)s of 12 placed; left: %(pieces)s", placed=len(placed),
+                          pieces=remaining) if placed else None
     return Build(path=canonical, cells=tuple(v for v in start if v in placed), choices=choices,
                  complete=complete, overlay=overlay, summary=summary, hint=hint,
                  lists_moves=False)
@@ -308,9 +313,9 @@ def _build_turn(game: Any, state: Any, seat: int, view: Mapping[str, Any],
                 legal: Sequence[str], path: tuple[str, ...]) -> Build:
     magnets = tuple(sorted({m.split(":")[0] for m in legal}, key=_sort_key))
     first = Build(path=(), cells=magnets, overlay={"mg_turn": {"faint": magnets}},
-                  hint="Click a vertex to place the magnet there (any vertex where it moves "
-                       "one of your pieces). You will see which pieces it pulls and where "
-                       "they would go before you confirm.")
+                  hint=gettext("Click a vertex to place the magnet there (any vertex where it "
+                               "moves one of your pieces). You will see which pieces it pulls "
+                               "and where they would go before you confirm."))
     if not path or path[0] not in magnets:
         return first
     magnet = path[0]
@@ -347,44 +352,56 @@ def _turn_build(view: Mapping[str, Any], seat: int, turn: _Turn,
     note = _preview_note(view, seat, turn)
     if turn.order is None:
         if turn.opening:
-            hint = ("On the opening turn exactly one piece moves: click the piece that should "
-                    "move (the arrows show where each would go).")
+            hint = gettext("On the opening turn exactly one piece moves: click the piece that "
+                           "should move (the arrows show where each would go).")
         else:
-            done = f" ({', '.join(turn.clicked)} so far)" if turn.clicked else ""
-            why = (f"the first to reach {magnet} takes it, the others stop one vertex short"
+            why = (gettext("the first to reach %(magnet)s takes it, the others stop one vertex "
+                           "short", magnet=magnet)
                    if all(turn.preview[v]["reaches"] for v in turn.essential) else
-                   "which of them moves first may decide the game")
-            hint = (f"The order of {', '.join(turn.essential)} matters here ({why}): click "
-                    f"them in the order they should move{done}. Your other pieces move too.")
+                   gettext("which of them moves first may decide the game"))
+            hint = gettext("The order of %(pieces)s matters here (%(why)s): click them in the "
+                           "order they should move%(done)s. Your other pieces move too.",
+                           pieces=", ".join(turn.essential), why=why,
+                           done=gettext(" (%(pieces)s so far)", pieces=", ".join(turn.clicked))
+                           if turn.clicked else "")
+        summary = gettext("magnet on %(vertex)s", vertex=magnet)
+        if turn.clicked:
+            summary = gettext("%(magnet)s; order %(pieces)s, …", magnet=summary,
+                              pieces=", ".join(turn.clicked))
         return Build(path=canonical, cells=turn.candidates(), overlay=overlay, note=note,
-                     summary=f"magnet on {magnet}" + (f"; order {', '.join(turn.clicked)}, …"
-                                                      if turn.clicked else ""),
-                     hint=hint)
+                     summary=summary, hint=hint)
     move = magnet + ":" + ",".join(p + ("+" if p in turn.promote else "") for p in turn.order)
     choices = tuple(p + ("-" if p in turn.promote else "+") for p in turn.order
                     if p in turn.allowed)
-    hint = "Check where your pieces go, then confirm."
+    hint = gettext("Check where your pieces go, then confirm.")
     if choices:
-        hint += " Tick the promotions you want (a piece that moves and survives may raise " \
-                "its rank by one, up to its value)."
-    hint += " Click another vertex to move the magnet."
+        hint += gettext(" Tick the promotions you want (a piece that moves and survives may "
+                        "raise its rank by one, up to its value).")
+    hint += gettext(" Click another vertex to move the magnet.")
+    summary = gettext("magnet on %(vertex)s", vertex=magnet) + "; " + (
+        gettext("order %(pieces)s", pieces=", ".join(turn.order)) if len(turn.order) > 1
+        else gettext("moves %(vertex)s", vertex=turn.order[0]))
+    if turn.promote:
+        summary += gettext("; promote %(pieces)s",
+                           pieces=", ".join(sorted(turn.promote, key=_sort_key)))
     return Build(path=canonical, cells=tuple(m for m in magnets if m != magnet),
                  choices=choices, complete=move, overlay=overlay, note=note, hint=hint,
-                 summary=f"magnet on {magnet}; "
-                         + (f"order {', '.join(turn.order)}" if len(turn.order) > 1
-                            else f"moves {turn.order[0]}")
-                         + (f"; promote {', '.join(sorted(turn.promote, key=_sort_key))}"
-                            if turn.promote else ""))
+                 summary=summary)
 
 
 def _piece_words(view: Mapping[str, Any], vertex: str, seat: int | None) -> str:
     piece = view["pieces"].get(vertex)
     if not piece:
-        return "an empty vertex"
-    whose = "your" if piece["owner"] == seat else f"{SIDES[piece['owner']]}'s"
+        return gettext("an empty vertex")
     if "piece" in piece:
-        return f"{whose} {CODE_WORDS[piece['piece']]}, rank {piece['rank']}"
-    return f"{whose} piece of rank {piece['rank']}, value unknown"
+        what = gettext("%(piece)s, rank %(rank)s", piece=gettext(CODE_WORDS[piece["piece"]]),
+                       rank=piece["rank"])
+    else:
+        what = gettext("piece of rank %(rank)s, value unknown", rank=piece["rank"])
+    if piece["owner"] == seat:
+        return gettext("your %(piece)s", piece=what)
+    return (gettext("Red's %(piece)s", piece=what), gettext("Blue's %(piece)s", piece=what)
+            )[piece["owner"]]
 
 
 def _preview_note(view: Mapping[str, Any], seat: int, turn: _Turn) -> Markup:
@@ -397,32 +414,35 @@ def _preview_note(view: Mapping[str, Any], seat: int, turn: _Turn) -> Markup:
         p = turn.preview[vertex]
         words = Markup("<strong>%s</strong> (%s): ") % (vertex, _piece_words(view, vertex, seat))
         if not p["can_move"]:
-            words += Markup("cannot move (your piece on %s blocks it)") % turn.magnet
+            words += gettext("cannot move (your piece on %(vertex)s blocks it)",
+                             vertex=turn.magnet)
         elif turn.opening and turn.order is not None and vertex not in turn.order:
-            words += Markup("stays (on the opening turn only one piece moves)")
+            words += gettext("stays (on the opening turn only one piece moves)")
         else:
             words += Markup(" → ").join([vertex] + p["path"])
             if p["captures"]:
-                words += Markup(", capturing %s") % "; ".join(
-                    f"{v} ({_piece_words(view, v, seat)})" for v in p["captures"])
+                words += gettext(", capturing %(pieces)s", pieces="; ".join(
+                    f"{v} ({_piece_words(view, v, seat)})" for v in p["captures"]))
             if p["reaches"] and turn.order is not None and reached_before:
-                words += Markup("; stops one vertex short of %s if a piece of yours is there "
-                                "by then") % turn.magnet
+                words += gettext("; stops one vertex short of %(vertex)s if a piece of yours "
+                                 "is there by then", vertex=turn.magnet)
             elif p["reaches"]:
-                words += Markup("; reaches the magnet")
+                words += gettext("; reaches the magnet")
             if vertex in turn.promote:
-                words += Markup("; <em>promoted</em> if it survives")
+                words += Markup(gettext("; <em>promoted</em> if it survives"))
             reached_before = reached_before or p["reaches"]
         items.append(Markup("<li>%s</li>") % words)
-    parts = [Markup('<section class="mg-preview" aria-label="Where your pieces go">'),
-             Markup("<h3>A magnet on %s pulls %s</h3>") % (
-                 turn.magnet, f"{len(turn.preview)} of your pieces" if len(turn.preview) > 1
-                 else "one of your pieces"),
+    parts = [Markup('<section class="mg-preview" aria-label="%s">')
+             % gettext("Where your pieces go"),
+             Markup("<h3>%s</h3>") % ngettext(
+                 "A magnet on %(vertex)s pulls one of your pieces",
+                 "A magnet on %(vertex)s pulls %(num)d of your pieces", len(turn.preview),
+                 vertex=turn.magnet),
              Markup('<ol class="mg-moves">') + Markup("").join(items) + Markup("</ol>")]
     if any(p["captures"] for p in turn.preview.values()):
-        parts.append(Markup('<p class="help">A captured piece may be a trap: if it is, your '
-                            "piece is removed after its move. You will only know after "
-                            "the turn.</p>"))
+        parts.append(Markup('<p class="help">%s</p>') % gettext(
+            "A captured piece may be a trap: if it is, your piece is removed after its move. "
+            "You will only know after the turn."))
     parts.append(Markup("</section>"))
     return Markup("\n").join(parts)
 
@@ -539,10 +559,10 @@ def _outline(upright: float = MARGIN_X, slanted: float = 34) -> str:
 
 OUTLINE = _outline()
 
-# What follows the drawing's height in its opening tag: the arrow heads, the board's
-# outline, the lattice's lines.
+# What follows the drawing's height and label in its opening tag: the arrow heads, the
+# board's outline, the lattice's lines.
 BACKGROUND = (
-    '" role="group" aria-label="Magnet board">\n<defs>\n'
+    '">\n<defs>\n'
     '  <marker id="mg-arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" '
     'markerHeight="4" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" '
     'class="arrow-head"/></marker>\n'
@@ -627,12 +647,15 @@ def _piece(owner: int, rank: Any, code: str | None, x: float, y: float, size: fl
 
 
 def _piece_title(owner: int, rank: Any, code: str | None, seat: int | None) -> str:
-    whose = SIDES[owner] + (" (yours)" if owner == seat else "")
+    whose = gettext(SIDES[owner])
+    if owner == seat:
+        whose = gettext("%(side)s (yours)", side=whose)
     if code is None:
-        return f"{whose} piece, rank {rank}, value unknown"
+        return gettext("%(side)s piece, rank %(rank)s, value unknown", side=whose, rank=rank)
     if code == "K":
-        return f"{whose} king"
-    return f"{whose} {CODE_WORDS[code]}, rank {rank}"
+        return gettext("%(side)s king", side=whose)
+    return gettext("%(side)s %(piece)s, rank %(rank)s", side=whose,
+                   piece=gettext(CODE_WORDS[code]), rank=rank)
 
 
 def _horseshoe(x: float, y: float, cls: str, scale: float) -> str:
@@ -675,23 +698,24 @@ def _vertex(name: str, spot: _Spot, view: Mapping[str, Any], seat: int | None,
     piece = None
     if name in marks.placed:
         piece = (seat, 1, marks.placed[name])
-        words.append(_piece_title(*piece, seat) + " (placed, not yet confirmed)")
+        words.append(gettext("%(piece)s (placed, not yet confirmed)",
+                             piece=_piece_title(*piece, seat)))
     elif name in view["pieces"]:
         p = view["pieces"][name]
         piece = (p["owner"], p["rank"], p.get("piece"))
         words.append(_piece_title(*piece, seat))
     if name == view["centre"]:
-        words.append("the centre")
+        words.append(gettext("the centre"))
     if name in START_OF and view["phase"] == "setup":
-        words.append(f"{SIDES[START_OF[name]]} start vertex")
+        words.append(gettext("%(side)s start vertex", side=gettext(SIDES[START_OF[name]])))
     if name in marks.preview:
         p = marks.preview[name]
-        words.append("pulled by the magnet: " + (" → ".join(p["path"]) if p["can_move"]
-                                                  else "blocked"))
+        words.append(gettext("pulled by the magnet: %(path)s", path=" → ".join(p["path"])
+                             if p["can_move"] else gettext("blocked")))
     if name in marks.captures:
-        words.append("would be captured")
+        words.append(gettext("would be captured"))
     if name == marks.last_magnet:
-        words.append("the last turn's magnet")
+        words.append(gettext("the last turn's magnet"))
     title = ": ".join(words[:2]) + ("; " + "; ".join(words[2:]) if len(words) > 2 else "")
 
     body = [spot.ground]
@@ -713,8 +737,9 @@ def _vertex(name: str, spot: _Spot, view: Mapping[str, Any], seat: int | None,
         tx, ty = ORDER_MARK if piece else (0, 0)
         body.append(f'<path class="took" d="M{x + tx - 4} {y + ty - 4}l8 8m0 -8l-8 8"/>')
     if name in marks.destroyed:
+        destroyed = escape(gettext("destroyed by a trap"))
         body.append(f'<path class="destroyed" d="M{x - 11} {y - 11}l22 22m0 -22l-22 22">'
-                    "<title>destroyed by a trap</title></path>")
+                    f"<title>{destroyed}</title></path>")
     if name in marks.order and len(marks.order) > 1:
         ox, oy = x + ORDER_MARK[0], y + ORDER_MARK[1]
         body.append(f'<g class="order"><circle cx="{ox}" cy="{oy}" r="7.5"/><text x="{ox}" '
@@ -766,7 +791,8 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     for move in (view.get("last_turn") or {}).get("moves", ()):
         if move["from"] != move["to"]:
             parts.append(_arrow(move["from"], move["to"], turned, "trail",
-                                f"last turn: {move['from']} → {move['to']}"))
+                                gettext("last turn: %(from)s → %(to)s", **{
+                                    "from": move["from"], "to": move["to"]})))
     for name, spot in spots.items():
         parts.append(_vertex(name, spot, view, seat, marks, targets.get(name))
                      if name in marked else spot.plain)
@@ -790,8 +816,10 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
         tray, top = _tray(view["mg_setup"], targets, top)
         parts.append(tray)
     parts.append("\n</g>\n</svg>")
+    label = escape(gettext("Magnet board"))
     return Markup(f'<svg xmlns="http://www.w3.org/2000/svg" class="board magnet" '
-                  f'viewBox="0 0 {WIDTH} {top + 8}{BACKGROUND}' + "".join(parts))
+                  f'viewBox="0 0 {WIDTH} {top + 8}" role="group" '
+                  f'aria-label="{label}{BACKGROUND}' + "".join(parts))
 
 
 def _arrow(origin: str, end: str, turned: bool, cls: str, title: str, start: float = 0,
@@ -811,34 +839,39 @@ def _arrow(origin: str, end: str, turned: bool, cls: str, title: str, start: flo
 def _last_turn_words(last: Mapping[str, Any]) -> str:
     parts = []
     for m in last["moves"]:
-        words = f"{m['from']} → {m['to']}" if m["from"] != m["to"] else f"{m['from']} stays"
+        words = f"{m['from']} → {m['to']}" if m["from"] != m["to"] else \
+            gettext("%(vertex)s stays", vertex=m["from"])
         if m["captured"]:
-            words += f" took {', '.join(m['captured'])}"
+            words += gettext(" took %(pieces)s", pieces=", ".join(m["captured"]))
         if m["destroyed"]:
-            words += " and was destroyed by a trap"
+            words += gettext(" and was destroyed by a trap")
         elif m["promoted"]:
-            words += " (promoted)"
+            words += gettext(" (promoted)")
         parts.append(words)
-    return f"Last turn, {SIDES[last['seat']]}: magnet on {last['magnet']}; " + "; ".join(parts)
+    return gettext("Last turn, %(side)s: magnet on %(vertex)s; %(moves)s",
+                   side=gettext(SIDES[last["seat"]]), vertex=last["magnet"],
+                   moves="; ".join(parts))
 
 
 def _status_words(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, str]]:
     phase = view["phase"]
     if phase == "setup":
         ready = view["set_up"]
-        state = " · ".join(f"{SIDES[s]}: {'set up' if ready[s] else 'arranging'}"
-                           for s in (0, 1))
-        lines = [(f"Setup (secret) — {state}", "status")]
+        said = {True: gettext("set up"), False: gettext("arranging")}
+        state = " · ".join(f"{gettext(SIDES[s])}: {said[bool(ready[s])]}" for s in (0, 1))
+        lines = [(gettext("Setup (secret) — %(state)s", state=state), "status")]
         if seat is not None and ready[seat] and not ready[1 - seat]:
-            lines.append(("Waiting for the opponent's setup.", "waiting"))
+            lines.append((gettext("Waiting for the opponent's setup."), "waiting"))
         elif seat is not None and not ready[seat] and ready[1 - seat]:
-            lines.append((f"{SIDES[1 - seat]} has set up; now arrange your pieces.", "status"))
+            lines.append((gettext("%(side)s has set up; now arrange your pieces.",
+                                  side=gettext(SIDES[1 - seat])), "status"))
         return lines
     if phase == "over":
-        return [("The game is over: every value is shown.", "status")]
-    mover = ", ".join(SIDES[s] for s in view["to_move"])
-    return [(f"Turn {view['turn'] + 1}: {mover} to move"
-             + (" (the opening turn: one piece moves)" if view["opening"] else ""), "status")]
+        return [(gettext("The game is over: every value is shown."), "status")]
+    mover = ", ".join(gettext(SIDES[s]) for s in view["to_move"])
+    return [(gettext("Turn %(turn)s: %(side)s to move", turn=view["turn"] + 1, side=mover)
+             + (gettext(" (the opening turn: one piece moves)") if view["opening"] else ""),
+             "status")]
 
 
 def _panel_lines(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, str]]:
@@ -846,7 +879,8 @@ def _panel_lines(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, s
     if view.get("last_turn"):
         for k, line in enumerate(textwrap.wrap(_last_turn_words(view["last_turn"]), WRAP)):
             lines.append((line if k == 0 else "   " + line, "last-turn"))
-    lines.append(("Middle: value (? unknown to you) · badge: rank · Red ○, Blue ⬡", "legend"))
+    lines.append((gettext("Middle: value (? unknown to you) · badge: rank · Red ○, Blue ⬡"),
+                  "legend"))
     return lines
 
 
@@ -857,19 +891,19 @@ def _losses(view: Mapping[str, Any], top: float) -> tuple[str, float]:
     rows = []
     for owner in (0, 1):
         # (rank, code, title, destroyed) of each
-        icons = [(1, c["piece"], f"{SIDES[owner]} {CODE_WORDS[c['piece']]}, captured on "
-                                 f"{c['vertex']} (turn {c['turn'] + 1})", False)
+        side = gettext(SIDES[owner])
+        icons = [(1, c["piece"], gettext(
+                     "%(side)s %(piece)s, captured on %(vertex)s (turn %(turn)s)", side=side,
+                     piece=gettext(CODE_WORDS[c["piece"]]), vertex=c["vertex"],
+                     turn=c["turn"] + 1), False)
                  for c in view["captured"] if c["owner"] == owner]
-        icons += [(d["rank"], d.get("piece"),
-                   f"{SIDES[owner]} piece of rank {d['rank']}"
-                   + (f" ({CODE_WORDS[d['piece']]})" if d.get("piece") else "")
-                   + f", destroyed by a trap on {d['vertex']} (turn {d['turn'] + 1})", True)
+        icons += [(d["rank"], d.get("piece"), _destroyed_words(side, d), True)
                   for d in view["destroyed"] if d["owner"] == owner]
         if not icons:
             continue
         y = top + 14
-        rows.append(f'\n  <text class="words" x="16" y="{y}" dy="0.35em">{SIDES[owner]} lost:'
-                    "</text>")
+        lost = escape(gettext("%(side)s lost:", side=side))
+        rows.append(f'\n  <text class="words" x="16" y="{y}" dy="0.35em">{lost}</text>')
         for k, (rank, code, title, destroyed) in enumerate(icons):
             title = escape(title)
             rows.append(f'\n  <g class="lost{" destroyed" if destroyed else ""}" role="img" '
@@ -880,13 +914,25 @@ def _losses(view: Mapping[str, Any], top: float) -> tuple[str, float]:
     return "".join(rows), top
 
 
+def _destroyed_words(side: str, destroyed: Mapping[str, Any]) -> str:
+    """A piece a trap destroyed, its value said only where the view includes it."""
+    fields = {"side": side, "rank": destroyed["rank"], "vertex": destroyed["vertex"],
+              "turn": destroyed["turn"] + 1}
+    if destroyed.get("piece"):
+        return gettext("%(side)s piece of rank %(rank)s (%(piece)s), destroyed by a trap on "
+                       "%(vertex)s (turn %(turn)s)", piece=gettext(CODE_WORDS[destroyed["piece"]]),
+                       **fields)
+    return gettext("%(side)s piece of rank %(rank)s, destroyed by a trap on %(vertex)s "
+                   "(turn %(turn)s)", **fields)
+
+
 def _tray(setup: Mapping[str, Any], targets: Mapping[str, str], top: float) -> tuple[str, float]:
     """The pieces still to place, each a link that picks it up; and the height drawn down
     to."""
     seat = setup["seat"]
     y = top + 40
-    items = [f'\n  <g class="tray">\n  <text class="words" x="16" y="{top + 14}">Your pieces to '
-             "place (click one, then a tinted start vertex):</text>"]
+    words = escape(gettext("Your pieces to place (click one, then a tinted start vertex):"))
+    items = [f'\n  <g class="tray">\n  <text class="words" x="16" y="{top + 14}">{words}</text>']
     for code, x in zip(PIECE_CODES, TRAY_X):
         left = setup["left"][code]
         body = [f'\n    <circle class="hit" cx="{x}" cy="{y}" r="24"/>']
@@ -899,7 +945,8 @@ def _tray(setup: Mapping[str, Any], targets: Mapping[str, str], top: float) -> t
         href = targets.get(code) if left else None
         if href:
             body.append(f'<circle class="target" cx="{x}" cy="{y}" r="21"/>')
-        title = escape(f"{CODE_WORDS[code]} ({code}): {left} left to place")
+        title = escape(gettext("%(piece)s (%(code)s): %(left)s left to place",
+                               piece=gettext(CODE_WORDS[code]), code=code, left=left))
         if href:
             items.append(f'\n    <a href="{escape(href)}" class="choice tray-piece" '
                          f'data-choice="{code}" data-drag="1"><title>{title}</title>'
@@ -959,23 +1006,27 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
     letters = line_of(files)
     lines = [letters] + [line_of(rows[row]) for row in sorted(rows)] + [letters]
     if seat is None:
-        words = [f"{SIDES[TURNED_FOR]} starts at the top, {SIDES[1 - TURNED_FOR]} at the "
-                 "bottom."]
+        words = [gettext("%(top)s starts at the top, %(bottom)s at the bottom.",
+                         top=gettext(SIDES[TURNED_FOR]), bottom=gettext(SIDES[1 - TURNED_FOR]))]
     else:
-        words = ["Your pieces start at the bottom, as on your game page."]
-    words += [f"Files {'k to a' if turned else 'a to k'} from left to right; ranks count up "
-              f"from 1 at the {'top' if turned else 'bottom'} of each file (the numbers at "
-              "the edges); * is the centre f6.",
-              "R Red, B Blue, then the value (K king, T2 T3 traps, 2 3 4; ? not known to you) "
-              "and the rank in brackets: B?(2) is a Blue piece of rank 2."]
+        words = [gettext("Your pieces start at the bottom, as on your game page.")]
+    words += [gettext("Files k to a from left to right; ranks count up from 1 at the top of "
+                      "each file (the numbers at the edges); * is the centre f6.") if turned
+              else gettext("Files a to k from left to right; ranks count up from 1 at the "
+                           "bottom of each file (the numbers at the edges); * is the centre "
+                           "f6."),
+              gettext("R Red, B Blue, then the value (K king, T2 T3 traps, 2 3 4; ? not known "
+                      "to you) and the rank in brackets: B?(2) is a Blue piece of rank 2.")]
     if setup:
-        words.append("r and b: Red's and Blue's start vertices, for the pieces not yet set up.")
+        words.append(gettext("r and b: Red's and Blue's start vertices, for the pieces not yet "
+                             "set up."))
     for owner in (0, 1):
         lost = [c["piece"] for c in view["captured"] if c["owner"] == owner]
-        lost += [d.get("piece", "?") + " (trap victim)" for d in view["destroyed"]
-                 if d["owner"] == owner]
+        lost += [gettext("%(piece)s (trap victim)", piece=d.get("piece", "?"))
+                 for d in view["destroyed"] if d["owner"] == owner]
         if lost:
-            words.append(f"{SIDES[owner]} lost: {', '.join(lost)}.")
+            words.append(gettext("%(side)s lost: %(pieces)s.", side=gettext(SIDES[owner]),
+                                 pieces=", ".join(lost)))
     if view.get("last_turn"):
         words.append(_last_turn_words(view["last_turn"]) + ".")
     lines.append("")

@@ -28,11 +28,12 @@ from __future__ import annotations
 import re
 from typing import AbstractSet, Any, Mapping, NamedTuple, Sequence
 
+from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
-from engine.core import IllegalMove
-from engine.magnetic_field import (CELL_INDEX, CENTRE, DIRECTIONS, FILES, PASS_LIMIT, SIZE,
-                                   TILE_NAMES, TILE_ORDER)
+from engine.core import IllegalMove, Text
+from engine.magnetic_field import (CELL_INDEX, CENTRE, COLOURS, DIRECTIONS, FILES, PASS_LIMIT,
+                                   SIZE, TILE_NAMES, TILE_ORDER)
 
 from .builder import Build
 
@@ -58,7 +59,10 @@ _CELL = re.compile(r"[a-j](?:10|[1-9])")
 VECTORS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0)}
 ANGLES = {"n": 0, "e": 90, "s": 180, "w": 270}
 ARROWS = {"n": "↑", "e": "→", "s": "↓", "w": "←"}
-DIRECTION_WORDS = {"n": "north", "e": "east", "s": "south", "w": "west"}
+DIRECTION_WORDS = {"n": Text("north"), "e": Text("east"), "s": Text("south"), "w": Text("west")}
+COLOUR_NAMES = {colour.lower(): colour for colour in COLOURS}  # the view's colours, as Text
+# A figure's name by its colour: a whole phrase, as Russian adjectives agree with it
+FIGURE_NAMES = {"blue": Text("Blue figure"), "red": Text("Red figure")}
 PASS = "pass"
 PICK = "pick-"
 ENTER = "+"
@@ -94,16 +98,26 @@ def click_path(move: str) -> tuple[str, ...]:
 
 def choice_label(token: str) -> str:
     if token == PASS:
-        return "Pass (no tile, no figure action)"
+        return gettext("Pass (no tile, no figure action)")
     if token.startswith(PICK):
-        code = token[len(PICK):]
-        return f"Pick {TILE_NAMES[code]} ({code})"
+        return _pick_words(token[len(PICK):])
     if token in TILE_NAMES:
-        return f"Place a {TILE_NAMES[token]} tile ({token})"
+        return _place_words(token)
     if token.startswith(ENTER):
         d = token[1:]
-        return f"Enter a figure, N pole {ARROWS[d]} {DIRECTION_WORDS[d]}"
-    return f"N pole {ARROWS[token]} {DIRECTION_WORDS[token]}"
+        return gettext("Enter a figure, N pole %(arrow)s %(direction)s", arrow=ARROWS[d],
+                       direction=gettext(DIRECTION_WORDS[d]))
+    return gettext("N pole %(arrow)s %(direction)s", arrow=ARROWS[token],
+                   direction=gettext(DIRECTION_WORDS[token]))
+
+
+def _pick_words(code: str) -> str:
+    return gettext("Pick %(tile)s (%(code)s)", tile=gettext(TILE_NAMES[code]), code=code)
+
+
+def _place_words(code: str) -> str:
+    return gettext("Place a %(tile)s tile (%(code)s)", tile=gettext(TILE_NAMES[code]),
+                   code=code)
 
 
 def move_cells(move: str) -> set[str]:
@@ -123,10 +137,12 @@ def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
         picks = tuple(PICK + code for code in view["draft_pool"])
         if len(path) == 1 and path[0] in picks:
             code = path[0][len(PICK):]
-            return Build(path=path, complete=f"pick {code}", summary=f"pick {code}",
-                         hint="Confirm your pick, or start again.")
+            return Build(path=path, complete=f"pick {code}",
+                         summary=gettext("pick %(code)s", code=code),
+                         hint=gettext("Confirm your pick, or start again."))
         return Build(path=(), choices=picks,
-                     hint="Pick one face-up tile: click it under the field or use a button.")
+                     hint=gettext("Pick one face-up tile: click it under the field or use a "
+                                  "button."))
     walked = _walk(game, state, seat, path)
     if walked is None:
         walked = _walk(game, state, seat, ())
@@ -225,35 +241,40 @@ def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk:
             preview = game.preview(state, seat, move)
         except IllegalMove:
             return _build_from(game, state, seat, view, _walk(game, state, seat, ()))
-        words = "pass" if walk.action == PASS else "; ".join(
+        words = gettext("pass") if walk.action == PASS else "; ".join(
             so_far + ([_action_words(walk.action)] if walk.action else []))
         if walk.action and walk.action != PASS:  # the field shows the turn's result
             overlay.update(after=preview, action=walk.action)
         return Build(path=walk.path, complete=move, summary=words, overlay=overlay,
                      note=preview_note(view, seat, preview),
-                     hint="The field shows the result of your turn (not played yet): check "
-                          "it, then confirm it.")
+                     hint=gettext("The field shows the result of your turn (not played yet): "
+                                  "check it, then confirm it."))
     if walk.stage == "tile":
         return Build(path=walk.path, cells=_by_index(options["tile_cells"]), overlay=overlay,
-                     summary="; ".join(so_far + [f"{walk.code}: choose its cell"]),
-                     hint=f"Click the cell for your {TILE_NAMES[walk.code]} tile "
-                          f"({walk.code}); it must touch a tile already on the field.")
+                     summary="; ".join(so_far + [gettext("%(code)s: choose its cell",
+                                                         code=walk.code)]),
+                     hint=gettext("Click the cell for your %(tile)s tile (%(code)s); it must "
+                                  "touch a tile already on the field.",
+                                  tile=gettext(TILE_NAMES[walk.code]), code=walk.code))
     if walk.stage == "facing":
         return Build(path=walk.path, cells=_by_index(options["enter_cells"]), overlay=overlay,
-                     summary="; ".join(so_far + [f"enter facing {DIRECTION_WORDS[walk.facing]}: "
-                                                 "choose its cell"]),
-                     hint="Click the cell where the figure enters (any cell with no figure).")
+                     summary="; ".join(so_far + [gettext(
+                         "enter facing %(direction)s: choose its cell",
+                         direction=gettext(DIRECTION_WORDS[walk.facing]))]),
+                     hint=gettext("Click the cell where the figure enters (any cell with no "
+                                  "figure)."))
     if walk.stage == "cell":
         return Build(path=walk.path, choices=tuple(DIRECTIONS), overlay=overlay,
-                     summary="; ".join(so_far + [f"enter on {walk.cell}: choose its direction"]),
-                     hint="Choose where the new figure's N pole points.")
+                     summary="; ".join(so_far + [gettext("enter on %(cell)s: choose its direction",
+                                                         cell=walk.cell)]),
+                     hint=gettext("Choose where the new figure's N pole points."))
     if walk.stage == "figure":
         cell = walk.cell
         return Build(path=walk.path, cells=_by_index(options["move"].get(cell, ())),
                      choices=tuple(options["rotate"][cell]), overlay=overlay,
-                     summary="; ".join(so_far + [f"your figure on {cell}"]),
-                     hint="Click where the figure slides (1 to 3 cells in a line), or choose a "
-                          "new direction for its N pole.")
+                     summary="; ".join(so_far + [gettext("your figure on %(cell)s", cell=cell)]),
+                     hint=gettext("Click where the figure slides (1 to 3 cells in a line), or "
+                                  "choose a new direction for its N pole."))
     # stage tiles: nothing pending; more tiles, a figure action, or (if nothing yet) pass
     codes = tuple(c for c in TILE_ORDER if c in options["tiles_in_hand"]) \
         if options["tile_cells"] else ()
@@ -261,19 +282,20 @@ def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk:
     cells = _by_index([*options["enter_cells"], *options["rotate"]])
     parts = []
     if codes:
-        parts.append("choose a tile from your hand to place it" if not placed
-                     else "place another tile")
+        parts.append(gettext("choose a tile from your hand to place it") if not placed
+                     else gettext("place another tile"))
     if options["enter_cells"]:
-        parts.append("click an empty cell to enter a figure (or choose its direction first)")
+        parts.append(gettext("click an empty cell to enter a figure (or choose its direction "
+                             "first)"))
     if options["rotate"]:
-        parts.append("click one of your figures to rotate or move it")
+        parts.append(gettext("click one of your figures to rotate or move it"))
     hint = "; ".join(parts)
     hint = hint[:1].upper() + hint[1:] + "." if hint else ""
     if not placed:
-        hint += " Or pass."
+        hint += gettext(" Or pass.")
     if view["entered"][seat] and not view["figures_on_field"][seat]:
-        hint = ("You have no figure on the field: enter one this turn, or you lose at its "
-                "end. " + hint)
+        hint = gettext("You have no figure on the field: enter one this turn, or you lose at "
+                       "its end.") + " " + hint
     complete, note = None, None
     if placed:
         complete = " ".join(placed)
@@ -281,7 +303,7 @@ def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk:
             note = preview_note(view, seat, game.preview(state, seat, complete))
         except IllegalMove:
             complete = None
-        hint += " Or end your turn with the tiles alone."
+        hint += gettext(" Or end your turn with the tiles alone.")
     # Every empty cell may take a figure: draw those targets faintly, the figures boldly.
     overlay["faint"] = tuple(options["enter_cells"])
     return Build(path=walk.path, cells=cells,
@@ -292,18 +314,20 @@ def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk:
 
 def _placement_words(placement: str) -> str:
     code, cell = placement.split("@")
-    return f"{code} on {cell}"
+    return gettext("%(code)s on %(cell)s", code=code, cell=cell)
 
 
 def _action_words(action: str) -> str:
     if action.startswith(ENTER):
         cell, d = action[1:].split(":")
-        return f"enter on {cell} facing {DIRECTION_WORDS[d]}"
+        return gettext("enter on %(cell)s facing %(direction)s", cell=cell,
+                       direction=gettext(DIRECTION_WORDS[d]))
     if ":" in action:
         cell, d = action.split(":")
-        return f"turn {cell} to face {DIRECTION_WORDS[d]}"
+        return gettext("turn %(cell)s to face %(direction)s", cell=cell,
+                       direction=gettext(DIRECTION_WORDS[d]))
     origin, target = action.split("-")
-    return f"move {origin} to {target}"
+    return gettext("move %(origin)s to %(target)s", origin=origin, target=target)
 
 
 # -- a hint for emails --------------------------------------------------------------------------
@@ -318,7 +342,8 @@ def move_hint(game: Any, state: Any, seat: int, moves: list[str]) -> str:
     if options["tile_cells"]:
         code = next(c for c in TILE_ORDER if c in options["tiles_in_hand"])
         tile = f"{code}@{_near_centre(options['tile_cells'])}"
-        examples.append((tile, f"place a {TILE_NAMES[code]} tile, nothing else"))
+        examples.append((tile, gettext("place a %(tile)s tile, nothing else",
+                                       tile=gettext(TILE_NAMES[code]))))
     actions = []
     if options["enter_cells"]:
         actions.append(f"+{_near_centre(options['enter_cells'])}:n")
@@ -330,17 +355,19 @@ def move_hint(game: Any, state: Any, seat: int, moves: list[str]) -> str:
         actions.append(f"{figure}-{_near_centre(options['move'][figure])}")
     examples += [(action, _action_words(action)) for action in actions]
     if tile and actions:
-        examples.append((f"{tile} {actions[0]}", "a tile, then a figure action"))
-    examples.append((PASS, "no tile, no figure action"))
+        examples.append((f"{tile} {actions[0]}", gettext("a tile, then a figure action")))
+    examples.append((PASS, gettext("no tile, no figure action")))
     width = max(len(move) for move, _ in examples)
     return "\n".join([
-        f"You have {len(moves)} or more legal moves. A turn places tiles from your hand",
-        "(any number, each as CODE@cell, next to a tile on the field), then makes at most",
-        "one figure action, d being n, e, s or w (north is rank 10):",
-        "  +cell:d    enter a figure with its N pole pointing d",
-        "  cell:d     turn one of your figures to point d",
-        "  cell-cell  slide one of your figures 1 to 3 cells in a line",
-        "or it is: pass. For example:",
+        gettext("You have %(count)s or more legal moves. A turn places tiles from your hand",
+                count=len(moves)),
+        gettext("(any number, each as CODE@cell, next to a tile on the field), then makes at "
+                "most"),
+        gettext("one figure action, d being n, e, s or w (north is rank 10):"),
+        gettext("  +cell:d    enter a figure with its N pole pointing d"),
+        gettext("  cell:d     turn one of your figures to point d"),
+        gettext("  cell-cell  slide one of your figures 1 to 3 cells in a line"),
+        gettext("or it is: pass. For example:"),
         *(f"  {move:<{width}}  {words}" for move, words in examples
           if move == PASS or move in moves)])
 
@@ -355,37 +382,45 @@ def _near_centre(cells) -> str:
 
 # -- words for what a turn did -------------------------------------------------------------------
 
-POINT_WORDS = {"knockout": "knockout", "knockout tile": "knocked out from a Knockout tile",
-               "capture": "capture", "control": "Control tile held",
-               "domination": "Domination tile held"}
+# Whole phrases, not "+%(points)s %(reason)s": a knockout's points are not a knockout
+# tournament's
+POINT_WORDS = {"knockout": Text("+%(points)s knockout (%(cell)s)"),
+               "knockout tile": Text("+%(points)s knocked out from a Knockout tile (%(cell)s)"),
+               "capture": Text("+%(points)s capture (%(cell)s)"),
+               "control": Text("+%(points)s Control tile held (%(cell)s)"),
+               "domination": Text("+%(points)s Domination tile held (%(cell)s)")}
 
 
 def event_words(event: Mapping[str, Any], colours: list[str]) -> str:
-    whose = f"{colours[event['owner']].capitalize()} figure on {event['from']}"
+    whose = gettext("%(figure)s on %(cell)s", figure=gettext(FIGURE_NAMES[colours[event["owner"]]]),
+                    cell=event["from"])
     pole = event["pole"]
     if event["kind"] == "repel":
-        return f"{whose} pushed to {event['to']} ({pole} repels {pole})"
+        return gettext("%(figure)s pushed to %(cell)s (%(pole)s repels %(pole)s)", figure=whose,
+                       cell=event["to"], pole=pole)
     if event["kind"] == "blocked":
-        return f"{whose} repelled but blocked by the figure on {event['to']}"
+        return gettext("%(figure)s repelled but blocked by the figure on %(cell)s",
+                       figure=whose, cell=event["to"])
     if event["kind"] == "knockout":
-        return f"{whose} knocked off the field"
-    other = "S" if pole == "N" else "N"
-    return (f"{whose} pulled to {event['to']} ({pole} attracts {other}): "
-            f"it sticks to the figure on {event['actor']} and both go back to hand")
+        return gettext("%(figure)s knocked off the field", figure=whose)
+    return gettext("%(figure)s pulled to %(cell)s (%(pole)s attracts %(other)s): it sticks to "
+                   "the figure on %(actor)s and both go back to hand", figure=whose,
+                   cell=event["to"], pole=pole, other="S" if pole == "N" else "N",
+                   actor=event["actor"])
 
 
 def points_words(points: Mapping[str, Any]) -> str:
-    return f"+{points['points']} {POINT_WORDS[points['reason']]} ({points['cell']})"
+    return gettext(POINT_WORDS[points["reason"]], points=points["points"], cell=points["cell"])
 
 
 def ring_out_warning(them: str, in_hand: int) -> str:
-    """What leaving the opponent (``them``, a colour) without a figure on the field means:
-    ring-out is judged at the end of their own turn."""
+    """What leaving the opponent (``them``, a colour of the view) without a figure on the
+    field means: ring-out is judged at the end of their own turn."""
     if in_hand:
-        return (f"{them} has no figure on the field: {them} loses at the end of its turn "
-                "unless it brings one back.")
-    return (f"{them} has no figure on the field and none in hand to bring back: {them} loses "
-            "at the end of its turn.")
+        return gettext("%(side)s has no figure on the field: %(side)s loses at the end of its "
+                       "turn unless it brings one back.", side=gettext(COLOUR_NAMES[them]))
+    return gettext("%(side)s has no figure on the field and none in hand to bring back: "
+                   "%(side)s loses at the end of its turn.", side=gettext(COLOUR_NAMES[them]))
 
 
 def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
@@ -393,30 +428,33 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
     it: see ``render``)."""
     colours = view["colours"]
     items = [event_words(e, colours) for e in preview["events"]] or (
-        ["No magnetic reaction."] if preview["move"] != PASS and any(
+        [gettext("No magnetic reaction.")] if preview["move"] != PASS and any(
             c in preview["move"] for c in "+:-") else [])
     points = [points_words(p) for p in preview["points"]]
     mine, theirs = preview["scores"][seat], preview["scores"][1 - seat]
     gained = preview["gained"]
-    lines = [Markup('<section class="mf-preview" aria-label="Result of this turn">'),
-             Markup("<h3>After this turn</h3>")]
+    lines = [Markup('<section class="mf-preview" aria-label="%s">')
+             % gettext("Result of this turn"),
+             Markup("<h3>%s</h3>") % gettext("After this turn")]
     if items:
         lines.append(Markup("<ul class=\"mf-events\">")
                      + Markup("").join(Markup("<li>%s</li>") % i for i in items)
                      + Markup("</ul>"))
-    lines.append(Markup('<p class="mf-score">You score <strong>+%s</strong>%s. '
-                        'Score: %s %s – %s %s.</p>') % (
-        gained, (": " + ", ".join(points)) if points else "",
-        colours[seat].capitalize(), mine, colours[1 - seat].capitalize(), theirs))
+    lines.append(Markup('<p class="mf-score">%s</p>') % Markup(gettext(
+        "You score <strong>+%(gained)s</strong>%(points)s. Score: %(mine)s – %(theirs)s.",
+        gained=escape(gained), points=escape((": " + ", ".join(points)) if points else ""),
+        mine=escape(f"{gettext(COLOUR_NAMES[colours[seat]])} {mine}"),
+        theirs=escape(f"{gettext(COLOUR_NAMES[colours[1 - seat]])} {theirs}"))))
     if preview["outcome"]:
-        lines.append(Markup('<p class="mf-outcome"><strong>This turn ends the game:</strong> '
-                            "%s.</p>") % preview["outcome"]["reason"])
+        lines.append(Markup('<p class="mf-outcome"><strong>%s</strong> %s.</p>') % (
+            gettext("This turn ends the game:"), preview["outcome"]["reason"]))
     else:
         if view["entered"][1 - seat] and not preview["figures_on_field"][1 - seat]:
             lines.append(Markup('<p class="mf-outcome">%s</p>') % ring_out_warning(
-                colours[1 - seat].capitalize(), preview["figures_in_hand"][1 - seat]))
+                colours[1 - seat], preview["figures_in_hand"][1 - seat]))
         if view["deck_size"]:
-            lines.append(Markup('<p class="help">Then you draw a tile from the deck.</p>'))
+            lines.append(Markup('<p class="help">%s</p>')
+                         % gettext("Then you draw a tile from the deck."))
     lines.append(Markup("</section>"))
     return Markup("\n").join(lines)
 
@@ -453,14 +491,14 @@ RANKS = (f'<svg xmlns="http://www.w3.org/2000/svg" class="magnetic-field mf-rank
          f'aria-hidden="true" viewBox="0 0 {MARGIN} {WIDTH}">{RANK_NUMBERS}\n</svg>\n')
 
 
-def _field_open(after: bool) -> str:
-    """The field's drawing up to its first cell (``after``: it shows a turn being built)."""
+def _field_open(after: bool) -> tuple[str, str]:
+    """The field's drawing up to its first cell (``after``: it shows a turn being built),
+    in two parts: before and after its label."""
     return (f'<div class="board-frame mf-frame" data-pan="start">\n{RANKS}'
             '<svg xmlns="http://www.w3.org/2000/svg" '
             f'class="board magnetic-field field{" after" if after else ""}" '
-            f'viewBox="0 0 {WIDTH} {WIDTH}" role="group" aria-label="Magnetic Field board'
-            f'{": the result of your turn, not played yet" if after else ""}">\n'
-            f'{_patterns("mf")}\n<rect class="field-bg" x="{MARGIN - 3}" y="{MARGIN - 3}" '
+            f'viewBox="0 0 {WIDTH} {WIDTH}" role="group" aria-label="',
+            f'">\n{_patterns("mf")}\n<rect class="field-bg" x="{MARGIN - 3}" y="{MARGIN - 3}" '
             f'width="{FIELD + 6}" height="{FIELD + 6}"/>')
 
 
@@ -491,14 +529,18 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     colours = view["colours"]
     after: Mapping[str, Any] | None = view.get("after")
     acting, slide = _action_cells(view.get("action") or "") if after else ("", None)
-    parts = [FIELD_OPEN[after is not None]]
+    head, tail = FIELD_OPEN[after is not None]
+    label = gettext("Magnetic Field board: the result of your turn, not played yet") \
+        if after is not None else gettext("Magnetic Field board")
+    parts = [head, escape(label), tail]
     parts += _cells(view, after, acting, selected, targets, last)
     events = after["events"] if after else (view.get("last_move") or {}).get("events", ())
     arrows = [_arrow(e["from"], e.get("to"), e["actor"], e["kind"], event_words(e, colours),
                      after is not None) for e in events]
     if slide:
         arrows.insert(0, _arrow(*slide, slide[0], "slide",
-                                f"Your figure slides from {slide[0]} to {slide[1]}", True))
+                                gettext("Your figure slides from %(origin)s to %(target)s",
+                                        origin=slide[0], target=slide[1]), True))
     parts += arrows
     parts.append(FIELD_CLOSE)
     counts = {**view, **{key: after[key] for key in AFTER_COUNTS}} if after else view
@@ -509,9 +551,11 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
         block, top = _player(counts, s, seat, top, targets)
         panel.append(block)
     footer, height = _footer(view, top, targets)
+    label = escape(gettext("Players, hands and deck after your turn") if after
+                   else gettext("Players, hands and deck"))
     parts += [f'<svg xmlns="http://www.w3.org/2000/svg" class="board magnetic-field panel" '
-              f'viewBox="0 0 {PANEL_WIDTH} {height}" role="group" aria-label="Players, hands and '
-              f'deck{" after your turn" if after else ""}">\n{PANEL_PATTERNS}',
+              f'viewBox="0 0 {PANEL_WIDTH} {height}" role="group" aria-label="{label}">\n'
+              f'{PANEL_PATTERNS}',
               *panel, footer, "\n</svg>"]
     return Markup("".join(parts))
 
@@ -547,8 +591,9 @@ def _cells(view: Mapping[str, Any], after: Mapping[str, Any] | None, acting: str
                         f'data-tile="{tile_code}">'
                         f'{_tile_face("mf", tile_code, square.x + 1, square.y + 1, CELL - 2, 13)}'
                         f'</g>')
-            words.append(f"{TILE_NAMES[tile]} tile" + (" (placed this turn)"
-                                                       if name in pending else ""))
+            words.append(gettext("%(tile)s tile (placed this turn)", tile=gettext(TILE_NAMES[tile]))
+                         if name in pending else
+                         gettext("%(tile)s tile", tile=gettext(TILE_NAMES[tile])))
         if name in last:
             body.append(square.last)
         if name in selected and name not in pending:
@@ -558,9 +603,10 @@ def _cells(view: Mapping[str, Any], after: Mapping[str, Any] | None, acting: str
         if figure:
             body.append("\n  " + _magnet(*square.centre, figure,
                                          extra=" pending" if name == acting else ""))
-            words.append(_figure_words(figure) + (" (this turn)" if name == acting else ""))
+            words.append(gettext("%(figure)s (this turn)", figure=_figure_words(figure))
+                         if name == acting else _figure_words(figure))
         if gone:
-            words.append(_figure_words(gone) + " before this turn")
+            words.append(gettext("%(figure)s before this turn", figure=_figure_words(gone)))
         title = escape(name + (": " + ", ".join(words) if words else ""))
         if href:
             body.append(square.faint if name in faint else square.target)
@@ -574,7 +620,9 @@ def _cells(view: Mapping[str, Any], after: Mapping[str, Any] | None, acting: str
 
 
 def _figure_words(figure: Mapping[str, Any]) -> str:
-    return f"{figure['colour'].capitalize()} figure, N pole {DIRECTION_WORDS[figure['facing']]}"
+    return gettext("%(figure)s, N pole %(direction)s",
+                   figure=gettext(FIGURE_NAMES[figure["colour"]]),
+                   direction=gettext(DIRECTION_WORDS[figure["facing"]]))
 
 
 def _action_cells(action: str) -> tuple[str, tuple[str, str] | None]:
@@ -689,8 +737,8 @@ def _arrow(origin: str, target: str | None, actor: str, kind: str, title: str,
             f'marker-end="url(#mf-arrow{suffix})"><title>{escape(title)}</title></line>')
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}" if n else f"no {what}s"
+def _tiles(n: int) -> str:
+    return ngettext("%(num)d tile", "%(num)d tiles", n) if n else gettext("no tiles")
 
 
 def _player(view: Mapping[str, Any], s: int, seat: int | None, top: int,
@@ -708,15 +756,17 @@ def _player(view: Mapping[str, Any], s: int, seat: int | None, top: int,
                 shown.remove(code)
         choosing = view.get("choosing") or ""
         tiles += [(code, targets.get(code), code == choosing) for code in shown]
-        tile_words = _count(len(shown), "tile") + " in hand"
+        tile_words = gettext("%(tiles)s in hand", tiles=_tiles(len(shown)))
     else:  # the opponent's: the drafted tiles by code, the others face down, each drawn
         tiles += [(code, None, False) for code in hand["public"]]
         tiles += [(None, None, False)] * hand["hidden"]
-        tile_words = _count(hand["size"], "tile") + " in hand"
+        tile_words = gettext("%(tiles)s in hand", tiles=_tiles(hand["size"]))
         if hand["public"] and hand["hidden"]:
-            tile_words += f": {len(hand['public'])} known, {hand['hidden']} face down"
+            tile_words = gettext("%(tiles)s: %(known)s known, %(hidden)s face down",
+                                 tiles=tile_words, known=len(hand["public"]),
+                                 hidden=hand["hidden"])
         elif hand["hidden"]:
-            tile_words += ", face down"
+            tile_words = gettext("%(tiles)s, face down", tiles=tile_words)
     tile_words = escape(tile_words)
     per_row = (PANEL_WIDTH - 2 * HAND_X) // HAND_STEP
     drawn = [_hand_tile(code, href, chosen, HAND_X + (k % per_row) * HAND_STEP,
@@ -725,9 +775,13 @@ def _player(view: Mapping[str, Any], s: int, seat: int | None, top: int,
     bottom = top + 76 + -(-len(tiles) // per_row) * HAND_STEP
     to_move = s in view["to_move"]
     knocked = view["knocked_out"][s]
-    figures = (f"figures: {view['figures_in_hand'][s]} in hand · {view['figures_on_field'][s]} "
-               f"on the field" + (f" · {knocked} out" if knocked else ""))
-    name = colour.capitalize() + (" — you" if s == seat else "")
+    figures = gettext("figures: %(in_hand)s in hand · %(on_field)s on the field",
+                      in_hand=view["figures_in_hand"][s], on_field=view["figures_on_field"][s])
+    if knocked:
+        figures += gettext(" · %(knocked)s out", knocked=knocked)
+    name = gettext(COLOUR_NAMES[colour])
+    if s == seat:
+        name = gettext("%(side)s — you", side=name)
     icon = _magnet(22, top + 20, {"facing": "e", "colour": colour}, scale=0.7)
     return (f'\n  <g class="player {escape(colour)}{" to-move" if to_move else ""}" '
             f'data-seat="{escape(s)}">\n'
@@ -754,8 +808,7 @@ def _hand_tile(code: str | None, href: str | None, chosen: bool, x: int, y: int)
                 f'<text class="tile-letter back" x="{x + HAND_TILE / 2}" '
                 f'y="{y + HAND_TILE / 2}" dy="0.36em" font-size="18">?</text></g>')
     if href:
-        return "\n      " + _tile_link(href, code, f"Place a {TILE_NAMES[code]} tile ({code})",
-                                       code, x, y)
+        return "\n      " + _tile_link(href, code, _place_words(code), code, x, y)
     return "\n      " + _tile_drawn("hand-tile", code, x, y, chosen)
 
 
@@ -765,41 +818,44 @@ def _tile_drawn(kind: str, code: str, x: int, y: int, chosen: bool = False) -> s
     mark = (f'<rect x="{x - 3}" y="{y - 3}" width="{HAND_TILE + 6}" height="{HAND_TILE + 6}" '
             f'class="mark selected"/>' if chosen else "")
     return (f'<g class="{kind}{" selected" if chosen else ""}" data-tile="{escaped}">'
-            f'<title>{escape(f"{TILE_NAMES[code]} ({code})")}</title>'
+            f'<title>{escape(f"{gettext(TILE_NAMES[code])} ({code})")}</title>'
             f'{_tile_face("mfh", escaped, x, y, HAND_TILE, 16)}{mark}</g>')
 
 
 def _footer(view: Mapping[str, Any], top: int, targets: Mapping[str, str]) -> tuple[str, int]:
     """The deck, the passes in a row, the draft pool and the last turn in words, from
     ``top``; and the drawing's height."""
-    words = [f"Deck: {view['deck_size']} tiles face down"]
+    words = [gettext("Deck: %(tiles)s tiles face down", tiles=view["deck_size"])]
     if view["passes_in_a_row"]:
-        words.append(f"passes in a row: {view['passes_in_a_row']} of {PASS_LIMIT}")
+        words.append(gettext("passes in a row: %(passes)s of %(limit)s",
+                             passes=view["passes_in_a_row"], limit=PASS_LIMIT))
     y = top + 20
     drawn = [f'\n  <g class="footer">\n    <text class="deck" x="16" y="{y}">'
              f'{escape(" · ".join(words))}</text>']
     if view["phase"] == "draft" and view["draft_pool"]:
         pool_y = y + 36
-        drawn.append(f'\n    <text class="deck" x="16" y="{y + 26}">Face-up tiles to pick:</text>')
+        pick = escape(gettext("Face-up tiles to pick:"))
+        drawn.append(f'\n    <text class="deck" x="16" y="{y + 26}">{pick}</text>')
         for k, (code, count) in enumerate(view["draft_pool"].items()):
             x = HAND_X + k * POOL_STEP
             href = targets.get(PICK + code)
-            tile = (_tile_link(href, PICK + code, f"Pick {TILE_NAMES[code]} ({code})", code, x,
-                               pool_y) if href else _tile_drawn("pool-tile", code, x, pool_y))
+            tile = (_tile_link(href, PICK + code, _pick_words(code), code, x, pool_y)
+                    if href else _tile_drawn("pool-tile", code, x, pool_y))
             drawn.append(f'\n      {tile}\n      <text class="deck" x="{x + HAND_TILE + 8}" '
                          f'y="{pool_y + HAND_TILE / 2 + 5}">×{escape(count)}</text>')
         y += 90
     last = view.get("last_move")
     if last and view["phase"] != "draft" and not last["move"].startswith("pick"):
-        colour = view["colours"][last["seat"]].capitalize()
-        last_words = escape(f"Last turn, {colour}: {last['move']}")
+        last_words = escape(gettext("Last turn, %(side)s: %(move)s", move=last["move"],
+                                    side=gettext(COLOUR_NAMES[view["colours"][last["seat"]]])))
         drawn.append(f'\n    <text class="last-turn" x="16" y="{y + 20}">{last_words}</text>')
         y += 20
         effects = []
         if last["events"]:
-            effects.append(_count(len(last["events"]), "reaction"))
+            effects.append(ngettext("%(num)d reaction", "%(num)d reactions",
+                                    len(last["events"])))
         if last["gained"]:
-            effects.append(f"+{_count(last['gained'], 'point')}")
+            effects.append("+" + ngettext("%(num)d point", "%(num)d points", last["gained"]))
         if effects:
             drawn.append(f'<text class="last-turn" x="16" y="{y + 18}">'
                          f'{escape(" · ".join(effects))}</text>')
@@ -833,33 +889,45 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
                                  if figure else "  "))
         lines.append(f"{rank:>3}  {' '.join(cells)}{rank:>3}".rstrip())
     lines += [header, "",
-              "Tiles: C Control, X Capture, K Knockout, D Domination; : marks the centre.",
-              "Figures: B Blue, R Red, then ^ > v < for where the N pole points (north is up)."]
+              gettext("Tiles: C Control, X Capture, K Knockout, D Domination; : marks the "
+                      "centre."),
+              gettext("Figures: B Blue, R Red, then ^ > v < for where the N pole points (north "
+                      "is up).")]
     order = [seat, 1 - seat] if seat is not None else [colours.index("blue"),
                                                         colours.index("red")]
-    scores = ", ".join(f"{colours[s].capitalize()} {view['scores'][s]}" for s in order)
-    lines.append(f"Score: {scores} (first to {view['target']} wins).")
+    scores = ", ".join(f"{gettext(COLOUR_NAMES[colours[s]])} {view['scores'][s]}" for s in order)
+    lines.append(gettext("Score: %(scores)s (first to %(target)s wins).", scores=scores,
+                         target=view["target"]))
     for s in order:
         hand = view["hands"][s]
         if "tiles" in hand:
-            tiles = " ".join(hand["tiles"]) or "none"
+            tiles = " ".join(hand["tiles"]) or gettext("none")
         else:
             known = " ".join(hand["public"])  # drafted, so everyone knows them
-            hidden = f"{hand['hidden']} face down" if hand["hidden"] else ""
-            tiles = " and ".join(part for part in (known, hidden) if part) or "none"
+            hidden = gettext("%(hidden)s face down", hidden=hand["hidden"]) \
+                if hand["hidden"] else ""
+            tiles = gettext(" and ").join(part for part in (known, hidden) if part) \
+                or gettext("none")
         knocked = view["knocked_out"][s]
-        lines.append(f"{colours[s].capitalize()}{' (you)' if s == seat else ''}: figures "
-                     f"{view['figures_in_hand'][s]} in hand, {view['figures_on_field'][s]} on "
-                     f"the field{f', {knocked} out' if knocked else ''}; tiles: {tiles}.")
-    lines.append(f"Deck: {view['deck_size']} tiles face down.")
+        side = gettext(COLOUR_NAMES[colours[s]])
+        if s == seat:
+            side = gettext("%(side)s (you)", side=side)
+        lines.append(gettext("%(side)s: figures %(in_hand)s in hand, %(on_field)s on the "
+                             "field%(knocked)s; tiles: %(tiles)s.", side=side,
+                             in_hand=view["figures_in_hand"][s],
+                             on_field=view["figures_on_field"][s], tiles=tiles,
+                             knocked=gettext(", %(knocked)s out", knocked=knocked)
+                             if knocked else ""))
+    lines.append(gettext("Deck: %(tiles)s tiles face down.", tiles=view["deck_size"]))
     if view["phase"] == "draft" and view["draft_pool"]:
-        pool = ", ".join(f"{TILE_NAMES[code]} ({code}) x{count}"
+        pool = ", ".join(f"{gettext(TILE_NAMES[code])} ({code}) x{count}"
                          for code, count in view["draft_pool"].items())
-        lines.append(f"Draft pool: {pool}.")
+        lines.append(gettext("Draft pool: %(tiles)s.", tiles=pool))
     if view["passes_in_a_row"]:
-        lines.append(f"Passes in a row: {view['passes_in_a_row']} of {PASS_LIMIT}.")
+        lines.append(gettext("Passes in a row: %(passes)s of %(limit)s.",
+                             passes=view["passes_in_a_row"], limit=PASS_LIMIT))
     last = view.get("last_move")
     if last and last["events"]:
-        lines.append("Last turn's reaction: "
-                     + "; ".join(event_words(e, colours) for e in last["events"]) + ".")
+        lines.append(gettext("Last turn's reaction: %(events)s.", events="; ".join(
+            event_words(e, colours) for e in last["events"])))
     return "\n".join(lines)

@@ -7,9 +7,11 @@ import functools
 import re
 from typing import AbstractSet, Any, Mapping, Sequence
 
+from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
-from engine.mastery import FILES, KIND_NAMES
+from engine import Text
+from engine.mastery import FILES, GAME
 
 from . import builder
 from .cells import cell
@@ -19,15 +21,21 @@ MARGIN = 22
 TRAY = 30  # the strip above and below the board: that side's pieces off the board
 TOP = TRAY + MARGIN // 2  # of the top rank (the coordinates are left and below)
 BOTTOM = TOP + 8 * SQUARE + MARGIN  # of the bottom coordinates
-SIDES = ("Dark", "Light")
+SIDES = GAME.seat_names[2]  # ("Dark", "Light"), engine.Text
+# A piece's name by its owner and kind: a whole phrase, as Russian adjectives agree with it
+PIECE_NAMES = {(0, "M"): Text("Dark Master"), (0, "O"): Text("Dark Officer"),
+               (0, "P"): Text("Dark Pawn"), (1, "M"): Text("Light Master"),
+               (1, "O"): Text("Light Officer"), (1, "P"): Text("Light Pawn")}
 _MOVE = re.compile(r"~?([a-h][1-8])[-x]([a-h][1-8])(?:=([OP])@([a-h][1-8]))?")
 # A capture that allows a resurrection ends with a choice: a kind to bring back (then its
 # square), or NO_RESURRECTION. Neither is a default the confirm button would silently take.
 NO_RESURRECTION = "none"
-_CHOICES = {"O": "Bring back an Officer", "P": "Bring back a Pawn",
-            NO_RESURRECTION: "No resurrection"}
-_CHOSEN = {"O": "bring back an Officer", "P": "bring back a Pawn",
-           NO_RESURRECTION: "no resurrection"}
+_CHOICES = {"O": Text("Bring back an Officer"), "P": Text("Bring back a Pawn"),
+            NO_RESURRECTION: Text("No resurrection")}
+_CHOSEN = {"O": Text("bring back an Officer"), "P": Text("bring back a Pawn"),
+           NO_RESURRECTION: Text("no resurrection")}
+_COMES_BACK = {"O": Text("Click the empty square where your Officer comes back."),
+               "P": Text("Click the empty square where your Pawn comes back.")}
 
 
 def is_cell(token: str) -> bool:
@@ -40,7 +48,7 @@ def click_path(move: str) -> tuple[str, ...]:
 
 
 def choice_label(token: str) -> str:
-    return _CHOICES[token]
+    return gettext(_CHOICES[token])
 
 
 def move_cells(move: str) -> set[str]:
@@ -62,11 +70,12 @@ def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
     choices = tuple(sorted(built.choices, key=list(_CHOICES).index))  # "none" last
     hint = None
     if NO_RESURRECTION in built.choices:
-        hint = ("This capture lets you bring back one of your pieces off the board: "
-                "choose which, or no resurrection.")
+        hint = gettext("This capture lets you bring back one of your pieces off the board: "
+                       "choose which, or no resurrection.")
     elif built.path and built.path[-1] in ("O", "P"):
-        hint = f"Click the empty square where your {KIND_NAMES[built.path[-1]]} comes back."
-    summary = " → ".join(_CHOSEN.get(token, token) for token in built.path)
+        hint = gettext(_COMES_BACK[built.path[-1]])
+    summary = " → ".join(gettext(_CHOSEN[token]) if token in _CHOSEN else token
+                         for token in built.path)
     return dataclasses.replace(built, choices=choices, hint=hint, summary=summary or None)
 
 
@@ -81,14 +90,16 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     squares = "".join(
         _square(place, board.get(place.name), targets.get(place.name),
                 place.name in selected, place.name in last) for place in _squares(flip))
-    return Markup(f"{_OPENING}{squares}{_coordinates(flip)}"
+    return Markup(f"{_opening()}{squares}{_coordinates(flip)}"
                   f"{_tray(view, 0 if flip else 1, TRAY / 2)}"
                   f"{_tray(view, 1 if flip else 0, BOTTOM + TRAY / 2)}\n</svg>")
 
 
-_OPENING = (f'<svg xmlns="http://www.w3.org/2000/svg" class="board mastery" '
+def _opening() -> str:
+    label = escape(gettext("Mastery board"))
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="board mastery" '
             f'viewBox="0 0 {2 * MARGIN + 8 * SQUARE} {BOTTOM + TRAY}" role="group" '
-            f'aria-label="Mastery board">')
+            f'aria-label="{label}">')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,11 +149,11 @@ def _square(place: _Place, piece: Mapping[str, Any] | None, href: str | None,
     label = place.name
     if piece:
         owner, kind = piece["owner"], piece["piece"]
-        label = f"{label}: {SIDES[owner]} {KIND_NAMES[kind]}"
+        label = f"{label}: {gettext(PIECE_NAMES[owner, kind])}"
         body += (f'\n  <g class="piece owner{escape(owner)}" aria-hidden="true">'
                  f'{place.disc}{escape(kind)}</text></g>')
     if selected:
-        label += " (selected)"
+        label = gettext("%(square)s (selected)", square=label)
     if href:
         body += place.target
     return "\n  " + cell(place.name, label, body, href=href, labelled=bool(piece or selected))
@@ -174,17 +185,26 @@ def _tray(view: Mapping[str, Any], owner: int, y: float) -> str:
                 f'×{escape(counts[kind])}</text>')
             x += 56
     if not icons:
-        icons.append(f'\n    <text class="count" x="{start}" y="{y}" dy="0.35em">none</text>')
-    words = escape(f"{SIDES[owner]}, off the board: {_counted(counts)}")
+        none = escape(gettext("none"))
+        icons.append(f'\n    <text class="count" x="{start}" y="{y}" dy="0.35em">{none}</text>')
+    side = gettext(SIDES[owner])
+    words = escape(gettext("%(side)s, off the board: %(pieces)s", side=side,
+                           pieces=_counted(counts)))
+    label = escape(gettext("%(side)s, off the board:", side=side))
     return (f'\n  <g class="off-board" data-owner="{owner}" role="img" aria-label="{words}">'
             f'<title>{words}</title>\n    <text class="tray-label" x="{MARGIN}" y="{y}" '
-            f'dy="0.35em">{SIDES[owner]}, off the board:</text>{"".join(icons)}\n  </g>')
+            f'dy="0.35em">{label}</text>{"".join(icons)}\n  </g>')
 
 
 def _counted(counts: Mapping[str, int]) -> str:
     """``{"M": 0, "O": 1, "P": 2}`` → "1 Officer, 2 Pawns"; "none" when all are 0."""
-    taken = [f"{n} {KIND_NAMES[kind]}{'s' if n > 1 else ''}" for kind, n in counts.items() if n]
-    return ", ".join(taken) or "none"
+    taken = [_COUNTED[kind](n) for kind, n in counts.items() if n]
+    return ", ".join(taken) or gettext("none")
+
+
+_COUNTED = {"M": lambda n: ngettext("%(num)d Master", "%(num)d Masters", n),
+            "O": lambda n: ngettext("%(num)d Officer", "%(num)d Officers", n),
+            "P": lambda n: ngettext("%(num)d Pawn", "%(num)d Pawns", n)}
 
 
 def text(view: Mapping[str, Any], seat: int | None) -> str:
@@ -203,8 +223,9 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
                        piece["piece"] if piece["owner"] == 0 else piece["piece"].lower())
         lines.append(f" {rank}  {' '.join(row)}  {rank}")
     lines += [edge, "",
-              "Dark: M O P (capitals), Light: m o p; M Master, O Officer, P Pawn."]
-    off = [f"{side} {_counted(counts)}" for side, counts in zip(SIDES, view.get("off_board", ()))]
+              gettext("Dark: M O P (capitals), Light: m o p; M Master, O Officer, P Pawn.")]
+    off = [f"{gettext(side)} {_counted(counts)}"
+           for side, counts in zip(SIDES, view.get("off_board", ()))]
     if any(any(counts.values()) for counts in view.get("off_board", ())):
-        lines.append("Off the board: " + "; ".join(off) + ".")
+        lines.append(gettext("Off the board: %(pieces)s.", pieces="; ".join(off)))
     return "\n".join(lines)

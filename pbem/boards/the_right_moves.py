@@ -12,9 +12,11 @@ import math
 import re
 from typing import AbstractSet, Any, Mapping
 
+from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
-from engine.the_right_moves import INDEX, JUMPED, LETTERS, PATHS, SPACES
+from engine import Text
+from engine.the_right_moves import GAME, INDEX, JUMPED, LETTERS, PATHS, SPACES
 
 from .cells import cell
 
@@ -37,7 +39,12 @@ HIT = 26        # the clickable disc around a space (the nearest two spaces are 
 # sees only the move's text.
 SKIP = "-"
 _MOVE = re.compile(r"[1-5][a-p](?:-[1-5][a-p]|(?:x[1-5][a-p])+)")
-_CHOICES = {SKIP: "Skip there (no jump)"}
+_CHOICES = {SKIP: Text("Skip there (no jump)")}
+# A piece's name by its colour and whether it is promoted: a whole phrase, as Russian
+# adjectives agree with it
+PIECE_NAMES = {("red", False): Text("Red piece"), ("blue", False): Text("Blue piece"),
+               ("red", True): Text("promoted Red piece"),
+               ("blue", True): Text("promoted Blue piece")}
 
 
 def is_cell(token: str) -> bool:
@@ -56,7 +63,7 @@ def click_path(move: str) -> tuple[str, ...]:
 
 
 def choice_label(token: str) -> str:
-    return _CHOICES[token]
+    return gettext(_CHOICES[token])
 
 
 def move_cells(move: str) -> set[str]:
@@ -105,21 +112,19 @@ def render(view: Mapping[str, Any], *, seat: int | None, selected: tuple[str, ..
     spaces = "".join(
         _space(name, place, pieces.get(name), targets.get(name), name in selected, name in last)
         for name, place in _PLACES.items())
-    return Markup(f"{_UNDER}{spaces}{_OVER}")
+    label = escape(gettext("The Right Moves board"))
+    return Markup(f'{_OPENING}aria-label="{label}">{_UNDER}{spaces}{_OVER}')
 
 
 def _under() -> str:
-    """What is drawn under the spaces: the rim, the bands between the rings (dark circles,
-    the outer first), the centre and the paths."""
-    corner, size = -RIM - MARGIN, 2 * (RIM + MARGIN)
+    """What is drawn under the spaces (after ``_OPENING`` and its label): the rim, the
+    bands between the rings (dark circles, the outer first), the centre and the paths."""
     bands = "".join(
         f'\n  <circle class="band band{ring}" r="{(RADII[ring] + RADII[ring + 1]) / 2}"/>'
         for ring in range(4, 0, -1))
     paths = "".join(f'\n    <path class="path" data-path="{a} {b}" d="{_path_d(a, b)}"/>'
                     for a, b in PATHS)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="board the-right-moves" '
-            f'viewBox="{corner} {corner} {size} {size}" role="group" '
-            f'aria-label="The Right Moves board">\n  <circle class="rim" r="{RIM}"/>{bands}'
+    return (f'\n  <circle class="rim" r="{RIM}"/>{bands}'
             f'\n  <circle class="centre" r="{RADII[1] * 0.35}"/>'
             f'\n  <g class="paths">{paths}\n  </g>')
 
@@ -148,6 +153,9 @@ def _places() -> dict[str, str]:
     return places
 
 
+_OPENING = (f'<svg xmlns="http://www.w3.org/2000/svg" class="board the-right-moves" '
+            f'viewBox="{-RIM - MARGIN} {-RIM - MARGIN} {2 * (RIM + MARGIN)} '
+            f'{2 * (RIM + MARGIN)}" role="group" ')
 _UNDER, _OVER, _PLACES = _under(), _over(), _places()
 _INNER = {space.name for space in SPACES if space.ring == 1}
 # A piece's shapes, by whether it is round (Red; Blue's are square) and promoted (a double
@@ -179,8 +187,9 @@ def _space(name: str, place: str, piece: Mapping[str, Any] | None, href: str | N
     title = name
     if piece:
         colour, promoted = piece["colour"], bool(piece["promoted"])
-        title = (f"{name}: {'promoted ' if promoted else ''}{colour.capitalize()} piece"
-                 f"{' (selected)' if selected else ''}")
+        title = f"{name}: {gettext(PIECE_NAMES[colour, promoted])}"
+        if selected:
+            title = gettext("%(square)s (selected)", square=title)
         body += (f'\n    <g class="piece {escape(colour)}{" promoted" if promoted else ""}">'
                  f'{_SHAPES[colour == "red", promoted]}\n    </g>')
     if href:
@@ -188,14 +197,19 @@ def _space(name: str, place: str, piece: Mapping[str, Any] | None, href: str | N
     return "\n  " + cell(name, title, body, href=href, labelled=bool(piece), attributes=place)
 
 
+SIDES = dict(zip(("red", "blue"), GAME.seat_names[2]))  # the view's colours, as Text
+
+
 def text(view: Mapping[str, Any], seat: int | None) -> str:
     """The board as plain text for emails: one row per ring (5 outside, 1 inside), one
     column per letter (a = east, counter-clockwise), then every piece listed by colour.
     ``r``/``b`` are Red and Blue pieces, ``R``/``B`` promoted ones (also starred in the list)."""
     pieces = view["pieces"]
-    header = "        " + "  ".join(LETTERS)
+    rings = {ring: gettext("ring %(ring)s", ring=ring) for ring in range(5, 0, -1)}
+    width = max(map(len, rings.values())) + 2  # the letters over their columns
+    header = " " * width + "  ".join(LETTERS)
     lines = [header]
-    for ring in range(5, 0, -1):
+    for ring, label in rings.items():
         row = []
         for letter in LETTERS:
             name = f"{ring}{letter}"
@@ -207,15 +221,18 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
             else:
                 mark = piece["colour"][0]
                 row.append(mark.upper() if piece["promoted"] else mark)
-        lines.append(f"ring {ring}  " + "  ".join(row).rstrip())
-    lines += ["", "r = Red, b = Blue, R / B = promoted; . = empty space."]
+        lines.append(f"{label:<{width}}" + "  ".join(row).rstrip())
+    lines += ["", gettext("r = Red, b = Blue, R / B = promoted; . = empty space.")]
     for colour in ("red", "blue"):
         names = [f"{name}{'*' if piece['promoted'] else ''}"
                  for name, piece in sorted(pieces.items(), key=lambda item: INDEX[item[0]])
                  if piece["colour"] == colour]
-        you = " (you)" if view.get("colour") == colour else ""
-        lines.append(f"{colour.capitalize()}{you}, {len(names)} "
-                     f"piece{'s' if len(names) != 1 else ''}: {' '.join(names) or 'none'}")
+        side = gettext(SIDES[colour])
+        if view.get("colour") == colour:
+            side = gettext("%(side)s (you)", side=side)
+        lines.append(ngettext("%(side)s, %(num)d piece: %(pieces)s",
+                              "%(side)s, %(num)d pieces: %(pieces)s", len(names), side=side,
+                              pieces=" ".join(names) or gettext("none")))
     if any(piece["promoted"] for piece in pieces.values()):
-        lines.append("* promoted")
+        lines.append(gettext("* promoted"))
     return "\n".join(lines)

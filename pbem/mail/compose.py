@@ -29,6 +29,8 @@ import sqlite_utils
 from flask import current_app, render_template
 from flask_babel import gettext
 
+import engine
+
 from .. import links
 from . import outbox, pictures
 from ..boards import board_for
@@ -51,9 +53,10 @@ def subject(match: Match, what: str) -> str:
     return f"{what} — {game_title(match)}"
 
 
-def who(match: Match, seat: int) -> str:
-    """"Dark (Ann)": a player by side and name."""
-    return f"{match.seat_name(seat)} ({match.seats[seat].name})"
+def who(match: Match, seat: int) -> engine.Text:
+    """"Dark (Ann)": a player by side and name (the side in the reader's language)."""
+    return engine.Text("%(side)s (%(name)s)", side=match.seat_name(seat),
+                       name=match.seats[seat].name)
 
 
 # -- the board, as one seat may know it ------------------------------------------------------

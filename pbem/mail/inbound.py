@@ -556,7 +556,7 @@ def _situation(match: matches.Match, seat: int) -> str:
 
 def _moves_since(match: matches.Match, seat: int, seen: int) -> list[str]:
     """The moves after ply ``seen``, as ``seat`` may see them."""
-    return [f"{ply}. {match.seat_name(event.seat)}: "
+    return [f"{ply}. {languages.translated(match.seat_name(event.seat))}: "
             f"{match.game.public_move(event.seat, event.move, seat, match.current)}"
             for ply, event in enumerate(match.moves[seen:], start=seen + 1)]
 

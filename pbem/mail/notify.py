@@ -95,7 +95,8 @@ def _compose(db: sqlite_utils.Database, match: Match, seat: int, template: str, 
         also=also_links, **context)
     buttons = {rules: gettext("The rules")}
     for other, other_link in also_links:
-        buttons[other_link] = gettext("Open %(side)s", side=match.seat_name(other))
+        buttons[other_link] = gettext("Open %(side)s",
+                                      side=languages.translated(match.seat_name(other)))
     if "watch" in context:
         buttons[str(context["watch"])] = gettext("Watch the game")
     return compose.to_seat(db, to, SUBJECTS[kind], body, kind=kind, buttons=buttons,

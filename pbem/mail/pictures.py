@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import resvg_py
+from flask_babel import gettext
 
 from ..boards import BOARDS
 
@@ -49,7 +50,7 @@ def content_ids(board: str) -> list[str]:
 def labels(board: str) -> list[str]:
     """What each drawing of ``board`` shows, in words (its aria-label), for the pictures'
     alt texts."""
-    return [html.unescape(found[1]) if (found := LABEL.search(drawing)) else "The board"
+    return [html.unescape(found[1]) if (found := LABEL.search(drawing)) else gettext("The board")
             for drawing in drawings(board)]
 
 

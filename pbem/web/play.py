@@ -317,7 +317,7 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
     """The move list's items, each linking its ply. Built here rather than in the template
     because it is the one part of a page that grows with the game: one escape per move
     keeps a page at ply 400 nearly as cheap as at ply 10."""
-    sides = [escape(match.seat_name(seat)) for seat in range(match.players)]
+    sides = [escape(languages.translated(match.seat_name(seat))) for seat in range(match.players)]
     prefix = escape(history_prefix)
     months, took_words = languages.short_months(), escape(gettext("took %(time)s", time="{}"))
     return Markup("".join(
