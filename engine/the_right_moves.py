@@ -384,8 +384,9 @@ class TheRightMoves(Game[TheRightMovesState]):
     player_counts = (2, 4)
     seat_names = {2: ("Red", "Blue"), 4: ("Red (1)", "Blue (1)", "Red (2)", "Blue (2)")}
     options = (
-        Option("repetition_draw", True, (True, False), "Draw by threefold repetition",
-               "The same position with the same player to move a third time is a draw."),
+        Option("repetition_draw", True, (True, False), Text("Draw by threefold repetition"),
+               Text("The same position with the same player to move a third time is a "
+                    "draw.")),
     )
 
     def teams(self, players: int) -> tuple[tuple[int, ...], ...]:

@@ -29,7 +29,7 @@ import sqlite_utils
 from flask import current_app, render_template
 from flask_babel import gettext
 
-from .. import links
+from .. import languages, links
 from . import outbox, pictures
 from ..boards import board_for
 from ..matches import Match
@@ -42,7 +42,7 @@ def thread_root(match: Match) -> str:
 
 def game_title(match: Match) -> str:
     """The game in a line: "Mastery: Ann vs Bob [id]"."""
-    return f"{match.game.title}: {match.sides} [{match.id}]"
+    return f"{match.game.title}: {languages.translated(match.sides)} [{match.id}]"
 
 
 def subject(match: Match, what: str) -> str:

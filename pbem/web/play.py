@@ -639,7 +639,7 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
                     for s in match.seats],
         "events": logged, "ply": match.ply,
-        "outcome": match.outcome_json(), "result": match.result,
+        "outcome": match.outcome_json(), "result": languages.translated(match.result),
         # the seed decides every chance event: public only once nothing is left to hide
         **({"seed": match.seed} if match.finished else {}),
     }
