@@ -4,8 +4,12 @@ feeds, game records; English as it was."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from email import policy
+from email.parser import BytesParser
 
 import pytest
+
+from pbem.mail.message import compose
 
 from helpers import api_move, path_of, sign_up
 from test_feeds import ATOM
@@ -110,3 +114,12 @@ def test_the_new_game_forms_options_in_the_readers_language(client):
     assert "Цвета" in russian and "Вы играете за Синих" in russian and "по жребию" in russian
     english = client.get("/new/magnetic-field").text
     assert "Colours" in english and "You play Blue" in english and "drawn at random" in english
+
+
+def test_a_russian_subject_folded_between_two_encoded_words_keeps_its_space():
+    """Python's header folding drops the space between two encoded words that meet at a
+    fold, which the outbox then refuses: a Russian subject names its players in Russian."""
+    subject = "Партия началась — Mastery: Аня против Bob [-vSP3uWu]"
+    written = BytesParser(policy=policy.default).parsebytes(compose(
+        {"To": "anya@example.org", "Subject": subject}, "Привет"), headersonly=True)
+    assert written["Subject"] == subject
