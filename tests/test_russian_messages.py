@@ -43,7 +43,7 @@ def test_team_games_name_the_players_together_in_the_seats_language(app, client,
 
 
 def test_a_russian_seats_push_names_the_players_and_the_result_in_russian(
-        app, client, service):  # noqa: F811
+        app, client, service):
     game = mastery(client)
     ann, bob = (path_of(seat["api"]) for seat in game["seats"])
     subscribe(client, bob, service.device("bob"))
@@ -58,7 +58,7 @@ def test_a_russian_seats_push_names_the_players_and_the_result_in_russian(
     assert end["body"] == f"Ann против Bob [{game['id']}]. Ann сдаётся"
 
 
-def test_an_english_seats_push_is_as_it_was(app, client, service):  # noqa: F811
+def test_an_english_seats_push_is_as_it_was(app, client, service):
     game = mastery(client, bob_language="en")
     ann, bob = (path_of(seat["api"]) for seat in game["seats"])
     subscribe(client, bob, service.device("bob"))

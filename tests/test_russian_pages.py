@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-import pytest
 
 from helpers import path_of
 from test_accessibility import GAMES, page_types, two_player_game
