@@ -574,6 +574,14 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
              "players ask for it too.")),
         _changes_nothing, _check_rematch, Rematch, talk=True, recorded=_rematch_asked),
 )}
+# each kind but a move and a chat message as a game record names it (record.txt)
+LOGGED = {"draw_offer": _("draw offer"), "draw_accept": _("draw accept"),
+          "draw_decline": _("draw decline"), "resign": _("resign"),
+          "resign_accept": _("resign accept"), "resign_offer": _("resign offer"),
+          "resign_decline": _("resign decline"), "takeback_offer": _("takeback offer"),
+          "takeback_accept": _("takeback accept"), "takeback_decline": _("takeback decline"),
+          "vacation": _("vacation"), "timeout": _("timeout"), "withdraw": _("withdraw"),
+          "join": _("join"), "rematch": _("rematch")}
 
 TRANSPORTS = ("page", "api", "email")
 

@@ -97,13 +97,16 @@ def test_a_tournaments_feed_names_its_format_in_the_readers_language(client, db)
 def test_a_game_record_in_the_readers_language(client):
     game = mastery(client)
     ann, bob = (path_of(seat["url"]) for seat in game["seats"])
+    client.post(path_of(game["seats"][0]["api"]) + "/draw", json={"answer": "offer"})
     client.post(path_of(game["seats"][1]["api"]) + "/resign", json={"ply": 0})
     russian = client.get(f"{ann}/record.txt", headers={"Accept-Language": "ru"}).text
     assert f"— партия {game['id']}, начата " in russian
     assert "\nРезультат: Победа: Ann (Bob сдаётся)\n" in russian
+    assert "Ann (Dark): предложение ничьей\n" in russian and "Bob (Light): сдача\n" in russian
     english = client.get(f"{ann}/record.txt").text
     assert english.startswith(f"Mastery — game {game['id']}, started ")
     assert "\nResult: Ann won: Bob resigned\n" in english
+    assert "Ann (Dark): draw offer\n" in english and "Bob (Light): resign\n" in english
     results = {language: client.get(f"{bob}/record.json", headers={
         "Accept-Language": language}).json["result"] for language in ("en", "ru")}
     assert results["en"] == "Ann won: Bob resigned" and results["ru"] == "Победа: Ann (Bob сдаётся)"

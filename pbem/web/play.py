@@ -656,7 +656,8 @@ def record_json(role: str, token: str):
 @bp.get(f"/{ROLES}/<token>/record.txt")
 def record_text(role: str, token: str):
     match, seat = open_link(token, role)
-    text = render_template("record.txt", record=record(match, seat), match=match)
+    text = render_template("record.txt", record=record(match, seat), match=match,
+                           logged=events.LOGGED)
     return Response(text, mimetype="text/plain",
                     headers={"Content-Disposition":
                              f'attachment; filename="{match.game.id}-{match.id}.txt"'})
