@@ -29,8 +29,9 @@ BUTTONS = ("Skip there", "Random arrangement", "Fill the rest at random")
 # h/ru-boards' part of issue 28, translated in pbem/boards: left out here for now.
 SKIPPED_CLASSES = {"board-area", "position-words", "builder"}
 SKIPPED_TAGS = {"script", "style", "code", "kbd", "samp", "svg"}
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-        "source", "track", "wbr"}
+# (an option of the legal moves' datalist is never closed)
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "option",
+        "param", "source", "track", "wbr"}
 SHOWN_ATTRIBUTES = ("title", "alt", "aria-label", "placeholder")
 
 
@@ -42,9 +43,13 @@ class VisibleWords(HTMLParser):
         super().__init__()
         self.open: list[bool] = []  # per open element: whether it is skipped
         self.words: list[str] = []
+        self.notation: set[str] = set()  # the words of the legal moves (the typed list's)
+        self.listing = False  # in the legal moves' datalist
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
+        if tag == "option" and self.listing:
+            self.notation.update(re.findall(r"[A-Za-z]+", found.get("value") or ""))
         skipped = (bool(self.open) and self.open[-1]) or tag in SKIPPED_TAGS \
             or bool(SKIPPED_CLASSES & set((found.get("class") or "").split())) \
             or found.get("id") in SKIPPED_CLASSES
@@ -53,10 +58,12 @@ class VisibleWords(HTMLParser):
                 self.handle_data(found.get(name) or "")
             if tag == "input" and found.get("type") in ("submit", "button"):
                 self.handle_data(found.get("value") or "")
+        self.listing = self.listing or tag == "datalist"
         if tag not in VOID:
             self.open.append(skipped)
 
     def handle_endtag(self, tag: str) -> None:
+        self.listing = self.listing and tag != "datalist"
         if tag not in VOID and self.open:
             self.open.pop()
 
@@ -72,7 +79,7 @@ class VisibleWords(HTMLParser):
 def english_words(html: str) -> set[str]:
     parser = VisibleWords()
     parser.feed(html)
-    return set(parser.words) - KEPT
+    return set(parser.words) - KEPT - parser.notation
 
 
 def russian_page_types(client, db) -> dict[str, str]:
