@@ -70,7 +70,9 @@ class VisibleWords(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.open and self.open[-1]:
             return
-        text = re.sub(r"\S+@\S+|https?://\S+", "", " ".join(data.split()))  # no addresses
+        # addresses, and the computer's name as seats and ratings keep it, are not words
+        text = re.sub(r"\S+@\S+|https?://\S+|Computer \((easy|medium|hard)\)", "",
+                      " ".join(data.split()))
         for button in BUTTONS:
             text = text.replace(button, "")
         self.words += re.findall(r"[A-Za-z]{3,}", text)
@@ -102,3 +104,11 @@ def test_every_page_type_is_in_russian(client, db):
         if found := english_words(page.get_data(as_text=True)):
             english[name] = sorted(found)
     assert not english, "\n".join(f"{name}: {words}" for name, words in english.items())
+
+
+def test_the_page_of_a_game_just_made_is_in_russian(client):
+    made = client.post("/new/the-right-moves", headers={"Accept-Language": "ru"}, data={
+        "players": 2, "name0": "Ann", "email0": "ann@example.org", "by1": "easy",
+        "option-repetition_draw": "false"})
+    assert made.status_code == 201
+    assert not english_words(made.get_data(as_text=True))
