@@ -4,11 +4,13 @@ feeds, game records; English as it was."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from datetime import datetime, timedelta, timezone
 from email import policy
 from email.parser import BytesParser
 
 import pytest
 
+from pbem.jobs import scheduler
 from pbem.mail.message import compose
 
 from helpers import api_move, path_of, sign_up
@@ -126,3 +128,17 @@ def test_a_russian_subject_folded_between_two_encoded_words_keeps_its_space():
     written = BytesParser(policy=policy.default).parsebytes(compose(
         {"To": "anya@example.org", "Subject": subject}, "Привет"), headersonly=True)
     assert written["Subject"] == subject
+
+
+def test_a_russian_seats_deadline_warning_is_pushed_in_russian(app, client, service):
+    created = client.post("/api/games", json={
+        "game": "mastery", "clock": {"mode": "per_move", "days": 3},
+        "players": [{"name": "Ann", "email": "ann@example.org", "language": "ru"},
+                    {"name": "Bob", "email": "bob@example.org"}]}).json
+    subscribe(client, path_of(created["seats"][0]["api"]), service.device("ann"))
+    assert scheduler.check_clocks(app, datetime.now(timezone.utc) + timedelta(days=2, hours=6)) \
+        == (0, 1)
+    deliver(app)
+    [warning] = service.payloads("ann")
+    assert warning["title"] == "Время на исходе — Mastery"
+    assert warning["body"].startswith(f"Ann против Bob [{created['id']}]. ")
