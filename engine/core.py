@@ -100,7 +100,8 @@ StateT = TypeVar("StateT", bound=State)  # a game's own State subclass
 
 @dataclass(frozen=True)
 class Option:
-    """One game option: its default, the values it may take, and words for a form."""
+    """One game option: its default, the values it may take, and words for a form (``Text``,
+    which a server translates)."""
 
     name: str
     default: Any
@@ -115,7 +116,7 @@ class Option:
         """``choice`` as a person reads it: the player of seat ``reader`` (the form that
         creates a game is read by seat 0, a join page by the seat it offers)."""
         if isinstance(choice, bool):
-            return "yes" if choice else "no"
+            return Text("yes") if choice else Text("no")
         words = self.choice_words.get(choice, str(choice))
         return words[reader] if isinstance(words, tuple) else words
 

@@ -623,8 +623,9 @@ class Magnet(Game[MagnetState]):
     player_counts = (2,)
     seat_names = {2: (Text("Red"), Text("Blue"))}
     options = (
-        Option("random_setup", False, (False, True), "Random setup",
-               "The server arranges both sides' pieces at random and play starts at once."),
+        Option("random_setup", False, (False, True), Text("Random setup"),
+               Text("The server arranges both sides' pieces at random and play starts at "
+                    "once.")),
     )
 
     def initial_state(self, players: int, options: dict[str, Any], seed: str) -> MagnetState:

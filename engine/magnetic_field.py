@@ -419,10 +419,11 @@ class MagneticField(Game[MagneticFieldState]):
     lists_every_move = False  # turns placing two or more tiles are legal but not listed
     player_counts = (2,)
     options = (
-        Option("colours", "random", ("random", "seat0-blue", "seat0-red"), "Colours",
-               "Who plays Blue (and moves first): drawn at random, or fixed.",
-               {"random": "drawn at random", "seat0-blue": ("You play Blue", "You play Red"),
-                "seat0-red": ("You play Red", "You play Blue")}),
+        Option("colours", "random", ("random", "seat0-blue", "seat0-red"), Text("Colours"),
+               Text("Who plays Blue (and moves first): drawn at random, or fixed."),
+               {"random": Text("drawn at random"),
+                "seat0-blue": (Text("You play Blue"), Text("You play Red")),
+                "seat0-red": (Text("You play Red"), Text("You play Blue"))}),
     )
 
     # -- start -----------------------------------------------------------------------------

@@ -237,11 +237,12 @@ class Mastery(Game[MasteryState]):
     player_counts = (2,)
     seat_names = {2: (Text("Dark"), Text("Light"))}
     options = (
-        Option("setup", "imperial", ("imperial", "crown"), "Starting position",
-               "Imperial or Crown, the two setups of the original rules.",
+        Option("setup", "imperial", ("imperial", "crown"), Text("Starting position"),
+               Text("Imperial or Crown, the two setups of the original rules."),
                {"imperial": "Imperial", "crown": "Crown"}),
-        Option("repetition_draw", True, (True, False), "Draw by threefold repetition",
-               "The same position with the same player to move a third time is a draw."),
+        Option("repetition_draw", True, (True, False), Text("Draw by threefold repetition"),
+               Text("The same position with the same player to move a third time is a "
+                    "draw.")),
     )
 
     def initial_state(self, players: int, options: dict[str, Any], seed: str) -> MasteryState:

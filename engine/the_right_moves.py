@@ -385,8 +385,9 @@ class TheRightMoves(Game[TheRightMovesState]):
     seat_names = {2: (Text("Red"), Text("Blue")),
                   4: (Text("Red (1)"), Text("Blue (1)"), Text("Red (2)"), Text("Blue (2)"))}
     options = (
-        Option("repetition_draw", True, (True, False), "Draw by threefold repetition",
-               "The same position with the same player to move a third time is a draw."),
+        Option("repetition_draw", True, (True, False), Text("Draw by threefold repetition"),
+               Text("The same position with the same player to move a third time is a "
+                    "draw.")),
     )
 
     def teams(self, players: int) -> tuple[tuple[int, ...], ...]:

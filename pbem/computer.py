@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import engine
 import sqlite_utils
 from engine import bots
 
@@ -46,6 +47,8 @@ from .store.db import claimed, hold_name, write
 from .matches import Match
 
 STAND_IN_LEVEL = "medium"
+LEVEL_NAMES = {"easy": engine.Text("easy"), "medium": engine.Text("medium"),
+               "hard": engine.Text("hard")}  # ``bots.LEVELS`` as players read them
 WORLDS = 8              # positions drawn to judge an offer
 ACCEPT_DRAW_BELOW = 0.4     # an outlook below this accepts a draw (0.5: an even game)
 ACCEPT_RESIGN_BELOW = 0.1   # ... and a partner's proposal that the team resign

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Callable, Literal
 
 import engine
+from flask_babel import lazy_gettext as _
 
 from . import clocks, positions
 
@@ -489,90 +490,98 @@ class Kind:
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("move", Words(
-        ("move", None), ("moves", None), (), done="Your move {move} was recorded.",
-        news="{name} played {move}"),
+        ("move", None), ("moves", None), (), done=_("Your move {move} was recorded."),
+        news=_("{name} played {move}")),
         _fold_move, _check_move, Move, recorded=_move_played),
     # draw answers before a team's: a bare "accept" answers a draw offer first
     Kind("draw_offer", Words(
         ("draw", "offer"), ("draw", "offer"), ("draw", "offer draw", "offer a draw"),
-        done="Your draw offer was recorded; {opponents} will be told.",
-        news="{name} offered a draw"),
+        done=_("Your draw offer was recorded; {opponents} will be told."),
+        news=_("{name} offered a draw")),
         _fold_draw_offer, _check_draw_offer),
     Kind("draw_accept", Words(
         ("draw", "accept"), ("draw", "accept"), ("accept draw", "accept the draw", "accept"),
-        done="You accepted the draw.", news="{name} accepted the draw"),
+        done=_("You accepted the draw."), news=_("{name} accepted the draw")),
         _fold_draw_accept, _check_draw_answer,
         applies=lambda match, seat: match.draw_offer_open_to(seat)),
     Kind("draw_decline", Words(
         ("draw", "decline"), ("draw", "decline"),
         ("decline draw", "decline the draw", "decline"),
-        done="You declined the draw offer.", news="{name} declined the draw"),
+        done=_("You declined the draw offer."), news=_("{name} declined the draw")),
         _fold_draw_decline, _check_draw_answer,
         applies=lambda match, seat: match.draw_offer_open_to(seat)),
     # "resign" means resigning in a two-player game; in a team game the proposal that the
     # team resign, or, once a partner has proposed it, the confirmation that ends the game
     Kind("resign", Words(
         ("resign", None), ("resign", None), ("resign",),
-        done="Your resignation was recorded.", news="{name} resigned"),
+        done=_("Your resignation was recorded."), news=_("{name} resigned")),
         _fold_resign, applies=lambda match, seat: not match.partners(seat)),
     Kind("resign_accept", Words(
         ("resign", None), ("resign", None), ("resign", "accept"),
-        done="You confirmed {partners}'s proposal: your team resigned."),
+        done=_("You confirmed {partners}'s proposal: your team resigned.")),
         _fold_resign, _check_resign_answer,
         applies=lambda match, seat: match.resign_offer_open_to(seat)),
     Kind("resign_offer", Words(
         ("resign", None), ("resign", None), ("resign",),
-        done="Your proposal to resign was recorded; {partners} will be asked to confirm "
-             "it."),
+        done=_("Your proposal to resign was recorded; {partners} will be asked to confirm "
+             "it.")),
         _fold_resign_offer, _check_resign_offer, known_to="team"),
     Kind("resign_decline", Words(
         ("resign", "decline"), ("resign", "decline"), ("play on", "decline"),
-        done="You declined {partners}'s proposal to resign: your team plays on."),
+        done=_("You declined {partners}'s proposal to resign: your team plays on.")),
         _fold_resign_decline, _check_resign_answer, known_to="team"),
     # after the draw's and the team's: a bare "accept" answers those first
     Kind("takeback_offer", Words(
         ("takeback", None), ("takeback", None),
         ("takeback", "take back", "ask takeback", "ask for a takeback"),
-        done="You asked to take back your last move; {opponents} will be asked.",
-        news="{name} asks to take back their last move"),
+        done=_("You asked to take back your last move; {opponents} will be asked."),
+        news=_("{name} asks to take back their last move")),
         _fold_takeback_offer, _check_takeback_offer),
     Kind("takeback_accept", Words(
         ("takeback", "accept"), ("takeback", "accept"), ("accept takeback", "accept"),
-        done="You accepted the takeback: the position went back.",
-        news="{name} accepted the takeback: the position went back"),
+        done=_("You accepted the takeback: the position went back."),
+        news=_("{name} accepted the takeback: the position went back")),
         _fold_takeback_accept, _check_takeback_answer,
         applies=lambda match, seat: match.takeback_offer_open_to(seat)),
     Kind("takeback_decline", Words(
         ("takeback", "decline"), ("takeback", "decline"), ("decline takeback", "decline"),
-        done="You declined the takeback.", news="{name} declined the takeback"),
+        done=_("You declined the takeback."), news=_("{name} declined the takeback")),
         _fold_takeback_decline, _check_takeback_answer,
         applies=lambda match, seat: match.takeback_offer_open_to(seat)),
     Kind("vacation", Words(
         ("vacation", None), ("vacation", None), (),
-        done="Your vacation of {days} days was recorded.",
-        news="{name} took {days} days of vacation"),
+        done=_("Your vacation of {days} days was recorded."),
+        news=_("{name} took {days} days of vacation")),
         _changes_nothing, _check_vacation, Days),
     Kind("timeout", Words(
-        None, None, (), done="Your clock ran out.", news="{name} ran out of time"),
+        None, None, (), done=_("Your clock ran out."), news=_("{name} ran out of time")),
         _fold_timeout, _check_timeout, server=True),
     Kind("withdraw", Words(
         ("withdraw", None), ("withdraw", None), (),
-        done="You withdrew the game: it will not be played."),
+        done=_("You withdrew the game: it will not be played.")),
         _fold_withdraw, _check_withdraw, before_start=True),
     Kind("join", Words(
-        None, None, (), done="You took the seat."),  # the join page's (``matches.join``)
+        None, None, (), done=_("You took the seat.")),  # the join page's (``matches.join``)
         _fold_join),
     Kind("chat", Words(
         ("chat", None), ("chat", None), ("say",),
-        done="Your message was posted to the game's chat."),
+        done=_("Your message was posted to the game's chat.")),
         _changes_nothing, _check_chat, Message, known_to="players", talk=True,
         recorded=_chat_posted),
     Kind("rematch", Words(
         ("rematch", None), ("rematch", None), ("rematch",),
-        done="Your rematch request was recorded; the new game starts once the other "
-             "players ask for it too."),
+        done=_("Your rematch request was recorded; the new game starts once the other "
+             "players ask for it too.")),
         _changes_nothing, _check_rematch, Rematch, talk=True, recorded=_rematch_asked),
 )}
+# each kind but a move and a chat message as a game record names it (record.txt)
+LOGGED = {"draw_offer": _("draw offer"), "draw_accept": _("draw accept"),
+          "draw_decline": _("draw decline"), "resign": _("resign"),
+          "resign_accept": _("resign accept"), "resign_offer": _("resign offer"),
+          "resign_decline": _("resign decline"), "takeback_offer": _("takeback offer"),
+          "takeback_accept": _("takeback accept"), "takeback_decline": _("takeback decline"),
+          "vacation": _("vacation"), "timeout": _("timeout"), "withdraw": _("withdraw"),
+          "join": _("join"), "rematch": _("rematch")}
 
 TRANSPORTS = ("page", "api", "email")
 

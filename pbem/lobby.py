@@ -36,8 +36,8 @@ bp = Blueprint("lobby", __name__)
 def options_text(match: Match, reader: int) -> list[str]:
     """The game's options in words as the player of seat ``reader`` reads them, the form's
     own words (e.g. ["Starting position: Crown"])."""
-    return [f"{option.label}: "
-            f"{option.choice_label(match.options.get(option.name, option.default), reader)}"
+    return [f"{languages.translated(option.label)}: " + languages.translated(
+                option.choice_label(match.options.get(option.name, option.default), reader))
             for option in match.game.options]
 
 

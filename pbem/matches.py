@@ -225,15 +225,25 @@ class Match:
         return "Spectator" if seat is None else self.game.side_name(self.states[0], seat)
 
     def people(self, seats: Sequence[int]) -> str:
-        """The players of ``seats`` by name: "Ann", "Ann and Cid" ("" for none)."""
-        names = [self.seats[seat].name for seat in seats]
-        return " and ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
+        """The players of ``seats`` by name: "Ann", "Ann and Cid" ("" for none); ``Text``,
+        its "and" in the reader's language."""
+        names = [self.seats[seat].name or "" for seat in seats]
+        if len(names) < 2:
+            return "".join(names)
+        return engine.Text("%(names)s and %(last)s", names=", ".join(names[:-1]),
+                           last=names[-1])
 
     @property
     def sides(self) -> str:
-        """Who plays whom: "Ann vs Bob"; teams "Ann & Cid vs Bob & Dee"."""
-        return " vs ".join(" & ".join(self.seats[seat].name or "(open seat)" for seat in team)
-                           for team in self.game.teams(self.players))
+        """Who plays whom: "Ann vs Bob"; teams "Ann & Cid vs Bob & Dee" (``Text``)."""
+        teams = [functools.reduce(
+            lambda first, second: engine.Text("%(first)s & %(second)s", first=first,
+                                              second=second),
+            [self.seats[seat].name or engine.Text("(open seat)") for seat in team])
+            for team in self.game.teams(self.players)]
+        return functools.reduce(
+            lambda first, second: engine.Text("%(first)s vs %(second)s", first=first,
+                                              second=second), teams)
 
     def partners(self, seat: int) -> tuple[int, ...]:
         """The other seats of ``seat``'s team (none in a two-player game)."""

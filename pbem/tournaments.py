@@ -36,6 +36,8 @@ from .store.db import hold_name, write
 from .store import utc
 
 FORMATS = ("round-robin", "swiss", "knockout", "league")
+FORMAT_NAMES = {"round-robin": engine.Text("round-robin"), "swiss": engine.Text("swiss"),
+                "knockout": engine.Text("knockout"), "league": engine.Text("league")}
 ADJUDICATIONS = ("draw", "time")
 TIEBREAKS = {"round-robin": pairings.SONNEBORN_BERGER, "league": pairings.SONNEBORN_BERGER,
              "swiss": pairings.BUCHHOLZ}
@@ -83,6 +85,11 @@ class Tournament:
     @property
     def tiebreak(self) -> str | None:
         return TIEBREAKS.get(self.format)
+
+    @property
+    def format_name(self) -> engine.Text:
+        """The format in the reader's words ("круговой" for "round-robin")."""
+        return FORMAT_NAMES[self.format]
 
 
 @dataclass(frozen=True)

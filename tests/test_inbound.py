@@ -170,7 +170,7 @@ def test_a_russian_seat_is_answered_in_russian(client, db, post, listener):
     send(listener.port, reply)
     delivered = post()
     answer = answer_to(delivered, reply, P1)
-    assert answer["Subject"] == f"Принято — Mastery: Аня vs Bob [{created['id']}]"
+    assert answer["Subject"] == f"Принято — Mastery: Аня против Bob [{created['id']}]"
     body = text_of(answer)
     assert body.startswith("Здравствуйте, Аня!")
     assert re.search(r"^Ходит .*\(Bob\) \(полуход 1\)\.$", body, re.M)

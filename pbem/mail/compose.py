@@ -31,7 +31,7 @@ from flask_babel import gettext
 
 import engine
 
-from .. import links
+from .. import languages, links
 from . import outbox, pictures
 from ..boards import board_for
 from ..matches import Match
@@ -44,7 +44,7 @@ def thread_root(match: Match) -> str:
 
 def game_title(match: Match) -> str:
     """The game in a line: "Mastery: Ann vs Bob [id]"."""
-    return f"{match.game.title}: {match.sides} [{match.id}]"
+    return f"{match.game.title}: {languages.translated(match.sides)} [{match.id}]"
 
 
 def subject(match: Match, what: str) -> str:

@@ -484,8 +484,8 @@ def _done(match: matches.Match, seat: int, kind: str, with_message: bool) -> str
                      and (e.kind == "chat") == (kind == "chat"))
         done = events.KINDS[event.kind].words.done.format(
             **(asdict(event.payload) if event.payload else {}),
-            partners=match.people(match.partners(seat)),
-            opponents=match.people(match.opponents(seat)))
+            partners=languages.translated(match.people(match.partners(seat))),
+            opponents=languages.translated(match.people(match.opponents(seat))))
     return " ".join([done, gettext("Your message was posted to the game's chat.")]) \
         if with_message else done
 

@@ -39,7 +39,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from flask_babel import lazy_gettext
 
-from .. import clocks, links, players
+from .. import clocks, languages, links, matches, players
 from . import outbox, webhooks
 from ..store.db import write
 from ..matches import Match
@@ -205,14 +205,15 @@ def queue(db: sqlite_utils.Database, match: Match, seat: int, kind: str, what: s
     devices = endpoints(db, match.id, seat)
     if not devices:
         return False
-    if kind == "end":
-        detail = (match.outcome_json() or {}).get("reason", "")
-    else:
-        detail = DETAILS.get(kind, "").format_map(context)
+    with languages.in_language(matches.language_of(db, match.id, seat)):
+        if kind == "end":
+            detail = languages.translated(match.reason) if match.finished else ""
+        else:
+            detail = DETAILS.get(kind, "").format_map(context)
+        title = f"{what} — {match.game.title}"
+        sides = languages.translated(match.sides)
     link = links.email_url("play.page", role="play", token=links.mint(db, match.id, seat))
-    title = f"{what} — {match.game.title}"
-    body = payload(title, f"{match.sides} [{match.id}]. {detail}".strip(), link,
-                   tag(match.id, seat))
+    body = payload(title, f"{sides} [{match.id}]. {detail}".strip(), link, tag(match.id, seat))
     now = utc.parse(utc.iso(utc.now()))
     clock = context.get("clock")
     near = kind == "deadline" or (clock is not None and clocks.warning_due(clock, now))

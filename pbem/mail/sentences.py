@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from flask_babel import gettext
 
+from .. import languages
 from ..matches import Match
 
 
@@ -85,7 +86,8 @@ def resign_notices(match: Match, viewer: int | None) -> list[str]:
         if proposer == viewer:
             found.append(gettext("You propose that your team resign; waiting for "
                                  "%(partners)s to confirm.",
-                                 partners=match.people(match.partners(viewer))))
+                                 partners=languages.translated(
+                                     match.people(match.partners(viewer)))))
         else:
             found.append(gettext("%(name)s proposes that your team resign: resign together, "
                                  "or play on.", name=match.seats[proposer].name))

@@ -10,7 +10,7 @@ from feedgen.feed import FeedGenerator
 from flask import Blueprint, Response, abort, current_app
 from flask_babel import gettext
 
-from .. import events, links, matches
+from .. import events, languages, links, matches
 from ..mail import compose
 from ..store import utc
 from ..store.db import get_db
@@ -38,7 +38,12 @@ def feed(token: str):
     if link is None or link["purpose"] != PURPOSE:
         abort(404, gettext("This link does not open any feed. Check that you copied all of it."))
     match = matches.load(get_db(), link["game_id"])
-    seat = link["seat"]
+    # the seat's feed is in the seat's language, as its emails are (a feed reader sends none)
+    with languages.in_language(matches.language_of(get_db(), match.id, link["seat"])):
+        return _atom(match, link["seat"], token)
+
+
+def _atom(match: matches.Match, seat: int, token: str) -> Response:
     game = record(match, seat)
     names = {p["seat"]: f"{p['name']} ({p['side']})" for p in game["players"]}
     generator = FeedGenerator()
@@ -54,16 +59,17 @@ def feed(token: str):
         entry = generator.add_entry(order="prepend")  # newest first
         entry.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/event/"
                  f"{event['seq']}")
-        title = template.format(name=names.get(event["seat"], "The server"), **event)
+        title = template.format(name=names.get(event["seat"], gettext("The server")), **event)
         entry.title(title)
         entry.updated(_when(event["at"]))
         entry.content(title)
     if match.finished:
         entry = generator.add_entry(order="prepend")
         entry.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/result")
-        entry.title(f"Game over: {match.result}")
+        over = gettext("Game over: %(result)s", result=languages.translated(match.result))
+        entry.title(over)
         entry.updated(_when(game["events"][-1]["at"]))
-        entry.content(f"Game over: {match.result}")
+        entry.content(over)
     return Response(generator.atom_str(pretty=True), mimetype="application/atom+xml")
 
 

@@ -639,7 +639,7 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
         "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
                     for s in match.seats],
         "events": logged, "ply": match.ply,
-        "outcome": match.outcome_json(), "result": match.result,
+        "outcome": match.outcome_json(), "result": languages.translated(match.result),
         # the seed decides every chance event: public only once nothing is left to hide
         **({"seed": match.seed} if match.finished else {}),
     }
@@ -656,7 +656,8 @@ def record_json(role: str, token: str):
 @bp.get(f"/{ROLES}/<token>/record.txt")
 def record_text(role: str, token: str):
     match, seat = open_link(token, role)
-    text = render_template("record.txt", record=record(match, seat), match=match)
+    text = render_template("record.txt", record=record(match, seat), match=match,
+                           logged=events.LOGGED)
     return Response(text, mimetype="text/plain",
                     headers={"Content-Disposition":
                              f'attachment; filename="{match.game.id}-{match.id}.txt"'})

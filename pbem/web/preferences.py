@@ -111,7 +111,7 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
     return render_template(
         "email_settings.html", entries=entries, choices=CHOICES, address=address, email=email,
         here=here, game_page=game_page, feed=feed, error=error, stand_in=stand_in,
-        stand_in_level=computer.STAND_IN_LEVEL,
+        stand_in_level=computer.LEVEL_NAMES[computer.STAND_IN_LEVEL],
         webhook=webhooks.url_of(get_db(), *seat) if seat else None,
         topics=channels.TOPICS, channel_choices=channels.CHOICES,
         channels=channels.of_seat(get_db(), *seat) if seat else None,

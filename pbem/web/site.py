@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from engine import bots
 from flask import (Blueprint, Response, abort, current_app, jsonify, render_template,
                    request)
 from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, SecurityError
 
-from .. import clocks, invites, languages, limits, links, matches, mygames, players, ratings
+from .. import (clocks, computer, invites, languages, limits, links, matches, mygames, players,
+               ratings)
 from . import diagrams
 from ..mail import notify
 from ..players import claim_signed_in
@@ -60,7 +60,7 @@ def new_game(game_id: str):
     player = players.current(get_db())
     if request.method == "GET":
         return render_template("new.html", game=game, count=count, form={}, error=None,
-                               levels=bots.LEVELS, player=player)
+                               levels=computer.LEVEL_NAMES, player=player)
     # The first player is the one filling in the form; each other seat may be the
     # computer's ("Played by": a level), or left open ("I'll send the link myself"), to be
     # taken with its join link.
@@ -87,7 +87,7 @@ def new_game(game_id: str):
                                  rating_range=rating_range or None, claimed=claimed)
     except matches.ActionError as error:
         return render_template("new.html", game=game, count=count, form=form,
-                               error=error.message, levels=bots.LEVELS,
+                               error=error.message, levels=computer.LEVEL_NAMES,
                                player=player), error.status
     match = created.match
     mygames.remember(match.id, 0)

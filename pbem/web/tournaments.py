@@ -11,10 +11,9 @@ from feedgen.feed import FeedGenerator
 from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
                    render_template, request, url_for)
 from flask_babel import gettext
-from engine import bots
 
 import engine
-from .. import languages, limits, links, matches, players, tournaments
+from .. import computer, languages, limits, links, matches, players, tournaments
 from ..store.db import get_db
 from ..tournaments import Tournament
 
@@ -126,7 +125,7 @@ def index():
     listed = tournaments.listed(db)
     return render_template(
         "tournaments.html", player=players.current(db), games=engine.GAMES,
-        formats=tournaments.FORMATS, levels=bots.LEVELS,
+        formats=tournaments.FORMAT_NAMES, levels=computer.LEVEL_NAMES,
         **{status: [t for t in listed if t.status == status]
            for status in ("open", "running", "finished")})
 
@@ -180,7 +179,7 @@ def page(tournament_id: str):
         "tournament.html", shown=shown, t=shown.tournament, player=player, cells=games,
         entered=player is not None and any(e.player_id == player.id for e in shown.entrants),
         organiser=player is not None and player.id == shown.tournament.organiser_id,
-        levels=bots.LEVELS, feed=url_for(".feed", tournament_id=tournament_id),
+        levels=computer.LEVEL_NAMES, feed=url_for(".feed", tournament_id=tournament_id),
         watch=tournaments.watch_token, next_season=tournaments.next_of(db, shown.tournament),
         division_of={e.player_id: e.division for e in shown.entrants})
 
@@ -252,7 +251,7 @@ def feed(tournament_id: str):
     domain = current_app.config["MAIL_DOMAIN"]
     generator = FeedGenerator()
     generator.id(f"tag:{domain},2026:tournament/{t.id}")
-    generator.title(f"{t.name} ({t.game.title} {t.format})")
+    generator.title(f"{t.name} ({t.game.title} {languages.translated(t.format_name)})")
     generator.author({"name": t.organiser})
     generator.link(href=links.external_url(".feed", tournament_id=t.id), rel="self")
     generator.link(href=links.external_url(".page", tournament_id=t.id), rel="alternate")
@@ -261,15 +260,17 @@ def feed(tournament_id: str):
     for game in shown.games:
         if game.created_at:
             starts[game.round] = min(starts.get(game.round, game.created_at), game.created_at)
-    news = [(when, f"round/{number}", f"Round {number} started")
+    news = [(when, f"round/{number}", gettext("Round %(number)s started", number=number))
             for number, when in starts.items()]  # (when, id, title)
     news += [(game.ended_at or t.updated_at, f"game/{game.game_id}",
-              f"Round {game.round}: {shown.handle(game.first_id)} vs "
-              f"{shown.handle(game.second_id)} {RESULTS[game.points]}")
+              gettext("Round %(number)s: %(first)s vs %(second)s %(result)s",
+                      number=game.round, first=shown.handle(game.first_id),
+                      second=shown.handle(game.second_id), result=RESULTS[game.points]))
              for game in shown.games if game.game_id and game.points is not None]
     if t.status in ("finished", "cancelled"):
-        news.append((t.updated_at, "end", f"Winner: {shown.winner.handle}" if shown.winner
-                     else "The tournament was cancelled"))
+        news.append((t.updated_at, "end",
+                     gettext("Winner: %(handle)s", handle=shown.winner.handle) if shown.winner
+                     else gettext("The tournament was cancelled")))
     for when, key, title in sorted(news):
         entry = generator.add_entry(order="prepend")  # newest first
         entry.id(f"tag:{domain},2026:tournament/{t.id}/{key}")
