@@ -172,7 +172,7 @@ class Game(Generic[StateT]):
     def seat_name(self, players: int, seat: int) -> str:
         """A seat's name before the game exists (on the form that creates it)."""
         names = self.seat_names.get(players)
-        return names[seat] if names else f"Player {seat + 1}"
+        return names[seat] if names else Text("Player %(number)s", number=seat + 1)
 
     def side_name(self, state: StateT, seat: int) -> str:
         """The side ``seat`` plays in the game of ``state`` ("Dark"), for players to read.

@@ -32,12 +32,13 @@ def replayed(game: engine.Game, diagram: diagrams.Diagram):
     return before, after
 
 
-def expected_boards(app, game_id: str) -> list[str]:
-    """Every board the game's rules page should show: ``render`` of each replayed position
-    as its viewer sees it, the example's cells selected before it and marked after it."""
+def expected_boards(app, game_id: str, query: str = "") -> list[str]:
+    """Every board the game's rules page (with ``query``: its language) should show:
+    ``render`` of each replayed position as its viewer sees it, the example's cells selected
+    before it and marked after it."""
     game, board = engine.get(game_id), board_for(game_id)
     boards = []
-    with app.test_request_context():
+    with app.test_request_context(f"/rules/{game_id}{query}"):
         for diagram in diagrams.DIAGRAMS[game_id].values():
             before, after = replayed(game, diagram)
             viewer = diagram.viewer
@@ -57,13 +58,24 @@ def test_every_rules_page_shows_every_diagram_drawn_from_its_replayed_position(
     page = client.get(f"/rules/{game_id}{query}")
     assert page.status_code == 200
     html = page.get_data(as_text=True)
-    boards = expected_boards(app, game_id)
+    boards = expected_boards(app, game_id, query)
     assert len(diagrams.DIAGRAMS[game_id]) >= 5
     for number, svg in enumerate(boards):
         assert svg in html, f"board {number} of {game_id} is not on its rules page"
     # and nothing else is drawn: every picture on the page is one of them
     assert html.count("<svg") == sum(svg.count("<svg") for svg in boards)
     assert html.count('<figure class="diagram">') == len(diagrams.DIAGRAMS[game_id])
+
+
+def test_each_language_gets_the_diagrams_drawn_in_it_whichever_was_drawn_first(app, client):
+    """The boards' words are the reader's: a diagram drawn once per process is drawn once
+    per language, not shown in the language of whoever asked first."""
+    pages = {query: client.get(f"/rules/magnet{query}").get_data(as_text=True)
+             for query in ("?lang=ru", "?lang=en")}
+    for query, html in pages.items():
+        drawn = expected_boards(app, "magnet", query)
+        assert all(svg in html for svg in drawn), query
+    assert expected_boards(app, "magnet", "?lang=ru") != expected_boards(app, "magnet")
 
 
 def test_magnet_s_rules_say_which_side_each_diagram_draws_at_the_bottom(client):

@@ -19,16 +19,9 @@ KEPT = {
     "Abstract", "Play", "Discord", "Slack",  # a site's and services' names
     "English", "UTC", "Atom", "JSON", "Glicko",  # names of a language, standards, a system
     "setup",  # Magnet's notation of a setup move
-    # The sides' names are h/ru-boards' part of issue 28 (the engines' side names), as are
-    # the boards' words below and the boards' buttons the Russian rules quote
-    # (``BUTTONS``): allowed here until that branch is merged.
-    "Dark", "Light", "Red", "Blue", "Player",  # "Player 1": a seat the engine names so
 }
-BUTTONS = ("Skip there", "Random arrangement", "Fill the rest at random")
-# The boards' own words (the move builder, aria labels, the position in words) are
-# h/ru-boards' part of issue 28, translated in pbem/boards: left out here for now.
-SKIPPED_CLASSES = {"board-area", "position-words", "builder"}
-SKIPPED_TAGS = {"script", "style", "code", "kbd", "samp", "svg"}
+SKIPPED_CLASSES: set[str] = set()
+SKIPPED_TAGS = {"script", "style", "code", "kbd", "samp"}
 # (an option of the legal moves' datalist is never closed)
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "option",
         "param", "source", "track", "wbr"}
@@ -73,8 +66,6 @@ class VisibleWords(HTMLParser):
         # addresses, and the computer's name as seats and ratings keep it, are not words
         text = re.sub(r"\S+@\S+|https?://\S+|Computer \((easy|medium|hard)\)", "",
                       " ".join(data.split()))
-        for button in BUTTONS:
-            text = text.replace(button, "")
         self.words += re.findall(r"[A-Za-z]{3,}", text)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import engine
 from markupsafe import Markup
 
+from .. import languages
 from ..boards import board_for
 
 
@@ -110,7 +111,12 @@ def draw(game_id: str, name: str) -> Drawn:
     return Drawn(svg(before, selected=tuple(sorted(marked))), svg(after, last=marked), recorded)
 
 
-@functools.cache
 def drawn(game_id: str, name: str) -> Drawn:
-    """``draw``, once per process: the rules and the board code do not change while it runs."""
-    return draw(game_id, name)
+    """``draw`` in the language in force, once per process and language: the rules and the
+    board code do not change while it runs, but the boards' words are the reader's."""
+    return _drawn_in(game_id, name, languages.current())
+
+
+@functools.cache
+def _drawn_in(game_id: str, name: str, language: str) -> Drawn:
+    return draw(game_id, name)  # ``language`` is in force: it keys the cache
