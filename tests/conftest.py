@@ -3,7 +3,7 @@ create a game through the JSON API, ``live_server`` for tests that need a real H
 (browsers), and ``smtp``, a real SMTP server on loopback.
 
 Every test that uses a database (``database``, and so ``app``) runs on both storage
-engines: on a fresh SQLite file, and on a fresh schema of a throwaway PostgreSQL cluster
+engines: on a fresh SQLite file, and on an emptied schema of a throwaway PostgreSQL cluster
 that the session starts on a free loopback port (``tests/postgres.py``). ``--database
 sqlite`` or ``--database postgresql`` (or ``PBEM_TEST_DATABASE``) runs one of them only.
 Where PostgreSQL is not installed, its half is skipped, saying so. A test whose database is
