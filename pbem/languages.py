@@ -124,7 +124,7 @@ def init_app(app: Flask) -> None:
         app.jinja_env.globals[name] = _translating_fields(app.jinja_env.globals[name])
     app.after_request(_remember_choice)
     app.jinja_env.finalize = translated  # what a template prints: an engine.Text translated
-    app.jinja_env.filters["translated"] = translated  # an engine.Text inside _(...)
+    app.jinja_env.filters["translated"] = translated  # in a {% trans %} block, or before a join
     app.jinja_env.filters["moment"] = moment
     app.jinja_env.globals["languages"] = LANGUAGES
     app.jinja_env.globals["current_language"] = current
