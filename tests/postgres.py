@@ -106,7 +106,7 @@ class Cluster:
 
 # What a schema holds besides rows: its relations (with their number of columns), triggers,
 # functions and applied migrations. The rate limits' table is made by the app when first
-# needed, so its coming changes nothing that matters.
+# needed: ``_empty`` drops it, so that each test finds the schema as built.
 SHAPE = """
 SELECT string_agg(part, ',' ORDER BY part) FROM (
     SELECT c.relname || ':' || c.relkind::text || ':' || (
@@ -171,6 +171,7 @@ class ReusedSchema:
                 conn.execute(f"DELETE FROM {table}")
             conn.execute("SELECT setval(c.oid, 1, false) FROM pg_class c "
                          "WHERE c.relkind = 'S' AND c.relnamespace = current_schema()::regnamespace")
+            conn.execute("DROP TABLE IF EXISTS rate_limit_counts")
 
     def close(self) -> None:
         if self._schema is not None:
