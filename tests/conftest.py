@@ -259,7 +259,8 @@ def live_server(app):
     """The app on a real HTTP server on loopback, whose address is its PUBLIC_URL (as
     ``serve`` does); yields its base URL."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for the loop to look, 0.5 s by default
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     app.config["PUBLIC_URL"] = f"http://127.0.0.1:{server.server_port}"
     yield app.config["PUBLIC_URL"]

@@ -109,7 +109,7 @@ class PushService:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.origin = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.01,), daemon=True).start()
 
     def device(self, name: str) -> Device:
         device = Device(f"{self.origin}/push/{name}")
