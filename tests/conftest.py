@@ -22,12 +22,13 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import jinja2
+import jinja2.bccache
 import pytest
 from aiosmtpd.controller import Controller
+from flask import Flask, url_for
 from werkzeug.routing.rules import Rule
 from werkzeug.serving import make_server
-
-from flask import url_for
 
 import pbem.store.db
 from pbem import create_app, matches
@@ -60,6 +61,26 @@ def builders_made_once(compile_builder):
 
 
 Rule._compile_builder = builders_made_once(Rule._compile_builder)
+
+
+class SharedTemplates(jinja2.BytecodeCache):
+    """Jinja compiles each template again in every new app, which was a sixth of the
+    suite's time outside the browser. The tests' apps, all set up alike by ``create_app``,
+    share the compiled code, which Jinja keys by the template's name and checks against its
+    source."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": SharedTemplates()}
 
 
 def pytest_addoption(parser):
@@ -252,6 +273,13 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def kept_contexts(browser) -> dict:
+    """The browser contexts the module's tests left to the next (``open_context``), by
+    their options."""
+    return {}
 
 
 @pytest.fixture

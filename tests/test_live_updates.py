@@ -144,7 +144,7 @@ def test_a_move_being_built_is_kept_and_a_notice_offers_the_refresh(person, star
 @pytest.mark.browser
 def test_a_hidden_page_does_not_poll_until_it_is_shown_again(open_context, started):
     links = started()
-    light = open_context().new_page()
+    light = open_context(reuse=False).new_page()  # its clock and listener stay
     light.clock.install()  # the page's timers run on a clock the test moves on
     polls = []
     light.on("request", lambda r: polls.append(r.url) if r.url.endswith("/version") else None)
@@ -172,7 +172,7 @@ def test_a_hidden_page_does_not_poll_until_it_is_shown_again(open_context, start
 @pytest.mark.browser
 def test_without_javascript_the_page_never_polls(person, started, client):
     links = started()
-    light = person(links["light"], javascript=False)
+    light = person(links["light"], javascript=False, reuse=False)  # a listener stays
     polls = []
     light.on("request", lambda r: polls.append(r.url) if r.url.endswith("/version") else None)
     api_move(client, api_of(links["dark"]), "e3-e4")
