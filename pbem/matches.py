@@ -354,6 +354,8 @@ class Match:
 
     def resign_offer_of(self, seat: int) -> int | None:
         """The seat whose proposal that ``seat``'s team resign stands, if one does."""
+        if not self.resign_offers:  # as in nearly every game: no need to find the team
+            return None
         team = self.game.team_of(self.players, seat)
         return next((proposer for proposer in self.resign_offers if proposer in team), None)
 

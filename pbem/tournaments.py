@@ -190,7 +190,7 @@ def games(db: sqlite_utils.Database, tournament: Tournament,
 def watch_token(game_id: str) -> str:
     """The spectator link's secret of a tournament's game, as public as the tournament
     (its cross-table links to it): derived from the server's secret key, so the same each
-    time, and stored only hashed, as every link is (``_store_round``)."""
+    time, and stored only hashed, as every link is (``_store_rounds``)."""
     digest = hmac.digest(str(current_app.config["SECRET_KEY"]).encode(),
                          f"tournament-watch {game_id}".encode(), "sha256")
     return base64.urlsafe_b64encode(digest[:links.TOKEN_BYTES]).decode()
@@ -497,15 +497,15 @@ def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | No
                 split = _divisions(entered)
             else:
                 split = pairings.divisions(seeds, tournament.division_size or len(seeds))
-            most, new = 0, []
+            every: list[tuple[int, list[tuple[int, int]]]] = []
             for number, division in enumerate(split, start=1):
                 db.conn.executemany(
                     "UPDATE tournament_players SET division = ? WHERE tournament_id = ? AND "
                     "player_id = ?", [(number, tournament.id, p) for p in division])
-                rounds = pairings.round_robin(division, double=tournament.rounds == 2)
-                for round_number, pairs in enumerate(rounds, start=1):
-                    new += _store_round(db, tournament, round_number, pairs, None, entered)
-                most = max(most, len(rounds))
+                every += enumerate(pairings.round_robin(division,
+                                                        double=tournament.rounds == 2), start=1)
+            new = _store_rounds(db, tournament, every, None, entered)
+            most = max((number for number, _ in every), default=0)
             _started(db, tournament, most, new)  # one deadline for all
         else:
             _advance(db, tournament)
@@ -554,7 +554,7 @@ def _advance(db: sqlite_utils.Database, tournament: Tournament) -> None:
 def _begin(db: sqlite_utils.Database, tournament: Tournament, number: int,
            pairs: list[tuple[int, int]], bye: int | None) -> None:
     """Start round ``number`` (or, in a knockout, add its replays)."""
-    _started(db, tournament, number, _store_round(db, tournament, number, pairs, bye))
+    _started(db, tournament, number, _store_rounds(db, tournament, [(number, pairs)], bye))
 
 
 def _started(db: sqlite_utils.Database, tournament: Tournament, number: int,
@@ -569,38 +569,45 @@ def _started(db: sqlite_utils.Database, tournament: Tournament, number: int,
     signals.round_started.send(db, tournament=_fresh(db, tournament.id), games=new)
 
 
-def _store_round(db: sqlite_utils.Database, tournament: Tournament, number: int,
-                 pairs: list[tuple[int, int]], bye: int | None,
-                 entered: list[Entrant] | None = None) -> list[Pairing]:
-    """Create the games of ``pairs`` (the first of each has the first move) in round
-    ``number``, and the bye; returns them."""
+def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
+                  rounds: list[tuple[int, list[tuple[int, int]]]], bye: int | None,
+                  entered: list[Entrant] | None = None) -> list[Pairing]:
+    """Create the games of each (round number, pairs) of ``rounds`` (the first of each pair
+    has the first move), a round robin's every round at once, in one insert into each table;
+    and ``bye`` in the last of them. Returns them."""
     by_id = {e.player_id: e for e in entered or entrants(db, tournament)}
-    count = db.execute("SELECT COUNT(*) FROM tournament_games WHERE tournament_id = ? AND "
-                       "round = ?", [tournament.id, number]).fetchone()[0]
+    counts = dict(db.execute("SELECT round, COUNT(*) FROM tournament_games WHERE "
+                             "tournament_id = ? GROUP BY round", [tournament.id]).fetchall())
     spoken = players.languages_of(db, list(by_id))  # each game's emails in its player's
     requested = []
-    for first, second in pairs:
-        seated = [by_id[first], by_id[second]]
-        requested.append(matches.new_game(
-            tournament.game.id,
-            [{"bot": e.level} if e.level else
-             {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
-             for e in seated],
-            tournament.options, clock=tournament.clock,
-            rated=tournament.rated and not all(e.level for e in seated),
-            claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level}))
-    created = matches.create_many(db, requested, announce=False)
+    for _, pairs in rounds:
+        for first, second in pairs:
+            seated = [by_id[first], by_id[second]]
+            requested.append(matches.new_game(
+                tournament.game.id,
+                [{"bot": e.level} if e.level else
+                 {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
+                 for e in seated],
+                tournament.options, clock=tournament.clock,
+                rated=tournament.rated and not all(e.level for e in seated),
+                claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level}))
+    created = iter(matches.create_many(db, requested, announce=False))
+    stored = []
+    for number, pairs in rounds:
+        for first, second in pairs:
+            game = next(created).match
+            counts[number] = counts.get(number, 0) + 1
+            stored.append(Pairing(number, counts[number], game.id, first, second, None, None,
+                                  None, game.created_at))
+    if bye is not None:
+        number = rounds[-1][0]
+        stored.append(Pairing(number, counts.get(number, 0) + 1, None, bye, None, None, None,
+                              None, None))
     now = utc.iso(utc.now())
     db.conn.executemany("INSERT INTO links (token_hash, game_id, seat, created_at) "
                         "VALUES (?, ?, NULL, ?)",
-                        [(links.token_hash(watch_token(game.match.id)), game.match.id, now)
-                         for game in created])
-    stored = [Pairing(number, count + place, game.match.id, first, second, None, None, None,
-                      game.match.created_at)
-              for place, (game, (first, second)) in enumerate(zip(created, pairs), 1)]
-    if bye is not None:
-        stored.append(Pairing(number, count + len(stored) + 1, None, bye, None, None, None,
-                              None, None))
+                        [(links.token_hash(watch_token(g.game_id)), g.game_id, now)
+                         for g in stored if g.game_id])
     db.conn.executemany(
         "INSERT INTO tournament_games (tournament_id, round, number, game_id, first_id, "
         "second_id) VALUES (?, ?, ?, ?, ?, ?)",
