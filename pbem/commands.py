@@ -32,12 +32,14 @@ class Submitted:
 
 def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
            seen_ply: int | None = None, *, message: str | None = None,
-           now: datetime | None = None, server: bool = False) -> Submitted:
+           now: datetime | None = None, server: bool = False,
+           resent_succeeds: bool = True) -> Submitted:
     """Record ``command`` of ``seat``, and ``message`` (if any) to the game's chat with it:
     both or neither. ``seen_ply`` is the ply the player was looking at: if the game has
     moved on since for that seat (``Match.moved_on``), the command is refused as stale,
     unless it is the one the seat did make then (``Kind.recorded``: then nothing is
-    recorded and the answer says so). A refused command raises ``ActionError`` and writes
+    recorded and the answer says so, or, ``resent_succeeds`` False, it is refused as stale
+    too: the JSON API's contract). A refused command raises ``ActionError`` and writes
     nothing. Inside a caller's write transaction, it commits with it (an emailed move and
     its answer). ``server``: the server's own event (a timeout); ``now``: its time."""
     now = now or utc.now()
@@ -45,9 +47,10 @@ def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
     with write(db):
         before = matches.load(db, game_id)
         kind = command.kind_for(before, seat)
-        if kind.recorded(before, seat, command.payload, seen_ply):
+        resent = kind.recorded(before, seat, command.payload, seen_ply)
+        if resent and resent_succeeds:
             return Submitted(before, kind.name, already_recorded=True)
-        if seen_ply is not None and before.moved_on(seat, seen_ply):
+        if resent or seen_ply is not None and before.moved_on(seat, seen_ply):
             raise events.StalePosition(
                 "The game has moved on since you loaded it (you saw ply %(seen)s, it is now at "
                 "ply %(ply)s). Look at the current position and try again.", seen=seen_ply,

@@ -297,7 +297,8 @@ class Match:
         """Whether a stale move is the one ``seat`` did play from the position it saw at ply
         ``seen`` (its first move since, made before anything it could see changed): a double
         submit, the back button, an email delivered twice, or a move made on the page and
-        then sent by email. Such a resubmission is answered as a success."""
+        then sent by email. The pages and emails answer such a resubmission as a success; the
+        JSON API, as its contract has a stale ply, with 409."""
         played = next((ply for ply in range(max(seen, 0), self.ply)
                        if self.moves[ply].seat == seat), None)
         if played is None or self.moved_on(seat, seen, played):

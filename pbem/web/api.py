@@ -176,8 +176,9 @@ def _seen(body: dict[str, Any], required: bool) -> int | None:
 
 
 def _act(token: str, route: str, answer: str | None = None):
-    """Submit the request's command; the game answer (also when the same move was
-    recorded before: a resubmission is a success)."""
+    """Submit the request's command; the game answer. The same move sent again from the
+    ply it was played at is stale, as any other (CONTRACT.md: a stale ``ply`` → 409), and
+    changes nothing."""
     access = open_seat(token, "play")
     try:
         body = _body()
@@ -188,7 +189,8 @@ def _act(token: str, route: str, answer: str | None = None):
                 raise matches.InvalidRequest("'move' must be a move in the game's notation.")
             payload = events.Move(payload)
         submitted = commands.submit(get_db(), access.game_id, access.seat,
-                                    _command(route, answer, payload), seen)
+                                    _command(route, answer, payload), seen,
+                                    resent_succeeds=False)
     except matches.ActionError as error:
         return _error(error.status, error.message)
     return jsonify(game_json(submitted.match, access.seat))
