@@ -579,26 +579,24 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
     counts = dict(db.execute("SELECT round, COUNT(*) FROM tournament_games WHERE "
                              "tournament_id = ? GROUP BY round", [tournament.id]).fetchall())
     spoken = players.languages_of(db, list(by_id))  # each game's emails in its player's
+    paired = [(number, first, second) for number, pairs in rounds for first, second in pairs]
     requested = []
-    for _, pairs in rounds:
-        for first, second in pairs:
-            seated = [by_id[first], by_id[second]]
-            requested.append(matches.new_game(
-                tournament.game.id,
-                [{"bot": e.level} if e.level else
-                 {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
-                 for e in seated],
-                tournament.options, clock=tournament.clock,
-                rated=tournament.rated and not all(e.level for e in seated),
-                claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level}))
-    created = iter(matches.create_many(db, requested, announce=False))
+    for _, first, second in paired:
+        seated = [by_id[first], by_id[second]]
+        requested.append(matches.new_game(
+            tournament.game.id,
+            [{"bot": e.level} if e.level else
+             {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
+             for e in seated],
+            tournament.options, clock=tournament.clock,
+            rated=tournament.rated and not all(e.level for e in seated),
+            claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level}))
     stored = []
-    for number, pairs in rounds:
-        for first, second in pairs:
-            game = next(created).match
-            counts[number] = counts.get(number, 0) + 1
-            stored.append(Pairing(number, counts[number], game.id, first, second, None, None,
-                                  None, game.created_at))
+    for created, (number, first, second) in zip(
+            matches.create_many(db, requested, announce=False), paired):
+        counts[number] = counts.get(number, 0) + 1
+        stored.append(Pairing(number, counts[number], created.match.id, first, second, None,
+                              None, None, created.match.created_at))
     if bye is not None:
         number = rounds[-1][0]
         stored.append(Pairing(number, counts.get(number, 0) + 1, None, bye, None, None, None,
