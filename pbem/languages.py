@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator
 
 from babel.dates import format_date, format_skeleton, get_month_names
 from babel.lists import format_list
-from flask import Flask, Response, current_app, has_request_context, request
+from flask import Flask, Response, current_app, has_request_context, jsonify, request
 from engine.core import Text, listed
 from flask_babel import Babel, force_locale, get_locale, gettext
 from jinja2 import pass_context
@@ -74,6 +74,12 @@ def translated(text: Any) -> Any:
     return gettext(text.template, **{
         name: listed(tuple(map(translated, value))) if isinstance(value, tuple)
         else translated(value) for name, value in text.fields.items()})
+
+
+def refusal(status: int | None, message: Any) -> tuple[Response, int | None]:
+    """A refusal as JSON, ``{"error": message}`` in the reader's language (English without
+    an Accept-Language), with its status: every JSON answer's."""
+    return jsonify(error=translated(message)), status
 
 
 def moment(at: datetime | str) -> str:

@@ -226,7 +226,7 @@ def _take_seat(game_id: str, seat: int, here: str):
                 players.claim(db, player, game_id, seat)
     except matches.ActionError as error:
         if wants_json:
-            return jsonify(error=languages.translated(error.message)), error.status
+            return languages.refusal(error.status, error.message)
         return _join_page(matches.load(db, game_id), seat, here, form=form,
                           error=error.message, status=error.status)
     play = links.external_url("play.page", role="play", token=token)

@@ -22,13 +22,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 @bp.errorhandler(HTTPException)
 def _json_error(error: HTTPException):
-    return _error(error.code, error.description)
-
-
-def _error(status: int, message: str):
-    """The API's refusal: ``message`` in the request's language (English without an
-    Accept-Language), the status as it is."""
-    return jsonify(error=languages.translated(message)), status
+    return languages.refusal(error.code, error.description)
 
 
 def _body() -> dict[str, Any]:
@@ -122,10 +116,10 @@ def create_game():
                                      rated=body.get("rated", False),
                                      rating_range=body.get("rating_range"), claimed=claimed)
     except computer.TooManyRunning as error:
-        return *_error(error.status, error.message), {
+        return *languages.refusal(error.status, error.message), {
             "Retry-After": str(computer.RETRY_SECONDS)}
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
     match = created.match
     held_back = invites.held_back(get_db(), match.id)
     seats = [{"seat": s.seat, "name": s.name, "bot": s.bot} if s.bot else
@@ -148,7 +142,7 @@ def leaderboard(game_id: str):
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
-        return _error(404, error.args[0])
+        return languages.refusal(404, error.args[0])
     return jsonify(players=[{"handle": standing.handle, **standing.to_json()}
                             for standing in ratings.leaderboard(get_db(), game.id)])
 
@@ -192,7 +186,7 @@ def _act(token: str, route: str, answer: str | None = None):
                                     _command(route, answer, payload), seen,
                                     resent_succeeds=False)
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
     return jsonify(game_json(submitted.match, access.seat))
 
 
@@ -210,8 +204,8 @@ def resign(token: str):
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
     if answer is not None and answer != "decline":
-        return _error(400, "'answer' may only be decline (to decline a partner's proposal "
-                           "to resign); leave it out to resign.")
+        return languages.refusal(400, "'answer' may only be decline (to decline a partner's "
+                                 "proposal to resign); leave it out to resign.")
     return _act(token, "resign", answer)
 
 
@@ -221,7 +215,7 @@ def draw(token: str):
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
     if not isinstance(answer, str) or not events.kinds_named("api", ("draw", answer)):
-        return _error(400, "'answer' must be offer, accept or decline.")
+        return languages.refusal(400, "'answer' must be offer, accept or decline.")
     return _act(token, "draw", answer)
 
 
@@ -239,7 +233,7 @@ def takeback(token: str):
         submitted = commands.submit(get_db(), access.game_id, access.seat,
                                     _command("takeback", answer), None)
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
     return jsonify(game_json(submitted.match, access.seat)), 202 if answer is None else 200
 
 
@@ -262,7 +256,7 @@ def vacation(token: str):
         after = commands.submit(get_db(), access.game_id, access.seat,
                                 _command("vacation", payload=events.Days(days))).match
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
     return jsonify(game_json(after, access.seat))
 
 
@@ -277,9 +271,9 @@ def set_webhook(token: str):
         with write(get_db()):
             url = webhooks.set_url(get_db(), match.id, seat, body.get("url"))
     except webhooks.BadWebhook as bad:
-        return _error(400, bad.text)
+        return languages.refusal(400, bad.text)
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
     return jsonify({"webhook": url})
 
 
@@ -304,7 +298,8 @@ def player_push(token: str):
     """The same for a player (their key): the device is told of all their seats' news."""
     player = players.by_key(get_db(), token)
     if player is None:
-        return _error(404, "This key opens no player. Sign in again for the current one.")
+        return languages.refusal(404, "This key opens no player. Sign in again for the "
+                                 "current one.")
     return _push_subscription(push.Owner(player_id=player.id, generation=player.generation))
 
 
@@ -319,7 +314,7 @@ def _push_subscription(owner: push.Owner):
         with write(get_db()):  # a device that was not subscribed is not, as asked
             push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
     except (push.BadSubscription, matches.InvalidRequest) as bad:
-        return _error(400, bad.args[0])
+        return languages.refusal(400, bad.args[0])
     return jsonify({})
 
 
@@ -354,7 +349,7 @@ def set_conditional(token: str):
                 raise matches.Refused(bad.text) from None
             conditional.store(db, match.id, seat, lines)
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
     return jsonify(game_json(current, seat))
 
 
@@ -376,11 +371,11 @@ def analyse(role: str, token: str):
                                          "the game's notation.", most=analysis.MAX_LINE)
         line = analysis.explore(match, seat, ply, moves)
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
     except analysis.AnalysisRefused as refused:
-        return _error(422, refused.text)
+        return languages.refusal(422, refused.text)
     if line.error:
-        return _error(422, line.error)
+        return languages.refusal(422, line.error)
     return jsonify(line.to_json())
 
 
@@ -394,7 +389,7 @@ def game_record(role: str, token: str):
         return jsonify(records.ap_record(match, seat, current_app.config["PUBLIC_URL"]))
     if chosen == "json":
         return jsonify(record(match, seat))
-    return _error(400, "The record's formats are apgamerecord and json.")
+    return languages.refusal(400, "The record's formats are apgamerecord and json.")
 
 
 @bp.post("/<any(play, watch):role>/<token>/chat")
@@ -403,13 +398,13 @@ def chat(role: str, token: str):
     """Post ``{"text"}`` to the game's chat: 201 and the game answer, which carries it."""
     match, seat = open_link(token, role)
     if seat is None:
-        return _error(403, "Spectators cannot post in the chat; they read it once the game "
-                           "is over.")
+        return languages.refusal(403, "Spectators cannot post in the chat; they read it once "
+                                 "the game is over.")
     try:
         after = commands.submit(get_db(), match.id, seat, _command(
             "chat", payload=events.Message(_body().get("text")))).match
     except matches.ActionError as error:
-        return *_error(error.status, error.message), error.headers
+        return *languages.refusal(error.status, error.message), error.headers
     return jsonify(game_json(after, seat)), 201
 
 
@@ -423,7 +418,7 @@ def notes(token: str):
     try:
         return jsonify(talk.save_notes(get_db(), match.id, seat, _body().get("text")))
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
 
 
 @bp.post("/play/<token>/rematch")
@@ -435,7 +430,7 @@ def rematch(token: str):
     try:
         after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
     except matches.ActionError as error:
-        return _error(error.status, error.message)
+        return languages.refusal(error.status, error.message)
     if after.rematch_id is None:
         return jsonify(game_json(after, seat)), 202
     new_seat, new_token = talk.rematch_link(get_db(), after, seat)

@@ -54,7 +54,7 @@ def sign_in_request():
 def sign_in_api():
     body = request.get_json(silent=True)
     if not _send_sign_in(body.get("email") if isinstance(body, dict) else None):
-        return jsonify(error=gettext("'email' must be a valid email address.")), 400
+        return languages.refusal(400, gettext("'email' must be a valid email address."))
     return jsonify({}), 202
 
 
@@ -90,7 +90,7 @@ def sign_in(token: str):
         player = players.sign_in(db, token, handle, languages.current())
     except matches.ActionError as error:
         if wants_json:
-            return jsonify(error=languages.translated(error.message)), error.status
+            return languages.refusal(error.status, error.message)
         email = players.sign_in_email(db, token)  # unused, unless another request used it
         if email is None:
             abort(404, NO_LINK)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from flask import (Blueprint, Response, abort, current_app, jsonify, render_template,
+from flask import (Blueprint, Response, abort, current_app, render_template,
                    request)
 from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
@@ -264,7 +264,7 @@ def http_error(error: HTTPException):
         return Response(f"{error.code} {error.name}: this server does not answer to that "
                         "host name.\n", error.code, mimetype="text/plain")
     if request.path.startswith("/api/") or request.is_json:  # e.g. the API's POST <join>
-        return jsonify(error=languages.translated(error.description)), error.code
+        return languages.refusal(error.code, error.description)
     description = REASONS.get(error.code or 0, error.description) \
         if error.description == type(error).description else error.description
     return render_template("error.html", error=error, description=description,

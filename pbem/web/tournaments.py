@@ -58,7 +58,7 @@ def _json(action: Callable[[], Any], status: int = 200):
     try:
         answer = action()
     except matches.ActionError as error:
-        return jsonify(error=languages.translated(error.message)), error.status
+        return languages.refusal(error.status, error.message)
     return jsonify(answer if answer is not None else {}), status
 
 
