@@ -17,7 +17,7 @@ from email.headerregistry import Address
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import engine
 import sqlite_utils
@@ -30,6 +30,7 @@ from .store import utc
 from .store.lru import BytesLRU
 
 MAX_NAME = 60
+T = TypeVar("T")
 CHALLENGE_LIFETIME = timedelta(days=7)  # an open seat can be taken this long after creation
 
 
@@ -541,22 +542,12 @@ def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
              client: str | None = None, rated: Any = False, rating_range: Any = None,
              claimed: Mapping[int, int] | None = None) -> NewGame:
     """``create``'s checks of a request, without storing anything."""
-    try:
-        game = engine.get(game_id)
-    except engine.UnknownGame as error:
-        raise InvalidRequest("%(error)s Games: %(games)s.", error=error.args[0],
-                             games=tuple(engine.GAMES)) from None
+    game = _checked_game(game_id)
     seats = _checked_players(players, addressless)
     spoken = _checked_languages(players)
     seed = secrets.token_hex(16) if seed is None else seed
-    try:
-        start = game.start(len(seats), options if options is not None else {}, seed)
-    except ValueError as error:
-        raise InvalidRequest(error.args[0]) from None
-    try:
-        clock = clocks.settings(clock)
-    except ValueError as error:
-        raise InvalidRequest(error.args[0]) from None
+    start = _checked(game.start, len(seats), options if options is not None else {}, seed)
+    clock = _checked(clocks.settings, clock)
     waiting = any(s.open for s in seats)
     if not isinstance(public, bool):
         raise InvalidRequest("'public' must be true or false.")
@@ -567,6 +558,55 @@ def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
     rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public)
     return NewGame(game, seats, seed, start, clock, public, client, rated, rating_min,
                    rating_max, claimed, spoken)
+
+
+def new_games(game_id: Any, entrants: Any, tables: Sequence[Sequence[int]], options: Any,
+              clock: Any = None, *, rated: bool = False,
+              claimed: Mapping[int, int] | None = None) -> list[NewGame]:
+    """``new_game``'s checks for many games of one kind among the same players (a
+    tournament's): ``entrants`` are player entries as ``new_game`` takes them, and each of
+    ``tables`` seats some of them, by index, in seat order. The game, its options, its clock
+    and each entrant are checked once, not once per game (a round robin of 100 makes 4,950).
+    ``claimed``: the entrants' player ids, by index. ``rated``: each game that can be (not
+    one between computers)."""
+    game = _checked_game(game_id)
+    entered = _checked_players(entrants)
+    spoken = _checked_languages(entrants)
+    options = _checked(game.resolve_options, options)
+    clock = _checked(clocks.settings, clock)
+    claimed = claimed or {}
+    # each entrant's Seat at each place it may take
+    placed = [[Seat(place, s.name, s.email, s.bot) for place in range(max(game.player_counts))]
+              for s in entered]
+    requested = []
+    for table in tables:
+        seats = [placed[entrant][place] for place, entrant in enumerate(table)]
+        ids = {place: claimed[entrant] for place, entrant in enumerate(table)
+               if entrant in claimed}
+        rates = rated and not all(s.bot for s in seats)
+        checked_rating(seats, ids, rates, None, False)
+        seed = secrets.token_hex(16)
+        requested.append(NewGame(game, seats, seed, _checked(game.start, len(seats), options, seed),
+                                 clock, False, None, rates, None, None, ids,
+                                 [spoken[entrant] for entrant in table]))
+    return requested
+
+
+def _checked_game(game_id: Any) -> engine.Game:
+    try:
+        return engine.get(game_id)
+    except engine.UnknownGame as error:
+        raise InvalidRequest("%(error)s Games: %(games)s.", error=error.args[0],
+                             games=tuple(engine.GAMES)) from None
+
+
+def _checked(check: Callable[..., T], *args: Any) -> T:
+    """``check(*args)``, a ValueError it raises (words for players) refused as the
+    request's."""
+    try:
+        return check(*args)
+    except ValueError as error:
+        raise InvalidRequest(error.args[0]) from None
 
 
 def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,

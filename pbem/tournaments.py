@@ -575,22 +575,20 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
     """Create the games of each (round number, pairs) of ``rounds`` (the first of each pair
     has the first move), a round robin's every round at once, in one insert into each table;
     and ``bye`` in the last of them. Returns them."""
-    by_id = {e.player_id: e for e in entered or entrants(db, tournament)}
+    everyone = entered or entrants(db, tournament)
+    index = {e.player_id: i for i, e in enumerate(everyone)}
     counts = dict(db.execute("SELECT round, COUNT(*) FROM tournament_games WHERE "
                              "tournament_id = ? GROUP BY round", [tournament.id]).fetchall())
-    spoken = players.languages_of(db, list(by_id))  # each game's emails in its player's
+    spoken = players.languages_of(db, list(index))  # each game's emails in its player's
     paired = [(number, first, second) for number, pairs in rounds for first, second in pairs]
-    requested = []
-    for _, first, second in paired:
-        seated = [by_id[first], by_id[second]]
-        requested.append(matches.new_game(
-            tournament.game.id,
-            [{"bot": e.level} if e.level else
-             {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
-             for e in seated],
-            tournament.options, clock=tournament.clock,
-            rated=tournament.rated and not all(e.level for e in seated),
-            claimed={seat: e.player_id for seat, e in enumerate(seated) if not e.level}))
+    requested = matches.new_games(
+        tournament.game.id,
+        [{"bot": e.level} if e.level else
+         {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
+         for e in everyone],
+        [(index[first], index[second]) for _, first, second in paired],
+        tournament.options, tournament.clock, rated=tournament.rated,
+        claimed={i: e.player_id for i, e in enumerate(everyone) if not e.level})
     stored = []
     for created, (number, first, second) in zip(
             matches.create_many(db, requested, announce=False), paired):
