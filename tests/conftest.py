@@ -254,7 +254,13 @@ def db(app):
 
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 # Chromium 14x+ preloads the address bar's suggestion popup, a page of its own,
+                 # in every window, headless too, where nobody can open it; its animations kept
+                 # a renderer busy while any page was open: two thirds of a new page's CPU,
+                 # half a core while pages wait
+                 "--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,"
+                 "WebUIOmniboxAimPopup"]
 
 
 @pytest.fixture(scope="module")
