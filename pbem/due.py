@@ -51,7 +51,7 @@ def plan(match: Any) -> list[tuple[int, str, str]]:
             if began is not None:  # the start email tells of the first turn
                 rows.append((seat, "turn", began.created_at))
     last = match.events[-1].created_at if match.events else match.created_at
-    seat_clocks = clocks.of_match(match, utc.parse(last))
+    seat_clocks = clocks.of_match(match, utc.parse(last)) if match.clock else None
     for clock in seat_clocks or ():
         if clock.running:
             rows.append((clock.seat, "timeout", utc.iso(clock.deadline)))

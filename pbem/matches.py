@@ -146,7 +146,7 @@ class Match:
     def finished(self) -> bool:
         return self.current.outcome is not None
 
-    @property
+    @functools.cached_property  # asked for again and again (who moves, who waits)
     def open_seats(self) -> tuple[int, ...]:
         return tuple(s.seat for s in self.seats if s.open)
 
@@ -574,6 +574,8 @@ def new_games(game_id: Any, entrants: Any, tables: Sequence[Sequence[int]], opti
     spoken = _checked_languages(entrants)
     options = _checked(game.resolve_options, options)
     clock = _checked(clocks.settings, clock)
+    for size in {len(table) for table in tables}:
+        _checked(game.start, size, options, "")  # a number of players the game has
     claimed = claimed or {}
     # each entrant's Seat at each place it may take
     placed = [[Seat(place, s.name, s.email, s.bot) for place in range(max(game.player_counts))]
@@ -586,7 +588,7 @@ def new_games(game_id: Any, entrants: Any, tables: Sequence[Sequence[int]], opti
         rates = rated and not all(s.bot for s in seats)
         checked_rating(seats, ids, rates, None, False)
         seed = secrets.token_hex(16)
-        requested.append(NewGame(game, seats, seed, _checked(game.start, len(seats), options, seed),
+        requested.append(NewGame(game, seats, seed, game.initial_state(len(seats), options, seed),
                                  clock, False, None, rates, None, None, ids,
                                  [spoken[entrant] for entrant in table]))
     return requested
@@ -614,16 +616,22 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
     """Store the games ``new_game`` checked, as ``create`` does, with one insert into each
     table for them all (a tournament starts thousands)."""
     now = utc.iso(utc.now())
+    texts: dict[int, str] = {}  # each options and clock as stored: a tournament's games share
+    for r in requested:        # theirs, encoded once
+        for value in (r.start.options, r.clock):
+            if id(value) not in texts:
+                texts[id(value)] = json.dumps(value)
+    timed = {key: clocks.stored(texts[key]) for key in {id(r.clock) for r in requested}}
     made = [Match(id=secrets.token_urlsafe(6), game=r.game, players=len(r.seats),
                   options=dict(r.start.options), seed=r.seed, created_at=now, seats=tuple(r.seats),
                   states=positions.Positions.starting(r.game, r.start), current=r.start,
-                  clock=clocks.stored(json.dumps(r.clock)), rated=bool(r.rated))
+                  clock=timed[id(r.clock)], rated=bool(r.rated))
             for r in requested]
     with write(db):
         insert_rows(db, "games", [{
             "id": match.id, "game": r.game.id, "players": match.players,
-            "options": json.dumps(r.start.options), "seed": r.seed, "created_at": now,
-            **_summary(r.start, r.waiting), "updated_at": now, "clock": json.dumps(r.clock),
+            "options": texts[id(r.start.options)], "seed": r.seed, "created_at": now,
+            **_summary(r.start, r.waiting), "updated_at": now, "clock": texts[id(r.clock)],
             "public": int(r.public), "client": r.client, "rated": int(r.rated),
             "rating_min": r.rating_min, "rating_max": r.rating_max}
             for match, r in zip(made, requested)])
@@ -638,9 +646,7 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
         created = _minted(db, made) if announce else [
             Created(match, (None,) * match.players, (None,) * match.players, None)
             for match in made]
-        for game in created:
-            signals.game_created.send(db, match=game.match,
-                                      spectator_token=game.spectator_token, announce=announce)
+        signals.games_created.send(db, games=created, announce=announce)
     return created
 
 

@@ -9,11 +9,11 @@ from blinker import Namespace
 
 _signals = Namespace()
 
-game_created = _signals.signal("game-created")
-"""A game was stored. Keywords: ``match`` (the new ``matches.Match``),
-``spectator_token`` (its read-only link's secret) and ``announce`` (False: its players
-are told otherwise, as a tournament's are, and get no start email; nor has it links yet,
-so the token is None)."""
+games_created = _signals.signal("games-created")
+"""Games were stored, one or thousands at once (a tournament's round). Keywords: ``games``
+(each a ``matches.Created``: the new match and its links' secrets) and ``announce``
+(False: their players are told otherwise, as a tournament's are, and get no start email;
+nor have the games links yet, so their tokens are None)."""
 
 event_recorded = _signals.signal("event-recorded")
 """An event was appended to a game's log. Keywords: ``before`` and ``after`` (the match

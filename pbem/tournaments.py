@@ -22,7 +22,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property
-from typing import Any
+from typing import Any, Sequence
 
 import engine
 import sqlite_utils
@@ -191,9 +191,15 @@ def watch_token(game_id: str) -> str:
     """The spectator link's secret of a tournament's game, as public as the tournament
     (its cross-table links to it): derived from the server's secret key, so the same each
     time, and stored only hashed, as every link is (``_store_rounds``)."""
-    digest = hmac.digest(str(current_app.config["SECRET_KEY"]).encode(),
-                         f"tournament-watch {game_id}".encode(), "sha256")
-    return base64.urlsafe_b64encode(digest[:links.TOKEN_BYTES]).decode()
+    return watch_tokens([game_id])[0]
+
+
+def watch_tokens(game_ids: Sequence[str]) -> list[str]:
+    """``watch_token`` of each of ``game_ids``, the key read once."""
+    key = str(current_app.config["SECRET_KEY"]).encode()
+    return [base64.urlsafe_b64encode(hmac.digest(key, f"tournament-watch {game_id}".encode(),
+                                                 "sha256")[:links.TOKEN_BYTES]).decode()
+            for game_id in game_ids]
 
 
 @dataclass(frozen=True)
@@ -600,10 +606,11 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
         stored.append(Pairing(number, counts.get(number, 0) + 1, None, bye, None, None, None,
                               None, None))
     now = utc.iso(utc.now())
+    watched = [g.game_id for g in stored if g.game_id]
     db.conn.executemany("INSERT INTO links (token_hash, game_id, seat, created_at) "
                         "VALUES (?, ?, NULL, ?)",
-                        [(links.token_hash(watch_token(g.game_id)), g.game_id, now)
-                         for g in stored if g.game_id])
+                        [(links.token_hash(token), game_id, now)
+                         for token, game_id in zip(watch_tokens(watched), watched)])
     db.conn.executemany(
         "INSERT INTO tournament_games (tournament_id, round, number, game_id, first_id, "
         "second_id) VALUES (?, ?, ?, ?, ?, ?)",

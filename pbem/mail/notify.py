@@ -23,7 +23,7 @@ from .. import clocks, due, events, invites, languages, links, matches, players,
 from . import channels, compose, outbox, push, sentences, webhooks
 from ..boards import board_for
 from ..events import Event
-from ..matches import Match
+from ..matches import Created, Match
 from ..store import utc
 from ..store.db import write
 
@@ -137,11 +137,11 @@ def legal_hint(match: Match, seat: int) -> str:
                    count=len(moves), moves=", ".join(sample))
 
 
-@signals.game_created.connect
-def game_created(db: sqlite_utils.Database, *, match: Match, spectator_token: str,
-                 announce: bool) -> None:
-    if announce and not match.open_seats:  # else it starts when the last open seat is taken
-        game_started(db, match, spectator_token)
+@signals.games_created.connect
+def games_created(db: sqlite_utils.Database, *, games: Sequence[Created], announce: bool) -> None:
+    for game in games if announce else ():
+        if not game.match.open_seats:  # else it starts when the last open seat is taken
+            game_started(db, game.match, game.spectator_token)
 
 
 def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str,
