@@ -30,6 +30,7 @@ from .store import utc
 from .store.lru import BytesLRU
 
 MAX_NAME = 60
+GAME_ID_BYTES = 6  # random bytes of a game's id (not a secret: its links are)
 T = TypeVar("T")
 CHALLENGE_LIFETIME = timedelta(days=7)  # an open seat can be taken this long after creation
 
@@ -622,11 +623,11 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
             if id(value) not in texts:
                 texts[id(value)] = json.dumps(value)
     timed = {key: clocks.stored(texts[key]) for key in {id(r.clock) for r in requested}}
-    made = [Match(id=secrets.token_urlsafe(6), game=r.game, players=len(r.seats),
+    made = [Match(id=game_id, game=r.game, players=len(r.seats),
                   options=dict(r.start.options), seed=r.seed, created_at=now, seats=tuple(r.seats),
                   states=positions.Positions.starting(r.game, r.start), current=r.start,
                   clock=timed[id(r.clock)], rated=bool(r.rated))
-            for r in requested]
+            for game_id, r in zip(links.new_tokens(len(requested), GAME_ID_BYTES), requested)]
     with write(db):
         insert_rows(db, "games", [{
             "id": match.id, "game": r.game.id, "players": match.players,
