@@ -263,12 +263,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "WebUIOmniboxAimPopup"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium, headless, driven by Playwright (which never downloads a browser):
-    one per test module, each test in contexts of its own. Not one per worker: while open,
-    Playwright's sync API keeps an event loop running in the worker's thread, and a later
-    test's ``asyncio.run`` (the serving benchmark's) cannot run beside it."""
+    one per worker, started when a test first needs it, each test in contexts of its own.
+    (While it is open, Playwright's sync API keeps an event loop running in the worker's
+    thread: a test that runs one of its own does so in another thread, as
+    test_benchmarks.py does.)"""
     from playwright.sync_api import sync_playwright
 
     if not CHROMIUM.exists():
@@ -281,10 +282,10 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def kept_contexts(browser) -> dict:
-    """The browser contexts the module's tests left to the next (``open_context``), by
-    their options."""
+    """The browser contexts earlier tests left to later ones (``open_context``), by their
+    options."""
     return {}
 
 

@@ -3,6 +3,7 @@ capacity from their figures. A short run whose figures are not judged (speed is 
 not asserted): the command the README quotes must keep working."""
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 from pathlib import Path
 
@@ -17,10 +18,21 @@ def bench(monkeypatch):
     import run
     monkeypatch.setattr(run, "SECONDS", 0.2)
     # each rate's warm-up keeps the server and its clients busy: a tenth of its second here
-    monkeypatch.setattr(run.serving, "hammer", functools.partial(run.serving.hammer,
-                                                                 warmup=0.1))
+    monkeypatch.setattr(run.serving, "hammer", in_a_thread(functools.partial(
+        run.serving.hammer, warmup=0.1)))
     monkeypatch.setattr(run, "THINK", 0.5)
     monkeypatch.setattr(run, "FIGURES", {})
+    return run
+
+
+def in_a_thread(call):
+    """``call`` run in a thread of its own: the serving benchmark runs an asyncio event
+    loop, which cannot start in a worker's thread where the browser tests' Playwright keeps
+    one running (conftest's ``browser``, one per worker)."""
+    def run(*args, **kwargs):
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(call, *args, **kwargs).result()
+
     return run
 
 
