@@ -32,7 +32,7 @@ from flask import current_app
 from . import clocks, commands, links, matches, pairings, players, ratings, signals
 from .events import Command
 from .matches import ActionError, Event, InvalidRequest, Match, Refused, SeatTaken
-from .store.db import hold_name, write
+from .store.db import hold_name, insert_rows, write
 from .store import utc
 
 FORMATS = ("round-robin", "swiss", "knockout", "league")
@@ -607,10 +607,9 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
                               None, None))
     now = utc.iso(utc.now())
     watched = [g.game_id for g in stored if g.game_id]
-    db.conn.executemany("INSERT INTO links (token_hash, game_id, seat, created_at) "
-                        "VALUES (?, ?, NULL, ?)",
-                        [(links.token_hash(token), game_id, now)
-                         for token, game_id in zip(watch_tokens(watched), watched)])
+    insert_rows(db, "links", [{"token_hash": links.token_hash(token), "game_id": game_id,
+                               "seat": None, "created_at": now}
+                              for token, game_id in zip(watch_tokens(watched), watched)])
     db.conn.executemany(
         "INSERT INTO tournament_games (tournament_id, round, number, game_id, first_id, "
         "second_id) VALUES (?, ?, ?, ?, ?, ?)",
