@@ -1,6 +1,7 @@
 """Shared fixtures, in flaskr's manner: ``app``, ``client``, ``runner``; plus ``new_game`` to
 create a game through the JSON API, ``live_server`` for tests that need a real HTTP server
-(browsers), and ``smtp``, a real SMTP server on loopback.
+(browsers), ``smtp``, a real SMTP server on loopback, and for the browser tests ``browser``,
+``open_context`` and ``person``.
 
 Every test that uses a database (``database``, and so ``app``) runs on both storage
 engines: on a fresh SQLite file, and on an emptied schema of a throwaway PostgreSQL cluster
@@ -27,6 +28,7 @@ import jinja2.bccache
 import pytest
 from aiosmtpd.controller import Controller
 from flask import Flask, url_for
+from playwright.sync_api import BrowserContext, Page
 from werkzeug.routing.rules import Rule
 from werkzeug.serving import make_server
 
@@ -37,7 +39,7 @@ from pbem.store.db import connect, get_db
 from pbem.matches import CACHE
 
 import postgres
-from helpers import NewGame, Recorder, free_port, path_of
+from helpers import TIMEOUT_MS, NewGame, Recorder, free_port, path_of
 
 ENGINES = ("sqlite", "postgresql")
 HERE = Path(__file__).resolve().parent
@@ -282,11 +284,79 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture(scope="session")
-def kept_contexts(browser) -> dict:
-    """The browser contexts earlier tests left to later ones (``open_context``), by their
-    options."""
-    return {}
+@pytest.fixture(scope="module")
+def kept_contexts(browser):
+    """The browser contexts the module's earlier tests left to its later ones
+    (``open_context``), by their options; closed with the module, as each window costs
+    Chromium some CPU for as long as it is open."""
+    kept: dict = {}
+    yield kept
+    for contexts in kept.values():
+        for context in contexts:
+            context.context.close()
+
+
+class Kept:
+    """A context an earlier test used, with its one page, emptied: its
+    ``new_page()`` gives that page first. Chromium spends about a second of CPU opening a
+    page (a renderer process starts), and a tenth of that taking one to a new address."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.context = context
+        self.page: Page | None = context.pages[0]
+
+    def new_page(self) -> Page:
+        page, self.page = self.page, None
+        return page or self.context.new_page()
+
+    def __getattr__(self, name: str):
+        return getattr(self.context, name)
+
+
+@pytest.fixture
+def open_context(browser, kept_contexts):
+    """``open_context(**options)`` → a browser context of its own (its own cookies: one
+    person), perhaps kept from an earlier test (``Kept``). After the test, each context left
+    with one page is emptied (cookies, permissions, the page's timeout, the page on
+    about:blank) and kept for a later test; the others are closed. ``reuse=False``: a context never kept, for a test that
+    changes its page beyond that (a clock, a listener). Each test's server is on a port of
+    its own, so nothing else an origin keeps (storage, service workers) is seen again."""
+    opened: list[tuple[str | None, BrowserContext]] = []
+
+    def open_(*, reuse: bool = True, **options) -> BrowserContext:
+        key = repr(sorted(options.items())) if reuse else None
+        if kept_contexts.get(key):
+            context = kept_contexts[key].pop()
+        else:
+            context = browser.new_context(**options)
+            context.set_default_timeout(TIMEOUT_MS)
+        opened.append((key, context))
+        return context
+
+    yield open_
+    for key, context in opened:
+        real = context.context if isinstance(context, Kept) else context
+        if key is None or len(real.pages) != 1:
+            real.close()
+            continue
+        real.clear_cookies()
+        real.clear_permissions()
+        real.pages[0].set_default_timeout(TIMEOUT_MS)  # as a test may have set it
+        real.pages[0].goto("about:blank")
+        kept_contexts.setdefault(key, []).append(Kept(real))
+
+
+@pytest.fixture
+def person(open_context):
+    """``person(url, javascript=True, reuse=True)`` → a page of a context of its own
+    (``open_context``), opened at ``url``."""
+
+    def open_(url: str, *, javascript: bool = True, reuse: bool = True) -> Page:
+        page = open_context(java_script_enabled=javascript, reuse=reuse).new_page()
+        page.goto(url)
+        return page
+
+    return open_
 
 
 @pytest.fixture

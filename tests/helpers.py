@@ -18,6 +18,10 @@ from pbem.mail import outbox
 from pbem.boards import board_for
 from pbem.store.db import connect, dialect
 
+# A browser test's wait for what a page should show: generous, as the machine's two cores
+# are shared with other work
+TIMEOUT_MS = 10_000
+
 
 def path_of(url: str) -> str:
     """The path (and query) of an absolute URL from an API answer, for the test client."""

@@ -61,8 +61,8 @@ def page_types(client, db) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
-def test_no_serious_violation_on_any_page_type(client, db, live_server, browser, language):
-    context = browser.new_context(locale=language, extra_http_headers={
+def test_no_serious_violation_on_any_page_type(client, db, live_server, open_context, language):
+    context = open_context(locale=language, extra_http_headers={
         "Accept-Language": language})
     page = context.new_page()
     found = []
@@ -83,5 +83,4 @@ def test_no_serious_violation_on_any_page_type(client, db, live_server, browser,
                 targets = [node["target"] for node in violation["nodes"]][:5]
                 found.append(f"{name}: {violation['id']} ({violation['impact']}, "
                              f"{len(violation['nodes'])}) {targets}")
-    context.close()
     assert not found, "\n".join(found)

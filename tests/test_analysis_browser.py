@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from pbem import analysis
 
-from test_browser import cell, open_context, started  # noqa: F401 - the shared fixtures
+from test_browser import cell, started  # noqa: F401 - started: the shared fixture
 
 pytestmark = pytest.mark.browser
 

@@ -17,81 +17,17 @@ import re
 
 import pytest
 
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
-from helpers import api_move
+from helpers import TIMEOUT_MS, api_move
 
 pytestmark = pytest.mark.browser
 
 HOOK = "https://93.184.216.34/hook"  # a webhook at a public address: no DNS look-up
-TIMEOUT_MS = 10_000  # generous: the machine's two cores are shared with other work
-
 expect.set_options(timeout=TIMEOUT_MS)
 
 
 # -- fixtures ------------------------------------------------------------------------------
-
-class Kept:
-    """A context an earlier test of the module used, with its one page, emptied: its
-    ``new_page()`` gives that page first. Chromium spends about a second of CPU opening a
-    page (a renderer process starts), and a tenth of that taking one to a new address."""
-
-    def __init__(self, context: BrowserContext) -> None:
-        self.context = context
-        self.page: Page | None = context.pages[0]
-
-    def new_page(self) -> Page:
-        page, self.page = self.page, None
-        return page or self.context.new_page()
-
-    def __getattr__(self, name: str):
-        return getattr(self.context, name)
-
-
-@pytest.fixture
-def open_context(browser, kept_contexts):
-    """``open_context(**options)`` → a browser context of its own (its own cookies: one
-    person), perhaps kept from an earlier test (``Kept``). After the test, each context left
-    with one page is emptied (cookies, permissions, the page on about:blank) and kept for
-    the next; the others are closed. ``reuse=False``: a context never kept, for a test that
-    changes its page beyond that (a clock, a listener). Each test's server is on a port of
-    its own, so nothing else an origin keeps (storage, service workers) is seen again."""
-    opened: list[tuple[str | None, BrowserContext]] = []
-
-    def open_(*, reuse: bool = True, **options) -> BrowserContext:
-        key = repr(sorted(options.items())) if reuse else None
-        if kept_contexts.get(key):
-            context = kept_contexts[key].pop()
-        else:
-            context = browser.new_context(**options)
-            context.set_default_timeout(TIMEOUT_MS)
-        opened.append((key, context))
-        return context
-
-    yield open_
-    for key, context in opened:
-        real = context.context if isinstance(context, Kept) else context
-        if key is None or len(real.pages) != 1:
-            real.close()
-            continue
-        real.clear_cookies()
-        real.clear_permissions()
-        real.pages[0].goto("about:blank")
-        kept_contexts.setdefault(key, []).append(Kept(real))
-
-
-@pytest.fixture
-def person(open_context):
-    """``person(url, javascript=True, reuse=True)`` → a page of a context of its own
-    (``open_context``), opened at ``url``."""
-
-    def open_(url: str, *, javascript: bool = True, reuse: bool = True) -> Page:
-        page = open_context(java_script_enabled=javascript, reuse=reuse).new_page()
-        page.goto(url)
-        return page
-
-    return open_
-
 
 @pytest.fixture
 def started(client, new_game, live_server):

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pbem.jobs import scheduler
-from test_browser import open_context, type_move  # noqa: F401 - the shared fixture
+from test_browser import type_move
 
 pytestmark = pytest.mark.browser
 

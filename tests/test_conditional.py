@@ -167,22 +167,19 @@ def test_the_page_refuses_a_line_it_cannot_keep(client, db, new_game):
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900},
                                       {"width": 390, "height": 844}])
 def test_a_person_clicks_a_line_through_and_the_reply_is_played(
-        browser, client, db, new_game, live_server, viewport):
+        open_context, client, db, new_game, live_server, viewport):
     game = new_game("mastery")
     line = a_line(db, game, 2)
-    context = browser.new_context(viewport=viewport)
-    try:
-        page = context.new_page()
-        page.goto(live_server + game.urls[1])
-        page.get_by_role("link", name="Conditional moves").click()
-        for move in line:
-            for square in re.split(r"[-x]", move)[:2]:
-                page.locator(f'.board-area a.cell[data-cell="{square}"]').click()
-            page.get_by_role("link", name=f"Add {move}").click()
-        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-        page.get_by_role("button", name="Save this line").click()
-        page.get_by_text("Your conditional moves are saved.").wait_for()
-        assert "Saved lines (1)" in page.content()
-    finally:
-        context.close()
+    context = open_context(viewport=viewport)
+    page = context.new_page()
+    page.goto(live_server + game.urls[1])
+    page.get_by_role("link", name="Conditional moves").click()
+    for move in line:
+        for square in re.split(r"[-x]", move)[:2]:
+            page.locator(f'.board-area a.cell[data-cell="{square}"]').click()
+        page.get_by_role("link", name=f"Add {move}").click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    page.get_by_role("button", name="Save this line").click()
+    page.get_by_text("Your conditional moves are saved.").wait_for()
+    assert "Saved lines (1)" in page.content()
     assert api_move(client, game.apis[0], line[0])["ply"] == 2

@@ -130,7 +130,7 @@ def test_the_html_follows_the_board_and_the_picture_changes_with_the_position(
 
 
 @pytest.mark.browser
-def test_the_html_fits_a_phone_and_shows_the_board(app, db, smtp, new_game, browser):
+def test_the_html_fits_a_phone_and_shows_the_board(app, db, smtp, new_game, open_context):
     """In Chromium 390 px wide, light and dark: no sideways scrolling (a 60-letter name, a
     long unsubscribe URL), the picture as wide as the text, the seat's link a button."""
     new_game("magnet", names=["A" * 60, "Bob"])
@@ -142,8 +142,7 @@ def test_the_html_fits_a_phone_and_shows_the_board(app, db, smtp, new_game, brow
             shown = shown.replace(f'cid:{part["Content-ID"].strip("<>")}',
                                   f"data:image/png;base64,{data}")
     for scheme in ("light", "dark"):
-        context = browser.new_context(viewport={"width": 390, "height": 844},
-                                      color_scheme=scheme)
+        context = open_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
         phone = context.new_page()
         phone.set_content(shown)
         widths = phone.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
@@ -155,7 +154,6 @@ def test_the_html_fits_a_phone_and_shows_the_board(app, db, smtp, new_game, brow
         assert box["x"] >= 0 and 300 < box["width"] <= 390 - box["x"]
         button = phone.get_by_role("link", name="Open the game").bounding_box()
         assert button["height"] >= 40 and button["x"] + button["width"] <= 390
-        context.close()
 
 
 # -- one composer for every kind of email ----------------------------------------------

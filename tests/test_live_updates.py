@@ -10,8 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from helpers import api_move
-from test_browser import (TIMEOUT_MS, cell, move_list, open_context, person,  # noqa: F401
-                          select, started)
+from test_browser import cell, move_list, select, started  # noqa: F401 - started: a fixture
 
 # What is checked is what the pages poll and draw, not how the game is stored.
 pytestmark = pytest.mark.one_database

@@ -833,13 +833,13 @@ def test_blue_and_spectators_cannot_tell_reds_values_by_a_dropped_promotion_or_a
 # -- in a real browser ------------------------------------------------------------------------
 
 @pytest.mark.browser
-def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server, browser):
+def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server, open_context):
     from playwright.sync_api import expect
 
     game = seeded("browser")
     pages = []
     for url in game.urls:
-        page = browser.new_context(viewport={"width": 1100, "height": 1400}).new_page()
+        page = open_context(viewport={"width": 1100, "height": 1400}).new_page()
         page.set_default_timeout(10_000)
         page.goto(live_server + url)
         pages.append(page)
@@ -906,60 +906,54 @@ def on_screen(page, selector: str) -> bool:
 
 @pytest.mark.browser
 def test_on_a_phone_the_board_fits_and_the_confirm_button_is_on_screen(
-        client, seeded, live_server, browser):
+        client, seeded, live_server, open_context):
     from playwright.sync_api import expect
 
     game = seeded("phone")
-    context = browser.new_context(viewport=PHONE, has_touch=True)
-    try:
-        red = context.new_page()
-        red.set_default_timeout(10_000)
-        red.goto(live_server + game.urls[RED])
-        expect(red.locator(".builder")).to_contain_text("Arrange your 12 pieces")
-        fits_a_phone(red)
-        assert red.locator("details.legal").count() == 0
-        red.locator(".builder a.choice", has_text="Random arrangement").click()
-        expect(red.locator("#confirm-move")).to_contain_text("Play setup a2=")
-        fits_a_phone(red)
-        assert on_screen(red, "#confirm-move"), "the setup's confirm button is off screen"
-        red.goto(red.url)  # the same page, from its top
-        assert on_screen(red, "#confirm-move")
-        red.locator("#confirm-move").click()
-        expect(red.locator(".notice")).to_contain_text("You played setup")
-        api_move(client, game.apis[BLUE], CANON[BLUE])
-        # the opening turn: tap the magnet's vertex, then the piece
-        red.reload()
-        fits_a_phone(red)
-        red.locator('.board-area a.cell[data-cell="b3"]').tap()
-        expect(red.locator(".mg-preview")).to_contain_text("A magnet on b3 pulls 4 of your")
-        red.locator('.board-area a.cell[data-cell="a3"]').tap()
-        expect(red.locator("#confirm-move")).to_have_text("Play b3:a3")
-        fits_a_phone(red)
-        assert on_screen(red, "#confirm-move"), "the turn's confirm button is off screen"
-        red.locator("#confirm-move").tap()
-        expect(red.locator(".notice")).to_contain_text("You played b3:a3.")
-        # Blue's longest turn in the move list wraps instead of widening the page
-        longest = max(client.get(game.apis[BLUE]).json["legal_moves"], key=len)
-        api_move(client, game.apis[BLUE], longest)
-        red.reload()
-        expect(red.locator("section.moves li").last).to_contain_text(longest)
-        fits_a_phone(red)
-    finally:
-        context.close()
+    context = open_context(viewport=PHONE, has_touch=True)
+    red = context.new_page()
+    red.set_default_timeout(10_000)
+    red.goto(live_server + game.urls[RED])
+    expect(red.locator(".builder")).to_contain_text("Arrange your 12 pieces")
+    fits_a_phone(red)
+    assert red.locator("details.legal").count() == 0
+    red.locator(".builder a.choice", has_text="Random arrangement").click()
+    expect(red.locator("#confirm-move")).to_contain_text("Play setup a2=")
+    fits_a_phone(red)
+    assert on_screen(red, "#confirm-move"), "the setup's confirm button is off screen"
+    red.goto(red.url)  # the same page, from its top
+    assert on_screen(red, "#confirm-move")
+    red.locator("#confirm-move").click()
+    expect(red.locator(".notice")).to_contain_text("You played setup")
+    api_move(client, game.apis[BLUE], CANON[BLUE])
+    # the opening turn: tap the magnet's vertex, then the piece
+    red.reload()
+    fits_a_phone(red)
+    red.locator('.board-area a.cell[data-cell="b3"]').tap()
+    expect(red.locator(".mg-preview")).to_contain_text("A magnet on b3 pulls 4 of your")
+    red.locator('.board-area a.cell[data-cell="a3"]').tap()
+    expect(red.locator("#confirm-move")).to_have_text("Play b3:a3")
+    fits_a_phone(red)
+    assert on_screen(red, "#confirm-move"), "the turn's confirm button is off screen"
+    red.locator("#confirm-move").tap()
+    expect(red.locator(".notice")).to_contain_text("You played b3:a3.")
+    # Blue's longest turn in the move list wraps instead of widening the page
+    longest = max(client.get(game.apis[BLUE]).json["legal_moves"], key=len)
+    api_move(client, game.apis[BLUE], longest)
+    red.reload()
+    expect(red.locator("section.moves li").last).to_contain_text(longest)
+    fits_a_phone(red)
 
 
 @pytest.mark.browser
 def test_on_a_desktop_a_move_is_never_split_across_the_move_lists_columns(
-        client, seeded, live_server, browser):
+        client, seeded, live_server, open_context):
     game = seeded("columns")
     api_move(client, game.apis[RED], CANON[RED])
     api_move(client, game.apis[BLUE], CANON[BLUE])
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        red = context.new_page()
-        red.goto(live_server + game.urls[RED])
-        pieces = red.locator("section.moves li").evaluate_all(
-            "items => items.map(li => li.getClientRects().length)")
-        assert pieces == [1, 1]  # Red's long setup is not split in two
-    finally:
-        context.close()
+    context = open_context(viewport={"width": 1280, "height": 900})
+    red = context.new_page()
+    red.goto(live_server + game.urls[RED])
+    pieces = red.locator("section.moves li").evaluate_all(
+        "items => items.map(li => li.getClientRects().length)")
+    assert pieces == [1, 1]  # Red's long setup is not split in two

@@ -587,13 +587,14 @@ def test_rules_in_english_and_russian_with_a_switch(client):
 # -- in a real browser ------------------------------------------------------------------------
 
 @pytest.mark.browser
-def test_draft_tile_and_figure_by_clicking_in_chromium(client, seeded, live_server, browser):
+def test_draft_tile_and_figure_by_clicking_in_chromium(client, seeded, live_server,
+                                                       open_context):
     from playwright.sync_api import expect
 
     game = seeded("browser")
     pages = []
     for url in game.urls:
-        page = browser.new_context().new_page()
+        page = open_context().new_page()
         page.set_default_timeout(10_000)
         page.goto(live_server + url)
         pages.append(page)
@@ -637,7 +638,7 @@ PHONE = {"width": 390, "height": 844}
 
 @pytest.mark.browser
 def test_on_a_phone_every_target_is_big_and_the_next_controls_are_on_screen(
-        client, seeded, live_server, browser):
+        client, seeded, live_server, open_context):
     """At 390×844: no sideways scroll, every link of the drawings at least 40 px square (the
     field pans in its frame instead), and the buttons the player needs next (picks,
     directions, confirm) on screen together with the field, with and without JavaScript."""
@@ -646,9 +647,7 @@ def test_on_a_phone_every_target_is_big_and_the_next_controls_are_on_screen(
     game = seeded("phone")
 
     def open_page(url: str, javascript: bool = True):
-        context = browser.new_context(viewport=PHONE, java_script_enabled=javascript)
-        context.set_default_timeout(10_000)
-        page = context.new_page()
+        page = open_context(viewport=PHONE, java_script_enabled=javascript).new_page()
         page.goto(live_server + url)
         return page
 

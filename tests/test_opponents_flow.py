@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from test_browser import chat_lines, open_context, send_chat, type_move  # noqa: F401
+from test_browser import chat_lines, send_chat, type_move
 from test_seats_browser import start_game
 
 pytestmark = pytest.mark.browser

@@ -19,34 +19,31 @@ DESKTOP = {"width": 1280, "height": 900}
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_signing_in_from_the_emailed_link_and_choosing_a_handle(browser, app, client, db,
+def test_signing_in_from_the_emailed_link_and_choosing_a_handle(open_context, app, client, db,
                                                                 live_server, smtp, viewport):
     game = client.post("/api/games", json={"game": "mastery", "players": [
         {"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]})
     assert game.status_code == 201
-    context = browser.new_context(viewport=viewport)
-    try:
-        page = context.new_page()
-        page.goto(live_server)
-        page.get_by_role("link", name="Sign in").click()
-        page.get_by_label("Email").fill("ann@example.org")
-        page.get_by_role("button", name="Email me a sign-in link").click()
-        expect(page.get_by_role("status")).to_contain_text("a link is on its way")
+    context = open_context(viewport=viewport)
+    page = context.new_page()
+    page.goto(live_server)
+    page.get_by_role("link", name="Sign in").click()
+    page.get_by_label("Email").fill("ann@example.org")
+    page.get_by_role("button", name="Email me a sign-in link").click()
+    expect(page.get_by_role("status")).to_contain_text("a link is on its way")
 
-        outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
-                           app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
-        (message,) = [m for m in smtp.messages if m["Subject"] == "Sign in"]
-        link = re.search(re.escape(live_server) + r"/sign-in/[A-Za-z0-9_-]{32}",
-                         message.get_content()).group()
-        page.goto(link)
-        page.get_by_label("Handle").fill("Ann")
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.locator("p.signed-in")).to_contain_text("Signed in as Ann")
-        expect(page.locator(".my-games.your-turn li")).to_contain_text("Mastery")
-        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-        page.locator(".my-games.your-turn").get_by_role("button", name="Open").click()
-        expect(page.locator("#game")).to_be_visible()
-        page.goto(link)  # used: the link opens nothing any more
-        expect(page.locator("main")).to_contain_text("used, expired or unknown")
-    finally:
-        context.close()
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    (message,) = [m for m in smtp.messages if m["Subject"] == "Sign in"]
+    link = re.search(re.escape(live_server) + r"/sign-in/[A-Za-z0-9_-]{32}",
+                     message.get_content()).group()
+    page.goto(link)
+    page.get_by_label("Handle").fill("Ann")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("p.signed-in")).to_contain_text("Signed in as Ann")
+    expect(page.locator(".my-games.your-turn li")).to_contain_text("Mastery")
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    page.locator(".my-games.your-turn").get_by_role("button", name="Open").click()
+    expect(page.locator("#game")).to_be_visible()
+    page.goto(link)  # used: the link opens nothing any more
+    expect(page.locator("main")).to_contain_text("used, expired or unknown")

@@ -12,7 +12,6 @@ from playwright.sync_api import Page, expect
 from pbem import glicko
 from pbem.mail import outbox
 
-from test_browser import open_context  # noqa: F401
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from test_browser import open_context, type_move  # noqa: F401 - the shared fixture
+from test_browser import type_move
 
 pytestmark = pytest.mark.browser
 

@@ -321,7 +321,7 @@ def click_move(page, move: str) -> None:
 
 
 @pytest.mark.browser
-def test_four_players_in_chromium(browser, live_server, new_game, client):
+def test_four_players_in_chromium(open_context, live_server, new_game, client):
     """Four players, each on their own secret link in their own browser context, take a turn
     each by clicking the board. JavaScript is off: board clicks are plain links (see the
     next test for why)."""
@@ -330,112 +330,101 @@ def test_four_players_in_chromium(browser, live_server, new_game, client):
     game = new_game("the-right-moves", players=4)
     sides = ["Red (1) — team Red", "Blue (1) — team Blue", "Red (2) — team Red",
              "Blue (2) — team Blue"]
-    contexts = [browser.new_context(java_script_enabled=False) for _ in range(4)]
-    try:
-        pages = [context.new_page() for context in contexts]
-        for page, url in zip(pages, game.urls):
-            page.set_default_timeout(10_000)
-            page.goto(live_server + url)
-        for seat in range(1, 4):
-            expect(pages[seat].locator("#status")).to_contain_text(
-                "Waiting for Player 1 (Red (1) — team Red).")
-            expect(pages[seat].locator("#game a.cell")).to_have_count(0)
-        for seat, page in enumerate(pages):
-            page.reload()
-            status = page.locator("#status")
-            expect(status).to_contain_text("Your turn.")
-            expect(status).to_contain_text(f"You play {sides[seat]}.")
-            move = next(m for m in client.get(game.apis[seat]).json["legal_moves"]
-                        if "-" in m and board.click_path(m)[-1] != "-")
-            click_move(page, move)
-            expect(page.locator(".notice[role=status]")).to_contain_text(f"You played {move}")
-            following = (seat + 1) % 4
-            expect(page.locator("#status")).to_contain_text(
-                f"Waiting for Player {following + 1} ({sides[following]}).")
-            dest = board.click_path(move)[1]
-            expect(page.locator(f'#game [data-cell="{dest}"] .mark.last')).to_have_count(1)
-            colour = ["red", "blue"][seat % 2]
-            expect(page.locator(f'#game [data-cell="{dest}"] .piece.{colour}')).to_have_count(1)
-        pages[0].reload()
-        expect(pages[0].locator("#status")).to_contain_text("Your turn.")
-        expect(pages[0].locator(".moves li")).to_have_count(4)
-    finally:
-        for context in contexts:
-            context.close()
+    contexts = [open_context(java_script_enabled=False) for _ in range(4)]
+    pages = [context.new_page() for context in contexts]
+    for page, url in zip(pages, game.urls):
+        page.set_default_timeout(10_000)
+        page.goto(live_server + url)
+    for seat in range(1, 4):
+        expect(pages[seat].locator("#status")).to_contain_text(
+            "Waiting for Player 1 (Red (1) — team Red).")
+        expect(pages[seat].locator("#game a.cell")).to_have_count(0)
+    for seat, page in enumerate(pages):
+        page.reload()
+        status = page.locator("#status")
+        expect(status).to_contain_text("Your turn.")
+        expect(status).to_contain_text(f"You play {sides[seat]}.")
+        move = next(m for m in client.get(game.apis[seat]).json["legal_moves"]
+                    if "-" in m and board.click_path(m)[-1] != "-")
+        click_move(page, move)
+        expect(page.locator(".notice[role=status]")).to_contain_text(f"You played {move}")
+        following = (seat + 1) % 4
+        expect(page.locator("#status")).to_contain_text(
+            f"Waiting for Player {following + 1} ({sides[following]}).")
+        dest = board.click_path(move)[1]
+        expect(page.locator(f'#game [data-cell="{dest}"] .mark.last')).to_have_count(1)
+        colour = ["red", "blue"][seat % 2]
+        expect(page.locator(f'#game [data-cell="{dest}"] .piece.{colour}')).to_have_count(1)
+    pages[0].reload()
+    expect(pages[0].locator("#status")).to_contain_text("Your turn.")
+    expect(pages[0].locator(".moves li")).to_have_count(4)
 
 
 @pytest.mark.browser
-def test_board_clicks_with_javascript(browser, live_server, new_game):
+def test_board_clicks_with_javascript(open_context, live_server, new_game):
     from playwright.sync_api import expect
 
     game = new_game("the-right-moves", players=4)
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.set_default_timeout(3_000)
-        page.goto(live_server + game.urls[0])
-        click_move(page, "3g-2g")
-        expect(page.locator(".notice[role=status]")).to_contain_text("You played 3g-2g")
-    finally:
-        context.close()
+    context = open_context()
+    page = context.new_page()
+    page.set_default_timeout(3_000)
+    page.goto(live_server + game.urls[0])
+    click_move(page, "3g-2g")
+    expect(page.locator(".notice[role=status]")).to_contain_text("You played 3g-2g")
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900},
                                       {"width": 390, "height": 844}], ids=["desktop", "phone"])
-def test_a_team_resigns_in_chromium_only_when_the_partner_confirms(browser, live_server,
+def test_a_team_resigns_in_chromium_only_when_the_partner_confirms(open_context, live_server,
                                                                    new_game, viewport):
     """Ann proposes that Red resign, Cid plays on, Ann is told; Ann proposes again, Cid
     agrees, and every page says who won, by name."""
     from playwright.sync_api import expect
 
     game = new_game("the-right-moves", players=4, names=["Ann", "Bob", "Cid", "Dee"])
-    contexts = [browser.new_context(viewport=viewport) for _ in range(3)]
-    try:
-        ann, bob, cid = (context.new_page() for context in contexts)
-        for page, seat in ((ann, 0), (bob, 1), (cid, 2)):
-            page.set_default_timeout(10_000)
-            page.goto(live_server + game.urls[seat])
+    contexts = [open_context(viewport=viewport) for _ in range(3)]
+    ann, bob, cid = (context.new_page() for context in contexts)
+    for page, seat in ((ann, 0), (bob, 1), (cid, 2)):
+        page.set_default_timeout(10_000)
+        page.goto(live_server + game.urls[seat])
 
-        def propose() -> None:
-            form = ann.locator("form.resign")
-            expect(form.get_by_role("button")).to_have_text("Propose resigning")
-            expect(form).to_contain_text("Your team resigns once Cid confirms.")
-            form.get_by_label("I want my team to resign").check()
-            form.get_by_role("button", name="Propose resigning").click()
-            expect(ann.locator(".notice.offers")).to_have_text(
-                "You propose that your team resign; waiting for Cid to confirm.")
-            expect(ann.locator("form.resign")).to_have_count(0)
-            cid.reload()
-            expect(cid.locator(".notice.offers")).to_have_text(
-                "Ann proposes that your team resign: resign together, or play on.")
-
-        propose()
-        play_on = cid.get_by_role("button", name="Play on")
-        play_on.scroll_into_view_if_needed()
-        expect(play_on).to_be_in_viewport()
-        play_on.click()
-        expect(cid.locator(".notice.offers")).to_have_text(
-            "You declined Ann's proposal to resign: your team plays on.")
-        ann.reload()
+    def propose() -> None:
+        form = ann.locator("form.resign")
+        expect(form.get_by_role("button")).to_have_text("Propose resigning")
+        expect(form).to_contain_text("Your team resigns once Cid confirms.")
+        form.get_by_label("I want my team to resign").check()
+        form.get_by_role("button", name="Propose resigning").click()
         expect(ann.locator(".notice.offers")).to_have_text(
-            "Cid declined your proposal to resign: your team plays on.")
-        bob.reload()
-        expect(bob.locator(".notice.offers")).to_have_count(0)  # Red's business
-        expect(bob.locator("#game .game-over")).to_have_count(0)
+            "You propose that your team resign; waiting for Cid to confirm.")
+        expect(ann.locator("form.resign")).to_have_count(0)
+        cid.reload()
+        expect(cid.locator(".notice.offers")).to_have_text(
+            "Ann proposes that your team resign: resign together, or play on.")
 
-        propose()
-        agree = cid.locator("form.resign")
-        agree.get_by_label("I agree that we resign").check()
-        agree.get_by_role("button", name="Resign with Ann").click()
-        over = "Game over — Bob and Dee won (team Blue): team Red resigned."
-        expect(cid.locator("#game .game-over")).to_have_text(over)  # the answer has loaded
-        for page in (cid, ann, bob):
-            page.reload()
-            banner = page.locator("#game .game-over")
-            expect(banner).to_have_text(over)
-            expect(banner).to_be_in_viewport(ratio=1)
-            expect(page.locator("section.actions")).to_have_count(0)
-    finally:
-        for context in contexts:
-            context.close()
+    propose()
+    play_on = cid.get_by_role("button", name="Play on")
+    play_on.scroll_into_view_if_needed()
+    expect(play_on).to_be_in_viewport()
+    play_on.click()
+    expect(cid.locator(".notice.offers")).to_have_text(
+        "You declined Ann's proposal to resign: your team plays on.")
+    ann.reload()
+    expect(ann.locator(".notice.offers")).to_have_text(
+        "Cid declined your proposal to resign: your team plays on.")
+    bob.reload()
+    expect(bob.locator(".notice.offers")).to_have_count(0)  # Red's business
+    expect(bob.locator("#game .game-over")).to_have_count(0)
+
+    propose()
+    agree = cid.locator("form.resign")
+    agree.get_by_label("I agree that we resign").check()
+    agree.get_by_role("button", name="Resign with Ann").click()
+    over = "Game over — Bob and Dee won (team Blue): team Red resigned."
+    expect(cid.locator("#game .game-over")).to_have_text(over)  # the answer has loaded
+    for page in (cid, ann, bob):
+        page.reload()
+        banner = page.locator("#game .game-over")
+        expect(banner).to_have_text(over)
+        expect(banner).to_be_in_viewport(ratio=1)
+        expect(page.locator("section.actions")).to_have_count(0)

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 from pbem import commands, matches, players, tournaments
 from pbem.events import Command
 
-from test_browser import DESKTOP, PHONE_CONTEXT, open_context, type_move  # noqa: F401
+from test_browser import DESKTOP, PHONE_CONTEXT, type_move
 from test_ratings_browser import sign_in
 
 pytestmark = pytest.mark.browser
