@@ -147,11 +147,13 @@ class Match:
     def finished(self) -> bool:
         return self.current.outcome is not None
 
-    @functools.cached_property  # asked for again and again (who moves, who waits)
+    # a match never changes (``with_events`` makes another): what is asked of it again and
+    # again (who moves, who waits: every page, every due row) is worked out once
+    @functools.cached_property
     def open_seats(self) -> tuple[int, ...]:
         return tuple(s.seat for s in self.seats if s.open)
 
-    @property
+    @functools.cached_property
     def waiting(self) -> bool:
         """Whether the game waits for players to take its open seats (nobody moves yet)."""
         return bool(self.open_seats) and not self.finished
@@ -176,7 +178,7 @@ class Match:
             return None
         return self.last_join.created_at if self.last_join else self.created_at
 
-    @property
+    @functools.cached_property
     def to_move(self) -> tuple[int, ...]:
         """The seats that may move now: the engine's, and none before the game starts."""
         return () if self.waiting else self.current.to_move
