@@ -45,8 +45,12 @@ def new_tokens(count: int, size: int = TOKEN_BYTES) -> list[str]:
     text, cut from one draw (a round robin makes 4,950 games and emails 9,900 links, and
     each draw is a system call)."""
     drawn = secrets.token_bytes(size * count)
-    return [base64.urlsafe_b64encode(drawn[at:at + size]).decode().rstrip("=")
-            for at in range(0, len(drawn), size)]
+    return [token_text(drawn[at:at + size]) for at in range(0, len(drawn), size)]
+
+
+def token_text(secret: bytes) -> str:
+    """``secret``'s bytes as a token is written: URL-safe base64, unpadded."""
+    return base64.urlsafe_b64encode(secret).decode().rstrip("=")
 
 
 def token_hash(token: str) -> str:

@@ -15,7 +15,6 @@ unfinished games (the ordinary command) and is paired no more.
 """
 from __future__ import annotations
 
-import base64
 import contextlib
 import gc
 import hmac
@@ -189,18 +188,14 @@ def games(db: sqlite_utils.Database, tournament: Tournament,
         "ORDER BY tg.round, tg.number", [tournament.id, from_round])]
 
 
-def watch_token(game_id: str) -> str:
-    """The spectator link's secret of a tournament's game, as public as the tournament
-    (its cross-table links to it): derived from the server's secret key, so the same each
-    time, and stored only hashed, as every link is (``_store_rounds``)."""
-    return watch_tokens([game_id])[0]
-
-
 def watch_tokens(game_ids: Sequence[str]) -> list[str]:
-    """``watch_token`` of each of ``game_ids``, the key read once."""
+    """The spectator links' secrets of a tournament's games, as public as the tournament
+    (its cross-table links to them): each derived from the server's secret key and the
+    game, so the same each time, and stored only hashed, as every link is
+    (``_store_rounds``)."""
     key = str(current_app.config["SECRET_KEY"]).encode()
-    return [base64.urlsafe_b64encode(hmac.digest(key, f"tournament-watch {game_id}".encode(),
-                                                 "sha256")[:links.TOKEN_BYTES]).decode()
+    return [links.token_text(hmac.digest(key, f"tournament-watch {game_id}".encode(),
+                                         "sha256")[:links.TOKEN_BYTES])
             for game_id in game_ids]
 
 

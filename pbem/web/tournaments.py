@@ -175,12 +175,14 @@ def page(tournament_id: str):
                                   (game.second_id, game.first_id,
                                    None if game.points is None else 1 - game.points)):
             games.setdefault((me, other), []).append((game, points))
+    watched = [game.game_id for game in shown.games if game.game_id]  # each cell's link
     return render_template(
         "tournament.html", shown=shown, t=shown.tournament, player=player, cells=games,
         entered=player is not None and any(e.player_id == player.id for e in shown.entrants),
         organiser=player is not None and player.id == shown.tournament.organiser_id,
         levels=computer.LEVEL_NAMES, feed=url_for(".feed", tournament_id=tournament_id),
-        watch=tournaments.watch_token, next_season=tournaments.next_of(db, shown.tournament),
+        watch=dict(zip(watched, tournaments.watch_tokens(watched))),
+        next_season=tournaments.next_of(db, shown.tournament),
         division_of={e.player_id: e.division for e in shown.entrants})
 
 
