@@ -257,10 +257,10 @@ def db(app):
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 # Chromium 14x+ preloads the address bar's suggestion popup, a page of its own,
+                 # Chromium (156, Debian's) preloads the address bar's suggestion popup, a page,
                  # in every window, headless too, where nobody can open it; its animations kept
-                 # a renderer busy while any page was open: two thirds of a new page's CPU,
-                 # half a core while pages wait
+                 # a renderer busy while any page was open: nearly half of a new page's CPU,
+                 # over half a core while five pages waited
                  "--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,"
                  "WebUIOmniboxAimPopup"]
 
@@ -297,9 +297,10 @@ def kept_contexts(browser):
 
 
 class Kept:
-    """A context an earlier test used, with its one page, emptied: its
-    ``new_page()`` gives that page first. Chromium spends about a second of CPU opening a
-    page (a renderer process starts), and a tenth of that taking one to a new address."""
+    """A context an earlier test of the module used, with its one page, emptied: its
+    ``new_page()`` gives that page first. Chromium spends about half a second of CPU
+    opening a context and its page, and a tenth of a second taking a page to a new
+    address."""
 
     def __init__(self, context: BrowserContext) -> None:
         self.context = context
@@ -318,9 +319,10 @@ def open_context(browser, kept_contexts):
     """``open_context(**options)`` → a browser context of its own (its own cookies: one
     person), perhaps kept from an earlier test (``Kept``). After the test, each context left
     with one page is emptied (cookies, permissions, the page's timeout, the page on
-    about:blank) and kept for a later test; the others are closed. ``reuse=False``: a context never kept, for a test that
-    changes its page beyond that (a clock, a listener). Each test's server is on a port of
-    its own, so nothing else an origin keeps (storage, service workers) is seen again."""
+    about:blank) and kept for the module's later tests; the others are closed.
+    ``reuse=False``: a context never kept, for a test that changes its page beyond that (a
+    clock, a listener). Each test's server is on a port of its own, so nothing else an
+    origin keeps (storage, service workers) is seen again."""
     opened: list[tuple[str | None, BrowserContext]] = []
 
     def open_(*, reuse: bool = True, **options) -> BrowserContext:

@@ -19,7 +19,7 @@ def bench(monkeypatch):
     # each rate for 0.4 s: the server's CPU is read in the kernel's ticks of 10 ms, and in
     # 0.2 s on a machine busy with the other tests a server answered too little to show any
     monkeypatch.setattr(run, "SECONDS", 0.4)
-    # each rate's warm-up keeps the server and its clients busy: a tenth of its second here
+    # each rate's warm-up keeps the server and its clients busy: a tenth of a second here
     monkeypatch.setattr(run.serving, "hammer", in_a_thread(functools.partial(
         run.serving.hammer, warmup=0.1)))
     monkeypatch.setattr(run, "THINK", 0.5)
