@@ -57,6 +57,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         BOT_BETWEEN_COMPUTERS_SECONDS=1,  # ... and they get this much of each run at most
         COMPUTER_GAMES_RUNNING=5,     # games between computers a client may have running
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
+        LIVE_UPDATE_SECONDS=3,        # how often an open game page asks if the game moved on
         AWAY_MINUTES=5,               # a "Your move" email waits while its player was there
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour

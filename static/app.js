@@ -144,18 +144,19 @@ document.addEventListener("click", (event) => {
   if (magnetDropped) { event.preventDefault(); event.stopImmediatePropagation(); magnetDropped = false; }
 }, true);
 
-// Live updates. While a running game's page is visible, ask every few seconds whether the
-// game moved on: one conditional request for the event count the page was drawn at (its
-// data-events), answered 304 Not Modified until something happens. Then redraw the page in
-// place, unless the player is in the middle of a move: a notice offers the refresh instead.
-const POLL_MS = 3000;
+// Live updates. While a running game's page is visible, ask every few seconds (its
+// data-poll-ms, the server's LIVE_UPDATE_SECONDS) whether the game moved on: one conditional
+// request for the event count the page was drawn at (its data-events), answered 304 Not
+// Modified until something happens. Then redraw the page in place, unless the player is in
+// the middle of a move: a notice offers the refresh instead.
 let pollTimer = null;
 
 function pollsGame() { return document.querySelector("#game[data-version]") !== null; }
 
-function schedulePoll(delay) {
+function schedulePoll(now = false) {
   clearTimeout(pollTimer);
-  pollTimer = document.hidden || !pollsGame() ? null : setTimeout(pollGame, delay);
+  pollTimer = document.hidden || !pollsGame() ? null
+    : setTimeout(pollGame, now ? 0 : Number(document.getElementById("game").dataset.pollMs));
 }
 
 function buildingMove() {
@@ -205,11 +206,11 @@ async function pollGame() {
   } catch (error) {
     // offline, or the server restarting: ask again at the next turn of the timer
   }
-  if (pollTimer === null) { schedulePoll(POLL_MS); }
+  if (pollTimer === null) { schedulePoll(); }
 }
 
-document.addEventListener("visibilitychange", () => schedulePoll(0));
-schedulePoll(POLL_MS);
+document.addEventListener("visibilitychange", () => schedulePoll(true));
+schedulePoll();
 
 // -- the installable app: the service worker (static/sw.js), the offline notice, and the
 // "Notify me on this device" switch of a seat's page ------------------------------------

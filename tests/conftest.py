@@ -192,6 +192,9 @@ def app(tmp_path, monkeypatch, database):
         "SECRET_KEY": "test",
         "PUBLIC_URL": "http://localhost",  # the test client's own address
         "AWAY_MINUTES": 0,  # tests play both sides at once: tell each turn at once
+        # a page waiting for the other side's move sees it within half a second, not three
+        # (test_live_updates keeps the players' default where the time is what it checks)
+        "LIVE_UPDATE_SECONDS": 0.5,
     })
     yield app
     CACHE.clear()

@@ -61,7 +61,12 @@ def test_the_jobs_section_finds_nothing_left_on_a_second_pass(bench, capsys):
     assert "timeouts again: 0 done" in printed
 
 
-def test_the_fairness_section_measures_a_persons_wait(bench, capsys):
+def test_the_fairness_section_measures_a_persons_wait(bench, monkeypatch, capsys):
+    # its job process with the computers' defaults would give their games a first move only
+    # after 10 s (BOT_PACE_SECONDS), and look every 3 s: quicker here, as nothing is judged
+    production = bench.server_env
+    monkeypatch.setattr(bench, "server_env", lambda folder: {
+        **production(folder), "PBEM_BOT_PACE_SECONDS": "1", "PBEM_BOT_INTERVAL_SECONDS": "0.5"})
     bench.fairness_figures(games=4, moves=1)
     assert "Fairness:" in capsys.readouterr().out
 

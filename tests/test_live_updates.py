@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from helpers import api_move
+from pbem import create_app
 from test_browser import cell, move_list, select, started  # noqa: F401 - started: a fixture
 
 # What is checked is what the pages poll and draw, not how the game is stored.
@@ -78,19 +79,28 @@ def test_a_running_game_page_says_what_to_poll_and_a_finished_one_does_not(clien
     for url in (game.urls[0], game.watch, f"{game.urls[1]}/history/0"):
         html = client.get(url).get_data(as_text=True)
         base = url.split("/history/")[0]
-        assert f'data-version="{base}/version" data-events="1"' in html, url
+        assert (f'data-version="{base}/version" data-events="1" data-poll-ms="500"'  # conftest's
+                in html), url
     client.post(f"{game.apis[1]}/resign", json={})
     for url in (game.urls[0], game.watch, f"{game.urls[1]}/history/1"):
         assert "data-version" not in client.get(url).get_data(as_text=True), url
 
 
+def test_pages_ask_every_3_seconds_unless_the_operator_says_otherwise(tmp_path, monkeypatch):
+    monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))
+    assert create_app({"DATABASE": str(tmp_path / "pbem.sqlite")}).config[
+        "LIVE_UPDATE_SECONDS"] == DEFAULT_SECONDS
+
+
 # -- in a real browser ------------------------------------------------------------------------
 
 POLL_WAIT_MS = 5_000  # the promise: a new move shows within 5 seconds
+DEFAULT_SECONDS = 3  # how often the players' pages ask, unless LIVE_UPDATE_SECONDS says
 
 
 @pytest.mark.browser
-def test_the_waiting_player_and_a_spectator_see_the_move_within_5_seconds(person, started):
+def test_the_waiting_player_and_a_spectator_see_the_move_within_5_seconds(app, person, started):
+    app.config["LIVE_UPDATE_SECONDS"] = DEFAULT_SECONDS  # as players get it, not conftest's
     links = started()
     dark = person(links["dark"])
     light = person(links["light"])
@@ -149,7 +159,7 @@ def test_a_hidden_page_does_not_poll_until_it_is_shown_again(open_context, start
     light.on("request", lambda r: polls.append(r.url) if r.url.endswith("/version") else None)
     light.goto(links["light"])
     with light.expect_request(lambda r: r.url.endswith("/version")):
-        light.clock.run_for(3_500)
+        light.clock.run_for(600)  # conftest's pages ask every half a second
     assert polls, "a visible page polls every few seconds"
 
     light.evaluate("""() => {
@@ -175,6 +185,6 @@ def test_without_javascript_the_page_never_polls(person, started, client):
     polls = []
     light.on("request", lambda r: polls.append(r.url) if r.url.endswith("/version") else None)
     api_move(client, api_of(links["dark"]), "e3-e4")
-    light.wait_for_timeout(4_000)
+    light.wait_for_timeout(2_000)  # four times conftest's half a second between polls
     assert polls == []
     expect(light.locator("#status")).to_have_text("Waiting for Player 1 (Dark).")
