@@ -259,13 +259,22 @@ def db(app):
 
 
 CHROMIUM = Path("/usr/bin/chromium")
+# Playwright turns some of Chromium's features off with a --disable-features of its own
+# (its chromiumSwitches.ts), and Chromium keeps only the last --disable-features it is given:
+# the tests' list repeats Playwright's (test_browser.py checks that it still holds all of
+# them) and adds the address bar's suggestion popup. Chromium (156, Debian's) preloads that
+# popup, a page, in every window, headless too, where nobody can open it; its animations
+# kept a renderer busy while any page was open: nearly half of a new page's CPU, over half a
+# core while five pages waited.
+DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin", "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled",
+    "PreconnectToSearch", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
+    "WebUIOmniboxPopup", "WebUIOmniboxFullPopup", "WebUIOmniboxAimPopup")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 # Chromium (156, Debian's) preloads the address bar's suggestion popup, a page,
-                 # in every window, headless too, where nobody can open it; its animations kept
-                 # a renderer busy while any page was open: nearly half of a new page's CPU,
-                 # over half a core while five pages waited
-                 "--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,"
-                 "WebUIOmniboxAimPopup"]
+                 "--disable-features=" + ",".join(DISABLED_FEATURES)]
 
 
 @pytest.fixture(scope="session")

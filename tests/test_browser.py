@@ -104,6 +104,17 @@ def start_ann_against_bob(page: Page) -> None:
     form.get_by_role("button", name="Start the game").click()
 
 
+def test_chromium_keeps_every_feature_off_that_playwright_or_the_tests_turn_off(open_context):
+    """Chromium reads only the last of several --disable-features: the tests' own
+    (conftest's CHROMIUM_ARGS) must hold Playwright's too."""
+    page = open_context(reuse=False).new_page()
+    page.goto("chrome://version")
+    switches = page.locator("#command_line").inner_text().split()
+    lists = [set(switch.split("=", 1)[1].split(",")) for switch in switches
+             if switch.startswith("--disable-features=")]
+    assert len(lists) == 2 and lists[0] <= lists[-1], lists[0] - lists[-1]
+
+
 def test_two_players_start_a_game_through_the_form(person, live_server):
     page = person(live_server + "/")
     page.locator("header.site").get_by_role("link", name="New game").click()

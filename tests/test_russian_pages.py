@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+import pytest
 
 from helpers import path_of
 from test_accessibility import GAMES, page_types, two_player_game
+
+pytestmark = pytest.mark.one_database  # the pages' words, whatever stores the games
 
 # Words that stay as they are in Russian, and why
 KEPT = {
