@@ -518,7 +518,7 @@ def test_a_message_being_typed_survives_a_click_on_the_board(person, started):
     expect(dark.locator("#chat-text")).to_have_value("half a thought")
 
 
-def test_the_chat_fits_a_phone_without_sideways_scrolling(open_context, started, tmp_path):
+def test_the_chat_fits_a_phone_without_sideways_scrolling(open_context, started):
     links = started("e3-e4")
     phone = open_context(viewport={"width": 390, "height": 844}).new_page()
     phone.goto(links["light"])
@@ -530,7 +530,6 @@ def test_the_chat_fits_a_phone_without_sideways_scrolling(open_context, started,
     for part in (".chat-messages li", "#chat-text", "#notes-text"):
         box = phone.locator(part).first.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390, part
-    phone.screenshot(path=str(tmp_path / "chat-phone.png"), full_page=True)
 
 
 # -- 10. Mastery: the pieces off the board, and resurrection ----------------------------------

@@ -852,7 +852,6 @@ def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server, 
         placed = red.locator(f'.board-area [data-cell="{vertex}"] .piece.red')
         expect(placed).to_have_count(1)
     expect(red.locator("#confirm-move")).to_have_text(f"Play {CANON[RED]}")
-    red.screenshot(path="/tmp/magnet-setup.png", full_page=True)
     red.locator("#confirm-move").click()
     expect(red.locator("#game")).to_contain_text("Waiting for the opponent's setup.")
     # Blue: drags its king onto k5, then fills the rest at random
@@ -878,7 +877,6 @@ def test_setups_and_a_turn_by_clicking_in_chromium(client, seeded, live_server, 
     expect(red.locator(".board-area line.path.preview")).to_have_count(4)
     red.locator('.board-area a.cell[data-cell="a3"]').click()
     expect(red.locator("#confirm-move")).to_have_text("Play b3:a3")
-    red.screenshot(path="/tmp/magnet-turn.png", full_page=True)
     red.locator("#confirm-move").click()
     expect(red.locator(".notice")).to_contain_text("You played b3:a3.")
     expect(red.locator('.board-area [data-cell="b3"] .piece.red')).to_have_count(1)

@@ -625,7 +625,6 @@ def test_draft_tile_and_figure_by_clicking_in_chromium(client, seeded, live_serv
     expect(blue.locator(".mf-preview")).to_contain_text("After this turn")
     expect(blue.locator(".mf-preview")).to_contain_text("Score: Blue 0 – Red 0")
     expect(blue.locator('.board-area [data-cell="e4"] .magnet.blue.pending')).to_have_count(1)
-    blue.screenshot(path="/tmp/magnetic-field-preview.png", full_page=True)
     blue.locator("#confirm-move").click()
     expect(blue.locator(".notice")).to_contain_text("You played K@e5 +e4:n.")
     expect(blue.locator('.board-area [data-cell="e4"] .magnet.blue')).to_have_count(1)
