@@ -68,11 +68,11 @@ _digests: dict[str, tuple[int, int, str]] = {}  # path: its mtime and size, and 
 def static_digest(filename: str) -> str | None:
     """The digest of a static file as it is now (None: there is no such file)."""
     path = safe_join(current_app.static_folder or "", filename)
+    if path is None:  # a name that would leave the folder
+        return None
     try:
-        stat = os.stat(path) if path else None
+        stat = os.stat(path)
     except OSError:
-        stat = None
-    if path is None or stat is None:
         return None
     kept = _digests.get(path)
     if kept is None or kept[:2] != (stat.st_mtime_ns, stat.st_size):
