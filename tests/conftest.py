@@ -310,7 +310,7 @@ def kept_contexts(browser):
 
 class Kept:
     """A context an earlier test used, with its one page, emptied: its
-    ``new_page()`` gives that page first. Chromium spends about half a second of CPU
+    ``new_page()`` gives that page first. Chromium spends over a third of a second of CPU
     opening a context and its page, and a tenth of a second taking a page to a new
     address."""
 
