@@ -185,7 +185,8 @@ def test_board_clicks_with_javascript(person, started):
     page.evaluate("window.notReloaded = true")  # survives only while app.js swaps in place
 
     expect(cell(page, "e3").locator(".target")).to_be_visible()
-    with page.expect_response(lambda r: "/play/" in r.url) as fetched:
+    # the click's own fetch, not the page's poll for a newer version
+    with page.expect_response(lambda r: r.url.endswith("?path=e3")) as fetched:
         cell(page, "e3").click()
     assert fetched.value.ok, f"the board click fetched {fetched.value.url}"
     expect(page.locator(".builder")).to_contain_text("Selected: e3")
