@@ -49,7 +49,9 @@ def test_the_page_commit_and_mail_sections_give_the_capacity(bench, capsys):
     printed = capsys.readouterr().out
     assert set(bench.FIGURES) == {"page", "304", "drawn", "click", "load", "move", "commits",
                                   "mail"}
-    assert all(figure > 0 for figure in bench.FIGURES.values()), bench.FIGURES
+    # loading a game of 16 plies may cost less than the timer's noise
+    assert [name for name, figure in bench.FIGURES.items()
+            if figure < 0 or (figure == 0 and name != "load")] == [], bench.FIGURES
     for section in ("Pages:", "Cold cache:", "Commits:", "Mail:", "Capacity:"):
         assert section in printed
 
