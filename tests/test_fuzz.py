@@ -156,17 +156,26 @@ def path_of(rule, values: dict[str, str]) -> str:
     return path
 
 
-def send(client, db, method: str, path: str, what: str, **kwargs) -> int:
-    """One request, which must not fail on the server nor, if refused, change a game."""
-    before = event_counts(db)
-    response = client.open(path, method=method, **kwargs)
-    request = f"{method} {path} {what}"[:600]
-    assert response.status_code < 500, request
-    if response.status_code >= 400:
-        assert event_counts(db) == before, request
-        if response.mimetype == "application/json":
-            assert isinstance(response.json.get("error"), str), request
-    return response.status_code
+class Sender:
+    """Sends requests, each of which must not fail on the server nor, if refused, change a
+    game. The games' event counts are read once after each request: nothing else runs
+    between two requests, so they are the next request's counts before it."""
+
+    def __init__(self, client, db) -> None:
+        self.client, self.db = client, db
+        self.counts = event_counts(db)
+
+    def send(self, method: str, path: str, what: str, **kwargs) -> int:
+        response = self.client.open(path, method=method, **kwargs)
+        request = f"{method} {path} {what}"[:600]
+        assert response.status_code < 500, request
+        counts = event_counts(self.db)
+        if response.status_code >= 400:
+            assert counts == self.counts, request
+            if response.mimetype == "application/json":
+                assert isinstance(response.json.get("error"), str), request
+        self.counts = counts
+        return response.status_code
 
 
 # What storage makes of odd values (PostgreSQL refuses a NUL in text, SQLite does not) is
@@ -176,7 +185,7 @@ def send(client, db, method: str, path: str, what: str, **kwargs) -> int:
 def test_no_input_gets_a_server_error_or_changes_a_game_when_refused(app, client, db, world):
     rng = random.Random(SEED)
     rules = [rule for rule in app.url_map.iter_rules() if rule.endpoint != "static"]
-    statuses: dict[int, int] = {}
+    sender, statuses = Sender(client, db), dict[int, int]()
     for _ in range(REQUESTS):
         rule = rng.choice(rules)
         method = rng.choice(sorted(rule.methods - {"HEAD", "OPTIONS"}))
@@ -192,8 +201,8 @@ def test_no_input_gets_a_server_error_or_changes_a_game_when_refused(app, client
                 kwargs.update(data=bytes(rng.randrange(256) for _ in range(rng.randrange(64))),
                               content_type=rng.choice(["application/json", "text/plain",
                                                        "multipart/form-data; boundary=x"]))
-        status = send(client, db, method, path_of(rule, url_values(rng, rule, world)),
-                      str(kwargs), **kwargs)
+        status = sender.send(method, path_of(rule, url_values(rng, rule, world)), str(kwargs),
+                             **kwargs)
         statuses[status] = statuses.get(status, 0) + 1
     print(f"{REQUESTS} fuzzed requests, answers by status: {dict(sorted(statuses.items()))}")
     assert sum(n for status, n in statuses.items() if status < 400) > REQUESTS // 20
@@ -234,14 +243,13 @@ def test_every_field_of_every_endpoint_takes_odd_values(app, client, db, world):
     body = [[({"data": json.dumps({field: value, "ply": 0}),
                "content_type": "application/json"}, f"{field}={value!r}")
              for value in SWEEP_JSON] for field in JSON_KEYS]
-    sent = 0
+    sender, sent = Sender(client, db), 0
     endpoints = [(rule, method) for rule in app.url_map.iter_rules()
                  for method in sorted(rule.methods & {"POST", "PUT"})]
     for turn, (rule, method) in enumerate(endpoints):
         for values in form + body:
             kwargs, what = values[turn % len(values)]
-            send(client, db, method, path_of(rule, url_values(rng, rule, world)), what,
-                 **kwargs)
+            sender.send(method, path_of(rule, url_values(rng, rule, world)), what, **kwargs)
             sent += 1
     print(f"{sent} swept requests")
     assert len(endpoints) >= 3 * len(SWEEP_JSON)  # each value meets each field 3 times over
