@@ -9,7 +9,8 @@ that the session starts on a free loopback port (``tests/postgres.py``). ``--dat
 sqlite`` or ``--database postgresql`` (or ``PBEM_TEST_DATABASE``) runs one of them only.
 Where PostgreSQL is not installed, its half is skipped, saying so. A test whose database is
 incidental (what is drawn or written for people: pages, emails, rules pages, a browser's
-layout, hidden information's indistinguishability; marked ``one_database`` or
+layout, hidden information's indistinguishability; input refused before anything is
+stored; how an email reply is read; a computer's choice; marked ``one_database`` or
 ``browser``) runs on the first engine chosen only (docs/architecture.md says which is
 which).
 

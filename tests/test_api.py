@@ -30,6 +30,7 @@ def test_the_public_url_setting_makes_the_links(app, client):
     assert body["seats"][0]["api"].startswith("https://games.example.org/api/play/")
 
 
+@pytest.mark.one_database  # a body refused before anything is stored
 @pytest.mark.parametrize("body, words", [
     ({"game": "chess", "players": PLAYERS}, "chess"),
     ({"players": PLAYERS}, "game"),
@@ -50,11 +51,13 @@ def test_invalid_games_are_refused_with_a_reason(client, body, words):
     assert words in response.json["error"]
 
 
+@pytest.mark.one_database  # a body refused before anything is stored
 def test_a_body_that_is_not_json_is_refused(client):
     response = client.post("/api/games", data="game=mastery", content_type="text/plain")
     assert response.status_code == 400 and "JSON" in response.json["error"]
 
 
+@pytest.mark.one_database  # a body refused before anything is stored
 def test_an_oversized_body_is_refused(client):
     response = client.post("/api/games", json={"game": "mastery", "players": PLAYERS,
                                                "padding": "x" * 100_000})
@@ -205,6 +208,7 @@ def test_a_team_resigns_only_when_the_partner_confirms(client, new_game):
     assert "Cid (Red (2)): resign decline" in text
 
 
+@pytest.mark.one_database  # what a result says
 def test_results_and_reasons_name_the_players(app, new_game):
     """Every reason the engines give names sides; the server names the players instead."""
     from dataclasses import replace

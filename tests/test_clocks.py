@@ -255,6 +255,7 @@ CLOCK_FORM = {"clock-days": "3", "clock-initial_days": "7", "clock-increment_day
               "clock-vacation_days": "0"}
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_new_game_form_has_the_clock_fields_and_creates_clocked_games(client):
     page = client.get("/new/mastery").get_data(as_text=True)
     for name in ("mode", "days", "initial_days", "increment_days", "max_days", "weekends",
@@ -276,6 +277,7 @@ def test_the_new_game_form_has_the_clock_fields_and_creates_clocked_games(client
     assert client.get("/api" + link).json["clocks"] is None
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_form_refuses_a_bad_clock_and_keeps_what_was_typed(client):
     response = client.post("/new/mastery", data={
         **FORM, **CLOCK_FORM, "clock-mode": "fischer", "clock-max_days": "3"})
@@ -288,6 +290,7 @@ def test_the_form_refuses_a_bad_clock_and_keeps_what_was_typed(client):
 
 # -- showing the clocks --------------------------------------------------------------------
 
+@pytest.mark.one_database  # what an answer says
 def test_every_api_answer_carries_the_clocks(client):
     created = create(client, {**PER_MOVE, "vacation_days": 7})
     dark, light = apis(created)

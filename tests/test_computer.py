@@ -48,6 +48,7 @@ def kinds_in_log(db, game_id: str) -> list[tuple[int, str]]:
 
 # -- the API ---------------------------------------------------------------------------------
 
+@pytest.mark.one_database  # what a seat shows
 def test_a_computer_seat_has_a_name_and_a_level_but_no_link_and_no_email(client, db):
     created = create(client, "mastery", [ANN, EASY])
     assert created["seats"][1] == {"seat": 1, "name": "Computer (easy)", "bot": "easy"}
@@ -62,6 +63,7 @@ def test_a_computer_seat_has_a_name_and_a_level_but_no_link_and_no_email(client,
         [("Ann", None), ("Computer (easy)", "easy")]
 
 
+@pytest.mark.one_database  # a body refused before anything is stored
 @pytest.mark.parametrize("level", ["grandmaster", "", 3, None, ["easy"]])
 def test_an_unknown_level_is_refused_naming_the_levels(client, db, level):
     response = client.post("/api/games", json={"game": "mastery",
@@ -236,6 +238,7 @@ def test_a_computer_partner_in_a_four_player_game(client, app, db):
     assert answer["outcome"] is None and answer["resign_offers"] == []
 
 
+@pytest.mark.one_database  # a computer's choice
 def test_a_computer_declines_a_draw_in_an_even_game_and_accepts_it_when_behind(
         client, app, db):
     created = create(client, "mastery", [ANN, EASY])
@@ -265,6 +268,7 @@ def test_a_computer_declines_a_draw_in_an_even_game_and_accepts_it_when_behind(
     assert kinds_in_log(db, created["id"])[-1] == (1, "draw_accept")
 
 
+@pytest.mark.one_database  # a computer's choice
 def test_a_computer_sets_up_its_magnet_pieces_and_plays_on(client, app, db):
     created = create(client, "magnet", [ANN, EASY])
     ann = api_of(created, 0)
@@ -390,6 +394,7 @@ def test_the_due_query_reads_only_the_due_rows_of_the_seats_the_server_plays(db)
         assert "idx_due_kind_at" in plan and "Seq Scan" not in plan
 
 
+@pytest.mark.one_database  # a computer's choice
 def test_the_computer_plays_the_same_whatever_the_secrets_it_cannot_see(app, client, db):
     """Two games of Magnet with one seed, where Ann's secret setups differ only in the
     values of two of her pieces: the computer, which cannot see them, plays the same."""

@@ -68,6 +68,7 @@ def test_who_is_told_what(app, client, db, new_game):
     assert kinds == [(0, "turn")]
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_movers_page_names_their_move_and_the_reply_that_followed(client, db, new_game):
     game = new_game("mastery")
     line = a_line(db, game, 2)
@@ -79,6 +80,7 @@ def test_the_movers_page_names_their_move_and_the_reply_that_followed(client, db
             in page)
 
 
+@pytest.mark.one_database  # lines refused before anything is stored
 @pytest.mark.parametrize("lines, message", [
     ("e2e4", "must be a list"),
     ([["d1-c1"]], "2 to 40 moves"),
@@ -102,6 +104,7 @@ def test_lines_are_stored_only_while_the_opponent_is_to_move(client, db, new_gam
     assert client.put(f"{game.apis[0]}/conditional", json={"lines": []}).status_code == 200
 
 
+@pytest.mark.one_database  # what the rules allow
 @pytest.mark.parametrize("game_id, players", [("magnet", 2), ("magnetic-field", 2),
                                               ("the-right-moves", 4)])
 def test_games_with_hidden_information_or_four_players_have_none(client, new_game,
@@ -118,6 +121,7 @@ def test_games_with_hidden_information_or_four_players_have_none(client, new_gam
         assert answer.status_code == 404
 
 
+@pytest.mark.one_database  # what the rules allow
 def test_the_right_moves_for_two_has_them(client, db, new_game):
     game = new_game("the-right-moves")
     line = a_line(db, game, 2)
@@ -153,6 +157,7 @@ def test_a_line_built_by_clicks_on_the_page_is_saved_and_played(client, db, new_
     assert api_move(client, game.apis[0], line[0])["ply"] == 2
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_page_refuses_a_line_it_cannot_keep(client, db, new_game):
     game = new_game("mastery")
     line = a_line(db, game, 3)

@@ -34,6 +34,7 @@ def test_every_kind_has_its_words_in_every_way_in_that_offers_it(name, transport
     assert bool(offered) == ((name, transport) not in NOT_OFFERED)
 
 
+@pytest.mark.one_database  # the routes
 @pytest.mark.parametrize("name", KINDS)
 def test_the_page_and_the_api_words_are_routes_that_take_the_kind(app, name):
     posted = {rule.rule.replace("<any(play, watch):role>", "play")

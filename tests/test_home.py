@@ -161,6 +161,7 @@ def test_another_address_game_or_seat_is_not_opened(app, client, db):
     assert client.post(f"{home}/open/{mine}/0").status_code == 303
 
 
+@pytest.mark.one_database  # a link refused before anything is read
 @pytest.mark.parametrize("token", ["A" * 32, "short", "x" * 31 + "-"])
 def test_an_unknown_home_link_opens_nothing(app, client, token):
     game_id, _ = create(client, "me@example.org", "you@example.org")
@@ -169,6 +170,7 @@ def test_an_unknown_home_link_opens_nothing(app, client, token):
         assert b"This link does not open a list of games." in response.data
 
 
+@pytest.mark.one_database  # a link refused before anything is read
 def test_a_play_link_is_not_a_home_link(app, client):
     response = client.post("/api/games", json={"game": "mastery", "players": [
         {"name": "A", "email": "a@example.org"}, {"name": "B", "email": "b@example.org"}]})
@@ -189,6 +191,7 @@ def test_an_invalid_address_is_refused_readably_and_sends_nothing(client, db, ad
     assert db["home_links"].count == 0
 
 
+@pytest.mark.one_database  # how an address is read
 def test_the_address_is_trimmed(app, client, db):
     create(client, "me@example.org", "you@example.org")
     client.post("/home", data={"email": "  me@example.org \n"})

@@ -160,6 +160,7 @@ def test_a_reply_plays_the_move_and_is_answered_in_the_thread(client, new_game, 
     assert f"Your move {second} was recorded." in text_of(answer2)
 
 
+@pytest.mark.one_database  # what an answer says
 def test_a_russian_seat_is_answered_in_russian(client, db, post, listener):
     """The answer to a reply follows its seat's language, whoever else is in the game."""
     created = client.post("/api/games", json={"game": "mastery", "players": [
@@ -192,6 +193,7 @@ def test_a_russian_seat_is_answered_in_russian(client, db, post, listener):
     assert 'Ваш ответ «z9xz8» не удалось сыграть:' in text_of(answer_to(post(), wrong, P1))
 
 
+@pytest.mark.one_database  # what an answer says
 def test_an_illegal_move_is_answered_with_the_error_and_the_legal_moves(client, new_game, db,
                                                                          post, listener):
     game = new_game()
@@ -206,6 +208,7 @@ def test_an_illegal_move_is_answered_with_the_error_and_the_legal_moves(client, 
     assert "It is your turn (ply 0)." in body
 
 
+@pytest.mark.one_database  # what an answer says
 def test_a_reply_without_a_move_is_answered(new_game, db, post, listener):
     new_game()
     reply = write_reply(only(post(), P1), "")
@@ -214,6 +217,7 @@ def test_a_reply_without_a_move_is_answered(new_game, db, post, listener):
     assert "Your reply has no move" in text_of(answer_to(post(), reply, P1))
 
 
+@pytest.mark.one_database  # how a reply is read
 def test_a_move_in_the_subject_of_an_empty_reply_is_played(client, new_game, db, post,
                                                            listener):
     game = new_game()
@@ -281,6 +285,7 @@ def test_the_second_magnet_setup_may_answer_the_start_email(client, new_game, db
 
 # -- who may play -----------------------------------------------------------------------
 
+@pytest.mark.one_database  # how a reply is read
 def test_an_address_without_a_valid_secret_is_refused_at_rcpt(new_game, db, post, listener):
     new_game()
     genuine = only(post(), P1)
@@ -327,6 +332,7 @@ def test_the_opponents_secret_acts_for_the_opponent_only(client, new_game, db, p
     assert events(db) == [(0, "move", move), (1, "move", answer)]
 
 
+@pytest.mark.one_database  # how a reply is read
 @pytest.mark.parametrize("headers, sender", [
     ({"Auto_Submitted": "auto-replied"}, None),
     ({"Precedence": "bulk"}, None),
@@ -344,6 +350,7 @@ def test_automatic_mail_is_ignored(client, new_game, db, post, listener, headers
 
 # -- words and formats -----------------------------------------------------------------
 
+@pytest.mark.one_database  # how a reply is read
 def test_resign_and_draw_words(new_game, db, post, listener):
     new_game()
     started = post()
@@ -373,6 +380,7 @@ def test_resign_and_draw_words(new_game, db, post, listener):
     assert "could not be played: The game is over" in text_of(answer_to(post(), after, P2))
 
 
+@pytest.mark.one_database  # how a reply is read
 def test_resign_by_email(new_game, db, post, listener):
     new_game()
     reply = write_reply(only(post(), P2), "RESIGN")
@@ -415,6 +423,7 @@ def test_a_team_resigns_by_email_only_when_the_partner_answers_resign(new_game, 
     assert "Game over — Bob and Dee won (team Blue): team Red resigned." in body
 
 
+@pytest.mark.one_database  # how a reply is read
 def test_an_html_only_reply_is_read_without_its_quote(client, new_game, db, post, listener):
     game = new_game()
     move = legal(client, game.apis[0])[0]
@@ -456,6 +465,7 @@ def chat(db) -> list[tuple]:
             db.query("SELECT seat, text FROM events WHERE kind = 'chat' ORDER BY seq")]
 
 
+@pytest.mark.one_database  # how a reply is read
 def test_what_a_reply_says_below_its_move_is_posted_to_the_chat(client, new_game, db, post,
                                                                listener):
     game = new_game()
@@ -473,6 +483,7 @@ def test_what_a_reply_says_below_its_move_is_posted_to_the_chat(client, new_game
     assert any("    Good luck!\n\n    May the best one win.\n" in text_of(m) for m in told)
 
 
+@pytest.mark.one_database  # how a reply is read
 def test_a_reply_that_starts_with_say_posts_only_a_message(client, new_game, db, post,
                                                           listener):
     game = new_game()
@@ -553,6 +564,7 @@ def test_rematch_by_email_reply(client, new_game, db, post, listener):
     assert client.get("/api" + link.group(1)).json["seat"] == 1  # Dark then, Light now
 
 
+@pytest.mark.one_database  # what an answer says
 def test_a_long_list_of_legal_moves_is_cut_with_a_link(app, client, new_game, db, post,
                                                          listener):
     game = new_game("magnetic-field")
@@ -583,6 +595,7 @@ def test_a_long_list_of_legal_moves_is_cut_with_a_link(app, client, new_game, db
     assert mine in body and theirs not in body
 
 
+@pytest.mark.one_database  # how mail arrives
 def test_lmtp_listener(client, app, new_game, db, post):
     game = new_game()
     server = MailListener(app, "127.0.0.1", free_port(), lmtp=True)
@@ -663,6 +676,7 @@ def flask_env(app, tmp_path) -> dict[str, str]:
             "PBEM_DATABASE": app.config["DATABASE"], "PYTHONUNBUFFERED": "1"}
 
 
+@pytest.mark.one_database  # how mail arrives
 def test_receive_mail_command_reads_standard_input(app, client, new_game, db, post, tmp_path):
     game = new_game()
     started = post()
@@ -700,6 +714,7 @@ def test_receive_mail_command_reads_standard_input(app, client, new_game, db, po
                    for out in (done.stdout, done.stderr))
 
 
+@pytest.mark.one_database  # how mail arrives
 def test_mail_listener_command_runs_a_real_smtp_server(app, client, new_game, db, post,
                                                         tmp_path):
     game = new_game()
@@ -749,6 +764,7 @@ def test_an_emailed_move_and_its_answer_are_one_transaction(app, client, new_gam
     assert len(events(db)) == 1
 
 
+@pytest.mark.one_database  # what an answer says
 def test_answers_carry_the_unsubscribe_link_like_every_email(client, new_game, post, listener):
     game = new_game()
     reply = write_reply(only(post(), P1), legal(client, game.apis[0])[0])
@@ -809,6 +825,7 @@ def test_hostile_mail_is_refused_for_good_at_once(app, client, new_game, db, pos
     assert events(db) == []
 
 
+@pytest.mark.one_database  # how a reply is read
 def test_the_secret_is_checked_before_a_message_is_read(app, db):
     """An unknown address is refused without parsing the message at all."""
     raw = hostile("move+0." + "q" * 32 + "@pbem.localhost", body=nested_mime(5000))

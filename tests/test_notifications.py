@@ -191,6 +191,7 @@ def test_magnetic_field_text_shows_the_field_figures_scores_and_only_what_the_se
 
 # -- the "your turn" email -------------------------------------------------------------------
 
+@pytest.mark.one_database  # what an email says
 @pytest.mark.parametrize("game_id", ["mastery", "the-right-moves", "magnetic-field"])
 def test_your_turn_email_has_the_board_the_last_move_a_hint_and_a_working_link(
         app, client, db, game_id):
@@ -220,6 +221,7 @@ def test_your_turn_email_has_the_board_the_last_move_a_hint_and_a_working_link(
     assert row["subject"] == f"Your move — {title}: {sides} [{game.id}]"
 
 
+@pytest.mark.one_database  # what an email says
 def test_magnetic_field_emails_never_show_the_opponents_hidden_tiles(app, client, db):
     with app.test_request_context():
         created = matches.create(get_db(), "magnetic-field",
@@ -251,6 +253,7 @@ def test_magnetic_field_emails_never_show_the_opponents_hidden_tiles(app, client
     assert "Red (you)" in red_mail
 
 
+@pytest.mark.one_database  # what an email says
 def test_every_email_of_a_game_over_smtp_has_settings_unsubscribe_and_one_thread(
         app, client, db, smtp):
     game = create(client, "p1@example.org", "p2@example.org")
@@ -588,6 +591,7 @@ def test_home_link_emails_can_be_stopped_for_the_address_and_turned_back_on(app,
     assert len(ask()) == 1
 
 
+@pytest.mark.one_database  # what an email says
 @pytest.mark.parametrize("game, complete", [("mastery", True), ("magnet", True),
                                              ("the-right-moves", True),
                                              ("magnetic-field", False)])
@@ -609,6 +613,7 @@ def test_the_legal_move_hint_says_or_more_only_where_the_list_is_partial(app, ga
         else re.match(r"You have \d+ or more legal moves\. ", hint)
 
 
+@pytest.mark.one_database  # what an email says
 def test_the_magnetic_field_hint_shows_a_turn_of_each_kind_and_how_to_write_one(app):
     """Not a random sample of thousands of turns: one of each kind, each legal, with words,
     and the notation of the rest."""

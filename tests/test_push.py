@@ -185,6 +185,7 @@ def test_a_seat_subscribes_a_device_once_and_unsubscribes_it(app, client, new_ga
     assert db.execute("SELECT count(*) FROM push_subscriptions").fetchone()[0] == 0
 
 
+@pytest.mark.one_database  # a subscription refused before it is stored
 @pytest.mark.parametrize("subscription, why", [
     ({"endpoint": "http://push.example.net/x"}, "keys"),
     ({"endpoint": "http://93.184.216.34/x", "keys": {}}, "keys"),
@@ -274,6 +275,7 @@ def test_a_push_service_that_ended_the_subscription_gets_no_more(app, client, ne
     assert len(service.received) == 1
 
 
+@pytest.mark.one_database  # what a push says
 def test_a_payload_is_3000_bytes_at_most(app, client, new_game, service):
     game = new_game("mastery", names=["Ann" * 20, "Bob"])
     subscribe(client, game.apis[1], service.device("bob"))

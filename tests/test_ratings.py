@@ -119,6 +119,7 @@ def test_each_computer_level_is_a_rated_player(client, ann):
     assert profile(client, "Ann")["ratings"]["mastery"]["rating"] < 1500
 
 
+@pytest.mark.one_database  # a body refused before anything is stored
 @pytest.mark.parametrize("players, extra, why", [
     ([{"name": "Ann", "email": "ann@example.org"}, {"bot": "easy"}], {}, "key"),
     ([{"key": "ANN"}, {"open": True}, {"open": True}, {"open": True}],

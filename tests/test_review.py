@@ -21,6 +21,7 @@ def event_count(db, game_id: str) -> int:
     return db.execute("SELECT count(*) FROM events WHERE game_id = ?", [game_id]).fetchone()[0]
 
 
+@pytest.mark.one_database  # an analysis stores nothing
 def test_an_analysis_plays_a_line_from_any_ply_and_records_nothing(client, db, new_game):
     game = new_game("mastery")
     mastery = engine.GAMES["mastery"]
@@ -45,6 +46,7 @@ def test_an_analysis_plays_a_line_from_any_ply_and_records_nothing(client, db, n
     assert event_count(db, game.id) == before
 
 
+@pytest.mark.one_database  # an analysis stores nothing
 @pytest.mark.parametrize("body, status", [
     ({"ply": 0, "moves": ["z9-z9"]}, 422),    # illegal
     ({"ply": 7, "moves": []}, 422),           # a ply the game never reached
@@ -60,6 +62,7 @@ def test_an_analysis_refuses_what_it_cannot_play(client, db, new_game, body, sta
     assert event_count(db, game.id) == before
 
 
+@pytest.mark.one_database  # what an analysis shows
 def test_hidden_information_is_analysed_only_once_the_game_is_over(client, new_game):
     game = new_game("magnet")
     for api in game.apis + [game.watch.replace("/watch/", "/api/watch/")]:
@@ -78,6 +81,7 @@ def quick_assessments(monkeypatch):
     monkeypatch.setattr(analysis, "ASSESSING_LEVEL", min(bots.LEVELS, key=bots.LEVELS.get))
 
 
+@pytest.mark.one_database  # what an analysis shows
 def test_the_computer_rates_positions_of_finished_games_only(app, client, new_game,
                                                             quick_assessments):
     game = new_game("mastery")
@@ -93,6 +97,7 @@ def test_the_computer_rates_positions_of_finished_games_only(app, client, new_ga
                                                   level=analysis.ASSESSING_LEVEL, seed=over.seed)
 
 
+@pytest.mark.one_database  # how a record is written
 def test_the_abstract_play_record_has_rounds_of_one_entry_per_seat(client, new_game):
     game = new_game("mastery", names=["Ann", "Bob"])
     mastery = engine.GAMES["mastery"]
@@ -117,6 +122,7 @@ def test_the_abstract_play_record_has_rounds_of_one_entry_per_seat(client, new_g
     assert replayed.states[-1] == state
 
 
+@pytest.mark.one_database  # how a record is written
 def test_an_unknown_record_format_is_refused(client, new_game):
     game = new_game("mastery")
     response = client.get(f"{game.apis[0]}/record?format=pgn")
@@ -139,6 +145,7 @@ def test_every_move_shows_when_it_was_played_and_the_time_it_took(client, new_ga
     assert record["events"][-1]["took"] == 2 * 86400 + 3 * 3600 + 5 * 60
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_analysis_page_steps_branches_and_asks_the_computer(client, new_game,
                                                                quick_assessments):
     game = new_game("mastery")
@@ -162,6 +169,7 @@ def test_the_analysis_page_steps_branches_and_asks_the_computer(client, new_game
     assert 'id="assessment"' in asked and "would play" in asked
 
 
+@pytest.mark.one_database  # what the page draws
 def test_the_analysis_page_of_a_running_hidden_game_is_refused(client, new_game):
     game = new_game("magnet")
     response = client.get(f"{game.urls[0]}/analysis?ply=0")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+import pytest
+
 from pbem import commands
 from pbem.events import Command, Message
 from pbem.store import utc
@@ -94,6 +96,7 @@ def test_chat_through_the_api_as_the_contract_says(client, db, new_game):
     assert event_kinds(db, game.id) == before
 
 
+@pytest.mark.one_database  # a post refused before anything is stored
 def test_spectators_cannot_post(client, db, new_game):
     game = new_game("mastery")
     token = game.watch.rsplit("/", 1)[1]
@@ -176,6 +179,7 @@ def test_a_message_is_emailed_to_the_other_players_as_each_chose(app, client, db
 
 # -- chat on the page ------------------------------------------------------------------------
 
+@pytest.mark.one_database  # what the page draws
 def test_the_page_shows_the_chat_oldest_first_and_posts_without_javascript(client, db, new_game):
     game = new_game("mastery")
     token = game.urls[1].rsplit("/", 1)[1]

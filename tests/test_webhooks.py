@@ -60,6 +60,7 @@ def outbox(app, channel: str) -> list[dict]:
         db.close()
 
 
+@pytest.mark.one_database  # what a post says
 def test_a_seats_webhook_is_told_what_its_emails_say(app, client, new_game, receiver):
     game = new_game("mastery")
     answer = client.put(f"{game.apis[1]}/webhook", json={"url": receiver.url})
@@ -81,6 +82,7 @@ def test_a_seats_webhook_is_told_what_its_emails_say(app, client, new_game, rece
     assert not any(row["recipient"] == receiver.url for row in outbox(app, "email"))
 
 
+@pytest.mark.one_database  # what a post says
 def test_names_ping_nobody_and_hide_no_link_in_a_chat_channel(app, client, receiver):
     """A summary names the players, as they typed their names: in the receiving channel a
     name must not ping everyone (Discord's @everyone, Slack's <!channel>) nor become a link
@@ -128,6 +130,7 @@ def test_a_redirect_is_a_failure_and_never_followed(app, client, new_game, recei
         inside.server.shutdown()
 
 
+@pytest.mark.one_database  # an address refused before it is stored
 @pytest.mark.parametrize("url", [
     "http://127.0.0.1:9/x", "http://localhost/x", "http://10.1.2.3/x", "http://[::1]/x",
     "http://169.254.169.254/latest/meta-data", "http://192.168.0.1/", "ftp://example.org/",
@@ -148,6 +151,7 @@ def test_urls_into_the_servers_own_network_or_malformed_are_refused(client, new_
     assert client.put(f"{game.apis[0]}/webhook", json={"url": None}).json == {"webhook": None}
 
 
+@pytest.mark.one_database  # how an address is read
 @pytest.mark.parametrize("url", ["https://93.184.216.34/hook", "https://[2606:4700::1]/hook",
                                  "https://[64:ff9b::5db8:d822]/hook",  # NAT64 of a public one
                                  "https://[2002:5db8:d822::1]/hook"])
