@@ -185,7 +185,8 @@ class Sender:
 def test_no_input_gets_a_server_error_or_changes_a_game_when_refused(app, client, db, world):
     rng = random.Random(SEED)
     rules = [rule for rule in app.url_map.iter_rules() if rule.endpoint != "static"]
-    sender, statuses = Sender(client, db), dict[int, int]()
+    sender = Sender(client, db)
+    statuses: dict[int, int] = {}
     for _ in range(REQUESTS):
         rule = rng.choice(rules)
         method = rng.choice(sorted(rule.methods - {"HEAD", "OPTIONS"}))
