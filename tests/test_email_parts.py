@@ -230,8 +230,7 @@ def test_turn_emails_answers_digests_and_home_links_are_made_alike(app, client, 
     page = client.get(link.removeprefix("http://localhost")).get_data(as_text=True)
     images = [p.get_content() for p in answer.walk() if p.get_content_type() == "image/png"]
     assert images == [pictures.png(drawing) for drawing in pictures.drawings(page)]
-    assert all(f"cid:{cid}" in shown
-               for cid in pictures.content_ids("".join(pictures.drawings(page))))
+    assert all(f"cid:{cid}" in shown for cid, _ in pictures.numbered(page))
     # each game of a digest and the list of games are buttons
     assert re.search(r'<a href="http://localhost/play/[\w-]{32}" style="display:inline-block;'
                      r'[^"]*">Open Mastery: Player 1 vs Player 2</a>', html_of(digest))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import sqlite_utils
 from flask import current_app, render_template
@@ -207,7 +207,7 @@ def html_part(subject: str, body: str, footer: str, buttons: Mapping[str, str], 
     (``primary`` the prominent one), and those links inside a line as links. No other text
     becomes a link, and the template escapes everything."""
     before, found, after = body.partition(board) if drawing else (body, "", "")
-    shown = list(zip(pictures.content_ids(drawing), pictures.labels(drawing))) \
+    shown = [(cid, pictures.label(svg)) for cid, svg in pictures.numbered(drawing)] \
         if found and drawing else []
     blocks = _blocks(before, buttons) + ([{"pictures": shown}] if found else []) \
         + _blocks(after, buttons)
@@ -225,7 +225,6 @@ def _blocks(text: str, buttons: Mapping[str, str]) -> list[dict[str, Any]]:
     """``text``'s paragraphs as the HTML template shows them: {"lines": [[(words, url or
     None), ...], ...]} for text, {"button": url, "label": label} for a line that is a link
     (indented or not)."""
-    link = re.compile("|".join(map(re.escape, sorted(buttons, key=len, reverse=True))))
     blocks: list[dict[str, Any]] = []
     for paragraph in re.split(r"\n\s*\n", text.strip("\n")):
         lines: list[list[tuple[str, str | None]]] = []
@@ -235,10 +234,21 @@ def _blocks(text: str, buttons: Mapping[str, str]) -> list[dict[str, Any]]:
                 blocks.append({"button": line.strip(), "label": buttons[line.strip()]})
                 lines = []
                 continue
-            pieces, at = [], 0
-            for found in link.finditer(line) if buttons else ():
-                pieces += [(line[at:found.start()], None), (found.group(), found.group())]
-                at = found.end()
-            lines.append(pieces + [(line[at:], None)])
+            lines.append(_linked(line, buttons))
         blocks += [{"lines": lines}] if lines else []
     return blocks
+
+
+def _linked(line: str, urls: Iterable[str]) -> list[tuple[str, str | None]]:
+    """``line`` in pieces, (words, None) and (url, url) for each of ``urls`` in it: at each
+    place the longest that begins there. (Found with ``str.find``: a pattern made of an
+    email's own links would be compiled anew for every email, and push the program's other
+    patterns out of ``re``'s cache.)"""
+    pieces: list[tuple[str, str | None]] = []
+    at = 0
+    while found := [(start, -len(url), url) for url in urls
+                    if url and (start := line.find(url, at)) >= 0]:
+        start, _, url = min(found)
+        pieces += [(line[at:start], None), (url, url)]
+        at = start + len(url)
+    return pieces + [(line[at:], None)]

@@ -49,7 +49,7 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
     "push": ``recipient`` is a push endpoint, ``body`` the message and ``headers`` its
     HTTP headers (``push.queue``).
     ``html``: an HTML part beside the text, showing the ``board`` (the SVG of the seat's
-    page, drawn as PNG pictures when the message is built) by ``pictures.content_ids``."""
+    page, drawn as PNG pictures when the message is built) by ``pictures.numbered``."""
     message_id = make_msgid(domain=domain)
     now = utc.iso(utc.now())
     db.execute(
@@ -102,8 +102,7 @@ def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
         headers[name] = value.replace(PUBLIC_URL_MARK, public_url)
     html, board = row["html"], row["board"] or ""
     try:
-        drawn = list(zip(pictures.content_ids(board),
-                         map(pictures.png, pictures.drawings(board))))
+        drawn = [(cid, pictures.png(drawing)) for cid, drawing in pictures.numbered(board)]
     except Exception as error:  # noqa: BLE001 - a picture must not hold back the words
         # The HTML shows the pictures it names: without them the plain text goes alone.
         LOG.warning("outbox %s: the board's picture could not be drawn (%s); sent as plain "

@@ -41,17 +41,16 @@ def drawings(markup: str) -> list[str]:
     return DRAWING.findall(markup)
 
 
-def content_ids(board: str) -> list[str]:
-    """The content ids of the pictures of ``board`` (a board's markup), in order: an HTML
-    part shows them as ``cid:<id>``."""
-    return [f"board-{number}@pictures" for number in range(1, len(drawings(board)) + 1)]
+def numbered(board: str) -> list[tuple[str, str]]:
+    """The drawings of ``board`` (a board's markup), in order, each with the content id of
+    its picture: an HTML part shows it as ``cid:<id>``."""
+    return [(f"board-{number}@pictures", drawing)
+            for number, drawing in enumerate(drawings(board), start=1)]
 
 
-def labels(board: str) -> list[str]:
-    """What each drawing of ``board`` shows, in words (its aria-label), for the pictures'
-    alt texts."""
-    return [html.unescape(found[1]) if (found := LABEL.search(drawing)) else gettext("The board")
-            for drawing in drawings(board)]
+def label(drawing: str) -> str:
+    """What ``drawing`` shows, in words (its aria-label), for its picture's alt text."""
+    return html.unescape(found[1]) if (found := LABEL.search(drawing)) else gettext("The board")
 
 
 @functools.lru_cache(maxsize=64)  # the same drawing is mailed to several seats, and in digests
