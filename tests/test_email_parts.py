@@ -20,6 +20,7 @@ import pytest
 
 from pbem.jobs import scheduler
 from pbem.mail import inbound, outbox, pictures
+from pbem.mail.compose import _linked
 from pbem.store.db import connect
 from pbem.mail.message import HeaderInjection, compose
 
@@ -113,6 +114,15 @@ def test_what_a_player_types_reaches_the_html_as_words_and_no_link(app, client, 
     assert "<img" not in shown  # a chat email shows no board
     assert "evil.example" not in " ".join(LINKS.findall(shown))
     assert all(url.startswith("http://localhost/") for url in LINKS.findall(shown))
+
+
+def test_a_line_links_each_of_the_emails_links_in_it_the_longest_where_two_begin():
+    short, long = "http://localhost/play/a", "http://localhost/play/ab"
+    assert _linked(f"{long} or {short}, then {long}.", [short, long]) == [
+        ("", None), (long, long), (" or ", None), (short, short), (", then ", None),
+        (long, long), (".", None)]
+    assert _linked("no link here", {short: "Open"}) == [("no link here", None)]
+    assert _linked("see http://localhost/", {}) == [("see http://localhost/", None)]
 
 
 def test_the_html_follows_the_board_and_the_picture_changes_with_the_position(
