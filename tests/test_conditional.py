@@ -7,6 +7,7 @@ import re
 from html import unescape
 
 import pytest
+from playwright.sync_api import expect
 
 from pbem import matches
 
@@ -179,10 +180,13 @@ def test_a_person_clicks_a_line_through_and_the_reply_is_played(
     page = context.new_page()
     page.goto(live_server + game.urls[1])
     page.get_by_role("link", name="Conditional moves").click()
-    for move in line:
+    for length, move in enumerate(line, start=1):
         for square in re.split(r"[-x]", move)[:2]:
             page.locator(f'.board-area a.cell[data-cell="{square}"]').click()
         page.get_by_role("link", name=f"Add {move}").click()
+        # a plain link, not a swap: wait for the next page, the line one move longer
+        expect(page.get_by_role("region", name="The line so far").locator("li")).to_have_count(length)
+    page.wait_for_load_state()
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     page.get_by_role("button", name="Save this line").click()
     page.get_by_text("Your conditional moves are saved.").wait_for()
