@@ -33,7 +33,9 @@ def start_game(page: Page, live_server: str, *, public: bool) -> str:
 
 
 def listed(page: Page, section: str) -> list[str]:
-    """The game ids of a section of the My games page, in order."""
+    """The game ids of a section of the My games page, in order, once the page a click led
+    to has loaded (a click waits only until the new page begins)."""
+    page.wait_for_load_state()
     return page.locator(f"section.my-games.{section} li").evaluate_all(
         "items => items.map(li => li.dataset.game)")
 
