@@ -23,6 +23,15 @@ from pbem.store.db import connect, dialect
 TIMEOUT_MS = 10_000
 
 
+def fits(page) -> None:
+    """The page (once loaded: a click waits only until the next page begins) is no wider
+    than the window: nothing to scroll sideways (nor to zoom out for, which a phone would
+    do, widening ``window.innerWidth``)."""
+    page.wait_for_load_state()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], (page.url, width)
+
+
 def path_of(url: str) -> str:
     """The path (and query) of an absolute URL from an API answer, for the test client."""
     parts = urlsplit(url)

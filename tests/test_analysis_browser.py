@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from pbem import analysis
 
+from helpers import fits
 from test_browser import cell, started  # noqa: F401 - started: the shared fixture
 
 pytestmark = pytest.mark.browser
@@ -25,7 +26,7 @@ def test_a_player_analyses_a_line_and_saves_it_as_conditional_moves(open_context
     page.goto(links["dark"])
     page.locator("#analyse").click()
     expect(page.locator("p.reviewing")).to_contain_text("From ply 1 of the game")
-    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    fits(page)
 
     # Light's expected move by clicks, then Dark's reply typed
     cell(page, "c5").click()

@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pbem.jobs import scheduler
+from helpers import fits
 from test_browser import type_move
 
 pytestmark = pytest.mark.browser
@@ -46,4 +47,4 @@ def test_a_person_plays_the_computer_from_the_new_game_form(open_context, live_s
         page.reload()  # with JavaScript, the page redraws itself
     expect(status).to_contain_text("Your turn.")
     expect(page.locator("section.moves ol li")).to_have_count(2)
-    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    fits(page)

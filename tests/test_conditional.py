@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from pbem import matches
 
-from helpers import api_move
+from helpers import api_move, fits
 
 
 def a_line(db, game, length: int, pick: int = 0) -> list[str]:
@@ -186,8 +186,7 @@ def test_a_person_clicks_a_line_through_and_the_reply_is_played(
         page.get_by_role("link", name=f"Add {move}").click()
         # a plain link, not a swap: wait for the next page, the line one move longer
         expect(page.get_by_role("region", name="The line so far").locator("li")).to_have_count(length)
-    page.wait_for_load_state()
-    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    fits(page)
     page.get_by_role("button", name="Save this line").click()
     page.get_by_text("Your conditional moves are saved.").wait_for()
     assert "Saved lines (1)" in page.content()

@@ -20,7 +20,7 @@ from pbem.boards import magnet as board
 from pbem.mail import inbound
 from pbem.store.db import connect
 
-from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, links_in,
+from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, fits, links_in,
                      refused, seen_by, svg_of)
 
 # What is checked is what is drawn and said, and that two games differing in a secret look
@@ -889,7 +889,7 @@ PHONE = {"width": 390, "height": 844}
 def fits_a_phone(page) -> None:
     """No sideways scroll, and every target on the board (vertices, the tray's pieces) at
     least 40 px wide and high, as much of it as is on the screen."""
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    fits(page)
     sizes = page.locator("svg.board a .hit").evaluate_all(
         "hits => hits.map(hit => { const r = hit.getBoundingClientRect(); return ["
         "Math.min(r.right, innerWidth) - Math.max(r.left, 0), r.height]; })")

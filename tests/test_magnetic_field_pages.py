@@ -14,7 +14,7 @@ import engine
 from engine.magnetic_field import CELL_INDEX, CELLS, EMPTY
 from pbem.boards import magnetic_field as board
 
-from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, links_in,
+from helpers import (api_move, builds, cell_markup, confirm_move, emails_to, fits, links_in,
                      refused, seen_by, svg_of)
 
 # What is checked is what is drawn and said, and that two games differing in a secret look
@@ -653,7 +653,7 @@ def test_on_a_phone_every_target_is_big_and_the_next_controls_are_on_screen(
     def check(page, controls: str) -> None:
         buttons = page.locator(controls)
         expect(buttons.first).to_be_visible()
-        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        fits(page)
         small = page.locator("#game svg a").evaluate_all("""links => links.map(a => {
             const box = a.getBoundingClientRect();
             return [a.dataset.cell || a.dataset.choice, box.width, box.height];
@@ -722,7 +722,7 @@ def test_on_a_phone_every_target_is_big_and_the_next_controls_are_on_screen(
         backs = [tile.bounding_box() for tile in hand.locator(".hand-tile.hidden").all()]
         assert len(backs) == 3
         assert all(a["x"] + a["width"] <= b["x"] for a, b in zip(backs, backs[1:]))
-        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        fits(page)
         # the move list: no entry (with its number, left of it) overlaps another
         items = page.locator("section.moves li").evaluate_all(
             "items => items.map(li => { const b = li.getBoundingClientRect();"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from helpers import fits
 from test_browser import chat_lines, send_chat, type_move
 from test_seats_browser import start_game
 
@@ -36,7 +37,7 @@ def test_open_seat_lobby_chat_conditional_line_end_and_rematch(open_context, liv
     challenge.get_by_label("Your name").fill("Bob")
     challenge.get_by_role("button", name="Join").click()
     expect(bob.locator("#status")).to_contain_text("Waiting for Ann (Dark)")
-    assert bob.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    fits(bob)
 
     # they talk, and Ann's open page learns of Bob's message by itself
     ann.reload()
@@ -75,4 +76,4 @@ def test_open_seat_lobby_chat_conditional_line_end_and_rematch(open_context, liv
     ann.reload()
     ann.get_by_role("button", name="Go to the rematch").click()
     expect(ann).to_have_title("Mastery — Light")
-    assert ann.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    fits(ann)

@@ -12,6 +12,8 @@ from playwright.sync_api import Page, expect
 from pbem import glicko
 from pbem.mail import outbox
 
+from helpers import fits
+
 
 pytestmark = pytest.mark.browser
 
@@ -67,11 +69,11 @@ def test_sign_in_rated_challenge_play_to_the_end_and_see_the_ratings(
     expect(challenge).to_have_count(1)
     expect(challenge).to_contain_text("Ann (1500?)")
     expect(challenge).to_contain_text("from 1200")
-    assert bob.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    fits(bob)
     challenge.get_by_role("button", name="Join as Bob").click()
     expect(bob.locator("ul.players")).to_contain_text("Bob (1500?)")
     expect(bob.locator("#status")).to_contain_text("Waiting for Ann (Dark)")
-    assert bob.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    fits(bob)
 
     # Ann resigns: the game is over, and rated
     ann.reload()
@@ -86,4 +88,4 @@ def test_sign_in_rated_challenge_play_to_the_end_and_see_the_ratings(
     assert rating_on_profile(bob, live_server, "Bob") == f"{round(won.rating)}?"
     assert rating_on_profile(bob, live_server, "Ann") == f"{round(lost.rating)}?"
     assert rating_on_profile(ann, live_server, "Ann") == f"{round(lost.rating)}?"
-    assert ann.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    fits(ann)

@@ -12,6 +12,8 @@ import engine
 from pbem.web import diagrams
 from pbem.boards import board_for
 
+from helpers import fits
+
 PAGES = [(game_id, "") for game_id in engine.GAMES] + [("magnetic-field", "?lang=ru")]
 
 # Rules pages are drawn from the engine alone; no game is stored.
@@ -137,7 +139,7 @@ def test_rules_diagrams_fit_a_phone_and_sit_side_by_side_on_a_desktop(
         phone.goto(url)
         figures = phone.locator("figure.diagram")
         expect(figures.first.locator("svg.board").first).to_be_visible()
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        fits(phone)
         for box in figures.locator("svg.board").evaluate_all(
                 "svgs => svgs.map(s => s.getBoundingClientRect().toJSON())"):
             assert box["left"] >= 0 and box["right"] <= 390 and box["width"] >= 300, box

@@ -8,6 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from helpers import fits
 from test_browser import type_move
 
 pytestmark = pytest.mark.browser
@@ -125,5 +126,4 @@ def test_no_sideways_scroll_on_a_phone(open_context, live_server, client, path):
         phone.goto(created["seats"][0]["url"])
     phone.goto(live_server + path)
     expect(phone.locator("li.challenge, section.my-games li").first).to_be_visible()
-    width = phone.evaluate("document.documentElement.scrollWidth")
-    assert width <= PHONE["width"], f"{path} is {width}px wide on a 390px screen"
+    fits(phone)

@@ -7,23 +7,16 @@ cross-table of many players scrolls inside its own box."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from pbem import commands, matches, players, tournaments
 from pbem.events import Command
 
+from helpers import fits
 from test_browser import DESKTOP, PHONE_CONTEXT, type_move
 from test_ratings_browser import sign_in
 
 pytestmark = pytest.mark.browser
-
-
-def fits(page: Page) -> None:
-    """The page (once loaded) is no wider than the window: nothing to scroll sideways (nor
-    to zoom out for, which a phone would do, widening ``window.innerWidth``)."""
-    page.wait_for_load_state()
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"], (page.url, width)
 
 
 @pytest.mark.parametrize("context", [{"viewport": DESKTOP}, PHONE_CONTEXT],
