@@ -107,10 +107,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
     app.teardown_appcontext(db.close_db)
     languages.init_app(app)
-    if not db.is_url(app.config["DATABASE"]):
-        # the embedded default, one machine: its new file gets the schema here (a server on
-        # PostgreSQL has it from ``init-db``, or from gunicorn and the job process starting)
-        db.upgrade(app.config["DATABASE"])
+    # a new database gets its schema here (one of PostgreSQL that has one gets the later
+    # migrations from ``init-db``, or from gunicorn and the job process starting)
+    db.initialise(app.config["DATABASE"])
     app.register_blueprint(site.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(api.bp)

@@ -15,8 +15,10 @@ from urllib.parse import urlsplit
 import pytest
 
 import pbem.store.db
+from pbem import create_app
 from pbem.store.db import (
-    SchemaBehind, applied, connect, dialect, hold_name, is_url, migrate, migrations, write)
+    SchemaBehind, applied, connect, dialect, hold_name, is_url, migrate, migrations,
+    require_migrated, write)
 
 from test_cli import flask
 
@@ -225,3 +227,26 @@ def test_two_migrations_with_one_number_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(pbem.store.db, "MIGRATIONS", tmp_path / "migrations")
     with pytest.raises(RuntimeError, match=r"numbered 0001 \(0001_another.sql, 0001_initial.sql\)"):
         migrations("sqlite")
+
+
+def test_the_app_gives_an_empty_database_its_schema_and_refuses_one_behind(
+        empty, tmp_path, monkeypatch):
+    """CONTRACT part 2: create_app with a new SQLite file or an empty PostgreSQL database
+    initialises it; one that lacks later migrations is refused until ``init-db``."""
+    monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))
+    config = {"TESTING": True, "DATABASE": empty, "SECRET_KEY": "test",
+              "MAIL_FOLDER": str(tmp_path / "mail")}
+    client = create_app(config).test_client()
+    made = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]})
+    assert made.status_code == 201, made.json
+    assert applied(connect(empty)) == set(migrations(dialect(connect(empty))))
+
+    folder = tmp_path / "migrations"
+    shutil.copytree(pbem.store.db.MIGRATIONS, folder)
+    (folder / "0099_colours.sql").write_text("ALTER TABLE games ADD COLUMN colour TEXT;\n")
+    monkeypatch.setattr(pbem.store.db, "MIGRATIONS", folder)
+    if is_url(empty):  # SQLite's embedded default is brought up to date at each start
+        create_app(config)  # a new connection to it is refused (once per connection)
+        with pytest.raises(SchemaBehind, match=r"lacks 1 migration.*init-db"):
+            require_migrated(connect(empty))

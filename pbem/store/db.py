@@ -382,6 +382,30 @@ def upgrade(database: str) -> list[str]:
         db.close()
 
 
+def initialise(database: str) -> list[str]:
+    """What an app's start does to its database (``create_app``): an SQLite file, the
+    embedded default on one machine, is made if missing and brought up to date; a
+    PostgreSQL database (or schema) with nothing in it gets the schema. One that holds a
+    schema is left as it is: while it lacks migrations, ``require_migrated`` refuses it,
+    saying to run ``init-db``, which an operator of several machines runs once for all."""
+    if not is_url(database):
+        return upgrade(database)
+    if database in _HOLDING_A_SCHEMA:
+        return []
+    db = connect(database)
+    try:
+        names = migrate(db) if "games" not in db.table_names() else []
+    finally:
+        db.close()
+    _HOLDING_A_SCHEMA.add(database)
+    return names
+
+
+# The PostgreSQL databases this process has found holding a schema, which they keep: each
+# is looked at once (a test suite makes an app per test, on one database).
+_HOLDING_A_SCHEMA: set[str] = set()
+
+
 @click.command("init-db")
 @with_appcontext
 def init_db_command() -> None:
