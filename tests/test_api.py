@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import path_of
+from helpers import path_of, sign_up
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 
@@ -157,6 +157,32 @@ def test_resign_and_draw_through_the_api(client, new_game):
                                         "reason": "Player 2 resigned"}  # named
     moved = client.post(f"{other.apis[0]}/moves", json={"move": "d4xc5", "ply": 0})
     assert moved.status_code == 422 and "over" in moved.json["error"]
+
+
+@pytest.mark.one_database  # how a body is read
+def test_an_action_that_takes_no_parameters_accepts_an_empty_body(client, db, new_game):
+    """CONTRACT part 2: /resign, /rematch, /takeback, a tournament's /start and /entry
+    read an empty body, typed as JSON or not at all, as {}."""
+    def empty(path: str, content_type: str | None = None):
+        return client.post(path, data=b"", content_type=content_type)
+
+    game = new_game()
+    client.post(f"{game.apis[0]}/moves", json={"move": "d4xc5", "ply": 0})
+    asked = empty(f"{game.apis[0]}/takeback")
+    assert asked.status_code == 202 and asked.json["takeback_offer"] == 0
+    resigned = empty(f"{game.apis[1]}/resign", "application/json")
+    assert resigned.status_code == 200 and resigned.json["outcome"]["winners"] == [0]
+    assert empty(f"{game.apis[0]}/rematch").status_code == 202
+    assert empty(f"{game.apis[1]}/rematch").status_code == 201
+
+    ann, bob = (path_of(sign_up(client, db, handle)) for handle in ("Ann", "Bob"))
+    cup = client.post(f"{ann}/tournaments", json={"name": "Cup", "game": "mastery",
+                                                  "format": "round-robin"}).json["id"]
+    assert [empty(f"{key}/tournaments/{cup}/entry").status_code for key in (ann, bob)] == \
+        [201, 201]
+    assert empty(f"{ann}/tournaments/{cup}/start").status_code == 200
+    assert client.post(f"{game.apis[0]}/resign", data=b"[]",
+                       content_type="application/json").status_code == 400
 
 
 def test_a_move_by_the_opponent_declines_a_standing_draw_offer(client, new_game):

@@ -25,7 +25,11 @@ def _json_error(error: HTTPException):
     return languages.refusal(error.code, error.description)
 
 
-def _body() -> dict[str, Any]:
+def json_body() -> dict[str, Any]:
+    """The request's JSON object; an empty body reads as ``{}`` (an action that needs no
+    parameters may send none: CONTRACT part 2)."""
+    if not request.get_data():
+        return {}
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise matches.InvalidRequest("The request body must be a JSON object.")
@@ -102,7 +106,7 @@ def _players_by_key(db, entries: Any) -> tuple[Any, dict[int, int]]:
 def create_game():
     db = get_db()
     try:
-        body = _body()
+        body = json_body()
         with write(db):  # a client's running games counted with its new one
             client = None
             if _between_computers():
@@ -175,7 +179,7 @@ def _act(token: str, route: str, answer: str | None = None):
     changes nothing."""
     access = open_seat(token, "play")
     try:
-        body = _body()
+        body = json_body()
         seen, payload = _seen(body, required=route == "moves"), None
         if route == "moves":
             payload = body.get("move")
@@ -226,7 +230,7 @@ def takeback(token: str):
     ``{"answer": "accept" | "decline"}``: 200. Both with the game answer."""
     access = open_seat(token, "play")
     try:
-        answer = _body().get("answer") if request.get_data() else None
+        answer = json_body().get("answer")
         if answer is not None and answer not in ("accept", "decline"):
             raise matches.InvalidRequest("'answer' must be accept or decline (leave it out to "
                                          "ask to take back your last move).")
@@ -250,7 +254,7 @@ def vacation(token: str):
     vacation already running); 422 beyond the year's allowance."""
     access = open_seat(token, "play")
     try:
-        days = _body().get("days")
+        days = json_body().get("days")
         if isinstance(days, bool) or not isinstance(days, int):
             raise matches.InvalidRequest("'days' must be a whole number of days.")
         after = commands.submit(get_db(), access.game_id, access.seat,
@@ -267,7 +271,7 @@ def set_webhook(token: str):
     is posted as well as emailed (``pbem/webhooks.py``)."""
     match, seat = open_link(token, "play")
     try:
-        body = _body()
+        body = json_body()
         with write(get_db()):
             url = webhooks.set_url(get_db(), match.id, seat, body.get("url"))
     except webhooks.BadWebhook as bad:
@@ -305,7 +309,7 @@ def player_push(token: str):
 
 def _push_subscription(owner: push.Owner):
     try:
-        body = _body()
+        body = json_body()
         if request.method == "PUT":
             subscription = push.checked(body, current_app.config["PUSH_ALLOW_PRIVATE"])
             with write(get_db()):
@@ -335,7 +339,7 @@ def set_conditional(token: str):
     lines (``pbem/conditional.py``) → the game answer; an illegal line → 422, nothing kept."""
     match, seat = open_link(token, "play")
     try:
-        raw = _body().get("lines")
+        raw = json_body().get("lines")
         if not conditional.supported(match.game, match.players):
             raise matches.Refused("%(game)s with %(players)s players has no conditional moves "
                                   "(they need two players and nothing hidden).",
@@ -361,7 +365,7 @@ def analyse(role: str, token: str):
     move, and in a game with hidden information until it is over."""
     match, seat = open_link(token, role)
     try:
-        body = _body()
+        body = json_body()
         ply, moves = body.get("ply", match.ply), body.get("moves", [])
         if isinstance(ply, bool) or not isinstance(ply, int):
             raise matches.InvalidRequest("'ply' must be a ply of the game (an integer).")
@@ -402,7 +406,7 @@ def chat(role: str, token: str):
                                  "the game is over.")
     try:
         after = commands.submit(get_db(), match.id, seat, _command(
-            "chat", payload=events.Message(_body().get("text")))).match
+            "chat", payload=events.Message(json_body().get("text")))).match
     except matches.ActionError as error:
         return *languages.refusal(error.status, error.message), error.headers
     return jsonify(game_json(after, seat)), 201
@@ -416,7 +420,7 @@ def notes(token: str):
     if request.method == "GET":
         return jsonify(talk.notes(get_db(), match.id, seat))
     try:
-        return jsonify(talk.save_notes(get_db(), match.id, seat, _body().get("text")))
+        return jsonify(talk.save_notes(get_db(), match.id, seat, json_body().get("text")))
     except matches.ActionError as error:
         return languages.refusal(error.status, error.message)
 

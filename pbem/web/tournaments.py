@@ -16,6 +16,7 @@ import engine
 from .. import computer, languages, limits, links, matches, players, tournaments
 from ..store.db import get_db
 from ..tournaments import Tournament
+from .api import json_body
 
 bp = Blueprint("tournaments", __name__)
 
@@ -44,15 +45,6 @@ def _keyed(token: str) -> players.Player:
     return player
 
 
-def _json_body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
-    if body is None and not request.get_data():
-        return {}
-    if not isinstance(body, dict):
-        raise matches.InvalidRequest("The request body must be a JSON object.")
-    return body
-
-
 def _json(action: Callable[[], Any], status: int = 200):
     """The answer of an action: its JSON (``{}`` for None), or its error's."""
     try:
@@ -66,7 +58,7 @@ def _json(action: Callable[[], Any], status: int = 200):
 @limits.creating
 def create_api(token: str):
     organiser = _keyed(token)
-    return _json(lambda: _answer(tournaments.create(get_db(), organiser, _json_body())), 201)
+    return _json(lambda: _answer(tournaments.create(get_db(), organiser, json_body())), 201)
 
 
 @bp.route("/api/player/<token>/tournaments/<tournament_id>/entry", methods=["POST", "DELETE"])
@@ -80,7 +72,7 @@ def entry_api(token: str, tournament_id: str):
     entering = request.method == "POST"
 
     def act() -> None:
-        body = _json_body()
+        body = json_body()
         if entering and "bot" in body:
             tournaments.enter_computer(db, tournament_id, player, body["bot"])
         elif entering:
