@@ -35,12 +35,28 @@ T = TypeVar("T")
 CHALLENGE_LIFETIME = timedelta(days=7)  # an open seat can be taken this long after creation
 
 
+# The top-level names that no public mailbox is under: the special-use domains (RFC 2606,
+# 6761, 6762, 7686, 9476; .arpa, with home.arpa, is the DNS's own) and ICANN's .internal
+RESERVED_TLDS = frozenset({"test", "example", "invalid", "localhost", "local", "onion", "alt",
+                           "arpa", "internal"})
+DOMAIN_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
+TOP_LEVEL = re.compile(r"[a-z]{2,63}|xn--[a-z0-9-]{1,59}")  # letters, or an IDN's punycode
+
+
 def valid_email(text: str) -> bool:
-    """Whether ``text`` is a plain address (local@domain) that an email header can carry."""
+    """Whether ``text`` is a plain address (local@domain) that an email header can carry,
+    at a public domain name: dotted host name labels under a top-level name that can be
+    delegated (no IP address, no ``localhost``, no reserved name such as ``.test``)."""
     if not isinstance(text, str) or len(text) > 254 or not text.isascii() \
             or not re.fullmatch(r"[!-~]+@[!-~]+", text) or text.count("@") != 1:
         return False
-    return _parses_as_address(text)
+    return public_domain(text.partition("@")[2]) and _parses_as_address(text)
+
+
+def public_domain(domain: str) -> bool:
+    *names, top = domain.lower().split(".")
+    return bool(names) and all(DOMAIN_LABEL.fullmatch(name) for name in names) \
+        and TOP_LEVEL.fullmatch(top) is not None and top not in RESERVED_TLDS
 
 
 @functools.lru_cache(maxsize=4096)  # a tournament's games check each player's address often

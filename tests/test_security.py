@@ -304,6 +304,40 @@ def test_names_with_control_characters_are_refused(client, db, name):
     assert queued(db) == []
 
 
+# Addresses that name no public mailbox: a literal IP, the machine itself, no dot, a
+# reserved top-level name (issue 37 item 10)
+ODD_ADDRESSES = ["vic@[127.0.0.2]", "vic@[IPv6:::1]", "vic@localhost", "a@b", "vic@127.0.0.1",
+                 "vic@mail.test", "vic@printer.local", "vic@games.example", "vic@x.internal",
+                 "vic@example.org."]
+
+
+@pytest.mark.one_database  # refused before anything is stored
+def test_an_address_without_a_public_domain_name_is_refused_everywhere_it_enters(client, db):
+    waiting = client.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Ann", "email": "ann@example.org"}, {"open": True}]}).json
+    join = path_of(waiting["seats"][1]["join"])
+    before = everything_in(db)
+    for address in ODD_ADDRESSES:
+        refusals = {
+            "API": client.post("/api/games", json={"game": "mastery", "players": [
+                {"name": "Ann", "email": "ann@example.org"},
+                {"name": "Vic", "email": address}]}),
+            "form": client.post("/new/mastery", data={"name0": "Vic", "email0": address,
+                                                      "name1": "Bob",
+                                                      "email1": "bob@example.org"}),
+            "join by the API": client.post(join, json={"name": "Vic", "email": address}),
+            "join form": client.post(join, data={"name": "Vic", "email": address}),
+            "sign-in by the API": client.post("/api/sign-in", json={"email": address}),
+            "sign-in form": client.post("/sign-in", data={"email": address}),
+            "Your games": client.post("/home", data={"email": address}),
+        }
+        assert {way: answer.status_code for way, answer in refusals.items()} == \
+            dict.fromkeys(refusals, 400), address
+    assert everything_in(db) == before
+    for address in ("vic@example.org", "vic@mail.example.com", "vic@xn--80ak6aa92e.xn--p1ai"):
+        assert client.post("/api/sign-in", json={"email": address}).status_code == 202
+
+
 def pythons() -> list[str]:
     """This interpreter and every other CPython 3.11+ on the machine (the project supports
     3.11 and later): on PATH, or installed by pyenv."""
