@@ -88,11 +88,17 @@ def held_back(db: sqlite_utils.Database, game_id: str) -> set[int]:
 
 def answered(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
     """Note that the address of ``seat`` acted through a link emailed to it (a game email,
-    or its own "Your games" email): the game no longer counts against it, and emails it
-    if it was held back."""
-    row = db.execute("SELECT address FROM invites WHERE game_id = ? AND seat = ? "
-                     "AND answered = 0", [game_id, seat]).fetchone()
-    if row is not None:  # a write only the first time
-        with write(db):
+    or its own "Your games" email), or opened it with its player's own link: the game no
+    longer counts against it, and emails it if it was held back; and the seat is one its
+    player took part in knowingly (``players.public_seats``)."""
+    row = db.execute("SELECT s.answered, i.address FROM seats s LEFT JOIN invites i ON "
+                     "i.game_id = s.game_id AND i.seat = s.seat AND i.answered = 0 "
+                     "WHERE s.game_id = ? AND s.seat = ?", [game_id, seat]).fetchone()
+    if row is None or (row[0] and row[1] is None):
+        return  # a write only the first time
+    with write(db):
+        db.execute("UPDATE seats SET answered = 1 WHERE game_id = ? AND seat = ?",
+                   [game_id, seat])
+        if row[1] is not None:
             db.execute("UPDATE invites SET answered = 1 WHERE game_id = ? AND address = ?",
-                       [game_id, row[0]])
+                       [game_id, row[1]])

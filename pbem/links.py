@@ -64,6 +64,7 @@ class Access:
     game_id: str
     seat: int | None
     emailed: bool = False  # the link was minted for an email to the seat's address
+    player_id: int | None = None  # the link was made for that player (players.seat_link)
 
 
 INVITATIONS = "invitations"  # the table of join links (an open seat's ``table``)
@@ -91,11 +92,12 @@ def mint_all(db: sqlite_utils.Database, seats: Sequence[tuple[str, int | None]],
 def resolve(db: sqlite_utils.Database, token: str, *, table: str = "links") -> Access | None:
     if not TOKEN_SHAPE.fullmatch(token):
         return None
-    emailed = "emailed" if table == "links" else "0"  # join links are never emailed
-    rows = db.execute(f"SELECT game_id, seat, {emailed} AS emailed FROM {table} "
-                      "WHERE token_hash = ?", [token_hash(token)]).fetchall()
-    return Access(rows[0]["game_id"], rows[0]["seat"], bool(rows[0]["emailed"])) \
-        if rows else None
+    # join links are never emailed, nor a player's own
+    known = "emailed, player_id" if table == "links" else "0 AS emailed, NULL AS player_id"
+    row = db.execute(f"SELECT game_id, seat, {known} FROM {table} WHERE token_hash = ?",
+                     [token_hash(token)]).fetchone()
+    return Access(row["game_id"], row["seat"], bool(row["emailed"]), row["player_id"]) \
+        if row else None
 
 
 def redact(text: str) -> str:

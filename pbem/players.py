@@ -11,11 +11,17 @@ The player key (a secret API base, ``/api/player/<key>``) and each seat link giv
 player (``seat_link``) are derived from the server's secret key, the player's id and
 generation: the same each time they are asked for, stored only hashed (the links in
 ``links`` with the player's id), and all replaced at once by ``sign_out_everywhere``, which
-moves the generation on (signed sessions carry theirs). Anyone holding the server's secret
-key can forge a session anyway, so deriving from it adds no other way in.
+moves the generation on. Anyone holding the server's secret key can forge a session cookie
+anyway, so deriving from it adds no other way in. A browser signed in holds the secret of a
+session (``remember``), whose hash is a row of ``player_sessions``: signing out deletes the
+row, so that a copy of the cookie signs nobody in.
+
+Handles are unique by how they look (``skeleton``): ignoring case, Unicode's confusable
+characters (Alice, AIice and A1ice look alike) and ``_`` against ``-``.
 
 Nothing here is shown to anyone but the player except the handle: profiles show games as a
-spectator sees them.
+spectator sees them, and only those the player took part in knowingly (``public_seats``):
+anyone may type an address into a new game.
 """
 from __future__ import annotations
 
@@ -23,11 +29,13 @@ import base64
 import hashlib
 import hmac
 import re
+import string
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlite_utils
+from confusable_homoglyphs.confusables import confusables_data
 from engine import Text
 from flask import current_app, session
 
@@ -35,10 +43,34 @@ from . import invites, languages, limits, links, matches
 from .store.db import hold_name, write
 from .store import utc
 
+HANDLE_CHARACTERS = string.ascii_letters + string.digits + "_-"
 HANDLE = re.compile(r"[A-Za-z0-9_-]{3,20}")
 HANDLE_RULE = Text("A handle is 3 to 20 letters (A-Z, a-z), digits, _ or -.")
 SIGN_IN_VALID = timedelta(hours=2)  # mail can be slow: at least an hour
 RESERVED = "computer-"  # the handles of the computer's levels (rated players)
+
+
+
+def _looks_like(character: str) -> str:
+    """What a character of a handle looks like, whatever its case, in lower case: the
+    prototype that Unicode's confusables (UTS #39) give it or its other case (the data lists
+    a prototype's look-alikes under it, and under each look-alike its one prototype): I, i,
+    L and 1 all look like l, O and 0 like o, m like rn."""
+    for form in (character, character.swapcase()):
+        found = confusables_data.get(form, [])
+        if len(found) == 1:
+            return found[0]["c"].casefold()
+    return character.casefold()
+
+
+LOOKS_LIKE = str.maketrans({**{c: _looks_like(c) for c in HANDLE_CHARACTERS}, "_": "-"})
+
+
+def skeleton(handle: str) -> str:
+    """What ``handle`` looks like: two handles with one skeleton are taken for each other
+    (Alice, ALICE, AIice and A1ice; computer_easy and c0mputer-easy). Migration 0013 wrote
+    the skeletons of the handles made before it in SQL, the same way."""
+    return handle.translate(LOOKS_LIKE)
 
 
 class HandleTaken(matches.ActionError):
@@ -97,8 +129,9 @@ def create(db: sqlite_utils.Database, handle: Any, email: str | None,
         _refuse_taken(db, handle)
         email = email.strip().lower() if email else None
         player_id = db.execute(
-            "INSERT INTO players (handle, email, language, created_at) VALUES (?, ?, ?, ?) "
-            "RETURNING id", [handle, email, language, utc.iso(utc.now())]).fetchone()[0]
+            "INSERT INTO players (handle, skeleton, email, language, created_at) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING id",
+            [handle, skeleton(handle), email, language, utc.iso(utc.now())]).fetchone()[0]
         player = Player(player_id, handle, email, 0, language)
         _rekey(db, player)
     return player
@@ -108,9 +141,9 @@ def rename(db: sqlite_utils.Database, player: Player, handle: Any) -> Player:
     handle = checked_handle(handle)
     with write(db):
         hold_name(db, "players")
-        if handle.lower() != player.handle.lower():
-            _refuse_taken(db, handle)
-        db.execute("UPDATE players SET handle = ? WHERE id = ?", [handle, player.id])
+        _refuse_taken(db, handle, player)
+        db.execute("UPDATE players SET handle = ?, skeleton = ? WHERE id = ?",
+                   [handle, skeleton(handle), player.id])
     return replace(player, handle=handle)
 
 
@@ -129,10 +162,19 @@ def languages_of(db: sqlite_utils.Database, player_ids: list[int]) -> dict[int, 
         if player_ids else {}
 
 
-def _refuse_taken(db: sqlite_utils.Database, handle: str) -> None:
-    if by_handle(db, handle) is not None:
+def _refuse_taken(db: sqlite_utils.Database, handle: str, renamed: Player | None = None
+                  ) -> None:
+    """Refuse a handle that another player's (not ``renamed``'s) is, or looks like."""
+    taken = db.execute("SELECT handle FROM players WHERE skeleton = ? AND id <> ? "
+                       "ORDER BY lower(handle) <> lower(?)",
+                       [skeleton(handle), renamed.id if renamed else 0, handle]).fetchone()
+    if taken is not None and taken[0].lower() == handle.lower():
         raise HandleTaken("The handle %(handle)s is taken. Please choose another one.",
                           handle=handle)
+    if taken is not None:
+        raise HandleTaken("The handle %(handle)s looks too much like %(taken)s, another "
+                          "player's. Please choose another one.", handle=handle,
+                          taken=taken[0])
 
 
 # -- secrets derived from the server's secret key ---------------------------------------------
@@ -180,10 +222,23 @@ def seat_link(db: sqlite_utils.Database, player: Player, game_id: str, seat: int
 def seats_of(db: sqlite_utils.Database, player: Player) -> list[tuple[str, int]]:
     """The player's seats, (game id, seat), the most recently active game first: those of
     the proven address (compared without case, as ``/home`` does) and those claimed."""
+    return _seats(db, "s.player_id = ? OR lower(s.email) = ?", player)
+
+
+def public_seats(db: sqlite_utils.Database, player: Player) -> list[tuple[str, int]]:
+    """The seats a public profile lists, as ``seats_of``: those the player took part in
+    knowingly. Those claimed (taken with the key or signed in; rated and tournament games'
+    are), and those of the proven address that it answered (``invites.answered``: acted on
+    through a link emailed to it, or opened with the player's own link). A seat that only
+    carries the address, which anyone may type into a new game, is not listed: a stranger
+    can neither plant a game on a profile nor learn from one whose address it is."""
+    return _seats(db, "s.player_id = ? OR (lower(s.email) = ? AND s.answered = 1)", player)
+
+
+def _seats(db: sqlite_utils.Database, where: str, player: Player) -> list[tuple[str, int]]:
     rows = db.execute(
-        "SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
-        "WHERE s.player_id = ? OR lower(s.email) = ? "
-        "ORDER BY g.updated_at DESC, g.id, s.seat", [player.id, player.email or ""])
+        f"SELECT s.game_id, s.seat FROM seats s JOIN games g ON g.id = s.game_id "
+        f"WHERE {where} ORDER BY g.updated_at DESC, g.id, s.seat", [player.id, player.email or ""])
     return [(row[0], row[1]) for row in rows]
 
 
@@ -264,8 +319,12 @@ def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None,
                           [now, links.token_hash(token), now]).fetchone()
         if used is None:
             return None
+        # the address's other links end with this one: an older link, left in a mailbox
+        # or read by someone else meanwhile, signs nobody in later
+        db.execute("UPDATE sign_in_links SET used_at = ? WHERE email = ? AND used_at IS NULL",
+                   [now, used[0]])
         player = by_email(db, used[0])
-        if isinstance(handle, str) and handle.lower().startswith(RESERVED):
+        if isinstance(handle, str) and skeleton(handle).startswith(skeleton(RESERVED)):
             raise HandleTaken("Handles that begin with %(reserved)s are the computer's.",
                               reserved=RESERVED)
         if player is None:
@@ -279,33 +338,56 @@ def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None,
 
 
 def current(db: sqlite_utils.Database) -> Player | None:
-    """The player the browser's signed session is signed in as, unless they signed out
-    everywhere since."""
-    signed = session.get("player")
-    if not isinstance(signed, list) or len(signed) != 2:
-        return None
-    player = find(db, signed[0])
-    return player if player is not None and player.generation == signed[1] else None
+    """The player the browser is signed in as: its session's row, unless the session was
+    signed out (here or everywhere) or is older than the cookie may be."""
+    secret = session.get("player")
+    if not isinstance(secret, str) or not links.TOKEN_SHAPE.fullmatch(secret):
+        return None  # signed out, or a cookie from before sessions had rows
+    row = db.execute(
+        "SELECT p.id, p.handle, p.email, p.generation, p.language FROM player_sessions s "
+        "JOIN players p ON p.id = s.player_id WHERE s.token_hash = ? AND s.created_at > ?",
+        [links.token_hash(secret), utc.iso(_oldest_session())]).fetchone()
+    return _player(row) if row else None
 
 
-def remember(player: Player) -> None:
-    """Sign this browser in as ``player``."""
-    session["player"] = [player.id, player.generation]
+def _oldest_session() -> datetime:
+    """When the oldest session still valid began: a cookie lasts as long (and no longer
+    without being written again)."""
+    return utc.now() - current_app.permanent_session_lifetime
+
+
+def remember(db: sqlite_utils.Database, player: Player) -> None:
+    """Sign this browser in as ``player``: a new session, its secret in the signed cookie
+    and its hash in ``player_sessions``."""
+    secret = links.new_token()
+    with write(db):
+        db.execute("DELETE FROM player_sessions WHERE created_at <= ?",
+                   [utc.iso(_oldest_session())])
+        db.execute("INSERT INTO player_sessions (token_hash, player_id, created_at) "
+                   "VALUES (?, ?, ?)", [links.token_hash(secret), player.id, utc.iso(utc.now())])
+    session["player"] = secret
     session.permanent = True
 
 
-def forget() -> None:
-    session.pop("player", None)
+def forget(db: sqlite_utils.Database) -> None:
+    """Sign this browser out: its session ends on the server too, so that a copy of the
+    cookie signs nobody in either."""
+    secret = session.pop("player", None)
+    if isinstance(secret, str):
+        with write(db):
+            db.execute("DELETE FROM player_sessions WHERE token_hash = ?",
+                       [links.token_hash(secret)])
 
 
 def sign_out_everywhere(db: sqlite_utils.Database, player: Player) -> Player:
-    """Every session, the key and the seat links given to the player stop working; the
-    caller's session goes on with the new generation."""
+    """Every session, the key and the seat links given to the player stop working (the
+    caller signs its own browser in again)."""
     with write(db):
         player = replace(player, generation=player.generation + 1)
         db.execute("UPDATE players SET generation = ? WHERE id = ?",
                    [player.generation, player.id])
         db.execute("DELETE FROM links WHERE player_id = ?", [player.id])
+        db.execute("DELETE FROM player_sessions WHERE player_id = ?", [player.id])
         _rekey(db, player)
     return player
 

@@ -111,9 +111,9 @@ def computer_player(db: sqlite_utils.Database, handle: str) -> int:
     with no address, whom nobody signs in as."""
     if (found := _player_of(db, handle)) is None:
         hold_name(db, "players")  # as players.create: another process may be making it
-        db.execute("INSERT INTO players (handle, created_at) SELECT ?, ? WHERE NOT EXISTS "
-                   "(SELECT 1 FROM players WHERE lower(handle) = ?)",
-                   [handle, utc.iso(utc.now()), handle])
+        db.execute("INSERT INTO players (handle, skeleton, created_at) SELECT ?, ?, ? "
+                   "WHERE NOT EXISTS (SELECT 1 FROM players WHERE lower(handle) = ?)",
+                   [handle, players.skeleton(handle), utc.iso(utc.now()), handle])
         found = _player_of(db, handle)
     assert found is not None  # made just above, in this transaction
     return found

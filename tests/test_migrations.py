@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import pbem.store.db
-from pbem import create_app
+from pbem import create_app, invites, players
 from pbem.store.db import (
     SchemaBehind, applied, connect, dialect, hold_name, is_url, migrate, migrations,
     require_migrated, write)
@@ -250,3 +250,50 @@ def test_the_app_gives_an_empty_database_its_schema_and_refuses_one_behind(
         create_app(config)  # a new connection to it is refused (once per connection)
         with pytest.raises(SchemaBehind, match=r"lacks 1 migration.*init-db"):
             require_migrated(connect(empty))
+
+
+def test_migration_0013_writes_of_older_rows_what_the_code_writes_of_new_ones(
+        empty, tmp_path, monkeypatch):
+    """0013 writes in SQL the skeletons of the handles before it (``players.skeleton``) and
+    the mailboxes of the "Your games" links and opt-outs (``invites.address_key``); a seat
+    that had answered its invitation has answered."""
+    before = tmp_path / "before"
+    before.mkdir()
+    for path in pbem.store.db.MIGRATIONS.glob("*.sql"):
+        if int(path.name[:4]) < 13:
+            shutil.copy(path, before)
+    monkeypatch.setattr(pbem.store.db, "MIGRATIONS", before)
+    db = connect(empty)
+    migrate(db)
+    handles = ["Alice", "AIice", "c0mputer_EASY", "Mimi-1", "OO0_oo", players.HANDLE_CHARACTERS]
+    for handle in handles:
+        db.execute("INSERT INTO players (handle, created_at) VALUES (?, 'now')", [handle])
+    typed = ["Vic@Gmail.com", "v.i.c+games@googlemail.com", "Ann+x@Example.org",
+             "bob@example.org.", "o'neil+a.b@gmail.com", "x!#$%&'*/=?^_`{|}~-@example.org",
+             "plain@example.org"]
+    for n, email in enumerate(typed):
+        db.execute("INSERT INTO home_links (token_hash, email, created_at) VALUES (?, ?, ?)",
+                   [f"hash{n}", email, f"2026-01-0{n + 1}"])
+        db.execute("INSERT INTO home_optouts (email, created_at) VALUES (?, ?) "
+                   "ON CONFLICT DO NOTHING", [email.lower(), f"2026-01-0{n + 1}"])
+    db.execute("INSERT INTO games (id, game, players, options, seed, created_at) "
+               "VALUES ('g1', 'mastery', 2, '{}', 's', 'now')")
+    for seat, answered in ((0, 1), (1, 0)):
+        db.execute("INSERT INTO seats (game_id, seat, name, email) VALUES ('g1', ?, 'A', ?)",
+                   [seat, f"p{seat}@example.org"])
+        db.execute("INSERT INTO invites (game_id, seat, address, sent, answered, created_at) "
+                   "VALUES ('g1', ?, ?, 1, ?, 'now')", [seat, f"p{seat}@example.org", answered])
+
+    monkeypatch.undo()
+    assert migrate(db) == ["0013_mailboxes_sessions_lookalikes"]
+    assert dict(db.execute("SELECT handle, skeleton FROM players").fetchall()) == {
+        handle: players.skeleton(handle) for handle in handles}
+    assert dict(db.execute("SELECT email, address FROM home_links").fetchall()) == {
+        email: invites.address_key(email) for email in typed}
+    first_opt_outs: dict[str, str] = {}  # a mailbox opted out since its first address did
+    for n, email in enumerate(typed):
+        first_opt_outs.setdefault(invites.address_key(email), f"2026-01-0{n + 1}")
+    assert dict(db.execute("SELECT address, created_at FROM home_optouts").fetchall()) == \
+        first_opt_outs
+    assert [tuple(row) for row in db.execute("SELECT seat, answered FROM seats ORDER BY seat")
+            ] == [(0, 1), (1, 0)]

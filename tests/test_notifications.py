@@ -591,6 +591,26 @@ def test_home_link_emails_can_be_stopped_for_the_address_and_turned_back_on(app,
     assert len(ask()) == 1
 
 
+# One Gmail mailbox, spelt seven ways
+MAILBOX_SPELLINGS = ["vic@gmail.com", "Vic@Gmail.com", "v.i.c@gmail.com", "vic+games@gmail.com",
+                     "vi.c+x@googlemail.com", "VIC@googlemail.com", "v.ic+1@gmail.com"]
+
+
+def test_home_link_emails_are_counted_and_stopped_per_mailbox_however_it_is_spelt(client, db):
+    mark = last_id(db)
+    for spelling in MAILBOX_SPELLINGS * 4:
+        assert client.post("/home", data={"email": spelling}).status_code == 200
+    (row,) = after(db, mark)  # one within the interval, as for one spelling
+    assert client.post(one(UNSUBSCRIBE_LINK, row["body"]),
+                       data={"List-Unsubscribe": "One-Click"}).status_code == 200
+    for spelling in MAILBOX_SPELLINGS:
+        db.execute("UPDATE home_links SET created_at = '2000-01-01T00:00:00+00:00'")
+        assert client.post("/home", data={"email": spelling}).status_code == 200
+    assert after(db, row["id"]) == []  # the mailbox opted out, whatever the spelling
+    assert client.post("/home", data={"email": "vic@example.org"}).status_code == 200
+    assert [r["recipient"] for r in after(db, row["id"])] == ["vic@example.org"]
+
+
 @pytest.mark.one_database  # what an email says
 @pytest.mark.parametrize("game, complete", [("mastery", True), ("magnet", True),
                                              ("the-right-moves", True),

@@ -291,6 +291,111 @@ def test_deleting_an_identity_keeps_the_games_and_forgets_the_player(app, client
     assert [g["id"] for g in client.get(path_of(again["key"])).json["games"]] == [first["id"]]
 
 
+# -- what a stranger can do: sign-in links, sessions, look-alike handles, profiles ------------
+
+def test_using_a_sign_in_link_ends_the_addresses_older_ones(app, client, db, smtp):
+    for _ in range(2):
+        assert client.post("/api/sign-in", json={"email": "ann@example.org"}).status_code == 202
+    assert client.post("/api/sign-in", json={"email": "ann+x@example.org"}).status_code == 202
+    sent = [(m["To"], link) for m in smtp_delivered(app, db, smtp)
+            for link in SIGN_IN_LINK.findall(m.get_content())]
+    (older, newer), (tagged,) = ([link for to, link in sent if to == address]
+                                 for address in ("ann@example.org", "ann+x@example.org"))
+    assert client.post(newer, json={"handle": "ann"}).status_code == 201
+    assert app.test_client().get(older).status_code == 404
+    assert app.test_client().post(older, json={}).status_code == 404  # signs nobody in
+    assert app.test_client().post(tagged, json={"handle": "ann-x"}).status_code == 201
+
+
+def smtp_delivered(app, db, smtp) -> list:
+    """Deliver the outbox to the SMTP server; the messages it received in this delivery."""
+    before = len(smtp.messages)
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    return smtp.messages[before:]
+
+
+def test_signing_out_ends_the_session_so_a_copied_cookie_signs_nobody_in(app, client, db):
+    game(client, "ann@example.org", "bob@example.org")
+    signed_in(app, client, db, "ann@example.org", "ann")
+    copy = app.test_client()
+    copy.set_cookie("session", client.get_cookie("session").value)
+    assert len(dashboard(copy)) == 1 and copy.get("/me/notifications").status_code == 200
+    assert client.post("/sign-out").status_code == 303
+    assert dashboard(copy) == [] and copy.get("/me/notifications").status_code == 403
+    assert db.execute("SELECT count(*) FROM player_sessions").fetchone()[0] == 0
+    # a session older than a cookie may be signs nobody in either
+    laptop = app.test_client()
+    signed_in(app, laptop, db, "ann@example.org", None)
+    with write(db):
+        db.execute("UPDATE player_sessions SET created_at = '2000-01-01T00:00:00+00:00'")
+    assert dashboard(laptop) == []
+
+
+def test_a_handle_that_looks_like_a_taken_one_is_refused(app, client, db, smtp):
+    signed_in(app, client, db, "alice@example.org", "Alice")
+    signed_in(app, client, db, "bob@example.org", "bob_smith")
+    assert client.post("/api/sign-in", json={"email": "eve@example.org"}).status_code == 202
+    (link,) = emailed_links(app, db, smtp, "eve@example.org")
+    for look_alike, why in (("alice", "is taken"), ("AIice", "looks too much like Alice"),
+                            ("A1ice", "looks too much like Alice"),
+                            ("bob-smith", "looks too much like bob_smith"),
+                            ("B0B_SMITH", "looks too much like bob_smith")):
+        refused = client.post(link, json={"handle": look_alike})
+        assert refused.status_code == 409 and why in refused.json["error"], look_alike
+    for computer in ("computer_easy", "c0mputer-easy", "COMPUTER-hard", "cornputer-x"):
+        refused = client.post(link, json={"handle": computer})
+        assert refused.status_code == 409 and "the computer's" in refused.json["error"]
+    assert "looks too much like Alice" in client.post(link, data={"handle": "AIice"}) \
+        .get_data(as_text=True)
+    assert client.post(link, json={"handle": "Alicia"}).status_code == 201
+    # a player may change their own handle to one that looks like it
+    again = app.test_client()
+    assert signed_in(app, again, db, "alice@example.org", "AIice")["handle"] == "AIice"
+
+
+PLAY_LINK = re.compile(r"http://localhost(/play/[A-Za-z0-9_-]{32})")
+
+
+def test_a_profile_lists_only_the_games_its_player_took_part_in_knowingly(app, client, db):
+    vic = app.test_client()
+    key = path_of(signed_in(app, vic, db, "vic@example.org", "vic")["key"])
+    stranger = app.test_client()  # makes three games with Vic's address on a seat
+    planted = [stranger.post("/api/games", json={"game": "mastery", "players": [
+        {"name": "Mallory", "email": "mallory@example.org"},
+        {"name": f"Vp cheats at every game {n}", "email": "vic@example.org"}]}).json
+        for n in range(3)]
+    emailed = {}
+    for made in planted:  # the stranger plays Vic's seat with the links the creator holds
+        apis = [path_of(seat["api"]) for seat in made["seats"]]
+        api_move(stranger, apis[0], "d4xc5")
+        assert stranger.post(f"{apis[1]}/chat", json={"text": "I resign"}).status_code == 201
+        (body,) = db.execute("SELECT body FROM outbox WHERE game_id = ? AND recipient = ? "
+                             "AND kind = 'start'", [made["id"], "vic@example.org"]).fetchone()
+        emailed[made["id"]] = PLAY_LINK.findall(body)[0]
+        assert vic.get(emailed[made["id"]]).status_code == 200  # a scanner, even signed in
+    answered, opened, untouched = (made["id"] for made in planted)
+
+    def profile() -> set[str]:
+        page = client.get("/players/vic").get_data(as_text=True)
+        api = client.get("/api/players/vic").json
+        assert {g["id"] for g in api["games"]} == {g for g in (answered, opened, untouched)
+                                                  if g in page}
+        assert ("cheats" in page) == bool(api["games"])
+        return {g["id"] for g in api["games"]}
+
+    assert profile() == set()
+    assert client.post(f"/players/vic/games/{untouched}/watch").status_code == 404
+    # the player's own list has every seat of the proven address (CONTRACT part 6)
+    assert {g["id"] for g in client.get(key).json["games"]} == {answered, opened, untouched}
+    # acted on through the emailed link, or opened from the dashboard: knowingly
+    assert vic.post(f"{emailed[answered]}/draw", data={"answer": "offer", "ply": 1}) \
+        .status_code == 303
+    assert vic.post(f"/games/{opened}/1", follow_redirects=True).status_code == 200
+    assert profile() == {answered, opened}
+    assert client.post(f"/players/vic/games/{opened}/watch").status_code == 303
+
+
 # -- hidden information: the new pages show nothing a spectator may not know -----------------
 
 def magnet_world(app, client, db, world: str, blue_setup: str) -> dict:
@@ -312,6 +417,9 @@ def magnet_world(app, client, db, world: str, blue_setup: str) -> dict:
         browser = app.test_client()
         key = path_of(signed_in(app, browser, db, f"{name}{world}@example.org",
                                 f"{name.capitalize()}{world}")["key"])
+        # opened from the dashboard: a game the player knows of, which the profile lists
+        assert browser.post(f"/games/{game.id}/{seat}", follow_redirects=True).status_code \
+            == 200
         seen[seat] = {"dashboard": browser.get("/games").get_data(as_text=True),
                       "key": client.get(key).get_data(as_text=True)}
         for path in (f"/players/{name}{world}", f"/api/players/{name}{world}"):

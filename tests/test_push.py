@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import flask
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -463,8 +464,11 @@ def test_a_players_channels_are_the_default_of_their_seats(app, client, new_game
     player, key = a_player(app)
     assert client.put(f"{key}/push", json=service.device("phone").subscription).status_code \
         == 201
-    with client.session_transaction() as session:  # signed in, as players.remember does
-        session["player"] = [player.id, player.generation]
+    with app.test_request_context():  # signed in: the session players.remember makes
+        players.remember(get_db(), player)
+        signed = flask.session["player"]
+    with client.session_transaction() as session:
+        session["player"] = signed
     dashboard = client.get("/games").get_data(as_text=True)
     assert "Notify me on this device" in dashboard and f"{key}/push" in dashboard
     assert client.post("/me/notifications", data={"channel-turn": "push"}).status_code == 303

@@ -385,16 +385,18 @@ def set_preference(db: sqlite_utils.Database, game_id: str, seat: int, choice: s
 
 
 def home_opted_out(db: sqlite_utils.Database, email: str) -> bool:
-    return bool(list(db.query("SELECT 1 FROM home_optouts WHERE email = ?", [email.lower()])))
+    """Whether the mailbox of ``email`` wants no "Your games" emails, however it is spelt
+    (``invites.address_key``)."""
+    return db.execute("SELECT 1 FROM home_optouts WHERE address = ?",
+                      [invites.address_key(email)]).fetchone() is not None
 
 
 def set_home_opt_out(db: sqlite_utils.Database, email: str, out: bool) -> None:
     if out:
-        db.execute("INSERT INTO home_optouts (email, created_at) VALUES (?, ?) "
-                   "ON CONFLICT DO NOTHING",
-                   [email.lower(), utc.iso(utc.now())])
+        db.execute("INSERT INTO home_optouts (address, created_at) VALUES (?, ?) "
+                   "ON CONFLICT DO NOTHING", [invites.address_key(email), utc.iso(utc.now())])
     else:
-        db.execute("DELETE FROM home_optouts WHERE email = ?", [email.lower()])
+        db.execute("DELETE FROM home_optouts WHERE address = ?", [invites.address_key(email)])
 
 
 def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:

@@ -98,7 +98,7 @@ def sign_in(token: str):
                              error=error.message, status=error.status)
     if player is None:
         abort(404, NO_LINK)
-    players.remember(player)
+    players.remember(db, player)
     if wants_json:
         return jsonify(handle=player.handle,
                        profile=links.external_url(".profile", handle=player.handle),
@@ -116,15 +116,16 @@ def _signed_in() -> Player:
 
 @bp.post("/sign-out")
 def sign_out():
-    players.forget()
+    players.forget(get_db())
     flash(gettext("You are signed out in this browser."))
     return redirect(url_for("mygames.my_games"), 303)
 
 
 @bp.post("/sign-out/everywhere")
 def sign_out_everywhere():
-    player = players.sign_out_everywhere(get_db(), _signed_in())
-    players.remember(player)  # this browser alone stays signed in
+    db = get_db()
+    player = players.sign_out_everywhere(db, _signed_in())
+    players.remember(db, player)  # this browser alone stays signed in
     flash(gettext("Every other browser is signed out, and your player key and your games' "
                   "links from this page are replaced (the links emailed to you still work)."))
     return redirect(url_for("mygames.my_games"), 303)
@@ -136,7 +137,7 @@ def delete_identity():
     if request.form.get("confirm") != "yes":
         abort(400, gettext("To delete your identity, tick the box that confirms it."))
     players.delete(get_db(), player)
-    players.forget()
+    players.forget(get_db())
     flash(gettext("Your identity is deleted. Your games go on: their links still play them."))
     return redirect(url_for("mygames.my_games"), 303)
 
@@ -168,7 +169,7 @@ def player_api(token: str):
 def _profile_games(player: Player) -> list[Match]:
     db = get_db()
     return [matches.load(db, game_id) for game_id in
-            dict.fromkeys(game_id for game_id, _ in players.seats_of(db, player))]
+            dict.fromkeys(game_id for game_id, _ in players.public_seats(db, player))]
 
 
 def _by_handle(handle: str) -> Player:

@@ -47,8 +47,9 @@ def open_seat(token: str, role: str) -> links.Access:
     access = links.resolve(get_db(), token)
     if access is None or (access.seat is None) != (role == "watch"):
         abort(404, gettext("This link does not open any game. Check that you copied all of it."))
-    if access.emailed and request.method not in ("GET", "HEAD"):
-        invites.answered(get_db(), access.game_id, access.seat)  # acted: a person read it
+    acted = access.emailed and request.method not in ("GET", "HEAD")  # a person read it
+    if acted or access.player_id is not None:  # or its player opened it with their own link
+        invites.answered(get_db(), access.game_id, access.seat)
     return access
 
 

@@ -21,7 +21,7 @@ from .. import (clocks, computer, invites, languages, limits, links, matches, my
 from . import diagrams
 from ..mail import notify
 from ..players import claim_signed_in
-from ..store.db import get_db, write
+from ..store.db import get_db, hold_name, write
 from ..store import utc
 
 bp = Blueprint("site", __name__)
@@ -153,15 +153,18 @@ def home_request():
         return render_template("home_request.html", sent=None,
                                error=gettext("Please enter a valid email address.")), 400
     db = get_db()
+    mailbox = invites.address_key(address)
     with write(db):
-        # One email per address per HOME_LINK_INTERVAL, so the form cannot flood a mailbox.
+        # One email per mailbox per HOME_LINK_INTERVAL, however its address is spelt
+        # (counted as invitations are), so the form cannot flood a mailbox.
+        hold_name(db, f"home:{mailbox}")  # two requests at once count each other
         since = utc.iso(utc.now() - HOME_LINK_INTERVAL)
-        recent = list(db.query("SELECT 1 FROM home_links WHERE lower(email) = lower(?) "
-                               "AND created_at > ?", [address, since]))
-        if not recent:
+        recent = db.execute("SELECT 1 FROM home_links WHERE address = ? AND created_at > ?",
+                            [mailbox, since]).fetchone()
+        if recent is None:
             token = links.new_token()
             db["home_links"].insert({"token_hash": links.token_hash(token), "email": address,
-                                     "created_at": utc.iso(utc.now())})
+                                     "address": mailbox, "created_at": utc.iso(utc.now())})
             notify.home_link(db, address, token)
     # The same answer whether or not the address has games, or was just sent a link.
     return render_template("home_request.html", sent=address, error=None)
