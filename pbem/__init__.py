@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import engine
-from flask import Flask, abort, request
+from flask import Flask, abort, current_app, request
 from flask_babel import gettext
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -125,6 +125,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)
     cli.register(app)
+    app.before_request(_refuse_other_sites)
     app.before_request(_refuse_deeply_nested_json)
     app.before_request(_refuse_nul_in_the_path)
     app.after_request(_security_headers)
@@ -149,6 +150,36 @@ def _instance_file(path: Path, make: Callable[[], str]) -> str:
         finally:
             candidate.unlink()
     return path.read_text().strip()
+
+
+# What a browser's Sec-Fetch-Site says of a request the site's own pages sent, or a person
+# (an address typed, a bookmark)
+OWN_FETCHES = ("same-origin", "none")
+
+
+def _refuse_other_sites():
+    """A request that changes something, sent by a browser from another site's page (a
+    form that submits itself, a script), is refused before any view acts: it would act with
+    the victim's cookie, or sign the victim's browser in as someone else (SameSite=Lax lets
+    a top-level POST set a cookie). Browsers say where a request comes from: Sec-Fetch-Site,
+    and older ones Origin alone. Programs send neither (the JSON API's clients, a mail
+    provider's one-click unsubscribe, RFC 8058), and are answered as before."""
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return
+    fetched = request.headers.get("Sec-Fetch-Site")
+    origin = request.headers.get("Origin")
+    if fetched in OWN_FETCHES or (fetched is None and origin in (None, *_own_origins())):
+        return
+    abort(403, gettext("This request came from a page of another site, so nothing was done. "
+                       "To act here, use this site's own pages."))
+
+
+def _own_origins() -> tuple[str, ...]:
+    """The site's origins as a browser names them: the one it was reached at, and
+    PUBLIC_URL's (its scheme may differ from the request's behind a proxy that is not
+    trusted with X-Forwarded-Proto)."""
+    public = current_app.config["PUBLIC_URL"]
+    return (links.origin(request.host_url), *([links.origin(public)] if public else []))
 
 
 def _refuse_nul_in_the_path():

@@ -171,6 +171,14 @@ def public_url(value: object) -> str | None:
     return str(value).strip().rstrip("/")
 
 
+def origin(url: str) -> str:
+    """The origin of an absolute URL as browsers write it in an Origin header: the host in
+    lower case, the scheme's own port left out."""
+    parts = urlsplit(url)
+    default_port = {"http": ":80", "https": ":443"}.get(parts.scheme, "")
+    return f"{parts.scheme}://{parts.netloc.lower().removesuffix(default_port)}"
+
+
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1")
 
 

@@ -8,8 +8,10 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from pbem.mail import outbox
 from pbem.store.db import connect, is_url
 from pbem.mail.outbox import FileTransport, deliver_due
 
-from helpers import everything_in, path_of
+from helpers import everything_in, path_of, sign_up
 
 
 def tokens_in(text: str) -> set[str]:
@@ -302,6 +304,123 @@ def test_names_with_control_characters_are_refused(client, db, name):
     assert response.status_code == 400
     assert "printable" in response.json["error"] or "Unicode" in response.json["error"]
     assert queued(db) == []
+
+
+# -- requests from other sites' pages (cross-site request forgery, login CSRF) --------------
+
+# What browsers send with a request from another site's page; and from an older browser,
+# the Origin alone
+CROSS_SITE = [{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"},
+              {"Sec-Fetch-Site": "same-site", "Origin": "http://games.localhost"},
+              {"Origin": "http://evil.example"}, {"Origin": "null"},
+              {"Sec-Fetch-Site": "cross-site"}]
+
+
+@pytest.mark.one_database  # refused before anything is stored
+def test_a_request_from_another_sites_page_is_refused_and_changes_nothing(client, db):
+    assert client.post("/api/sign-in", json={"email": "mallory@example.org"}).status_code == 202
+    body = db.execute("SELECT body FROM outbox WHERE kind = 'sign_in'").fetchone()[0]
+    link = re.search(r"/sign-in/[A-Za-z0-9_-]{32}", body).group()
+    before = everything_in(db)
+    new_game = {"name0": "Vic", "email0": "vic@example.org", "name1": "Bob",
+                "email1": "bob@example.org"}
+    for headers in CROSS_SITE:
+        for path, form in ((link, {"handle": "mallory"}), ("/new/mastery", new_game),
+                           ("/home", {"email": "vic@example.org"}), ("/sign-out", {})):
+            refused = client.post(path, data=form, headers=headers)
+            assert refused.status_code == 403, (path, headers)
+            assert "another site" in refused.get_data(as_text=True)
+            assert "Set-Cookie" not in refused.headers
+        assert client.post("/api/games", headers=headers, json={
+            "game": "mastery", "players": [{"name": "A", "email": "a@example.org"},
+                                           {"name": "B", "email": "b@example.org"}]}
+        ).status_code == 403
+    assert everything_in(db) == before  # the link is unused, no game, no email
+    # the site's own pages: as the browser says, or by the origin it was reached at, or
+    # PUBLIC_URL's (a proxy in front that does TLS)
+    for headers in ({"Sec-Fetch-Site": "same-origin", "Origin": "http://localhost"},
+                    {"Origin": "http://localhost"},
+                    {"Sec-Fetch-Site": "none"}):
+        assert client.post("/new/mastery", data=new_game, headers=headers).status_code == 201
+    client.application.config["PUBLIC_URL"] = "https://games.example.org"
+    assert client.post("/new/mastery", data=new_game,
+                       headers={"Origin": "https://games.example.org"}).status_code == 201
+    assert client.post(link, data={"handle": "mallory"},
+                       headers={"Sec-Fetch-Site": "same-origin"}).status_code == 303
+
+
+ATTACK = """<!doctype html><title>Win a prize</title>
+<form method="post" action="{action}">{fields}</form>
+<script>document.forms[0].submit()</script>"""
+
+
+@pytest.fixture
+def other_site():
+    """A second site on loopback (``localhost``, where the app is at 127.0.0.1): each path
+    a page whose form submits itself at once to ``pages[path]``, (action, fields)."""
+    pages: dict[str, tuple[str, dict[str, str]]] = {}
+
+    class Attacker(BaseHTTPRequestHandler):
+        def do_GET(self):
+            action, fields = pages[self.path]
+            body = ATTACK.format(action=action, fields="".join(
+                f'<input name="{name}" value="{value}">' for name, value in fields.items()))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Attacker)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    yield f"http://localhost:{server.server_port}", pages
+    server.shutdown()
+    thread.join()
+
+
+@pytest.mark.browser
+def test_another_sites_page_cannot_sign_a_browser_in_nor_make_a_game(
+        open_context, client, db, live_server, new_game, other_site):
+    sign_up(client, db, "Mallory")  # the attacker, with an unused sign-in link of theirs
+    assert client.post("/api/sign-in", json={"email": "mallory@example.org"}).status_code == 202
+    body = db.execute("SELECT body FROM outbox WHERE kind = 'sign_in' ORDER BY id DESC"
+                      ).fetchone()[0]
+    link = re.search(r"/sign-in/[A-Za-z0-9_-]{32}", body).group()
+    site, pages = other_site
+    pages["/prize"] = (live_server + link, {"handle": ""})
+    pages["/free-game"] = (live_server + "/new/mastery", {
+        "name0": "Vic", "email0": "mallory@example.org", "name1": "Bob",
+        "email1": "bob@example.org"})
+    context = open_context()
+    page = context.new_page()
+    page.goto(live_server + new_game().urls[1])  # the victim's browser has its cookie
+    cookies = context.cookies()
+    games = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    for path in pages:
+        with page.expect_response(lambda r: r.request.method == "POST") as posted:
+            page.goto(site + path)
+        assert posted.value.status == 403 and "set-cookie" not in posted.value.headers
+        assert "another site" in page.locator("main").inner_text()
+        assert context.cookies() == cookies
+    assert db.execute("SELECT used_at FROM sign_in_links WHERE token_hash = ?",
+                      [links.token_hash(link.rsplit("/", 1)[1])]).fetchone()[0] is None
+    assert db.execute("SELECT count(*) FROM games").fetchone()[0] == games
+    page.goto(live_server + "/games")
+    assert "Mallory" not in page.locator("body").inner_text()
+
+
+def test_programs_that_say_nothing_of_a_page_are_answered(client, db, new_game):
+    """The JSON API (its secrets in the path) and RFC 8058's one-click unsubscribe, which a
+    mail provider's server POSTs: no Origin, no Sec-Fetch-Site."""
+    game = new_game()
+    assert client.post(f"{game.apis[0]}/moves", json={"move": "d4xc5", "ply": 0}) \
+        .status_code == 200
+    body = db.execute("SELECT body FROM outbox WHERE kind = 'turn'").fetchone()[0]
+    unsubscribe = re.search(r"/email/[A-Za-z0-9_-]{32}/unsubscribe", body).group()
+    assert client.post(unsubscribe, data={"List-Unsubscribe": "One-Click"}).status_code == 200
 
 
 # Addresses that name no public mailbox: a literal IP, the machine itself, no dot, a
