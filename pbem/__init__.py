@@ -161,14 +161,18 @@ def _refuse_other_sites():
     """A request that changes something, sent by a browser from another site's page (a
     form that submits itself, a script), is refused before any view acts: it would act with
     the victim's cookie, or sign the victim's browser in as someone else (SameSite=Lax lets
-    a top-level POST set a cookie). Browsers say where a request comes from: Sec-Fetch-Site,
-    and older ones Origin alone. Programs send neither (the JSON API's clients, a mail
-    provider's one-click unsubscribe, RFC 8058), and are answered as before."""
+    a top-level POST set a cookie). Browsers say where a request comes from: Sec-Fetch-Site
+    (to an https site or this machine), and those that do not send it, Origin; but as the
+    site's pages send no referrer, their own forms' Origin is "null", which a page elsewhere
+    can send too, so that only another origin named is refused then. Programs send neither
+    (the JSON API's clients, a mail provider's one-click unsubscribe, RFC 8058), and are
+    answered as before."""
     if request.method in ("GET", "HEAD", "OPTIONS"):
         return
     fetched = request.headers.get("Sec-Fetch-Site")
     origin = request.headers.get("Origin")
-    if fetched in OWN_FETCHES or (fetched is None and origin in (None, *_own_origins())):
+    if fetched in OWN_FETCHES or (fetched is None and origin in (None, "null",
+                                                                 *_own_origins())):
         return
     abort(403, gettext("This request came from a page of another site, so nothing was done. "
                        "To act here, use this site's own pages."))
