@@ -158,15 +158,14 @@ OWN_FETCHES = ("same-origin", "none")
 
 
 def _refuse_other_sites():
-    """A request that changes something, sent by a browser from another site's page (a
-    form that submits itself, a script), is refused before any view acts: it would act with
-    the victim's cookie, or sign the victim's browser in as someone else (SameSite=Lax lets
-    a top-level POST set a cookie). Browsers say where a request comes from: Sec-Fetch-Site
-    (to an https site or this machine), and those that do not send it, Origin; but as the
-    site's pages send no referrer, their own forms' Origin is "null", which a page elsewhere
-    can send too, so that only another origin named is refused then. Programs send neither
-    (the JSON API's clients, a mail provider's one-click unsubscribe, RFC 8058), and are
-    answered as before."""
+    """Refuse, before any view acts, a request that would change something and that a
+    browser sent from another site's page (a form that submits itself, a script): it would
+    act with the visitor's cookie, or sign their browser in as someone else (SameSite=Lax
+    lets a top-level POST set a cookie). A browser names where a request comes from in
+    Sec-Fetch-Site (sent to https sites and to this machine), else in Origin, which is
+    "null" for this site's own forms (its pages send no referrer), so that it tells only of
+    another origin named. Programs send neither header (the JSON API's clients, a mail
+    provider's one-click unsubscribe of RFC 8058) and are answered as before."""
     if request.method in ("GET", "HEAD", "OPTIONS"):
         return
     fetched = request.headers.get("Sec-Fetch-Site")

@@ -50,7 +50,6 @@ SIGN_IN_VALID = timedelta(hours=2)  # mail can be slow: at least an hour
 RESERVED = "computer-"  # the handles of the computer's levels (rated players)
 
 
-
 def _looks_like(character: str) -> str:
     """What a character of a handle looks like, whatever its case, in lower case: the
     prototype that Unicode's confusables (UTS #39) give it or its other case (the data lists
