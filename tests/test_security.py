@@ -412,6 +412,7 @@ def test_another_sites_page_cannot_sign_a_browser_in_nor_make_a_game(
     assert "Mallory" not in page.locator("body").inner_text()
 
 
+@pytest.mark.one_database  # how a request's headers are read
 def test_programs_that_say_nothing_of_a_page_are_answered(client, db, new_game):
     """The JSON API (its secrets in the path) and RFC 8058's one-click unsubscribe, which a
     mail provider's server POSTs: no Origin, no Sec-Fetch-Site."""
