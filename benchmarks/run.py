@@ -9,6 +9,8 @@ the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for
 - cold: a Mastery play page at ply 400 in a process that has not loaded the game, beside the
   same page drawn from the game in the cache (CPU time), and the memory the match cache
   holds for that game;
+- records: the review page of the longest uploaded record the server reviews, beside a
+  game's pages (CPU time), and what its upload and kept replay cost;
 - commits: moves recorded per second through the same server (each a POST to the JSON API,
   committed with the email it queues), beside raw SQLite commits with the same settings
   and the same sync after each;
@@ -49,7 +51,7 @@ import engine
 from pbem import commands, computer, create_app, matches, positions
 from pbem.mail import outbox, notify, pictures
 from pbem.mail import compose
-from pbem.web import play
+from pbem.web import play, records
 from pbem.store.db import connect, write
 from pbem.matches import CACHE
 
@@ -246,6 +248,72 @@ def cold_figures(repeats: int = 30, ply: int = 400) -> None:
         tracemalloc.stop()
         assert match.ply == ply
         row(f"memory of the game at ply {ply} in the cache", f"{held / 1024:8.0f} KB")
+
+
+# -- records ------------------------------------------------------------------------------
+
+def longest_record(plies: int) -> dict:
+    """An Abstract Play record of ``plies`` moves of Mastery, as dear to review as such a
+    record can be: no draws by repetition, no capture, and every move, where one can, to a
+    board not seen before (a Mastery position keeps every board seen so far)."""
+    game = engine.get("mastery")
+    state, rng = game.start(2, {"repetition_draw": False}, ""), random.Random(0)
+    moves: list[str] = []
+    while len(moves) < plies:
+        seat = state.to_move[0]
+        quiet = [move for move in game.legal_moves(state, seat) if "x" not in move]
+        rng.shuffle(quiet)
+        following = [(move, game.apply(state, seat, move)) for move in quiet]
+        going_on = [(move, after) for move, after in following if after.outcome is None]
+        move, state = next(((move, after) for move, after in going_on
+                            if (after.board, 1 - seat) not in state.seen), going_on[0])
+        moves.append(move)
+    return {"header": {"game": {"name": "Mastery", "variants": ["repetition_draw=false"]},
+                       "players": [{"name": "Ann"}, {"name": "Bob"}]},
+            "moves": [moves[n:n + 2] for n in range(0, plies, 2)]}
+
+
+def record_figures(repeats: int = 30, ply: int = 400, plies: int = records.MOST_PLIES) -> None:
+    """The review page of the longest record the server reviews (``longest_record`` of
+    ``plies``), at
+    the ply that replays the most moves from a kept position, drawn afresh; beside a
+    Mastery game's play page at ``ply`` and its history page a ply earlier (15 moves after
+    a kept position), drawn afresh from the cached game. Process CPU time (medians); and
+    what the upload took, what its replay keeps, and what a full replay, which each
+    review page made before, takes."""
+    print("Records: the review page of the longest record reviewed, beside a game's pages, "
+          "CPU ms in this process (medians)")
+    with tempfile.TemporaryDirectory() as folder:
+        app = new_app(folder)
+        client = app.test_client()
+        url = page_at_ply(client, "mastery", ply)
+        for what, page in ((f"a game's play page at ply {ply}", url),
+                           (f"its history page at ply {ply - 1} (limit)",
+                            f"{url}/history/{ply - 1}")):
+            limit = statistics.median(cpu_ms(client, page, play.RENDERS.clear)
+                                      for _ in range(repeats))
+            row(what, "", limit)
+        record = longest_record(plies)
+        start = time.process_time()
+        uploaded = client.post("/records", data={"pasted": json.dumps(record)})
+        upload = (time.process_time() - start) * 1000
+        assert uploaded.status_code == 303
+        worst = f"{path(uploaded.headers['Location']).rsplit('/', 1)[0]}/{plies - 1}"
+        review = statistics.median(cpu_ms(client, worst, play.RENDERS.clear)
+                                   for _ in range(repeats))
+        size = len(client.get(worst).data)
+        start = time.process_time()
+        records.replay(record)
+        replay = (time.process_time() - start) * 1000
+        db = connect(app.config["DATABASE"])
+        kept = db.execute("SELECT sum(length(state)) FROM record_positions").fetchone()[0]
+        db.close()
+    row(f"review page at ply {plies - 1} of {plies}", "", review,
+        "the history page", review / limit)
+    row("its size", f"{size / 1024:8.0f} KB")
+    row("the upload (replayed once, kept)", "", upload)
+    row("the positions kept of it", f"{kept / 1024:8.0f} KB")
+    row("a full replay of the record (each page, before)", "", replay)
 
 
 # -- commits ------------------------------------------------------------------------------
@@ -609,7 +677,8 @@ def engine_figures() -> None:
 
 
 SECTIONS: dict[str, Callable[[], None]] = {
-    "pages": page_figures, "cold": cold_figures, "commits": commit_figures,
+    "pages": page_figures, "cold": cold_figures, "records": record_figures,
+    "commits": commit_figures,
     "mail": mail_figures, "jobs": job_figures, "fairness": fairness_figures,
     "engine": engine_figures}
 
