@@ -17,6 +17,8 @@ the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for
 - mail: "your move" emails (text, HTML and the board's picture) delivered per second to a
   local SMTP server (aiosmtpd), beside raw smtplib sending the same messages over one
   connection to it, and the CPU the picture takes;
+- strangers: the delay of an email while 3 webhooks answer a byte every few seconds and 12
+  never answer, the job process running as in production;
 - jobs: one pass of every scheduler job over 100,000 active games loaded straight into the
   database, a few of them due, and the games each pass read (the computer players' job:
   finding its turns, not playing them);
@@ -46,16 +48,18 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # helpers
 
 import engine
 from pbem import commands, computer, create_app, matches, positions
-from pbem.mail import outbox, notify, pictures
+from pbem.mail import outbox, notify, pictures, webhooks
 from pbem.mail import compose
 from pbem.web import play, records
 from pbem.store.db import connect, write
 from pbem.matches import CACHE
 
 import serving
+from helpers import SlowReceiver  # tests/helpers.py
 
 SECONDS = 5.0  # each rate is measured this long, after a second of warm-up
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
@@ -428,6 +432,54 @@ def mail_figures(count: int = 200) -> None:
     FIGURES["mail"] = rate_cpu
 
 
+# -- strangers' receivers ------------------------------------------------------------------
+
+def stranger_figures(dribbling: int = 3, silent: int = 12, emails: int = 8,
+                     dribble: float = 3.0, patience: float = 300) -> None:
+    """The delay of an email (a sign-in link) while the outbox holds posts to ``dribbling``
+    webhooks that answer a byte every ``dribble`` seconds and ``silent`` ones that never
+    answer: the job process runs as in production (``run-scheduler``), but looks for mail
+    every second (``MAIL_INTERVAL_SECONDS``, 20 by default, would add a wait of its own);
+    once the posts are under way, an email is queued every second, each timed until it is
+    sent (at most ``patience`` seconds)."""
+    print(f"Strangers: the delay of an email while {dribbling} webhooks answer a byte every "
+          f"{dribble:g} s and {silent} never answer")
+    receivers = [SlowReceiver(dribble) for _ in range(dribbling)] + \
+        [SlowReceiver() for _ in range(silent)]
+    with tempfile.TemporaryDirectory() as folder, serving.smtp_sink() as port:
+        app = new_app(folder)
+        db = connect(app.config["DATABASE"])
+        with write(db):
+            for receiver in receivers:
+                outbox.queue(db, recipient=receiver.url, subject="", channel="webhook",
+                             body=webhooks.payload("g1", "chat", "Ann: hello"))
+        delays, started = [], time.monotonic()
+        with serving.job_process({**server_env(folder), "PBEM_SMTP_HOST": "127.0.0.1",
+                                  "PBEM_SMTP_PORT": str(port), "PBEM_MAIL_INTERVAL_SECONDS": "1",
+                                  "PBEM_WEBHOOK_ALLOW_PRIVATE": "true"}):
+            while not any(receiver.connections for receiver in receivers):
+                assert time.monotonic() - started < 60, "the posts are under way"
+                time.sleep(0.05)
+            for number in range(emails):
+                with write(db):
+                    queued = outbox.queue(db, recipient=f"player{number}@example.org",
+                                          subject="Your sign-in link", body="Hello",
+                                          kind="sign_in")
+                asked = time.monotonic()
+                while db.execute("SELECT status FROM outbox WHERE message_id = ?",
+                                 [queued]).fetchone()[0] != "sent" \
+                        and time.monotonic() - asked < patience:
+                    time.sleep(0.02)
+                delays.append(time.monotonic() - asked)
+                time.sleep(max(0.0, 1 - delays[-1]))
+        db.close()
+    for receiver in receivers:
+        receiver.close()
+    row(f"an email's delay, median of {emails}", f"{statistics.median(delays):8.2f} s", None,
+        "the next look, 1 s")
+    row("  the longest", f"{max(delays):8.2f} s")
+
+
 # -- the scheduler's jobs -----------------------------------------------------------------
 
 CLOCK = json.dumps({"mode": "per_move", "days": 3, "weekends": "count",
@@ -679,7 +731,8 @@ def engine_figures() -> None:
 SECTIONS: dict[str, Callable[[], None]] = {
     "pages": page_figures, "cold": cold_figures, "records": record_figures,
     "commits": commit_figures,
-    "mail": mail_figures, "jobs": job_figures, "fairness": fairness_figures,
+    "mail": mail_figures, "strangers": stranger_figures, "jobs": job_figures,
+    "fairness": fairness_figures,
     "engine": engine_figures}
 
 if __name__ == "__main__":

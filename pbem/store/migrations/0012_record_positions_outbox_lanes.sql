@@ -11,3 +11,8 @@ CREATE TABLE record_positions (
     state BLOB NOT NULL,  -- the position after ply moves, pickled and compressed
     PRIMARY KEY (record_id, ply)
 );
+
+-- The outbox is delivered in two lanes, emails and posts over HTTP (pbem/mail/outbox.py):
+-- each claims its own channels' due messages.
+DROP INDEX idx_outbox_status_next_attempt_at;
+CREATE INDEX idx_outbox_channel_status_next_attempt_at ON outbox (channel, status, next_attempt_at);
