@@ -9,12 +9,16 @@ the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for
 - cold: a Mastery play page at ply 400 in a process that has not loaded the game, beside the
   same page drawn from the game in the cache (CPU time), and the memory the match cache
   holds for that game;
+- records: the review page of the longest uploaded record the server reviews, beside a
+  game's pages (CPU time), and what its upload and kept replay cost;
 - commits: moves recorded per second through the same server (each a POST to the JSON API,
   committed with the email it queues), beside raw SQLite commits with the same settings
   and the same sync after each;
 - mail: "your move" emails (text, HTML and the board's picture) delivered per second to a
   local SMTP server (aiosmtpd), beside raw smtplib sending the same messages over one
   connection to it, and the CPU the picture takes;
+- strangers: the delay of an email while 3 webhooks answer a byte every few seconds and 12
+  never answer, the job process running as in production;
 - jobs: one pass of every scheduler job over 100,000 active games loaded straight into the
   database, a few of them due, and the games each pass read (the computer players' job:
   finding its turns, not playing them);
@@ -44,16 +48,18 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # helpers
 
 import engine
 from pbem import commands, computer, create_app, matches, positions
-from pbem.mail import outbox, notify, pictures
+from pbem.mail import outbox, notify, pictures, webhooks
 from pbem.mail import compose
-from pbem.web import play
+from pbem.web import play, records
 from pbem.store.db import connect, write
 from pbem.matches import CACHE
 
 import serving
+from helpers import SlowReceiver  # tests/helpers.py
 
 SECONDS = 5.0  # each rate is measured this long, after a second of warm-up
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
@@ -248,6 +254,72 @@ def cold_figures(repeats: int = 30, ply: int = 400) -> None:
         row(f"memory of the game at ply {ply} in the cache", f"{held / 1024:8.0f} KB")
 
 
+# -- records ------------------------------------------------------------------------------
+
+def longest_record(plies: int) -> dict:
+    """An Abstract Play record of ``plies`` moves of Mastery, as dear to review as such a
+    record can be: no draws by repetition, no capture, and every move, where one can, to a
+    board not seen before (a Mastery position keeps every board seen so far)."""
+    game = engine.get("mastery")
+    state, rng = game.start(2, {"repetition_draw": False}, ""), random.Random(0)
+    moves: list[str] = []
+    while len(moves) < plies:
+        seat = state.to_move[0]
+        quiet = [move for move in game.legal_moves(state, seat) if "x" not in move]
+        rng.shuffle(quiet)
+        following = [(move, game.apply(state, seat, move)) for move in quiet]
+        going_on = [(move, after) for move, after in following if after.outcome is None]
+        move, state = next(((move, after) for move, after in going_on
+                            if (after.board, 1 - seat) not in state.seen), going_on[0])
+        moves.append(move)
+    return {"header": {"game": {"name": "Mastery", "variants": ["repetition_draw=false"]},
+                       "players": [{"name": "Ann"}, {"name": "Bob"}]},
+            "moves": [moves[n:n + 2] for n in range(0, plies, 2)]}
+
+
+def record_figures(repeats: int = 30, ply: int = 400, plies: int = records.MOST_PLIES) -> None:
+    """The review page of the longest record the server reviews (``longest_record`` of
+    ``plies``), at
+    the ply that replays the most moves from a kept position, drawn afresh; beside a
+    Mastery game's play page at ``ply`` and its history page a ply earlier (15 moves after
+    a kept position), drawn afresh from the cached game. Process CPU time (medians); and
+    what the upload took, what its replay keeps, and what a full replay, which each
+    review page made before, takes."""
+    print("Records: the review page of the longest record reviewed, beside a game's pages, "
+          "CPU ms in this process (medians)")
+    with tempfile.TemporaryDirectory() as folder:
+        app = new_app(folder)
+        client = app.test_client()
+        url = page_at_ply(client, "mastery", ply)
+        for what, page in ((f"a game's play page at ply {ply}", url),
+                           (f"its history page at ply {ply - 1} (limit)",
+                            f"{url}/history/{ply - 1}")):
+            limit = statistics.median(cpu_ms(client, page, play.RENDERS.clear)
+                                      for _ in range(repeats))
+            row(what, "", limit)
+        record = longest_record(plies)
+        start = time.process_time()
+        uploaded = client.post("/records", data={"pasted": json.dumps(record)})
+        upload = (time.process_time() - start) * 1000
+        assert uploaded.status_code == 303
+        worst = f"{path(uploaded.headers['Location']).rsplit('/', 1)[0]}/{plies - 1}"
+        review = statistics.median(cpu_ms(client, worst, play.RENDERS.clear)
+                                   for _ in range(repeats))
+        size = len(client.get(worst).data)
+        start = time.process_time()
+        records.replay(record)
+        replay = (time.process_time() - start) * 1000
+        db = connect(app.config["DATABASE"])
+        kept = db.execute("SELECT sum(length(state)) FROM record_positions").fetchone()[0]
+        db.close()
+    row(f"review page at ply {plies - 1} of {plies}", "", review,
+        "the history page", review / limit)
+    row("its size", f"{size / 1024:8.0f} KB")
+    row("the upload (replayed once, kept)", "", upload)
+    row("the positions kept of it", f"{kept / 1024:8.0f} KB")
+    row("a full replay of the record (each page, before)", "", replay)
+
+
 # -- commits ------------------------------------------------------------------------------
 
 def commit_figures(clients: int = 8, games: int = 32) -> None:
@@ -358,6 +430,54 @@ def mail_figures(count: int = 200) -> None:
     row("", "", None, "sendmail of bytes", rate / raw_bytes)
     row("of which the board's picture (PNG)", "", picture_cpu, "", picture_cpu / rate_cpu)
     FIGURES["mail"] = rate_cpu
+
+
+# -- strangers' receivers ------------------------------------------------------------------
+
+def stranger_figures(dribbling: int = 3, silent: int = 12, emails: int = 8,
+                     dribble: float = 3.0, patience: float = 300) -> None:
+    """The delay of an email (a sign-in link) while the outbox holds posts to ``dribbling``
+    webhooks that answer a byte every ``dribble`` seconds and ``silent`` ones that never
+    answer: the job process runs as in production (``run-scheduler``), but looks for mail
+    every second (``MAIL_INTERVAL_SECONDS``, 20 by default, would add a wait of its own);
+    once the posts are under way, an email is queued every second, each timed until it is
+    sent (at most ``patience`` seconds)."""
+    print(f"Strangers: the delay of an email while {dribbling} webhooks answer a byte every "
+          f"{dribble:g} s and {silent} never answer")
+    receivers = [SlowReceiver(dribble) for _ in range(dribbling)] + \
+        [SlowReceiver() for _ in range(silent)]
+    with tempfile.TemporaryDirectory() as folder, serving.smtp_sink() as port:
+        app = new_app(folder)
+        db = connect(app.config["DATABASE"])
+        with write(db):
+            for receiver in receivers:
+                outbox.queue(db, recipient=receiver.url, subject="", channel="webhook",
+                             body=webhooks.payload("g1", "chat", "Ann: hello"))
+        delays, started = [], time.monotonic()
+        with serving.job_process({**server_env(folder), "PBEM_SMTP_HOST": "127.0.0.1",
+                                  "PBEM_SMTP_PORT": str(port), "PBEM_MAIL_INTERVAL_SECONDS": "1",
+                                  "PBEM_WEBHOOK_ALLOW_PRIVATE": "true"}):
+            while not any(receiver.connections for receiver in receivers):
+                assert time.monotonic() - started < 60, "the posts are under way"
+                time.sleep(0.05)
+            for number in range(emails):
+                with write(db):
+                    queued = outbox.queue(db, recipient=f"player{number}@example.org",
+                                          subject="Your sign-in link", body="Hello",
+                                          kind="sign_in")
+                asked = time.monotonic()
+                while db.execute("SELECT status FROM outbox WHERE message_id = ?",
+                                 [queued]).fetchone()[0] != "sent" \
+                        and time.monotonic() - asked < patience:
+                    time.sleep(0.02)
+                delays.append(time.monotonic() - asked)
+                time.sleep(max(0.0, 1 - delays[-1]))
+        db.close()
+    for receiver in receivers:
+        receiver.close()
+    row(f"an email's delay, median of {emails}", f"{statistics.median(delays):8.2f} s", None,
+        "the next look, 1 s")
+    row("  the longest", f"{max(delays):8.2f} s")
 
 
 # -- the scheduler's jobs -----------------------------------------------------------------
@@ -609,8 +729,10 @@ def engine_figures() -> None:
 
 
 SECTIONS: dict[str, Callable[[], None]] = {
-    "pages": page_figures, "cold": cold_figures, "commits": commit_figures,
-    "mail": mail_figures, "jobs": job_figures, "fairness": fairness_figures,
+    "pages": page_figures, "cold": cold_figures, "records": record_figures,
+    "commits": commit_figures,
+    "mail": mail_figures, "strangers": stranger_figures, "jobs": job_figures,
+    "fairness": fairness_figures,
     "engine": engine_figures}
 
 if __name__ == "__main__":

@@ -50,9 +50,10 @@ def _require_public_url() -> None:
 @click.command("send-mail")
 @with_appcontext
 def send_mail_command() -> None:
-    """Deliver the queued emails that are due, once."""
+    """Deliver the queued emails, webhook posts and push messages that are due, once."""
     _require_public_url()
-    sent, failed = scheduler.deliver_mail(current_app)
+    # the real app, not the proxy of this thread's context: the posts go in another thread
+    sent, failed = scheduler.deliver_mail(current_app._get_current_object())  # type: ignore[attr-defined]
     click.echo(f"{sent} sent, {failed} failed")
 
 

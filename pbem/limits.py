@@ -1,5 +1,6 @@
 """Rate limits per client address (Flask-Limiter) on every endpoint that sends mail or
-creates games, so the server cannot be used to flood a mailbox.
+creates games, so the server cannot be used to flood a mailbox, and on the pages that
+draw a game, so that one client cannot keep the workers to itself.
 
 Only requests that succeed count: a refused request sends nothing. The limits are
 settings (``RATE_LIMIT_*``, in Flask-Limiter's notation such as "10 per minute; 60 per
@@ -42,6 +43,9 @@ DEFAULTS: dict[str, Any] = {  # the settings, as create_app takes them
     "RATE_LIMIT_SIGN_IN_EMAILS": "3 per hour; 10 per day",  # per recipient (pbem/players.py)
     # the computer's view of a position in the analysis: seconds of a worker's time each
     "RATE_LIMIT_COMPUTER_VIEWS": "6 per minute; 60 per day",
+    # game pages, their history and uploaded records' review pages (GET): drawing them takes
+    # a worker's time, far above what stepping through a game with the arrow keys asks
+    "RATE_LIMIT_PAGES": "600 per minute; 10000 per hour",
 }
 
 
@@ -53,9 +57,10 @@ def _succeeded(response) -> bool:
     return response.status_code < 400
 
 
-def _limit(setting: str, refusal: LazyString, exempt_when: Callable[[], bool] | None = None):
+def _limit(setting: str, refusal: LazyString, exempt_when: Callable[[], bool] | None = None,
+           methods: tuple[str, ...] = ("POST", "PUT")):
     return limiter.shared_limit(
-        _setting(setting), scope=setting.lower(), methods=["POST", "PUT"],
+        _setting(setting), scope=setting.lower(), methods=list(methods),
         deduct_when=_succeeded, exempt_when=exempt_when,
         error_message=lambda: str(refusal))  # in the language of the request refused
 
@@ -75,6 +80,10 @@ acting = _limit("RATE_LIMIT_ACTIONS", lazy_gettext(
 assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", lazy_gettext(
     "Too many requests for the computer's view from your address. Please wait a while and "
     "try again."))
+
+viewing = _limit("RATE_LIMIT_PAGES", lazy_gettext(
+    "Too many pages asked for from your address. Please wait a while and try again."),
+    methods=("GET",))
 
 
 def between_computers(asks: Callable[[], bool]):

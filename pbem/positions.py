@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import pickle
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,6 +170,17 @@ class _StateUnpickler(pickle.Unpickler):
             if isinstance(found, type):
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a game's state")
+
+
+def packed(state: engine.State) -> bytes:
+    """A position as kept apart from any game (an uploaded record's, ``web/records``):
+    pickled and compressed, since Mastery's repeats every board seen so far."""
+    return zlib.compress(_pickled(state), 1)
+
+
+def unpacked(data: bytes) -> engine.State:
+    """The position ``packed`` kept, rebuilt from the engine's own classes alone."""
+    return _StateUnpickler(io.BytesIO(zlib.decompress(data))).load()
 
 
 def store(db: sqlite_utils.Database, game_id: str, positions: Positions) -> None:

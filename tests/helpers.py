@@ -1,14 +1,16 @@
 """What tests read off the app, kept apart from the fixtures (``conftest.py``): the paths
 of API answers, rows and pages, everything a viewer receives (hidden information), storage
-made to fail, and a real SMTP server's recorder."""
+made to fail, a real SMTP server's recorder, and HTTP servers that answer slowly or never."""
 from __future__ import annotations
 
+import contextlib
 import email
 import email.policy
 import functools
 import re
 import socket
 import sqlite3
+import threading
 from dataclasses import dataclass
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
@@ -17,6 +19,8 @@ import engine
 from pbem.mail import outbox
 from pbem.boards import board_for
 from pbem.store.db import connect, dialect
+
+SLOW_ANSWER = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"  # a byte at a time
 
 # A browser test's wait for what a page should show: generous, as the machine's two cores
 # are shared with other work
@@ -270,6 +274,47 @@ class Recorder:
         return [message for _, _, message in self.received]
 
 
+# -- HTTP receivers that take their time -------------------------------------------------
+
+class SlowReceiver:
+    """An HTTP server on loopback that takes every connection and then never answers, or
+    (``dribble``: seconds) answers a byte at a time, one every ``dribble`` seconds."""
+
+    def __init__(self, dribble: float | None = None):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/hook"
+        self.dribble, self.connections = dribble, list[socket.socket]()
+        self.closed = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            self.connections.append(connection)
+            if self.dribble is not None:
+                threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+
+    def _answer(self, connection: socket.socket) -> None:
+        for byte in SLOW_ANSWER:
+            if self.closed.wait(self.dribble):
+                return
+            try:
+                connection.sendall(bytes([byte]))
+            except OSError:  # the poster gave up
+                return
+
+    def close(self) -> None:
+        self.closed.set()
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept, which close would not
+        self.listener.close()
+        for connection in self.connections:
+            connection.close()
+
+
 def free_port() -> int:
     """A loopback port nobody listens on (connections to it are refused)."""
     with socket.socket() as probe:
@@ -289,6 +334,8 @@ def sign_up(client, db, handle: str) -> str:
     assert client.post("/api/sign-in", json={"email": email}).status_code == 202
     body = db.execute("SELECT body FROM outbox WHERE recipient = ? AND kind = 'sign_in' "
                       "ORDER BY id DESC", [email]).fetchone()[0]
-    signed = client.post(SIGN_IN_LINK.search(body).group(1), json={"handle": handle})
+    link = SIGN_IN_LINK.search(body)
+    assert link is not None, body
+    signed = client.post(link.group(1), json={"handle": handle})
     assert signed.status_code == 201, signed.json
     return signed.json["key"]

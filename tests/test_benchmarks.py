@@ -56,6 +56,17 @@ def test_the_page_commit_and_mail_sections_give_the_capacity(bench, capsys):
         assert section in printed
 
 
+def test_the_records_section_compares_a_review_page_with_a_games(bench, capsys):
+    bench.record_figures(repeats=2, ply=16, plies=32)
+    printed = capsys.readouterr().out
+    assert "Records:" in printed and "review page at ply 31 of 32" in printed
+
+
+def test_the_strangers_section_times_an_email_beside_slow_receivers(bench, capsys):
+    bench.stranger_figures(dribbling=1, silent=1, emails=1, dribble=0.5, patience=30)
+    assert "an email's delay, median of 1" in capsys.readouterr().out
+
+
 def test_the_jobs_section_finds_nothing_left_on_a_second_pass(bench, capsys):
     bench.job_figures(games=1000, due=5)
     printed = capsys.readouterr().out

@@ -530,7 +530,7 @@ def test_one_scheduler_runs_the_clock_job(tmp_path, monkeypatch):
     jobs = scheduler.start_background(app)
     assert jobs is not None
     try:
-        assert {"deliver-mail", "check-clocks"} <= {job.id for job in jobs.get_jobs()}
+        assert {"send-emails", "send-posts", "check-clocks"} <= {job.id for job in jobs.get_jobs()}
         assert jobs.get_job("check-clocks").trigger.interval == timedelta(seconds=60)
         assert scheduler.start_background(app) is None  # another worker process stands aside
     finally:

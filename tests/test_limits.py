@@ -2,6 +2,7 @@
 off in the rest of the suite, on here, as on a real server."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -226,3 +227,23 @@ def test_over_the_limit_the_refusal_is_in_the_readers_language(limited):
         "С вашего адреса создано слишком много партий. Подождите немного и попробуйте снова."
     page = client.post("/new/mastery", data={}, headers={"Accept-Language": "ru"})
     assert page.status_code == 429 and "создано слишком много партий" in page.text
+
+
+@pytest.mark.one_database  # a refusal; the counts on both databases are tested above
+def test_game_pages_and_records_review_pages_share_one_allowance(limited):
+    """What draws a game for a client (a game page, a position of its history, a position
+    of an uploaded record) counts against one allowance per client address."""
+    limited.config["RATE_LIMIT_PAGES"] = "3 per hour"
+    client = limited.test_client()
+    game = client.post("/api/games", json={"game": "mastery", "players": PLAYERS}).json
+    page = game["seats"][0]["url"].replace("http://localhost", "")
+    record = client.get(game["seats"][0]["api"].replace("http://localhost", "")
+                        + "/record?format=apgamerecord").json
+    review = client.post("/records", data={"pasted": json.dumps(record)}).headers["Location"]
+    pages = [page, f"{page}/history/0", review]
+    assert [client.get(path).status_code for path in pages] == [200, 200, 200]
+    for path in pages:
+        refused = client.get(path)
+        assert refused.status_code == 429 and "Retry-After" in refused.headers
+        assert "Too many pages asked for from your address" in refused.text
+    assert client.get(review, environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 200

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from pbem import create_app, players
 from pbem.jobs import scheduler
-from pbem.mail import channels
+from pbem.mail import channels, push
 from pbem.store.db import get_db
 
 from helpers import api_move, normalised, path_of
@@ -184,6 +184,31 @@ def test_a_seat_subscribes_a_device_once_and_unsubscribes_it(app, client, new_ga
         assert client.delete(f"{game.apis[1]}/push",
                              json={"endpoint": device.endpoint}).status_code == 200
     assert db.execute("SELECT count(*) FROM push_subscriptions").fetchone()[0] == 0
+
+
+def test_a_seat_and_a_player_each_tell_ten_devices_at_most(app, client, new_game, db):
+    """One chat message makes a post to each device: a seat (300 devices were taken on one)
+    and a player tell at most MOST_DEVICES; the next is refused until one is switched off."""
+    app.config["PUSH_ALLOW_PRIVATE"] = True  # push.example.net is not looked up in the DNS
+    _player, key = a_player(app)
+    for owner in (new_game().apis[1], key):
+        devices = [Device(f"https://push.example.net/send/{n}")
+                   for n in range(push.MOST_DEVICES + 1)]
+        for device in devices[:-1]:
+            subscribe(client, owner, device)
+        refused = client.put(f"{owner}/push", json=devices[-1].subscription)
+        assert refused.status_code == 409, refused.json
+        assert refused.json["error"] == ("Notifications already go to 10 devices, the most "
+                                         "there can be: switch them off on one of those first.")
+        russian = client.put(f"{owner}/push", json=devices[-1].subscription,
+                             headers={"Accept-Language": "ru"})
+        assert russian.status_code == 409 and "10 устройств" in russian.json["error"]
+        subscribe(client, owner, devices[0])  # a device already told, again: its new keys
+        assert client.delete(f"{owner}/push",
+                             json={"endpoint": devices[1].endpoint}).status_code == 200
+        subscribe(client, owner, devices[-1])
+    assert db.execute("SELECT count(*) FROM push_subscriptions").fetchone()[0] == \
+        2 * push.MOST_DEVICES
 
 
 @pytest.mark.one_database  # a subscription refused before it is stored

@@ -9,9 +9,9 @@ import pytest
 
 import engine
 from engine import bots
-from pbem import analysis, matches
+from pbem import analysis, matches, positions
 from pbem.store import utc
-from pbem.store.db import get_db
+from pbem.store.db import get_db, write
 from pbem.web import records
 
 from helpers import api_move, path_of
@@ -119,7 +119,7 @@ def test_the_abstract_play_record_has_rounds_of_one_entry_per_seat(client, new_g
 
     replayed = records.replay(record)  # and read back, as an uploaded record is
     assert [move for _, move in replayed.moves] == played
-    assert replayed.states[-1] == state
+    assert replayed.final == state
 
 
 @pytest.mark.one_database  # how a record is written
@@ -218,3 +218,69 @@ def test_a_record_that_does_not_replay_is_refused_and_kept_nowhere(client, db, n
     response = client.post("/records", data={"pasted": change(record)})
     assert response.status_code == 422 and message in response.get_data(as_text=True)
     assert db.execute("SELECT count(*) FROM uploaded_records").fetchone()[0] == 0
+
+
+def long_mastery(rounds: int) -> dict:
+    """A Mastery record (draws by repetition off) of ``rounds`` rounds: two pieces going
+    back and forth, two moves a round."""
+    there, back = ["d1-c1", "c5-d5"], ["c1-d1", "d5-c5"]
+    return {"header": {"game": {"name": "Mastery", "variants": ["repetition_draw=false"]},
+                       "players": [{"name": "Ann"}, {"name": "Bob"}]},
+            "moves": [there if number % 2 == 0 else back for number in range(rounds)]}
+
+
+@pytest.mark.one_database  # refused before anything is stored
+def test_a_record_longer_than_the_most_reviewed_is_refused_saying_the_most(client, db):
+    record = long_mastery(records.MOST_PLIES // 2 + 1)
+    response = client.post("/records", data={"pasted": json.dumps(record)})
+    assert response.status_code == 422
+    assert "more than 2000 moves, the most this server reviews" in response.text
+    assert db.execute("SELECT count(*) FROM uploaded_records").fetchone()[0] == 0
+
+
+def test_a_review_page_plays_at_most_15_moves_of_the_longest_record(client, db,
+                                                                     monkeypatch):
+    """The record is replayed once, at upload; each of its review pages starts from a
+    position kept then, as a game's history page does, and lists the moves around it."""
+    uploaded = client.post("/records", data={"pasted": json.dumps(
+        long_mastery(records.MOST_PLIES // 2))})
+    assert uploaded.status_code == 303
+    review = path_of(uploaded.headers["Location"]).rsplit("/", 1)[0]
+    assert db.execute("SELECT count(*) FROM record_positions").fetchone()[0] == 126
+    mastery = type(engine.GAMES["mastery"])
+    applied = []
+    real = mastery.apply
+    monkeypatch.setattr(mastery, "apply", lambda *args: applied.append(1) or real(*args))
+    for ply, after in ((1999, "Position after ply 1999 of 2000"),
+                       (2000, "Position after ply 2000 of 2000"), (15, "after ply 15 of")):
+        applied.clear()
+        page = client.get(f"{review}/{ply}")
+        assert page.status_code == 200 and after in page.text
+        assert len(applied) <= 15
+    assert len(page.text) < 60_000  # 200 moves listed, not 2,000
+    assert page.text.count("<li>") == records.LISTED and "Moves 1 to 200 of 2000." in page.text
+    middle = client.get(f"{review}/1000").text
+    assert '<ol start="900">' in middle and f'href="{review}/1099"' in middle
+    assert f'href="{review}/1100"' in middle  # later moves
+    assert client.get(f"{review}/2001").status_code == 404
+
+
+def test_a_record_kept_by_other_rules_is_replayed_again_once(client, db, new_game):
+    """A record uploaded before its replay was kept, or replayed by another engine's code,
+    is replayed when it is next reviewed, and its replay kept."""
+    record, state = finished_magnet(client, new_game)
+    uploaded = client.post("/records", data={"pasted": json.dumps(record)})
+    record_id = path_of(uploaded.headers["Location"]).split("/")[2]
+    with write(db):
+        db.execute("UPDATE uploaded_records SET engine = NULL, names = NULL, moves = NULL")
+        db.execute("DELETE FROM record_positions")
+    page = client.get(f"/records/{record_id}/1")
+    assert page.status_code == 200 and "Position after ply 1 of 3" in page.text
+    assert "Ann" in page.text
+    assert db.execute("SELECT engine FROM uploaded_records").fetchone()[0] == positions.ENGINE
+    assert db.execute("SELECT count(*) FROM record_positions").fetchone()[0] == 2  # 0 and 3
+    with write(db):  # rules that no longer take its moves
+        db.execute("UPDATE uploaded_records SET engine = 'other rules', record = ?",
+                   [json.dumps({**record, "moves": [["k9:k9"]]})])
+    gone = client.get(f"/records/{record_id}/2")
+    assert gone.status_code == 410 and "is not legal there" in gone.text

@@ -183,7 +183,7 @@ def test_two_deliverers_at_once_claim_different_emails(app, client, monkeypatch)
     def claim() -> None:
         db = connect(database)
         try:
-            claims.append([row["id"] for row in outbox._claim(db, 4)])
+            claims.append([row["id"] for row in outbox._claim(db, 4, outbox.EMAIL)])
         finally:
             db.close()
 

@@ -164,7 +164,7 @@ def test_public_addresses_are_taken_however_they_are_written(client, new_game, u
 def test_a_webhook_that_turned_private_is_never_posted_to():
     """The address is checked again when posting (the name may resolve elsewhere now)."""
     with pytest.raises(webhooks.BadWebhook):
-        webhooks.post("http://localhost:9/x", "{}")
+        webhooks.send(webhooks.Post("http://localhost:9/x", b"{}", {}))
 
 
 def test_the_settings_page_sets_it_all_or_nothing(client, new_game, receiver, db):

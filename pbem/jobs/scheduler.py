@@ -1,4 +1,5 @@
-"""Background jobs (APScheduler): delivering queued mail, game clocks (timeouts and
+"""Background jobs (APScheduler): delivering queued mail (the emails, and beside them, in a
+job of their own, the webhook posts and push messages), game clocks (timeouts and
 deadline warnings), "Your move" emails held back while a player was there, reminders, the
 daily digests, the computer players' moves, and tournaments' start times and round
 deadlines.
@@ -13,9 +14,9 @@ computer's turns are claimed, so none is sent or played twice.
 from __future__ import annotations
 
 import contextlib
-import functools
 import fcntl
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from email.utils import parseaddr
 from pathlib import Path
@@ -46,20 +47,46 @@ def _job_database(app: Flask) -> Iterator[sqlite_utils.Database]:
         db.close()
 
 
+def send_emails(app: Flask) -> tuple[int, int]:
+    """The emails that are due, to the configured mail server (``outbox.deliver_due``)."""
+    return _delivered(app, "mail", lambda db: outbox.deliver_due(
+        db, outbox.transport_from_config(app.config), app.config["MAIL_FROM"],
+        app.config["PUBLIC_URL"]))
+
+
+def send_posts(app: Flask) -> tuple[int, int]:
+    """The webhook posts and push messages that are due (``outbox.post_due``): a lane of
+    its own, which no email waits for."""
+    posters: dict[str, outbox.Poster] = {
+        "webhook": webhooks.Poster(app.config["WEBHOOK_ALLOW_PRIVATE"]),
+        "push": push.Sender(app.config["VAPID_PRIVATE_KEY"],
+                            f"mailto:{parseaddr(app.config['MAIL_FROM'])[1]}",
+                            app.config["PUSH_ALLOW_PRIVATE"])}
+    return _delivered(app, "posts", lambda db: outbox.post_due(
+        db, posters, app.config["PUBLIC_URL"]))
+
+
 def deliver_mail(app: Flask) -> tuple[int, int]:
+    """Everything the outbox holds that is due (``send-mail``): both lanes at once, each
+    in its own thread and connection, as the job process runs them."""
+    if not app.config["PUBLIC_URL"]:
+        return _delivered(app, "mail", lambda db: (0, 0))  # which says why, once
+    with ThreadPoolExecutor(1) as lane:
+        posted = lane.submit(send_posts, app)
+        emailed = send_emails(app)
+        return emailed[0] + posted.result()[0], emailed[1] + posted.result()[1]
+
+
+def _delivered(app: Flask, what: str,
+               deliver: Callable[[sqlite_utils.Database], tuple[int, int]]) -> tuple[int, int]:
+    """Run one lane of the outbox in its own connection, and log what it sent."""
     if not app.config["PUBLIC_URL"]:
         log.error("No mail is sent: %s", outbox.PUBLIC_URL_MISSING)
         return 0, 0
     with _job_database(app) as db:
-        sent, failed = outbox.deliver_due(
-            db, outbox.transport_from_config(app.config), app.config["MAIL_FROM"],
-            app.config["PUBLIC_URL"], post_webhook=functools.partial(
-                webhooks.post, allow_private=app.config["WEBHOOK_ALLOW_PRIVATE"]),
-            push=push.Sender(app.config["VAPID_PRIVATE_KEY"],
-                             f"mailto:{parseaddr(app.config['MAIL_FROM'])[1]}",
-                             app.config["PUSH_ALLOW_PRIVATE"]))
+        sent, failed = deliver(db)
     if sent or failed:
-        log.info("mail: %d sent, %d failed", sent, failed)
+        log.info("%s: %d sent, %d failed", what, sent, failed)
     return sent, failed
 
 
@@ -159,7 +186,8 @@ def _scheduler(kind, app: Flask):
         return None
     scheduler = kind(timezone="UTC")
     scheduler.lock_handle = lock  # held for the life of the scheduler
-    intervals = {deliver_mail: app.config["MAIL_INTERVAL_SECONDS"],
+    intervals = {send_emails: app.config["MAIL_INTERVAL_SECONDS"],
+                 send_posts: app.config["MAIL_INTERVAL_SECONDS"],
                  check_clocks: app.config["CLOCK_INTERVAL_SECONDS"],
                  send_turn_emails: TURN_INTERVAL_SECONDS,
                  send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS,

@@ -1,6 +1,9 @@
 """The outbox: every email (and every webhook post, ``pbem/webhooks.py``, and push message,
 ``pbem/mail/push.py``) is queued in the database, in the transaction of the event that
-causes it, and delivered later by ``deliver_due``.
+causes it, and delivered later in one of two lanes, which the job process runs side by
+side: the emails by ``deliver_due``, to the site's own mail server, and the posts by
+``post_due``, to strangers' servers over HTTP, each within a deadline and to many
+destinations at once, so that nobody's slow receiver holds up anyone's email.
 
 Delivery is at-least-once: a message is marked sent only after the transport took it, so a
 crash in between resends it, with the Message-ID fixed at queueing time so mail clients see
@@ -16,11 +19,13 @@ import os
 import smtplib
 import ssl
 import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Mapping, Protocol
 
 import sqlite_utils
 from markupsafe import escape
@@ -214,27 +219,33 @@ def _later(seconds: float) -> str:
 
 
 CHUNK = 50  # messages claimed at a time
+EMAIL, POSTED = ("email",), ("webhook", "push")  # the two lanes' channels
+POSTS_AT_ONCE = 16  # webhook posts and push messages in flight at once, to any destinations
+PER_DESTINATION = 2  # ... and to any one destination (host and port)
 
 
-PushSender = Callable[[sqlite_utils.Database, str, str, Mapping[str, str]], None]
+class Poster(Protocol):
+    """Makes the posts of one channel: ``webhooks.Poster``, ``push.Sender``."""
+
+    def prepare(self, db: sqlite_utils.Database, recipient: str, body: str,
+                headers: Mapping[str, str]) -> webhooks.Post: ...
+
+    def answered(self, db: sqlite_utils.Database, post: webhooks.Post, status: int) -> None:
+        """Raises unless the answer's ``status`` says the post was taken."""
 
 
 def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
-                public_url: str | None, chunk: int = CHUNK,
-                post_webhook: Callable[[str, str], None] = webhooks.post,
-                push: PushSender | None = None) -> tuple[int, int]:
-    """Send the messages that are due, their links given ``public_url``, post the due
-    webhooks and ``push`` the due push messages (``push.Sender``: the database, endpoint,
-    message and headers), ``chunk`` at a time until none is due, over one connection of
-    ``transport``;
-    returns (sent, failed this round). Raises ``PublicURLMissing`` without a
-    ``public_url``."""
+                public_url: str | None, chunk: int = CHUNK) -> tuple[int, int]:
+    """Send the emails that are due, their links given ``public_url``, ``chunk`` at a time
+    until none is due, over one connection of ``transport``; returns (sent, failed this
+    round). Raises ``PublicURLMissing`` without a ``public_url``. The webhook posts and
+    push messages go by ``post_due``, so that no receiver of those can hold up an email."""
     if not public_url:
         raise PublicURLMissing()
     sent = failed = 0
     try:
-        while rows := _claim(db, chunk):
-            outcomes = _deliver(db, rows, transport, sender, public_url, post_webhook, push)
+        while rows := _claim(db, chunk, EMAIL):
+            outcomes = _deliver(db, rows, transport, sender, public_url)
             sent += sum(error is None for _row, error in outcomes)
             failed += sum(error is not None for _row, error in outcomes)
     finally:
@@ -242,13 +253,16 @@ def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
     return sent, failed
 
 
-def _claim(db: sqlite_utils.Database, chunk: int) -> list[dict[str, Any]]:
-    """Claim up to ``chunk`` due messages by pushing their next attempt past a lease, so a
-    second deliverer running at the same time leaves them alone."""
+def _claim(db: sqlite_utils.Database, chunk: int,
+           channels: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Claim up to ``chunk`` due messages of ``channels`` by pushing their next attempt past
+    a lease, so a second deliverer running at the same time leaves them alone."""
     with write(db):
         rows = [dict(row) for row in db.execute(
             "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
-            f"ORDER BY id LIMIT ?{claiming(db)}", [utc.iso(utc.now()), chunk]).fetchall()]
+            f"AND channel IN ({', '.join('?' * len(channels))}) "
+            f"ORDER BY id LIMIT ?{claiming(db)}",
+            [utc.iso(utc.now()), *channels, chunk]).fetchall()]
         _lease(db, rows)
     return rows
 
@@ -259,9 +273,8 @@ def _lease(db: sqlite_utils.Database, rows: list[dict[str, Any]]) -> None:
 
 
 def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: Transport,
-             sender: str, public_url: str, post_webhook: Callable[[str, str], None],
-             push: PushSender | None) -> list[tuple[dict[str, Any], Exception | None]]:
-    """Send or post each of the claimed ``rows`` and record how it went: (row, the error
+             sender: str, public_url: str) -> list[tuple[dict[str, Any], Exception | None]]:
+    """Send each of the claimed emails ``rows`` and record how it went: (row, the error
     or None) for each."""
     outcomes: list[tuple[dict[str, Any], Exception | None]] = []
     recorded, leased = 0, time.monotonic()
@@ -274,21 +287,119 @@ def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: T
                 _lease(db, rows[index:])
             recorded, leased = len(outcomes), time.monotonic()
         try:
-            if row["channel"] == "webhook":
-                post_webhook(row["recipient"], row["body"])
-            elif row["channel"] == "push":
-                if push is None:
-                    raise RuntimeError("Web Push is not set up in this deliverer")
-                push(db, row["recipient"], row["body"].replace(PUBLIC_URL_MARK, public_url),
-                     json.loads(row["headers"]))
-            else:
-                transport.send(build(row, sender, public_url))
+            transport.send(build(row, sender, public_url))
         except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
             outcomes.append((row, error))
         else:
             outcomes.append((row, None))
     with write(db):
         _record(db, outcomes[recorded:])
+    return outcomes
+
+
+def post_due(db: sqlite_utils.Database, posters: Mapping[str, Poster],
+             public_url: str | None, chunk: int = CHUNK) -> tuple[int, int]:
+    """Post the webhook posts and push messages that are due (``posters``: the channel's
+    maker of each), ``chunk`` claimed at a time until none is due: side by side, up to
+    ``POSTS_AT_ONCE`` at once and ``PER_DESTINATION`` to any one destination, each within
+    ``webhooks.DEADLINE`` seconds in all. Returns (sent, failed this round); raises
+    ``PublicURLMissing`` without a ``public_url`` (push messages hold links)."""
+    if not public_url:
+        raise PublicURLMissing()
+    sent = failed = 0
+    with ThreadPoolExecutor(POSTS_AT_ONCE, thread_name_prefix="outbox-post") as pool:
+        while rows := _claim(db, chunk, POSTED):
+            outcomes = _post(db, rows, posters, public_url, pool)
+            sent += sum(error is None for _row, error in outcomes)
+            failed += sum(error is not None for _row, error in outcomes)
+    return sent, failed
+
+
+class Unanswered(RuntimeError):
+    """A post not made, since its destination did not answer another one just before: it
+    is retried with that one, later."""
+
+
+Posted = tuple[dict[str, Any], webhooks.Post]  # an outbox row and its post
+
+
+@dataclass
+class _Destination:
+    """One destination's posts of a round: each receiver's (its URL's: a webhook, a
+    device) in the order they were queued, by one thread, and the receivers taken in turn
+    by up to ``PER_DESTINATION`` threads. The first post that gets no answer (a timeout, a
+    refused or broken connection) ends the round for the rest."""
+
+    receivers: deque[list[Posted]]
+    silent: Exception | None = None  # why the destination did not answer
+    results: list[tuple[dict[str, Any], webhooks.Post, int | Exception]] = \
+        field(default_factory=list)
+    untried: list[dict[str, Any]] = field(default_factory=list)
+
+    def post(self, ends: float) -> None:
+        while self.receivers:
+            try:
+                posts = self.receivers.popleft()
+            except IndexError:  # another thread took the last
+                return
+            for index, (row, post) in enumerate(posts):
+                if self.silent is not None or time.monotonic() >= ends:
+                    self.untried += [row for row, _post in posts[index:]]
+                    break
+                try:
+                    self.results.append((row, post, webhooks.send(post)))
+                except OSError as error:  # timeouts, connections refused or reset
+                    self.silent = error
+                    self.results.append((row, post, error))
+                except Exception as error:  # noqa: BLE001 - an answer that is no HTTP
+                    self.results.append((row, post, error))
+
+
+def _post(db: sqlite_utils.Database, rows: list[dict[str, Any]],
+          posters: Mapping[str, Poster], public_url: str,
+          pool: ThreadPoolExecutor) -> list[tuple[dict[str, Any], Exception | None]]:
+    """Post the claimed ``rows``, each destination's in turn and the destinations side by
+    side, and record how it went: (row, the error or None) for each. Only the posting runs
+    in the pool's threads; this connection prepares the posts and reads their answers.
+    The round ends before half the lease: posts not begun by then go back, untried."""
+    outcomes: list[tuple[dict[str, Any], Exception | None]] = []
+    queued: dict[str, dict[str, list[Posted]]] = {}  # destination -> URL -> posts
+    for row in rows:
+        try:
+            post = posters[row["channel"]].prepare(
+                db, row["recipient"], row["body"].replace(PUBLIC_URL_MARK, public_url),
+                json.loads(row["headers"]))
+        except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
+            outcomes.append((row, error))
+            continue
+        queued.setdefault(post.destination, {}).setdefault(post.url, []).append((row, post))
+    destinations = {name: _Destination(deque(receivers.values()))
+                    for name, receivers in queued.items()}
+    ends = time.monotonic() + LEASE.total_seconds() / 2 - webhooks.DEADLINE
+    wait([pool.submit(destination.post, ends) for destination in destinations.values()
+          for _ in range(min(PER_DESTINATION, len(destination.receivers)))])
+    for name, destination in destinations.items():
+        for row, post, answer in destination.results:
+            if isinstance(answer, Exception):
+                outcomes.append((row, answer))
+                continue
+            try:
+                posters[row["channel"]].answered(db, post, answer)
+            except Exception as error:  # noqa: BLE001 - a refusal, a subscription ended
+                outcomes.append((row, error))
+            else:
+                outcomes.append((row, None))
+        if destination.silent is not None:
+            outcomes += [(row, Unanswered(
+                f"not posted: {name} did not answer the post before "
+                f"({type(destination.silent).__name__}: {destination.silent})"))
+                for row in destination.untried]
+    untried = [row for destination in destinations.values() if destination.silent is None
+               for row in destination.untried]  # the round's time ran out
+    with write(db):
+        _record(db, outcomes)
+        db.conn.executemany("UPDATE outbox SET next_attempt_at = ? WHERE id = ?",
+                            [(utc.iso(utc.now()), row["id"]) for row in untried])
     return outcomes
 
 

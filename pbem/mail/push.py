@@ -8,8 +8,10 @@ P-256 key pair made once into the instance folder, whose public half the pages g
 browser (``GET /api/push``) so that the push service takes messages from this server alone.
 
 Messages go through the outbox like emails and webhook posts (channel "push"): queued in the
-transaction of their cause, delivered by the job process with retries, backoff and a lease,
-never in a request. The payload, JSON ``{"title", "body", "url", "tag"}`` of at most
+transaction of their cause, posted by the job process beside the webhook posts, in a lane
+apart from the emails (``outbox.post_due``), with retries, backoff and a lease, never in a
+request. A seat, or a player, tells at most ``MOST_DEVICES`` devices, so that one chat
+message makes a few posts at most. The payload, JSON ``{"title", "body", "url", "tag"}`` of at most
 ``MAX_PAYLOAD`` bytes, says what happened in which game from what the seat may know, with
 a fresh link to the seat (its only copy, like an email's, is inside the encrypted message;
 the outbox keeps it redacted once sent). Its ``Topic`` and ``tag`` are the seat's, so a
@@ -41,12 +43,13 @@ from flask_babel import lazy_gettext
 
 from .. import clocks, languages, links, matches, players
 from . import outbox, webhooks
-from ..store.db import write
+from ..store.db import hold_name, write
 from ..matches import Match
 from ..store import utc
 
 MAX_PAYLOAD = 3000  # bytes of JSON: well inside the 4,096 every push service takes
 MAX_ENDPOINT = 500
+MOST_DEVICES = 10  # devices a seat's or a player's news goes to: a person's phones and computers
 TTL = timedelta(days=4)  # how long a push service keeps a message for a device that is off
 VAPID_LIFETIME = timedelta(hours=12)  # a signature's "exp"; RFC 8292 allows 24 hours
 # What each kind of message says after its title, from the context ``notify`` gives it.
@@ -61,6 +64,10 @@ DETAILS = {"turn": lazy_gettext("{mover} played {last_move}."),
 
 class BadSubscription(engine.TextError):
     """A subscription the server will not push to; the message says why."""
+
+
+class TooManyDevices(engine.TextError):
+    """A seat or player already told ``MOST_DEVICES`` devices."""
 
 
 class SubscriptionGone(outbox.Undeliverable):
@@ -160,9 +167,17 @@ class Owner:
 def subscribe(db: sqlite_utils.Database, owner: Owner,
               subscription: tuple[str, str, str]) -> None:
     """Keep the device's ``checked`` subscription for ``owner``: one row per device (its
-    keys, if new, replace the old ones for everyone the device follows)."""
+    keys, if new, replace the old ones for everyone the device follows); ``TooManyDevices``
+    if ``owner`` has ``MOST_DEVICES`` others. Inside a write transaction."""
     endpoint, p256dh, auth = subscription
     where, params = owner.where()
+    hold_name(db, f"push {params}")  # two devices subscribing at once count each other
+    others = db.execute(f"SELECT count(*) FROM push_subscriptions WHERE {where} "
+                        "AND endpoint <> ?", [*params, endpoint]).fetchone()[0]
+    if others >= MOST_DEVICES:
+        raise TooManyDevices("Notifications already go to %(most)s devices, the most there "
+                             "can be: switch them off on one of those first.",
+                             most=MOST_DEVICES)
     db.execute("UPDATE push_subscriptions SET p256dh = ?, auth = ? WHERE endpoint = ?",
                [p256dh, auth, endpoint])
     db.execute(f"DELETE FROM push_subscriptions WHERE {where} AND endpoint = ?",
@@ -249,14 +264,15 @@ def payload(title: str, body: str, url: str, tag: str) -> str:
 
 @dataclass(frozen=True)
 class Sender:
-    """Delivers the outbox's push messages (``outbox.deliver_due``)."""
+    """Makes the outbox's push messages (``outbox.post_due``)."""
 
     key: str            # the VAPID private key, PEM
     contact: str        # RFC 8292's "sub": how a push service's operator reaches ours
     allow_private: bool = False
 
-    def __call__(self, db: sqlite_utils.Database, endpoint: str, text: str,
-                 headers: Mapping[str, str]) -> None:
+    def prepare(self, db: sqlite_utils.Database, endpoint: str, text: str,
+                headers: Mapping[str, str]) -> webhooks.Post:
+        """The message ``text`` to the device of ``endpoint``, encrypted for it and signed."""
         row = db.execute("SELECT p256dh, auth FROM push_subscriptions WHERE endpoint = ? "
                          "LIMIT 1", [endpoint]).fetchone()
         if row is None:
@@ -266,14 +282,18 @@ class Sender:
         encrypted = http_ece.encrypt(
             text.encode(), private_key=ec.generate_private_key(ec.SECP256R1()),
             dh=_unb64(row["p256dh"]), auth_secret=_unb64(row["auth"]), version="aes128gcm")
-        status = webhooks.send(endpoint, encrypted, {
+        return webhooks.Post(endpoint, encrypted, {
             "Authorization": vapid_authorization(self.key, endpoint, self.contact,
                                                  time.time()),
             "Content-Encoding": "aes128gcm", "Content-Type": "application/octet-stream",
             **headers}, self.allow_private)
+
+    def answered(self, db: sqlite_utils.Database, post: webhooks.Post, status: int) -> None:
+        """Raises unless the push service took the message; one that has ended the
+        subscription (404, 410) gets no more, for any seat of that device."""
         if status in (404, 410):
             with write(db):
-                db.execute("DELETE FROM push_subscriptions WHERE endpoint = ?", [endpoint])
+                db.execute("DELETE FROM push_subscriptions WHERE endpoint = ?", [post.url])
             raise SubscriptionGone(f"the push service answered {status}")
         if not 200 <= status < 300:
             raise webhooks.WebhookRefused(status)

@@ -3,8 +3,9 @@ tell it (``notify`` queues both). The body has ``content`` (what Discord's incom
 webhooks read) and ``text`` (Slack's), both the one-line summary an email's subject gives
 (escaped for each), plus the game id and the kind of event for anything else.
 
-Posts go through the outbox like emails (``mail.deliver_due``): queued in the transaction of
-their cause, delivered by the job process with retries, backoff and a lease, never in a
+Posts go through the outbox like emails: queued in the transaction of their cause, and
+posted by the job process (``outbox.post_due``) in a lane of their own beside the emails,
+each within ``DEADLINE`` seconds in all, with retries, backoff and a lease, never in a
 request. They carry no secret link: a chat channel may be read by others.
 
 A webhook URL is chosen by whoever holds a play link, so the server must not become a way
@@ -19,10 +20,13 @@ import html
 import http.client
 import ipaddress
 import json
+import math
 import re
 import socket
 import ssl
-from typing import Any
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 import engine
@@ -30,7 +34,7 @@ import sqlite_utils
 from flask import current_app
 
 MAX_URL = 500
-TIMEOUT = 10  # seconds a receiver may take
+DEADLINE = 10  # seconds a post may take in all: connecting, sending and reading the answer
 
 
 class BadWebhook(engine.TextError):
@@ -120,31 +124,54 @@ def payload(game_id: str, kind: str, summary: str) -> str:
                        "game": game_id, "kind": kind})
 
 
-def post(url: str, body: str, allow_private: bool = False) -> None:
-    """POST ``body`` (JSON) to ``url``; raises on anything but a 2xx answer."""
-    status = send(url, body.encode(), {"Content-Type": "application/json",
-                                       "User-Agent": "pbem-webhook"}, allow_private)
-    if not 200 <= status < 300:
-        raise WebhookRefused(status)
+@dataclass(frozen=True)
+class Post:
+    """An HTTP POST to make: a webhook's, or a push message's (``push.Sender``)."""
+
+    url: str
+    body: bytes
+    headers: Mapping[str, str]
+    allow_private: bool = False  # to loopback and private addresses too
+
+    @property
+    def destination(self) -> str:
+        """Where the post connects: its host and port, which the outbox lets have only a
+        few posts at a time."""
+        return urlsplit(self.url).netloc.rpartition("@")[2].lower()
 
 
-def send(url: str, body: bytes, headers: dict[str, str], allow_private: bool = False) -> int:
-    """POST ``body`` to ``url``, connecting to the address that was checked (Web Push
-    posts this way too); returns the answer's status."""
-    parts = urlsplit(url)
+@dataclass(frozen=True)
+class Poster:
+    """Makes the outbox's webhook posts (``outbox.post_due``)."""
+
+    allow_private: bool = False
+
+    def prepare(self, db: sqlite_utils.Database, url: str, body: str,
+                headers: Mapping[str, str]) -> Post:
+        return Post(url, body.encode(), {"Content-Type": "application/json",
+                                         "User-Agent": "pbem-webhook"}, self.allow_private)
+
+    def answered(self, db: sqlite_utils.Database, post: Post, status: int) -> None:
+        """Raises unless the receiver took the post."""
+        if not 200 <= status < 300:
+            raise WebhookRefused(status)
+
+
+def send(post: Post) -> int:
+    """Make ``post``, connecting to the address that was checked, within ``DEADLINE``
+    seconds in all (connecting, sending and reading the answer: a receiver that answers a
+    byte at a time is cut off all the same); returns the answer's status."""
+    ends = time.monotonic() + DEADLINE
+    parts = urlsplit(post.url)
     https = parts.scheme == "https"
     port = parts.port or (443 if https else 80)
-    address = parts.hostname if allow_private else _public_address(parts.hostname, port)
-    connection: http.client.HTTPConnection
-    if https:
-        connection = _PinnedHTTPS(parts.hostname, port, address, timeout=TIMEOUT,
-                                  context=ssl.create_default_context())
-    else:
-        connection = http.client.HTTPConnection(address, port, timeout=TIMEOUT)
+    address = parts.hostname if post.allow_private else _public_address(parts.hostname, port)
+    connection = _Pinned(parts.hostname, port, address, ends,
+                         _deadline_tls() if https else None)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
-        connection.request("POST", target, body=body, headers={
-            "Host": parts.netloc.rpartition("@")[2], **headers})
+        connection.request("POST", target, body=post.body, headers={
+            "Host": parts.netloc.rpartition("@")[2], **post.headers})
         response = connection.getresponse()
         response.read(64 * 1024)
     finally:
@@ -158,14 +185,59 @@ class WebhookRefused(RuntimeError):
         self.status = status
 
 
-class _PinnedHTTPS(http.client.HTTPSConnection):
-    """HTTPS to the checked ``address``, with the certificate checked for ``host``."""
+def _left(ends: float) -> float:
+    """The seconds left until ``ends`` (``time.monotonic``), or ``TimeoutError``."""
+    left = ends - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the receiver took longer than a post may")
+    return left
 
-    def __init__(self, host: str, port: int, address: str, context: ssl.SSLContext,
-                 **options: Any):
-        super().__init__(host, port, context=context, **options)
-        self._address, self._tls = address, context
+
+class _InTime:
+    """A socket whose every send and receive waits only for the time left until ``ends``:
+    a timeout of its own for each would let a receiver that sends a byte at a time hold a
+    post as long as it likes."""
+
+    ends = math.inf
+
+    def recv_into(self, *args: Any, **options: Any) -> int:
+        self.settimeout(_left(self.ends))  # type: ignore[attr-defined]  # a socket's
+        return super().recv_into(*args, **options)  # type: ignore[misc]
+
+    def sendall(self, *args: Any, **options: Any) -> None:
+        self.settimeout(_left(self.ends))  # type: ignore[attr-defined]
+        return super().sendall(*args, **options)  # type: ignore[misc]
+
+
+class _TimedSocket(_InTime, socket.socket):
+    pass
+
+
+class _TimedTLSSocket(_InTime, ssl.SSLSocket):
+    pass
+
+
+def _deadline_tls() -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.sslsocket_class = _TimedTLSSocket
+    return context
+
+
+class _Pinned(http.client.HTTPConnection):
+    """HTTP to the checked ``address`` until ``ends``; over TLS given a ``tls`` context, the
+    certificate checked for ``host``."""
+
+    def __init__(self, host: str, port: int, address: str, ends: float,
+                 tls: ssl.SSLContext | None):
+        super().__init__(host, port)
+        self._address, self._ends, self._tls = address, ends, tls
 
     def connect(self) -> None:
-        raw = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
+        raw = socket.create_connection((self._address, self.port), _left(self._ends))
+        timed: _TimedSocket | _TimedTLSSocket = _TimedSocket(fileno=raw.detach())
+        timed.ends = self._ends
+        if self._tls is not None:
+            timed.settimeout(_left(self._ends))  # the handshake's
+            timed = self._tls.wrap_socket(timed, server_hostname=self.host)  # type: ignore[assignment]
+            timed.ends = self._ends
+        self.sock = timed

@@ -319,6 +319,8 @@ def _push_subscription(owner: push.Owner):
             push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
     except (push.BadSubscription, matches.InvalidRequest) as bad:
         return languages.refusal(400, bad.args[0])
+    except push.TooManyDevices as full:  # until a device is switched off
+        return languages.refusal(409, full.args[0])
     return jsonify({})
 
 

@@ -331,6 +331,7 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
 
 
 @bp.get(f"/{ROLES}/<token>")
+@limits.viewing
 def page(role: str, token: str):
     match, seat = open_link(token, role)
     if seat is not None:
@@ -357,6 +358,7 @@ def version(role: str, token: str):
 
 
 @bp.get(f"/{ROLES}/<token>/history/<int:ply>")
+@limits.viewing
 def history(role: str, token: str, ply: int):
     match, seat = open_link(token, role)
     if ply > match.ply:

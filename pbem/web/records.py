@@ -17,21 +17,26 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import sqlite_utils
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 import engine
 
-from .. import limits
+from .. import languages, limits, positions
 from ..boards import board_for
 from ..matches import Match
-from ..store.db import get_db, write
-from .play import move_texts
+from ..store.db import get_db, hold_name, insert_rows, write
+from .play import RENDERS, move_texts
 from ..store import utc
 
 bp = Blueprint("records", __name__)
 
 UPLOAD_BYTES = 2 * 2**20  # a long Magnetic Field game's record is some 100 KB
+# A long game has a few hundred plies (random moves rarely make 1,300); the replay kept of
+# the longest record stays near the size of its upload (Mastery's positions grow with it).
+MOST_PLIES = 2000
+LISTED = 200  # the moves a review page lists, those around its position
 
 
 def ap_record(match: Match, viewer: int | None, public_url: str | None) -> dict[str, Any]:
@@ -86,10 +91,12 @@ class BadRecord(engine.TextError):
 class Replayed:
     game: engine.Game
     names: tuple[str, ...]
-    options: dict[str, Any]
-    seed: str
     moves: tuple[tuple[int, str], ...]  # (seat, move), in the order played
-    states: tuple[engine.State, ...]  # index p: the position after p moves
+    kept: dict[int, engine.State]  # ply p: the position after p moves, every EVERY-th and the last
+
+    @property
+    def final(self) -> engine.State:
+        return self.kept[len(self.moves)]
 
 
 def replay(data: Any) -> Replayed:
@@ -124,32 +131,53 @@ def replay(data: Any) -> Replayed:
     except engine.InvalidGameSetup as error:
         raise BadRecord("The record's players or variants do not make a game: %(error)s",
                         error=error.args[0]) from None
-    moves, states = [], [state]
+    played: list[tuple[int, int, str]] = []  # (round, seat, move)
     for number, round_ in enumerate(data["moves"], start=1):
         if not isinstance(round_, list):
             raise BadRecord("Round %(number)s is not a list of moves.", number=number)
         for seat, entry in enumerate(round_):
             text = entry.get("move") if isinstance(entry, dict) else entry
-            if text is None:
-                continue
-            try:
-                state = game.apply(state, seat, str(text))
-            except engine.IllegalMove as illegal:
-                where = dict(number=number, side=game.seat_name(len(names), seat), move=text,
-                             illegal=illegal.text)
-                if seed:
-                    raise BadRecord("Round %(number)s, %(side)s: %(move)s is not legal there: "
-                                    "%(illegal)s", **where) from None
+            if text is not None:
+                played.append((number, seat, str(text)))
+    if len(played) > MOST_PLIES:
+        raise BadRecord("The record has more than %(most)s moves, the most this server "
+                        "reviews.", most=MOST_PLIES)
+    kept = {0: state}
+    for ply, (number, seat, text) in enumerate(played, start=1):
+        try:
+            state = game.apply(state, seat, text)
+        except engine.IllegalMove as illegal:
+            where = dict(number=number, side=game.seat_name(len(names), seat), move=text,
+                         illegal=illegal.text)
+            if seed:
                 raise BadRecord("Round %(number)s, %(side)s: %(move)s is not legal there: "
-                                "%(illegal)s (a game dealt by chance needs its seed as "
-                                "startingPosition: this server writes it once a game is over)",
-                                **where) from None
-            moves.append((seat, str(text)))
-            states.append(state)
-    return Replayed(game, names, options, str(seed or ""), tuple(moves), tuple(states))
+                                "%(illegal)s", **where) from None
+            raise BadRecord("Round %(number)s, %(side)s: %(move)s is not legal there: "
+                            "%(illegal)s (a game dealt by chance needs its seed as "
+                            "startingPosition: this server writes it once a game is over)",
+                            **where) from None
+        if ply % positions.EVERY == 0:
+            kept[ply] = state
+    kept[len(played)] = state
+    return Replayed(game, names, tuple((seat, text) for _, seat, text in played), kept)
 
 
 # -- review of an uploaded record ----------------------------------------------------------
+#
+# A record is replayed once, at upload, and its replay kept beside it (the moves, the names,
+# the positions ``Replayed.kept``), so that a review page unpacks a kept position and plays
+# at most EVERY - 1 moves from it, as a game's history page does.
+
+def _keep(db: sqlite_utils.Database, record_id: str, replayed: Replayed) -> None:
+    """Store the replay of the record ``record_id`` (inside a write transaction)."""
+    db.execute("UPDATE uploaded_records SET engine = ?, names = ?, moves = ? WHERE id = ?",
+               [positions.ENGINE, json.dumps(replayed.names), json.dumps(replayed.moves),
+                record_id])
+    db.execute("DELETE FROM record_positions WHERE record_id = ?", [record_id])
+    insert_rows(db, "record_positions", [
+        {"record_id": record_id, "ply": ply, "state": positions.packed(state)}
+        for ply, state in replayed.kept.items()])
+
 
 @bp.get("/records")
 def upload_form():
@@ -159,8 +187,9 @@ def upload_form():
 @bp.post("/records")
 @limits.creating
 def upload():
-    """Keep an uploaded record (a file, or JSON pasted) that replays, and show its review;
-    one that does not replay is shown the form again with the reason, and kept nowhere."""
+    """Keep an uploaded record (a file, or JSON pasted) that replays, with its replay, and
+    show its review; one that does not replay is shown the form again with the reason, and
+    kept nowhere."""
     request.max_content_length = UPLOAD_BYTES
     file = request.files.get("record")
     text = file.read().decode("utf-8", "replace") if file and file.filename \
@@ -176,26 +205,68 @@ def upload():
     with write(get_db()) as db:
         db.execute("INSERT INTO uploaded_records (id, game, record, created_at) "
                    "VALUES (?, ?, ?, ?)", [record_id, replayed.game.id, text, utc.iso(utc.now())])
+        _keep(db, record_id, replayed)
     return redirect(url_for(".review", record_id=record_id, ply=len(replayed.moves)), 303)
 
 
 @bp.get("/records/<record_id>/<int:ply>")
+@limits.viewing
 def review(record_id: str, ply: int):
-    row = get_db().execute("SELECT record FROM uploaded_records WHERE id = ?",
-                           [record_id]).fetchone()
-    if row is None:
-        abort(404, gettext("There is no uploaded record at this address."))
-    replayed = replay(json.loads(row[0]))
-    if not 0 <= ply <= len(replayed.moves):
+    """The position after ``ply`` moves of an uploaded record: rendered once per language,
+    then kept (a record never changes)."""
+    key = ("record", record_id, ply, languages.current())
+    html = RENDERS.get(key)
+    if html is None:
+        html = _review_page(get_db(), record_id, ply)
+        RENDERS.put(key, html, len(html))
+    return html
+
+
+def _review_page(db: sqlite_utils.Database, record_id: str, ply: int) -> str:
+    row = _replay_of(db, record_id)
+    game, names = engine.get(row["game"]), json.loads(row["names"])
+    moves = [tuple(move) for move in json.loads(row["moves"])]
+    if not 0 <= ply <= len(moves):
         abort(404, gettext("This record has %(count)s plies; there is no ply %(ply)s.",
-                           count=len(replayed.moves), ply=ply))
-    game, state = replayed.game, replayed.states[ply]
-    final = replayed.states[-1]
+                           count=len(moves), ply=ply))
+    base = ply - ply % positions.EVERY
+    kept = {row["ply"]: row["state"] for row in db.execute(
+        "SELECT ply, state FROM record_positions WHERE record_id = ? AND ply IN (?, ?)",
+        [record_id, base, len(moves)]).fetchall()}
+    final = positions.unpacked(kept[len(moves)])
+    state = final
+    if ply < len(moves):
+        state = positions.unpacked(kept[base])
+        for seat, move in moves[base:ply]:
+            state = game.apply(state, seat, move)
     if final.outcome is None:  # a game ended off the board (a resignation): over all the same
         final = game.conclude(final, engine.Outcome((), False, engine.Text("the record ends")))
     drawing = board_for(game.id)
-    last = replayed.moves[ply - 1][1] if ply else None
+    last = moves[ply - 1][1] if ply else None
     svg = drawing.render(game.review_view(state, None, final), seat=None,
                          last=drawing.move_cells(last) if last else set())
-    return render_template("record_review.html", replayed=replayed, ply=ply, svg=svg,
-                           record_id=record_id, state=state)
+    first = max(1, min(ply - LISTED // 2, len(moves) - LISTED + 1))  # the moves listed
+    return render_template("record_review.html", game=game, names=names, ply=ply,
+                           plies=len(moves), svg=svg, record_id=record_id, state=state,
+                           first=first, listed=moves[first - 1:first - 1 + LISTED])
+
+
+def _replay_of(db: sqlite_utils.Database, record_id: str) -> Any:
+    """The record's row with its replay: replayed again, once, if it was kept by other
+    rules than this engine's, or before replays were kept."""
+    select = "SELECT game, engine, names, moves FROM uploaded_records WHERE id = ?"
+    row = db.execute(select, [record_id]).fetchone()
+    if row is None:
+        abort(404, gettext("There is no uploaded record at this address."))
+    if row["engine"] == positions.ENGINE:
+        return row
+    with write(db):
+        hold_name(db, f"record:{record_id}")  # one process replays it
+        again = db.execute("SELECT engine, record FROM uploaded_records WHERE id = ?",
+                           [record_id]).fetchone()
+        if again["engine"] != positions.ENGINE:
+            try:
+                _keep(db, record_id, replay(json.loads(again["record"])))
+            except BadRecord as bad:
+                abort(410, languages.translated(bad.text))
+    return db.execute(select, [record_id]).fetchone()
