@@ -10,8 +10,9 @@ robin started in a real database.
 - a round robin of 100 players started in an SQLite database: the organiser's start
   (``tournaments.start``, which leaves the games to the job process), then the job's
   making of its 4,950 games (``tournaments.make_due``), each an ordinary game, and one
-  email to each player, in one transaction; with ``--postgresql``, in PostgreSQL too: a throwaway cluster of the
-  machine's server programs with durable commits (as ``./dev bench postgres`` starts it).
+  email to each player, in one transaction; with ``--postgresql``, in PostgreSQL too: a
+  throwaway cluster of the machine's server programs with durable commits (as ``./dev
+  bench postgres`` starts it).
 
 CPU time is printed beside the time on the clock (on a shared machine the second swings
 with the others' load).

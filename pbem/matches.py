@@ -558,7 +558,8 @@ def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
         raise InvalidRequest("A public challenge needs a player waiting and at least one "
                              "open seat.")
     claimed = claimed or {}
-    rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public)
+    rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public,
+                                            clock)
     return NewGame(game, seats, seed, start, clock, public, client, rated, rating_min,
                    rating_max, claimed, spoken)
 
@@ -571,7 +572,8 @@ def new_games(game_id: Any, entrants: Any, tables: Sequence[Sequence[int]], opti
     ``tables`` seats some of them, by index, in seat order. The game, its options, its clock
     and each entrant are checked once, not once per game (a round robin of 100 makes 4,950).
     ``claimed``: the entrants' player ids, by index. ``rated``: each game that can be (not
-    one between computers)."""
+    one between computers, nor, in a tournament made before rated games needed a clock,
+    one without a clock)."""
     game = _checked_game(game_id)
     entered = _checked_players(entrants)
     spoken = _checked_languages(entrants)
@@ -588,8 +590,8 @@ def new_games(game_id: Any, entrants: Any, tables: Sequence[Sequence[int]], opti
         seats = [placed[entrant][place] for place, entrant in enumerate(table)]
         ids = {place: claimed[entrant] for place, entrant in enumerate(table)
                if entrant in claimed}
-        rates = rated and not all(s.bot for s in seats)
-        checked_rating(seats, ids, rates, None, False)
+        rates = rated and rated_clock(clock) is None and not all(s.bot for s in seats)
+        checked_rating(seats, ids, rates, None, False, clock)
         seed = secrets.token_hex(16)
         requested.append(NewGame(game, seats, seed, game.initial_state(len(seats), options, seed),
                                  clock, False, None, rates, None, None, ids,
@@ -705,12 +707,27 @@ def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
     return seats
 
 
+def rated_clock(clock: Mapping[str, Any]) -> engine.Text | None:
+    """Why a rated game cannot be played on ``clock`` (``clocks.settings``), or None: it
+    needs one, which ends the game as a loss for the one whose time runs out, or a losing
+    player could stop moving forever (or until a draw on time)."""
+    if clock["mode"] == "none":
+        return engine.Text("A rated game needs a clock: without one, a losing player could "
+                           "stop moving forever.")
+    if clock["on_timeout"] != "loss":
+        return engine.Text("A rated game's clock ends it as a loss for the one whose time runs "
+                           "out ('on_timeout': 'loss').")
+    return None
+
+
 def checked_rating(seats: Sequence[Seat], claimed: Mapping[int, int], rated: Any,
-                   rating_range: Any, public: bool) -> tuple[int | None, int | None]:
+                   rating_range: Any, public: bool,
+                   clock: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """Refuse a rated game that cannot be one: two players, each a player known across
     games (``claimed``), a computer level or an open seat (taken by such a player), not all
-    the computer's. Returns the range of ratings ``{"min", "max"}`` (either may be left
-    out) that a public rated challenge asks of whoever takes its seats."""
+    the computer's, on a clock (``rated_clock``). Returns the range of ratings ``{"min",
+    "max"}`` (either may be left out) that a public rated challenge asks of whoever takes
+    its seats."""
     if not isinstance(rated, bool):
         raise InvalidRequest("'rated' must be true or false.")
     if not rated:
@@ -719,6 +736,8 @@ def checked_rating(seats: Sequence[Seat], claimed: Mapping[int, int], rated: Any
         return None, None
     if len(seats) != 2:
         raise Refused("Rated games are two-player games.")
+    if (no_clock := rated_clock(clock)) is not None:
+        raise Refused(no_clock)
     for s in seats:
         if not (s.open or s.bot or s.seat in claimed):
             raise Refused("Player %(number)s: in a rated game each seat is a player's key "

@@ -390,8 +390,8 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
         raise InvalidRequest("'adjudication' must be one of: %(ways)s.",
                              ways=tuple(ADJUDICATIONS))
     rated = _flag(body, "rated", False)
-    if rated and clock is None:
-        raise Refused("A rated tournament needs a clock: rated games are played on one.")
+    if rated and (no_clock := matches.rated_clock(clock)) is not None:
+        raise Refused(no_clock)
     now = utc.iso(utc.now())
     tournament_id = secrets.token_urlsafe(6)
     with write(db):

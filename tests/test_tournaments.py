@@ -279,7 +279,7 @@ def test_the_start_time_starts_it_or_cancels_it_without_enough_players(app, clie
 
 
 def test_the_computer_can_be_entered_and_plays_its_games(app, client, db, keys):
-    cup = organise(client, keys["Ann"], rated=True)
+    cup = organise(client, keys["Ann"], rated=True, clock={"mode": "per_move", "days": 3})
     enter(client, keys, cup, "Ann")
     assert client.post(f"{keys['Bob']}/tournaments/{cup['id']}/entry",
                        json={"bot": "easy"}).status_code == 403  # the organiser's to do

@@ -296,7 +296,8 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
         chat=match.chat_seen_by(seat), invitations=invitations,
-        labels=ratings.seat_labels(get_db(), match), analysable=analysis.allowed(match),
+        labels=ratings.seat_labels(get_db(), match), rating_counted=ratings.counted(match),
+        analysable=analysis.allowed(match),
         takebacks=events.takebacks_allowed(match), **extras)
 
 
