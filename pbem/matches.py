@@ -382,8 +382,22 @@ class Match:
             and viewer in self.game.team_of(self.players, event.seat)
 
     def known_events(self, viewer: int | None) -> int:
-        """How many events of the log ``viewer`` may know of: what a page polls."""
+        """How many events of the log ``viewer`` may know of: the game's version for that
+        viewer (CONTRACT.md part 9), which every answer carries, a page polls, and the
+        forms and reply addresses send back (``ply_at``)."""
         return sum(1 for event in self.events if self.known_to(event, viewer))
+
+    def ply_at(self, viewer: int | None, version: int) -> int | None:
+        """The ply of the position that a page or email of ``viewer``'s showed at
+        ``version``, if the game has only gone on from there: None if it never had that
+        version, or if a takeback has been accepted since (the position went back, and the
+        same ply may have come back in a position the viewer never saw)."""
+        known = [event for event in self.events if self.known_to(event, viewer)]
+        if not 0 <= version <= len(known) or any(
+                event.kind == "takeback_accept" for event in known[version:]):
+            return None
+        return next((self.turns[event.seq][0] for event in reversed(known[:version])
+                     if event.seq in self.turns), 0)
 
     def resign_offers_known_to(self, viewer: int | None) -> list[int]:
         return [seat for seat in self.resign_offers
