@@ -626,10 +626,12 @@ def _advance(db: sqlite_utils.Database, tournament: Tournament, most: int | None
 
 def _round_robins(db: sqlite_utils.Database, tournament: Tournament, entered: list[Entrant],
                   most: int | None) -> None:
-    """A round robin's every game (a league's: one round robin a division), at its start."""
-    seeds = [e.player_id for e in entered]
-    if any(e.division for e in entered):  # a league's next season: as it was made
-        split = _divisions(entered)
+    """A round robin's every game (a league's: one round robin a division), at its start:
+    among those who did not withdraw while the job process had them to make."""
+    playing = [e for e in entered if not e.withdrawn]
+    seeds = [e.player_id for e in playing]
+    if any(e.division for e in playing):  # a league's next season: as it was made
+        split = _divisions(playing)
     else:
         split = pairings.divisions(seeds, tournament.division_size or len(seeds))
     every: list[tuple[int, list[tuple[int, int]]]] = []

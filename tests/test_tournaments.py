@@ -419,6 +419,19 @@ def test_a_round_robin_left_to_the_job_is_made_once_by_two_job_runs_at_once(
     assert len(seat_apis(client, keys, cup["id"])) == 10
 
 
+def test_who_withdraws_before_the_job_made_the_games_has_none(app, client, keys):
+    app.config["TOURNAMENT_GAMES_AT_ONCE"] = 1
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, "Ann", "Bob", "Cat", "Dan")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    assert client.delete(f"{keys['Dan']}/tournaments/{cup['id']}/entry").status_code == 200
+    assert scheduler.make_tournament_games(app) == 1
+    made = shown(client, cup)
+    assert made["withdrawn"] == ["Dan"]
+    assert sorted(sorted(g["seats"]) for r in made["rounds"] for g in r) == [
+        ["Ann", "Bob"], ["Ann", "Cat"], ["Bob", "Cat"]]
+
+
 def test_the_feed_tells_of_rounds_and_results(client, keys):
     cup = organise(client, keys["Ann"])
     enter(client, keys, cup, "Ann", "Bob")
