@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 from datetime import timedelta
 
@@ -402,19 +403,15 @@ def test_a_round_robin_left_to_the_job_is_made_once_by_two_job_runs_at_once(
         return store(*args, **kwargs)
 
     monkeypatch.setattr(tournaments, "_store_rounds", store_once_the_other_has_run)
-    made = []
 
-    def run():
-        made.append(scheduler.make_tournament_games(app))
-        if made[-1] == 0:
+    def run(_) -> int:
+        made = scheduler.make_tournament_games(app)
+        if made == 0:
             other_done.set()
+        return made
 
-    runs = [threading.Thread(target=run) for _ in range(2)]
-    for thread in runs:
-        thread.start()
-    for thread in runs:
-        thread.join()
-    assert sorted(made) == [0, 1]
+    with ThreadPoolExecutor(2) as pool:
+        assert sorted(pool.map(run, range(2))) == [0, 1]
     assert db.execute("SELECT COUNT(*) FROM tournament_games").fetchone()[0] == 10
     assert len(seat_apis(client, keys, cup["id"])) == 10
 
