@@ -56,6 +56,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         BOT_PACE_SECONDS=10,          # a game between computers: one move this often at most
         BOT_BETWEEN_COMPUTERS_SECONDS=1,  # ... and they get this much of each run at most
         COMPUTER_GAMES_RUNNING=5,     # games between computers a client may have running
+        TOURNAMENT_GAMES_AT_ONCE=50,  # more games than this (a tournament's start or next
+                                      # round) are made by the job process, not a request
+        TOURNAMENT_INTERVAL_SECONDS=5,  # how often the job process looks for those
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
         LIVE_UPDATE_SECONDS=3,        # how often an open game page asks if the game moved on
         AWAY_MINUTES=5,               # a "Your move" email waits while its player was there

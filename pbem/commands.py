@@ -31,24 +31,30 @@ class Submitted:
 
 
 def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
-           seen_ply: int | None = None, *, message: str | None = None,
-           now: datetime | None = None, server: bool = False,
-           resent_succeeds: bool = True) -> Submitted:
+           seen_ply: int | None = None, *, seen_version: int | None = None,
+           message: str | None = None, now: datetime | None = None, server: bool = False,
+           strict: bool = False) -> Submitted:
     """Record ``command`` of ``seat``, and ``message`` (if any) to the game's chat with it:
-    both or neither. ``seen_ply`` is the ply the player was looking at: if the game has
-    moved on since for that seat (``Match.moved_on``), the command is refused as stale,
+    both or neither. ``seen_ply`` is the ply the player was looking at, or ``seen_version``
+    the game's version their page or email showed (``Match.known_events``; the ply it
+    showed then, ``Match.ply_at``): if the game has moved on since for that seat
+    (``Match.moved_on``), or gone back (a takeback), the command is refused as stale,
     unless it is the one the seat did make then (``Kind.recorded``: then nothing is
-    recorded and the answer says so, or, ``resent_succeeds`` False, it is refused as stale
-    too: the JSON API's contract). A refused command raises ``ActionError`` and writes
-    nothing. Inside a caller's write transaction, it commits with it (an emailed move and
-    its answer). ``server``: the server's own event (a timeout); ``now``: its time."""
+    recorded and the answer says so). ``strict``, the JSON API's contract: that too is
+    refused as stale, and so is any version but the current one. A refused command raises
+    ``ActionError`` and writes nothing. Inside a caller's write transaction, it commits
+    with it (an emailed move and its answer). ``server``: the server's own event (a
+    timeout); ``now``: its time."""
     now = now or utc.now()
     outermost = not db.conn.in_transaction
     with write(db):
         before = matches.load(db, game_id)
         kind = command.kind_for(before, seat)
+        if seen_version is not None:
+            shown = _shown(before, seat, seen_version, strict)
+            seen_ply = shown if seen_ply is None else seen_ply
         resent = kind.recorded(before, seat, command.payload, seen_ply)
-        if resent and resent_succeeds:
+        if resent and not strict:
             return Submitted(before, kind.name, already_recorded=True)
         if resent or seen_ply is not None and before.moved_on(seat, seen_ply):
             raise events.StalePosition(
@@ -62,6 +68,22 @@ def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
     if outermost:  # an enclosing transaction may still roll back: let load() catch up then
         matches.CACHE.put(after)
     return Submitted(after, kind.name)
+
+
+def _shown(match: Match, seat: int, version: int, strict: bool) -> int:
+    """The ply a page or email showed ``seat`` at ``version``; raises ``StalePosition`` if
+    the game went back since, or (``strict``) if that is not the version now."""
+    shown = match.ply_at(seat, version)
+    current = match.known_events(seat)
+    if shown is None and 0 <= version <= current:
+        raise events.StalePosition("A move was taken back since you loaded the game: look at "
+                                   "the current position and try again.")
+    if shown is None or strict and version != current:
+        raise events.StalePosition(
+            "The game has changed since you loaded it (you saw version %(seen)s, it is now at "
+            "version %(version)s). Look at the current position and try again.",
+            seen=version, version=current)
+    return shown
 
 
 def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: Kind,

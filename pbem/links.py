@@ -24,7 +24,7 @@ TOKEN_BYTES = 24
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{32}")
 # A token inside a URL: what log lines must not show.
 TOKEN_IN_URL = re.compile(r"(?<=/)[A-Za-z0-9_-]{32}(?=[/?#\s\"]|$)")
-# A token in a reply address (move+<ply>.<token>@domain, see inbound.py).
+# A token in a reply address (move+v<version>.<token>@domain, see inbound.py).
 TOKEN_IN_ADDRESS = re.compile(r"(?<=[+.])[A-Za-z0-9_-]{32}(?=@)")
 # The routes whose next path segment is a secret (every <token> of the URL map; the API's
 # too, under /api/). A log line loses that segment whatever its shape, since a server also
@@ -217,13 +217,14 @@ def _reply_base() -> tuple[str, str] | None:
     return local, domain
 
 
-def reply_address(token: str, ply: int) -> str | None:
-    """The address a reply to a seat's email written at ``ply`` goes to."""
+def reply_address(token: str, version: int) -> str | None:
+    """The address a reply to a seat's email goes to, written at the game's ``version``
+    for that seat (``Match.known_events``)."""
     base = _reply_base()
-    return None if base is None else f"{base[0]}+{ply}.{token}@{base[1]}"
+    return None if base is None else f"{base[0]}+v{version}.{token}@{base[1]}"
 
 
-def reply_to_header(token: str, ply: int) -> dict[str, str]:
+def reply_to_header(token: str, version: int) -> dict[str, str]:
     """``{"Reply-To": address}`` for an email to the seat ``token`` opens, or ``{}``."""
-    address = reply_address(token, ply)
+    address = reply_address(token, version)
     return {"Reply-To": address} if address else {}

@@ -398,8 +398,22 @@ class Match:
             and viewer in self.game.team_of(self.players, event.seat)
 
     def known_events(self, viewer: int | None) -> int:
-        """How many events of the log ``viewer`` may know of: what a page polls."""
+        """How many events of the log ``viewer`` may know of: the game's version for that
+        viewer (CONTRACT.md part 9), which every answer carries, a page polls, and the
+        forms and reply addresses send back (``ply_at``)."""
         return sum(1 for event in self.events if self.known_to(event, viewer))
+
+    def ply_at(self, viewer: int | None, version: int) -> int | None:
+        """The ply of the position that a page or email of ``viewer``'s showed at
+        ``version``, if the game has only gone on from there: None if it never had that
+        version, or if a takeback has been accepted since (the position went back, and the
+        same ply may have come back in a position the viewer never saw)."""
+        known = [event for event in self.events if self.known_to(event, viewer)]
+        if not 0 <= version <= len(known) or any(
+                event.kind == "takeback_accept" for event in known[version:]):
+            return None
+        return next((self.turns[event.seq][0] for event in reversed(known[:version])
+                     if event.seq in self.turns), 0)
 
     def resign_offers_known_to(self, viewer: int | None) -> list[int]:
         return [seat for seat in self.resign_offers
@@ -574,7 +588,8 @@ def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
         raise InvalidRequest("A public challenge needs a player waiting and at least one "
                              "open seat.")
     claimed = claimed or {}
-    rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public)
+    rating_min, rating_max = checked_rating(seats, claimed, rated, rating_range, public,
+                                            clock)
     return NewGame(game, seats, seed, start, clock, public, client, rated, rating_min,
                    rating_max, claimed, spoken)
 
@@ -587,7 +602,8 @@ def new_games(game_id: Any, entrants: Any, tables: Sequence[Sequence[int]], opti
     ``tables`` seats some of them, by index, in seat order. The game, its options, its clock
     and each entrant are checked once, not once per game (a round robin of 100 makes 4,950).
     ``claimed``: the entrants' player ids, by index. ``rated``: each game that can be (not
-    one between computers)."""
+    one between computers, nor, in a tournament made before rated games needed a clock,
+    one without a clock)."""
     game = _checked_game(game_id)
     entered = _checked_players(entrants)
     spoken = _checked_languages(entrants)
@@ -604,8 +620,8 @@ def new_games(game_id: Any, entrants: Any, tables: Sequence[Sequence[int]], opti
         seats = [placed[entrant][place] for place, entrant in enumerate(table)]
         ids = {place: claimed[entrant] for place, entrant in enumerate(table)
                if entrant in claimed}
-        rates = rated and not all(s.bot for s in seats)
-        checked_rating(seats, ids, rates, None, False)
+        rates = rated and rated_clock(clock) is None and not all(s.bot for s in seats)
+        checked_rating(seats, ids, rates, None, False, clock)
         seed = secrets.token_hex(16)
         requested.append(NewGame(game, seats, seed, game.initial_state(len(seats), options, seed),
                                  clock, False, None, rates, None, None, ids,
@@ -721,12 +737,27 @@ def _checked_players(players: Any, addressless: bool = False) -> list[Seat]:
     return seats
 
 
+def rated_clock(clock: Mapping[str, Any]) -> engine.Text | None:
+    """Why a rated game cannot be played on ``clock`` (``clocks.settings``), or None: it
+    needs one, which ends the game as a loss for the one whose time runs out, or a losing
+    player could stop moving forever (or until a draw on time)."""
+    if clock["mode"] == "none":
+        return engine.Text("A rated game needs a clock: without one, a losing player could "
+                           "stop moving forever.")
+    if clock["on_timeout"] != "loss":
+        return engine.Text("A rated game's clock ends it as a loss for the one whose time runs "
+                           "out ('on_timeout': 'loss').")
+    return None
+
+
 def checked_rating(seats: Sequence[Seat], claimed: Mapping[int, int], rated: Any,
-                   rating_range: Any, public: bool) -> tuple[int | None, int | None]:
+                   rating_range: Any, public: bool,
+                   clock: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """Refuse a rated game that cannot be one: two players, each a player known across
     games (``claimed``), a computer level or an open seat (taken by such a player), not all
-    the computer's. Returns the range of ratings ``{"min", "max"}`` (either may be left
-    out) that a public rated challenge asks of whoever takes its seats."""
+    the computer's, on a clock (``rated_clock``). Returns the range of ratings ``{"min",
+    "max"}`` (either may be left out) that a public rated challenge asks of whoever takes
+    its seats."""
     if not isinstance(rated, bool):
         raise InvalidRequest("'rated' must be true or false.")
     if not rated:
@@ -735,6 +766,8 @@ def checked_rating(seats: Sequence[Seat], claimed: Mapping[int, int], rated: Any
         return None, None
     if len(seats) != 2:
         raise Refused("Rated games are two-player games.")
+    if (no_clock := rated_clock(clock)) is not None:
+        raise Refused(no_clock)
     for s in seats:
         if not (s.open or s.bot or s.seat in claimed):
             raise Refused("Player %(number)s: in a rated game each seat is a player's key "

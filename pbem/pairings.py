@@ -19,6 +19,7 @@ its first player's: 1, ½ or 0, and None while it is being played.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -156,9 +157,13 @@ class Pairing:
 
 # With at most this many players (plus one floated down), a round is one matching; larger
 # fields are cut into slices of consecutive players in the standings, each its own matching
-# (networkx's matching grows with the cube of its players), and a slice's player left over
-# floats down into the next; if the last slice cannot be paired, the whole field is one
-# matching after all.
+# (networkx's matching grows with the cube of its players: a whole field of 1,000 takes
+# minutes), and a slice's player left over floats down into the next. Those the last slice
+# cannot pair (they have all met, or all had a bye) are paired by changing a pair or two of
+# the slices above (``_Rules.repaired``). That always succeeds in a field of more than about
+# 100 players of whom none has met 50 (a tournament's Swiss has at most 50 rounds), so only
+# a smaller field (a matching of 100 takes under half a second) that has played most of its
+# rounds may need one matching of the whole field after all.
 SLICE = 16
 
 
@@ -190,10 +195,12 @@ def swiss(players: Sequence[Player], games: Sequence[Game],
         chunk, rest = (carried + rest, []) if last else (carried + rest[:SLICE], rest[SLICE:])
         found, carried = rules.match(chunk, last)
         pairs += found
-    if not rules.complete(carried, len(order)):
-        pairs, carried = rules.match(order, True)  # the whole field at once
+    if not rules.complete(carried, len(order)) and len(order) >= 2 * SLICE:
+        pairs, carried = rules.repaired(pairs, carried, odd=len(order) % 2 == 1)
         if not rules.complete(carried, len(order)):
-            return None
+            pairs, carried = rules.match(order, True)  # the whole field at once (see SLICE)
+    if not rules.complete(carried, len(order)):
+        return None
     return Pairing(pairs, carried[0] if carried else None)
 
 
@@ -257,6 +264,69 @@ class _Rules:
         pairs.sort(key=lambda pair: min(self.place[pair[0]], self.place[pair[1]]))
         return pairs, sorted(left_over, key=self.place.__getitem__)
 
+    def allowed(self, a: Player, b: Player, strict: bool) -> bool:
+        """Whether ``a`` may meet ``b`` (``_BYE``: have the bye): not again, and, ``strict``,
+        not two who both must have the same colour."""
+        if _BYE in (a, b):
+            return (b if a is _BYE else a) not in self.had_bye
+        if frozenset((a, b)) in self.met:
+            return False
+        wants = self.colours[a].wants_first * self.colours[b].wants_first
+        return not (strict and wants > 0 and min(abs(self.colours[a].wants_first),
+                                                 abs(self.colours[b].wants_first)) == 3)
+
+    def repaired(self, pairs: list[Pair], left_over: list[Player],
+                 odd: bool) -> tuple[list[Pair], list[Player]]:
+        """The pairs of the slices completed: the players ``left_over`` at the end (and, in
+        an ``odd`` field, the bye) paired two by two, each two by the shortest augmenting
+        path through at most two of the ``pairs``: the one left over meets one player of a
+        pair, whose partner meets the other one left over (or, through a second pair, its
+        partner's partner). The lowest-placed pairs are tried first (the nearest in score
+        to those left over, who have floated to the bottom), the colour limits kept where
+        any such path keeps them. Each path is looked for in time linear in the pairs
+        (quadratic through two, which only a field that has met nearly everyone needs), so
+        a field of 1,000 is paired in well under a second whatever its results. Returns
+        the pairs and the players still left over (the bye's)."""
+        paired = [tuple(pair) for pair in reversed(pairs)]  # the lowest-placed first
+        left = sorted(left_over, key=self.place.__getitem__) + [_BYE] * odd
+        while left:
+            first = left.pop(0)
+            for strict in (True, False):
+                other = next((o for o in left if self._augment(paired, first, o, strict)),
+                             None)
+                if other is not None:
+                    left.remove(other)
+                    break
+            else:
+                return pairs, sorted(left_over, key=self.place.__getitem__)
+        bye = [p for pair in paired if _BYE in pair for p in pair if p is not _BYE]
+        done = [self._colours(*pair) for pair in paired if _BYE not in pair]
+        done.sort(key=lambda pair: min(self.place[pair[0]], self.place[pair[1]]))
+        return done, bye
+
+    def _augment(self, paired: list[tuple], u: Player, v: Player, strict: bool) -> bool:
+        """Pair ``u`` with ``v`` in ``paired`` (changed in place), directly or through one
+        or two of its pairs; whether it could."""
+        ok = functools.partial(self.allowed, strict=strict)
+        if ok(u, v):
+            paired.append((u, v))
+            return True
+        ends = [(i, x, y) for i, pair in enumerate(paired) for x, y in (pair, pair[::-1])]
+        for i, x, y in ends:  # u-x, y-v
+            if ok(u, x) and ok(y, v):
+                paired[i] = (u, x)
+                paired.append((y, v))
+                return True
+        for i, x, y in ends:  # u-x, y-z, w-v
+            if not ok(u, x):
+                continue
+            for j, z, w in ends:
+                if j != i and ok(y, z) and ok(w, v):
+                    paired[i], paired[j] = (u, x), (y, z)
+                    paired.append((w, v))
+                    return True
+        return False
+
     def _misplaced(self, a: Player, b: Player) -> int:
         """How far a pair in one score group is from the top half meeting the bottom half
         (the first of the top half meets the first of the bottom half)."""
@@ -276,6 +346,7 @@ class _Rules:
 
 
 _LEFT_OVER = object()  # the matching's vertex of the bye or the float
+_BYE = object()  # a repair's stand-in for the bye: whoever meets it has the bye
 
 
 # Knockout -------------------------------------------------------------------------------

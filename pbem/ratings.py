@@ -7,10 +7,14 @@ after a rating period of that one game (``record_end``, subscribed to
 ``signals.event_recorded``): games are applied in the order they end, and a deviation never
 grows between them. Each player's rating is held (``db.hold_name``) while it changes, so two
 games ending at once on PostgreSQL both count. A rating is provisional while its deviation is
-over 110: leaderboards leave those players out, labels mark them "1620?".
+over 110: leaderboards leave those players out, labels mark them "1620?". A rated game that
+ends before each player has made two moves (``counted``) changes no rating, as lichess
+aborts such games: agreed draws and resignations at the first move, or a first move never
+made, buy no place on a leaderboard.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -151,14 +155,26 @@ def seat_labels(db: sqlite_utils.Database, match: Match) -> list[str]:
             for s in match.seats]
 
 
+MOVES_COUNTED = 2  # the moves each player makes before a rated game's end counts
+
+
+def counted(match: Match) -> bool:
+    """Whether a rated game's end changes ratings: once each player has made two moves (of
+    the line as it stands: a move taken back is not made)."""
+    made = Counter(move.seat for move in match.moves)
+    return all(made[seat] >= MOVES_COUNTED for seat in range(match.players))
+
+
 @signals.event_recorded.connect
 def record_end(db: sqlite_utils.Database, *, before: Match, after: Match, event: Event,
                latest: Match) -> None:
     """When a rated game ends with a result (a win or a draw; not a game withdrawn before
-    it started), its two players' new ratings, in the transaction that records the end."""
+    it started) once each player has made two moves (``counted``), its two players' new
+    ratings, in the transaction that records the end."""
     outcome = after.current.outcome
     if (before.finished or outcome is None or before.waiting or after.players != 2
-            or not (outcome.draw or outcome.winners) or not after.rated):
+            or not (outcome.draw or outcome.winners) or not after.rated
+            or not counted(after)):
         return
     seated = seat_players(db, after.id, make=True)
     if len(seated) != 2 or seated[0] == seated[1]:

@@ -8,7 +8,11 @@ entrants known across games (``players``). When one ends (``game_ended``, subscr
 here and the tournament moves on (``_advance``): a round robin made all its games at the
 start and finishes when they are over; a Swiss pairs its next round once every game of the
 round has ended; a knockout replays a drawn game at once, colours swapped, and pairs the
-winners once every tie of the round is decided. A round may have a deadline, after which
+winners once every tie of the round is decided. Where that makes more games than
+``TOURNAMENT_GAMES_AT_ONCE`` (a large field's start or next round), the request that called
+for them (the start, the move that ended a round's last game) leaves them to the job
+process, which makes them within seconds (``make_due``), so that no player waits on
+thousands of games or a pairing of 1,000. A round may have a deadline, after which
 the job process adjudicates its unfinished games (``adjudicate_due``): a draw, or a loss
 for the one with less time left. A player who withdraws after the start resigns their
 unfinished games (the ordinary command) and is paired no more.
@@ -33,7 +37,7 @@ from flask import current_app
 from . import clocks, commands, links, matches, pairings, players, ratings, signals
 from .events import Command
 from .matches import ActionError, Event, InvalidRequest, Match, Refused, SeatTaken
-from .store.db import hold_name, insert_rows, write
+from .store.db import claimed, hold_name, insert_rows, write
 from .store import utc
 
 FORMATS = ("round-robin", "swiss", "knockout", "league")
@@ -42,8 +46,25 @@ FORMAT_NAMES = {"round-robin": engine.Text("round-robin"), "swiss": engine.Text(
 ADJUDICATIONS = ("draw", "time")
 TIEBREAKS = {"round-robin": pairings.SONNEBORN_BERGER, "league": pairings.SONNEBORN_BERGER,
              "swiss": pairings.BUCHHOLZ}
+# The largest fields, by what the benchmarks show one start or round costs (docs/
+# benchmarks.md): a round robin of 100 makes 4,950 games at its start (9,900 double) in
+# about a second; a Swiss or a knockout of 1,000 pairs a round of 500 games in under one.
 MOST_PLAYERS = 1000
+MOST_ROUND_ROBIN = 100
 MOST_ROUNDS = 50
+MOST_OPEN = 5  # tournaments not yet started that one organiser may hold
+
+
+def most_players(format_: str, division_size: int | None = None) -> int:
+    """The most players a tournament of ``format_`` takes: a round robin 100; a league as
+    many as make about the games of a round robin of 100 a season (1,000 in divisions of up
+    to 10, 202 in divisions of 50); a Swiss or a knockout 1,000."""
+    if format_ == "round-robin":
+        return MOST_ROUND_ROBIN
+    if format_ == "league" and division_size:
+        return min(MOST_PLAYERS, MOST_ROUND_ROBIN * (MOST_ROUND_ROBIN - 1)
+                   // (division_size - 1))
+    return MOST_PLAYERS
 
 
 class Forbidden(ActionError):
@@ -80,8 +101,16 @@ class Tournament:
     status: str
     round: int
     round_deadline: str | None
+    games_due_at: str | None  # since when games wait for the job process to make them
     created_at: str
     updated_at: str
+
+    @property
+    def most_players(self) -> int:
+        """The most entries it takes: its own maximum, within its format's (one made
+        before the formats had theirs may have none, or a larger one)."""
+        largest = most_players(self.format, self.division_size)
+        return min(self.max_players or largest, largest)
 
     @property
     def tiebreak(self) -> str | None:
@@ -146,7 +175,8 @@ def _tournament(row: Any) -> Tournament:
         organiser_id=row["organiser_id"], organiser=row["organiser"],
         starts_at=row["starts_at"], round_days=row["round_days"],
         adjudication=row["adjudication"], status=row["status"], round=row["round"],
-        round_deadline=row["round_deadline"], created_at=row["created_at"],
+        round_deadline=row["round_deadline"], games_due_at=row["games_due_at"],
+        created_at=row["created_at"],
         updated_at=row["updated_at"])
 
 
@@ -272,6 +302,7 @@ def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]
         "max_players": tournament.max_players, "starts_at": tournament.starts_at,
         "round_days": tournament.round_days, "adjudication": tournament.adjudication,
         "round_deadline": tournament.round_deadline,
+        "games_due_at": tournament.games_due_at,  # being made by the job process since
         "players": [e.handle for e in shown.entrants],
         "withdrawn": [e.handle for e in shown.entrants if e.withdrawn],
         "rounds": rounds, "byes": byes,
@@ -342,9 +373,10 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
     if format_ == "league":
         division_size = _whole(body, "division_size", 3, 50, 6) or 6
         promote = _whole(body, "promote", 1, (division_size - 1) // 2, 1)
-    least = _whole(body, "min_players", 2, MOST_PLAYERS, 2) or 2
-    most = _whole(body, "max_players", 2, MOST_PLAYERS, None)
-    if most is not None and most < least:
+    largest = most_players(format_, division_size)
+    least = _whole(body, "min_players", 2, largest, 2) or 2
+    most = _whole(body, "max_players", 2, largest, largest) or largest
+    if most < least:
         raise InvalidRequest("'max_players' must be at least 'min_players'.")
     starts_at = body.get("starts_at")
     if starts_at is not None:
@@ -358,9 +390,17 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
         raise InvalidRequest("'adjudication' must be one of: %(ways)s.",
                              ways=tuple(ADJUDICATIONS))
     rated = _flag(body, "rated", False)
+    if rated and (no_clock := matches.rated_clock(clock)) is not None:
+        raise Refused(no_clock)
     now = utc.iso(utc.now())
     tournament_id = secrets.token_urlsafe(6)
     with write(db):
+        hold_name(db, f"organiser:{organiser.id}")  # two at once count each other
+        waiting = db.execute("SELECT COUNT(*) FROM tournaments WHERE organiser_id = ? AND "
+                             "status = 'open'", [organiser.id]).fetchone()[0]
+        if waiting >= MOST_OPEN:
+            raise Refused("You already organise %(most)s tournaments that have not started: "
+                          "start or cancel one of them first.", most=MOST_OPEN)
         db["tournaments"].insert({
             "id": tournament_id, "name": name, "game": game.id, "options": json.dumps(options),
             "clock": json.dumps(clock), "format": format_, "rounds": rounds,
@@ -397,9 +437,9 @@ def enter(db: sqlite_utils.Database, tournament_id: str, player: players.Player)
         entered = entrants(db, tournament)
         if any(e.player_id == player.id for e in entered):
             return
-        if tournament.max_players is not None and len(entered) >= tournament.max_players:
+        if len(entered) >= tournament.most_players:
             raise SeatTaken("The tournament is full (%(most)s players).",
-                            most=tournament.max_players)
+                            most=tournament.most_players)
         db.execute("INSERT INTO tournament_players (tournament_id, player_id, seed) "
                    "VALUES (?, ?, ?)",
                    [tournament.id, player.id, max((e.seed for e in entered), default=0) + 1])
@@ -435,7 +475,8 @@ def withdraw(db: sqlite_utils.Database, tournament_id: str, player_id: int) -> N
                 if game.game_id and game.points is None and player_id in (game.first_id,
                                                                           game.second_id):
                     _forfeit(db, game.game_id, 0 if player_id == game.first_id else 1)
-            _advance(db, _fresh(db, tournament.id))  # a knockout's tie may be decided now
+            # a knockout's tie may be decided now
+            _advance(db, _fresh(db, tournament.id), _at_once())
         else:
             raise Refused("The tournament is over.")
         _touch(db, tournament)
@@ -481,8 +522,9 @@ def cancel(db: sqlite_utils.Database, tournament_id: str, by: players.Player) ->
 
 
 def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | None) -> None:
-    """Close the entries and make the first round's games (a round robin's every game);
-    ``by`` None: the job, at the start time."""
+    """Close the entries and make the first round's games (a round robin's every game), or
+    leave them to the job process if they are many; ``by`` None: the job, at the start
+    time."""
     with write(db), _cycles_uncollected():
         tournament = _held(db, tournament_id) if by is None else \
             _organised(db, tournament_id, by)
@@ -492,26 +534,12 @@ def start(db: sqlite_utils.Database, tournament_id: str, by: players.Player | No
         if len(entered) < tournament.min_players:
             raise Refused("The tournament needs at least %(least)s players (%(count)s "
                           "entered).", least=tournament.min_players, count=len(entered))
+        if len(entered) > tournament.most_players:  # entered before the formats' limits
+            raise Refused("The tournament has more players than it can take (%(count)s "
+                          "entered, at most %(most)s): remove some first.",
+                          count=len(entered), most=tournament.most_players)
         db.execute("UPDATE tournaments SET status = 'running' WHERE id = ?", [tournament.id])
-        tournament = _fresh(db, tournament.id)
-        if tournament.format in ("round-robin", "league"):
-            seeds = [e.player_id for e in entered]
-            if any(e.division for e in entered):  # a league's next season: as it was made
-                split = _divisions(entered)
-            else:
-                split = pairings.divisions(seeds, tournament.division_size or len(seeds))
-            every: list[tuple[int, list[tuple[int, int]]]] = []
-            for number, division in enumerate(split, start=1):
-                db.conn.executemany(
-                    "UPDATE tournament_players SET division = ? WHERE tournament_id = ? AND "
-                    "player_id = ?", [(number, tournament.id, p) for p in division])
-                every += enumerate(pairings.round_robin(division,
-                                                        double=tournament.rounds == 2), start=1)
-            new = _store_rounds(db, tournament, every, None, entered)
-            most = max((number for number, _ in every), default=0)
-            _started(db, tournament, most, new)  # one deadline for all
-        else:
-            _advance(db, tournament)
+        _advance(db, _fresh(db, tournament.id), _at_once())
 
 
 @contextlib.contextmanager
@@ -537,11 +565,33 @@ def _withdrawn(entered: list[Entrant]) -> set[int]:
     return {e.player_id for e in entered if e.withdrawn}
 
 
-def _advance(db: sqlite_utils.Database, tournament: Tournament) -> None:
-    """Make the games that are due now, or finish the tournament once none can be."""
+def _at_once() -> int:
+    """The most games a tournament makes where something calls for them (a start, a
+    round's last game ending, a withdrawal): more are left to the job process."""
+    return int(current_app.config["TOURNAMENT_GAMES_AT_ONCE"])
+
+
+def _left_to_job(db: sqlite_utils.Database, tournament: Tournament, count: int,
+                 most: int | None) -> bool:
+    """Whether ``count`` new games are more than ``most`` (None: no limit): then the job
+    process is to make them (``make_due``), and the tournament says since when."""
+    if most is None or count <= most:
+        return False
+    db.execute("UPDATE tournaments SET games_due_at = COALESCE(games_due_at, ?) WHERE id = ?",
+               [utc.iso(utc.now()), tournament.id])
+    return True
+
+
+def _advance(db: sqlite_utils.Database, tournament: Tournament, most: int | None) -> None:
+    """Make the games that are due now (the first round's, a round robin's every one, the
+    next round, a knockout's replays), or finish the tournament once none can be; more than
+    ``most`` of them (None: any number) are left to the job process."""
     if tournament.status != "running":
         return
     entered = entrants(db, tournament)
+    if tournament.round == 0 and tournament.format in ("round-robin", "league"):
+        _round_robins(db, tournament, entered, most)
+        return
     seeds = [e.player_id for e in entered]
     played = games(db, tournament)
     results = [g.result() for g in played]
@@ -556,6 +606,9 @@ def _advance(db: sqlite_utils.Database, tournament: Tournament) -> None:
     elif tournament.format == "swiss":
         pairing = None
         if tournament.round < (tournament.rounds or 0):
+            if _left_to_job(db, tournament, (len(seeds) - len(_withdrawn(entered))) // 2,
+                            most):
+                return
             pairing = pairings.swiss(seeds, results, _withdrawn(entered))
         if pairing is None or not pairing.pairs:
             _finish(db, tournament, "finished")
@@ -567,8 +620,33 @@ def _advance(db: sqlite_utils.Database, tournament: Tournament) -> None:
             _finish(db, tournament, "finished")
             return
         due = [pair for pair in (tie.next_game() for tie in rounds[-1]) if pair]
-        if due:
+        if due and not _left_to_job(db, tournament, len(due), most):
             _begin(db, tournament, len(rounds), due, None)
+
+
+def _round_robins(db: sqlite_utils.Database, tournament: Tournament, entered: list[Entrant],
+                  most: int | None) -> None:
+    """A round robin's every game (a league's: one round robin a division), at its start:
+    among those who did not withdraw while the job process had them to make."""
+    playing = [e for e in entered if not e.withdrawn]
+    seeds = [e.player_id for e in playing]
+    if any(e.division for e in playing):  # a league's next season: as it was made
+        split = _divisions(playing)
+    else:
+        split = pairings.divisions(seeds, tournament.division_size or len(seeds))
+    every: list[tuple[int, list[tuple[int, int]]]] = []
+    for division in split:
+        every += enumerate(pairings.round_robin(division, double=tournament.rounds == 2),
+                           start=1)
+    if _left_to_job(db, tournament, sum(len(pairs) for _, pairs in every), most):
+        return
+    for number, division in enumerate(split, start=1):
+        db.conn.executemany(
+            "UPDATE tournament_players SET division = ? WHERE tournament_id = ? AND "
+            "player_id = ?", [(number, tournament.id, p) for p in division])
+    new = _store_rounds(db, tournament, every, None, entered)
+    _started(db, tournament, max((number for number, _ in every), default=0),
+             new)  # one deadline for all
 
 
 def _begin(db: sqlite_utils.Database, tournament: Tournament, number: int,
@@ -633,8 +711,8 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
 
 
 def _finish(db: sqlite_utils.Database, tournament: Tournament, status: str) -> None:
-    db.execute("UPDATE tournaments SET status = ?, round_deadline = NULL, updated_at = ? "
-               "WHERE id = ?", [status, utc.iso(utc.now()), tournament.id])
+    db.execute("UPDATE tournaments SET status = ?, round_deadline = NULL, games_due_at = NULL, "
+               "updated_at = ? WHERE id = ?", [status, utc.iso(utc.now()), tournament.id])
     signals.tournament_finished.send(db, tournament=_fresh(db, tournament.id))
 
 
@@ -659,7 +737,7 @@ def game_ended(db: sqlite_utils.Database, *, before: Match, after: Match, event:
     tournament = _held(db, row[0])
     db.execute("UPDATE tournament_games SET points = ?, ended_at = ? WHERE game_id = ?",
                [points, event.created_at, after.id])
-    _advance(db, tournament)
+    _advance(db, tournament, _at_once())
 
 
 # -- leagues -------------------------------------------------------------------------------
@@ -729,6 +807,28 @@ def start_due(db: sqlite_utils.Database, now: datetime) -> int:
                 if tournament.status == "open":
                     _finish(db, tournament, "cancelled")
     return len(due)
+
+
+def make_due(db: sqlite_utils.Database) -> int:
+    """Make the games left to the job process (a large field's start or next round), the
+    longest waiting first, each tournament's in its own transaction. One process does it at
+    a time (on PostgreSQL the others skip the job), and each tournament's are made once
+    (looked at again while it is held). Returns how many tournaments moved on."""
+    made = 0
+    with claimed(db, "tournament-games") as mine:
+        if not mine:
+            return 0
+        for tournament_id, in db.execute("SELECT id FROM tournaments WHERE games_due_at IS "
+                                         "NOT NULL ORDER BY games_due_at").fetchall():
+            with write(db), _cycles_uncollected():
+                tournament = _held(db, tournament_id)
+                if tournament.games_due_at is None:
+                    continue
+                db.execute("UPDATE tournaments SET games_due_at = NULL WHERE id = ?",
+                           [tournament.id])
+                _advance(db, tournament, None)
+            made += 1
+    return made
 
 
 def adjudicate_due(db: sqlite_utils.Database, now: datetime) -> int:

@@ -83,8 +83,12 @@ def installation(tmp_path, monkeypatch):
     # players known across games, and a rated game between them that ended
     with app.test_request_context():
         keys = [sign_up(client, get_db(), handle) for handle in ("Cid", "Dee")]
-    rated = create([{"key": key} for key in keys], rated=True)
-    post(f"{path_of(rated['seats'][0]['api'])}/resign", {})
+    rated = create([{"key": key} for key in keys], rated=True, clock=clock)
+    rated_apis = [path_of(seat["api"]) for seat in rated["seats"]]
+    for ply in range(4):  # two moves each: its end counts
+        moves = client.get(rated_apis[ply % 2]).json["legal_moves"]
+        post(f"{rated_apis[ply % 2]}/moves", {"move": moves[0], "ply": ply})
+    post(f"{rated_apis[0]}/resign", {})
     # a tournament of theirs, started: its entries and its game
     cup = post(f"{path_of(keys[0])}/tournaments",
                {"name": "Cup", "game": "mastery", "format": "round-robin"})

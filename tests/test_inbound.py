@@ -32,7 +32,7 @@ from helpers import allow_inserts, database_errors, free_port, refuse_inserts
 from test_cli import flask
 
 ROOT = Path(__file__).resolve().parent.parent
-REPLY_TO = re.compile(r"move\+(\d+)\.([A-Za-z0-9_-]{32})@pbem\.localhost")
+REPLY_TO = re.compile(r"move\+v(\d+)\.([A-Za-z0-9_-]{32})@pbem\.localhost")  # the version
 P1, P2 = "p1@example.org", "p2@example.org"
 
 
@@ -145,7 +145,7 @@ def test_a_reply_plays_the_move_and_is_answered_in_the_thread(client, new_game, 
     assert f"Your move {move} was recorded." in body
     assert "Light (Player 2) is to move (ply 1)." in body
     assert "/play/" in body
-    # The answer can be replied to as well: a new secret, at the new ply.
+    # The answer can be replied to as well: a new secret, at the new version.
     assert REPLY_TO.fullmatch(answer["Reply-To"]).group(1) == "1"
     assert REPLY_TO.fullmatch(answer["Reply-To"]).group(2) != token
 
@@ -256,7 +256,7 @@ def test_a_reply_to_an_old_email_is_not_played_and_tells_what_happened(client, n
 
 def test_the_second_magnet_setup_may_answer_the_start_email(client, new_game, db, post,
                                                             listener):
-    # Red sets up on the page; Blue answers the start email (its Reply-To says ply 0): Red's
+    # Red sets up on the page; Blue answers the start email (its Reply-To says version 0): Red's
     # setup changed nothing Blue can see but that Red has set up, so it is not stale.
     setup = {seat: engine.get("magnet").setup_text(seat, engine.magnet.SET) for seat in (0, 1)}
     game = new_game("magnet")
@@ -579,7 +579,7 @@ def test_a_long_list_of_legal_moves_is_cut_with_a_link(app, client, new_game, db
     assert len(moves) > inbound.MAX_LEGAL_LISTED
     recipient = (P1, P2)[seat]
     latest = [m for m in post() if m["To"] == recipient][-1]
-    assert REPLY_TO.fullmatch(latest["Reply-To"]).group(1) == str(state["ply"])
+    assert REPLY_TO.fullmatch(latest["Reply-To"]).group(1) == str(state["version"])
     reply = write_reply(latest, "nonsense")
     send(listener.port, reply)
     body = " ".join(text_of(answer_to(post(), reply, recipient)).split())
@@ -644,7 +644,7 @@ def test_secrets_stay_out_of_logs_and_of_the_stored_outbox(client, new_game, db,
     tokens |= {REPLY_TO.fullmatch(m["Reply-To"]).group(2) for m in delivered}
     assert len(tokens) == 4
     logged = caplog.text + "".join(r.getMessage() for r in caplog.records)
-    assert "recip: move+0.[secret]@pbem.localhost" in logged  # aiosmtpd's own log line
+    assert "recip: move+v0.[secret]@pbem.localhost" in logged  # aiosmtpd's own log line
     assert "inbound mail for game" in logged
     assert "DATA readline" not in logged  # message contents (with play links) never
     assert not any(token in logged for token in tokens)
@@ -653,7 +653,7 @@ def test_secrets_stay_out_of_logs_and_of_the_stored_outbox(client, new_game, db,
 
 
 @pytest.mark.parametrize("setting, expected", [
-    ("play@games.example.org", r"play\+0\.[A-Za-z0-9_-]{32}@games\.example\.org"),
+    ("play@games.example.org", r"play\+v0\.[A-Za-z0-9_-]{32}@games\.example\.org"),
     ("", None),  # moves by email switched off: no Reply-To
 ])
 def test_the_reply_address_setting(tmp_path, setting, expected):

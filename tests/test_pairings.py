@@ -178,6 +178,34 @@ def test_a_large_swiss_pairs_within_score_groups_slice_by_slice():
         assert across <= groups + slices
 
 
+def test_a_swiss_whose_later_entrants_always_win_is_paired_slice_by_slice(monkeypatch):
+    """The results that pile the players who have met, or had a bye, at the bottom of the
+    standings: the last slice cannot pair them, and the pairs above are mended rather than
+    the whole field matched at once (which takes minutes at 1,000). Counted: the players of
+    each matching networkx is asked for."""
+    import networkx
+    matched = []
+    whole = networkx.max_weight_matching
+
+    def counted(graph, *args, **kwargs):
+        matched.append(graph.number_of_nodes())
+        return whole(graph, *args, **kwargs)
+    monkeypatch.setattr(networkx, "max_weight_matching", counted)
+    names = list(range(65))
+    games: list[Game] = []
+    for number in range(1, 31):
+        pairing = pairings.swiss(names, games)
+        assert pairing is not None
+        seated = [p for pair in pairing.pairs for p in pair] + [pairing.bye]
+        assert sorted(seated) == names
+        met = {frozenset((g.first, g.second)) for g in games}
+        assert not met & {frozenset(pair) for pair in pairing.pairs}
+        assert pairing.bye not in {g.first for g in games if g.second is None}
+        games += [Game(number, a, b, 1 if a > b else 0) for a, b in pairing.pairs]
+        games.append(Game(number, pairing.bye, None, 1))
+    assert max(matched) <= 3 * pairings.SLICE
+
+
 def test_the_first_round_of_a_swiss_meets_the_top_half_with_the_bottom_half():
     names = [f"p{i}" for i in range(8)]
     pairing = pairings.swiss(names, [])

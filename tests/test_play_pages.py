@@ -36,7 +36,7 @@ def test_the_play_page_shows_the_board_the_turn_and_the_move_forms(client, new_g
     assert page.status_code == 200
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="board mastery"' in html
     assert html.count('class="piece owner0"') == 13 and html.count('class="piece owner1"') == 13
-    assert "Your turn." in html and 'name="move"' in html and 'name="ply" value="0"' in html
+    assert "Your turn." in html and 'name="move"' in html and 'name="version" value="0"' in html
     assert "All legal moves (40)" in html
     waiting = client.get(game.urls[1]).get_data(as_text=True)
     assert "Waiting for Player 1 (Dark)" in waiting and 'name="move"' not in waiting

@@ -11,13 +11,32 @@ import pytest
 from flask import url_for
 
 from pbem import glicko, matches, players
+from pbem.jobs import scheduler
 from pbem.store.db import get_db
 
 from helpers import NewGame, normalised, path_of, sign_up
 
+CLOCK = {"mode": "per_move", "days": 3}  # a rated game's
+
+
 def rated(client, players, game="mastery", **extra):
     return client.post("/api/games", json={"game": game, "players": players, "rated": True,
-                                           **extra})
+                                           "clock": CLOCK, **extra})
+
+
+def opened(client, apis: list[str], moves: int = 2) -> None:
+    """Each player's first ``moves`` moves of a game between two people, the first legal
+    move each time: from two on, a rated game's end counts."""
+    for _ in range(2 * moves):
+        state = client.get(path_of(apis[0])).json
+        [mover] = state["to_move"]
+        move = client.get(path_of(apis[mover])).json["legal_moves"][0]
+        assert client.post(f"{path_of(apis[mover])}/moves", json={
+            "move": move, "ply": state["ply"]}).status_code == 200
+
+
+def seat_apis(game: dict) -> list[str]:
+    return [seat["api"] for seat in game["seats"]]
 
 
 def mastery_resign(client, api: str) -> None:
@@ -55,6 +74,7 @@ def test_a_rated_game_by_keys_changes_both_ratings_when_it_ends(client, db, ann,
     play = client.get(path_of(first["url"])).get_data(as_text=True)
     assert "Ann (1500?)" in play and "Bob (1500?)" in play
 
+    opened(client, seat_apis(created.json))
     mastery_resign(client, second["api"])  # Bob resigns: Ann wins
 
     won, lost = glicko.game(glicko.Rating(), glicko.Rating(), 1)
@@ -75,11 +95,15 @@ def test_a_rated_game_by_keys_changes_both_ratings_when_it_ends(client, db, ann,
 def test_the_rematch_of_a_rated_game_is_rated_between_the_same_players(client, ann, bob):
     game = rated(client, [{"key": ann}, {"key": bob}]).json
     apis = [path_of(seat["api"]) for seat in game["seats"]]
+    opened(client, apis)
     mastery_resign(client, apis[1])
     assert client.post(f"{apis[1]}/rematch", json={}).status_code == 202
     new = client.post(f"{apis[0]}/rematch", json={})
     assert new.status_code == 201
     assert client.get(path_of(new.json["api"])).json["rated"] is True
+    [bob_again] = [g["api"] for g in client.get(path_of(bob)).json["games"]
+                   if g["id"] == new.json["id"]]
+    opened(client, [bob_again, new.json["api"]])  # Bob moves first now
     mastery_resign(client, new.json["api"])  # Ann, Light now, resigns: one game each
     for handle in ("Ann", "Bob"):
         assert profile(client, handle)["ratings"]["mastery"]["games"] == 2
@@ -88,6 +112,8 @@ def test_the_rematch_of_a_rated_game_is_rated_between_the_same_players(client, a
 
 def test_games_count_in_the_order_they_end_and_each_once(client, db, ann, bob):
     games = [rated(client, [{"key": ann}, {"key": bob}]).json for _ in range(3)]
+    for game in games:
+        opened(client, seat_apis(game))
     mastery_resign(client, games[2]["seats"][0]["api"])  # Bob wins the third first
     mastery_resign(client, games[0]["seats"][1]["api"])  # then Ann the first
     assert client.post(f"{path_of(games[0]['seats'][1]['api'])}/resign",
@@ -103,6 +129,7 @@ def test_games_count_in_the_order_they_end_and_each_once(client, db, ann, bob):
 def test_a_draw_between_equals_changes_no_rating_but_narrows_the_deviations(client, ann, bob):
     game = rated(client, [{"key": ann}, {"key": bob}]).json
     apis = [path_of(seat["api"]) for seat in game["seats"]]
+    opened(client, apis)
     assert client.post(f"{apis[0]}/draw", json={"answer": "offer"}).status_code == 200
     assert client.post(f"{apis[1]}/draw", json={"answer": "accept"}).status_code == 200
     for handle in ("Ann", "Bob"):
@@ -110,10 +137,67 @@ def test_a_draw_between_equals_changes_no_rating_but_narrows_the_deviations(clie
         assert rating["rating"] == 1500 and rating["deviation"] < 350
 
 
-def test_each_computer_level_is_a_rated_player(client, ann):
+def test_a_rated_game_ended_before_each_player_made_two_moves_changes_no_rating(
+        client, db, ann, bob):
+    """As lichess aborts them (issue 37: 30 agreed draws and 60 resignations at ply 0 put
+    a player on a leaderboard with no move played)."""
+    drawn = seat_apis(rated(client, [{"key": ann}, {"key": bob}]).json)
+    assert client.post(f"{path_of(drawn[0])}/draw", json={"answer": "offer"}).status_code == 200
+    assert client.post(f"{path_of(drawn[1])}/draw", json={"answer": "accept"}).status_code == 200
+    short = rated(client, [{"key": ann}, {"key": bob}]).json
+    opened(client, seat_apis(short), moves=1)
+    state = client.get(path_of(short["seats"][0]["api"])).json
+    assert client.post(f"{path_of(short['seats'][0]['api'])}/moves", json={
+        "move": state["legal_moves"][0], "ply": state["ply"]}).status_code == 200
+    mastery_resign(client, short["seats"][1]["api"])  # Ann made two moves, Bob one
+    assert profile(client, "Ann")["ratings"] == {} == profile(client, "Bob")["ratings"]
+    assert db.execute("SELECT COUNT(*) FROM rating_changes").fetchone()[0] == 0
+    page = client.get(path_of(short["seats"][0]["url"])).get_data(as_text=True)
+    assert "It changes no rating: it ended before each player had made two moves." in page
+    assert "Ann (1500?)" in page  # no "1500 → ...": nothing changed
+
+    counted = rated(client, [{"key": ann}, {"key": bob}]).json
+    opened(client, seat_apis(counted))
+    mastery_resign(client, counted["seats"][1]["api"])
+    assert profile(client, "Ann")["ratings"]["mastery"]["games"] == 1
+    page = client.get(path_of(counted["seats"][0]["url"])).get_data(as_text=True)
+    assert "It changes no rating" not in page
+
+
+def test_a_rated_game_needs_a_clock_that_a_timeout_loses_wherever_it_is_made(client, ann):
+    """The API, the new game's form (and so the lobby's challenges), a tournament: without
+    a clock a losing player could stop moving forever (issue 37)."""
+    for clock in ({"mode": "none"}, None, {"mode": "per_move", "days": 3, "on_timeout": "draw"}):
+        refused = client.post("/api/games", json={
+            "game": "mastery", "players": [{"key": ann}, {"open": True}], "rated": True,
+            "public": True, **({"clock": clock} if clock else {})})
+        assert refused.status_code == 422
+        assert "clock" in refused.json["error"]
+    assert rated(client, [{"key": ann}, {"bot": "easy"}]).status_code == 201
+    form = {"players": "2", "name0": "Ann", "email0": "ann@example.org", "open1": "yes",
+            "public": "yes", "rated": "yes", "clock-mode": "none"}
+    page = client.post("/new/mastery", data=form)
+    assert page.status_code == 422
+    assert "A rated game needs a clock" in page.get_data(as_text=True)
+    assert client.post("/new/mastery", data={**form, "clock-mode": "per_move",
+                                             "clock-days": "3"}).status_code == 201
+    cup = client.post(f"{path_of(ann)}/tournaments", json={
+        "name": "Cup", "game": "mastery", "format": "swiss", "rated": True})
+    assert cup.status_code == 422 and "A rated game needs a clock" in cup.json["error"]
+    assert client.post(f"{path_of(ann)}/tournaments", json={
+        "name": "Cup", "game": "mastery", "format": "swiss", "rated": True,
+        "clock": CLOCK}).status_code == 201
+
+
+def test_each_computer_level_is_a_rated_player(app, client, ann):
     game = rated(client, [{"key": ann}, {"bot": "easy"}])
     assert game.status_code == 201, game.json
-    mastery_resign(client, game.json["seats"][0]["api"])
+    mine = path_of(game.json["seats"][0]["api"])
+    for _ in range(2):
+        state = client.get(mine).json
+        client.post(f"{mine}/moves", json={"move": state["legal_moves"][0], "ply": state["ply"]})
+        assert scheduler.play_bots(app) == 1
+    mastery_resign(client, mine)
     computer = profile(client, "computer-easy")["ratings"]["mastery"]
     assert computer["rating"] > 1500 and computer["games"] == 1
     assert profile(client, "Ann")["ratings"]["mastery"]["rating"] < 1500
@@ -156,6 +240,7 @@ def test_a_rated_open_seat_is_taken_only_with_a_key_within_the_range(app, client
     taken = client.post(join, json={"key": cid})
     assert taken.status_code == 201
     assert client.get(path_of(taken.json["api"])).json["players"][1]["name"] == "Cid"
+    opened(client, [game["seats"][0]["api"], taken.json["api"]])
     mastery_resign(client, taken.json["api"])
     assert profile(client, "Cid")["ratings"]["mastery"]["games"] == 1
 
@@ -177,6 +262,8 @@ def test_two_games_ending_at_once_both_count(app, database, client, db, ann, bob
     """Each process holds the players' ratings while it changes them: neither update is
     lost (PostgreSQL's concurrent writers; SQLite's one writer)."""
     games = [rated(client, [{"key": ann}, {"key": bob}]).json for _ in range(2)]
+    for game in games:
+        opened(client, seat_apis(game))
 
     def resign(api: str) -> int:
         with app.app_context():
@@ -205,6 +292,7 @@ def test_rated_challenges_profiles_and_leaderboards_reveal_nothing_a_seed_decide
             created = matches.create(get_db(), game_id, [{"name": "Ann", "email": player.email},
                                                          {"open": True}], options, seed=seed,
                                      public=True, rated=True, rating_range={"min": 1000},
+                                     clock=CLOCK,
                                      claimed={0: player.id})
             join_page = url_for("lobby.join", token=created.joins[1])
         shown = NewGame(created.match.id, [], [], "")

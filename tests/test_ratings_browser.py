@@ -1,10 +1,12 @@
 """Issue 24's flow in real browsers (Debian's Chromium through Playwright), on a desktop and
 a 390 px phone: Ann signs in from the link emailed to her and chooses a handle, offers a
-rated challenge in the lobby; Bob, signed in the same way in a browser of his own, takes it;
-Ann resigns, and both profiles show the ratings the game gave them."""
+rated challenge in the lobby, on a clock; Bob, signed in the same way in a browser of his
+own, takes it; once each has made two moves Ann resigns, and both profiles show the ratings
+the game gave them."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -59,6 +61,7 @@ def test_sign_in_rated_challenge_play_to_the_end_and_see_the_ratings(
     form.get_by_label("List the open seats in the lobby").check()
     form.get_by_label("Rated").check()
     form.get_by_label("from").fill("1200")
+    form.locator('select[name="clock-mode"]').select_option("per_move")  # a rated game's
     form.get_by_role("button", name="Start the game").click()
     expect(ann.get_by_role("heading", level=1)).to_have_text("The game waits for players")
     ann.locator('a.seat-link[data-seat="0"]').click()
@@ -74,6 +77,13 @@ def test_sign_in_rated_challenge_play_to_the_end_and_see_the_ratings(
     expect(bob.locator("ul.players")).to_contain_text("Bob (1500?)")
     expect(bob.locator("#status")).to_contain_text("Waiting for Ann (Dark)")
     fits(bob)
+
+    # two moves each (through the API of their pages' links): from then on its end counts
+    client = app.test_client()
+    apis = {name: "/api" + urlsplit(page.url).path for name, page in (("Ann", ann), ("Bob", bob))}
+    for ply, name in enumerate(["Ann", "Bob"] * 2):
+        move = client.get(apis[name]).json["legal_moves"][0]
+        assert client.post(f"{apis[name]}/moves", json={"move": move, "ply": ply}).status_code == 200
 
     # Ann resigns: the game is over, and rated
     ann.reload()

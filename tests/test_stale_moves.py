@@ -106,8 +106,9 @@ def events(app) -> list[tuple]:
         "SELECT seat, move FROM events ORDER BY seq")]
 
 
-def form_move(client, url: str, move: str, ply: int, **kwargs):
-    return client.post(f"{url}/move", data={"move": move, "ply": str(ply)}, **kwargs)
+def form_move(client, url: str, move: str, version: int, **kwargs):
+    """The page's move form, from the page at ``version`` (as its hidden field says)."""
+    return client.post(f"{url}/move", data={"move": move, "version": str(version)}, **kwargs)
 
 
 @pytest.mark.parametrize("first", [RED, BLUE])
@@ -142,7 +143,7 @@ def test_the_second_setup_is_played_from_the_ply_its_player_saw_through_the_api(
 
 def test_the_second_setup_is_played_from_the_page_its_player_saw(app, client, new_game):
     game = new_game("magnet")
-    assert 'name="ply" value="0"' in client.get(game.urls[BLUE]).get_data(as_text=True)
+    assert 'name="version" value="0"' in client.get(game.urls[BLUE]).get_data(as_text=True)
     assert form_move(client, game.urls[RED], SETUP[RED], 0).status_code == 303
     response = form_move(client, game.urls[BLUE], SETUP[BLUE], 0, follow_redirects=True)
     assert response.status_code == 200
@@ -156,3 +157,49 @@ def test_the_second_setup_is_played_from_the_page_its_player_saw(app, client, ne
     refused = form_move(client, game.urls[BLUE], other, 0)
     assert refused.status_code == 409 and "moved on" in refused.get_data(as_text=True)
     assert len(events(app)) == 2
+
+
+# -- the version (CONTRACT.md part 9) ----------------------------------------------------------
+
+def test_the_version_grows_with_every_event_its_seat_may_know_of(client, new_game):
+    """A move, a takeback's words, the chat for the players (spectators once it is over), a
+    team's talk of resigning for that team alone."""
+    game = new_game("the-right-moves", players=4)
+    watch = "/api" + game.watch
+
+    def versions() -> list[int]:
+        return [client.get(api).json["version"] for api in (*game.apis, watch)]
+
+    assert versions() == [0] * 5
+    [mover] = client.get(game.apis[0]).json["to_move"]
+    move = client.get(game.apis[mover]).json["legal_moves"][0]
+    assert client.post(f"{game.apis[mover]}/moves", json={"move": move, "version": 0}
+                       ).json["version"] == 1
+    assert versions() == [1] * 5
+    assert client.post(f"{game.apis[0]}/chat", json={"text": "Good luck"}).status_code == 201
+    assert versions() == [2, 2, 2, 2, 1]
+    proposed = client.post(f"{game.apis[0]}/resign", json={})  # that the team resign
+    assert proposed.status_code == 200
+    told = [client.get(api).json["resign_offers"] == [0] for api in game.apis]
+    assert told.count(True) == 2  # seat 0 and its partner
+    assert versions() == [3 if knows else 2 for knows in told] + [1]
+
+
+def test_the_api_s_version_must_be_the_current_one_a_page_s_only_still_true(client,
+                                                                          new_game):
+    """Through the API a version not the current one is stale (its contract), even after
+    only a chat message; a page from before the message still plays its move."""
+    game = new_game("mastery")
+    saw = client.get(game.apis[0]).json
+    assert client.post(f"{game.apis[1]}/chat", json={"text": "Hello"}).status_code == 201
+    move = saw["legal_moves"][0]
+    stale = client.post(f"{game.apis[0]}/moves", json={"move": move, "version": saw["version"]})
+    assert stale.status_code == 409
+    assert "you saw version 0, it is now at version 1" in stale.json["error"]
+    for wrong in ("1", True, 1.5):
+        assert client.post(f"{game.apis[0]}/moves", json={"move": move, "version": wrong}
+                           ).status_code == 400
+    assert client.post(f"{game.apis[0]}/moves", json={"move": move, "version": 7}
+                       ).status_code == 409
+    assert form_move(client, game.urls[0], move, saw["version"]).status_code == 303
+    assert client.get(game.apis[1]).json["ply"] == 1

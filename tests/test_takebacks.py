@@ -2,6 +2,8 @@
 reply; accepted, the position goes back by events appended to the log, which only grows."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import engine
@@ -122,3 +124,74 @@ def test_takebacks_by_email_reply(app, client, db, new_game, post):
         assert inbound.receive(db, bytes(write_reply(asked, "accept"))).status == "recorded"
     assert client.get(game.apis[0]).json["ply"] == 0
     assert kinds(db, game.id)[-1] == "takeback_accept"
+
+
+# -- staleness across a takeback: the version (CONTRACT.md part 9) -------------------------
+
+FORM_SEEN = re.compile(r'<form method="post" action="[^"]*/move" class="typed">.*?'
+                       r'<input type="hidden" name="(ply|version)" value="(\d+)">', re.DOTALL)
+
+
+def test_a_page_and_an_api_client_from_before_a_takeback_are_stale_at_the_same_ply(
+        client, db, new_game):
+    """Dark saw ply 2; Dark's move and Light's reply are taken back and played again, Light
+    replying otherwise: ply 2 has come back in a position Dark never saw (issue 37). Dark's
+    page and API client of then are refused as stale, and change nothing; the version of
+    now plays."""
+    game = new_game("mastery")
+    first, reply = play(client, game, 2)
+    page = client.get(game.urls[0]).get_data(as_text=True)
+    saw = client.get(game.apis[0]).json
+    client.post(f"{game.apis[0]}/takeback")
+    client.post(f"{game.apis[1]}/takeback", json={"answer": "accept"})
+    api_move(client, game.apis[0], first)
+    other = [m for m in client.get(game.apis[1]).json["legal_moves"] if m != reply][0]
+    api_move(client, game.apis[1], other)
+    now = client.get(game.apis[0]).json
+    assert now["ply"] == saw["ply"] == 2 and now["version"] > saw["version"]
+    move = now["legal_moves"][0]  # legal now: only staleness refuses it
+    logged = kinds(db, game.id)
+
+    name, value = FORM_SEEN.search(page).groups()
+    from_page = client.post(f"{game.urls[0]}/move", data={"move": move, name: value})
+    assert from_page.status_code == 409
+    assert "A move was taken back since you loaded the game" in from_page.get_data(as_text=True)
+    from_api = client.post(f"{game.apis[0]}/moves", json={"move": move, "version": saw["version"]})
+    assert from_api.status_code == 409 and "taken back" in from_api.json["error"]
+    both = client.post(f"{game.apis[0]}/moves", json={"move": move, "ply": 2,
+                                                     "version": saw["version"]})
+    assert both.status_code == 409
+    assert kinds(db, game.id) == logged
+
+    assert client.post(f"{game.apis[0]}/moves", json={
+        "move": move, "version": now["version"]}).status_code == 200
+
+
+def test_an_email_from_before_a_takeback_is_stale_and_one_from_before_versions_still_plays(
+        app, client, db, new_game, post):
+    game = new_game("mastery")
+    first, reply = play(client, game, 2)
+    [then] = [m for m in post() if m["To"] == "p1@example.org"
+              and m["Subject"].startswith("Your move")]  # Dark's turn at ply 2
+    client.post(f"{game.apis[0]}/takeback")
+    client.post(f"{game.apis[1]}/takeback", json={"answer": "accept"})
+    api_move(client, game.apis[0], first)
+    other = [m for m in client.get(game.apis[1]).json["legal_moves"] if m != reply][0]
+    api_move(client, game.apis[1], other)
+    move = client.get(game.apis[0]).json["legal_moves"][0]
+    logged = kinds(db, game.id)
+    with app.app_context():
+        stale = inbound.receive(db, bytes(write_reply(then, move)))
+    assert stale.status == "stale" and "taken back" in stale.error
+    assert kinds(db, game.id) == logged
+    [answer] = [m for m in post() if m["In-Reply-To"] and m["To"] == "p1@example.org"
+                and m["Subject"].startswith("Not played: the game moved on")]
+    assert "A move was taken back since you loaded the game" in answer.get_body(
+        ("plain",)).get_content()
+
+    # an address of an email sent before versions names the ply it was written at
+    current = re.sub(r"\+v\d+\.", "+2.", answer["Reply-To"])
+    with app.app_context():
+        played = inbound.receive(db, bytes(write_reply(answer, move, to=current)))
+    assert played.status == "recorded"
+    assert client.get(game.apis[0]).json["ply"] == 3

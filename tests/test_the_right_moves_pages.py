@@ -219,10 +219,10 @@ def test_clicking_a_chain_and_playing_it(client, new_game):
     assert f"Play {first}" in page           # the chain may stop here
     page = client.get(cell_link(page, landings[1])).get_data(as_text=True)
     assert f"Play {chain}" in page
-    form = re.search(r'name="move" value="([^"]+)"[^>]*>\s*<input type="hidden" name="ply" '
-                     r'value="(\d+)"', page)
-    assert form.groups() == (chain, str(len(played)))
-    answer = client.post(f"{game.urls[seat]}/move", data={"move": chain, "ply": form[2]})
+    form = re.search(r'name="move" value="([^"]+)"[^>]*>\s*<input type="hidden" '
+                     r'name="version" value="(\d+)"', page)
+    assert form.groups() == (chain, str(len(played)))  # one event a move so far
+    answer = client.post(f"{game.urls[seat]}/move", data={"move": chain, "version": form[2]})
     assert answer.status_code == 303
     after = client.get(game.apis[seat]).json
     assert after["view"]["last_move"] == chain and after["ply"] == len(played) + 1

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 from datetime import timedelta
 
 import pytest
 
-from pbem import players
+from pbem import players, tournaments
 from pbem.jobs import scheduler
 from pbem.store import utc
+from pbem.store.db import dialect
 
 from helpers import everything_in, path_of, sign_up
 
@@ -277,7 +280,7 @@ def test_the_start_time_starts_it_or_cancels_it_without_enough_players(app, clie
 
 
 def test_the_computer_can_be_entered_and_plays_its_games(app, client, db, keys):
-    cup = organise(client, keys["Ann"], rated=True)
+    cup = organise(client, keys["Ann"], rated=True, clock={"mode": "per_move", "days": 3})
     enter(client, keys, cup, "Ann")
     assert client.post(f"{keys['Bob']}/tournaments/{cup['id']}/entry",
                        json={"bot": "easy"}).status_code == 403  # the organiser's to do
@@ -306,6 +309,124 @@ def test_refusals(client, keys):
     assert client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start").status_code == 422
     assert client.post(f"{keys['Ann']}/tournaments/{cup['id']}/cancel").status_code == 200
     assert shown(client, cup)["status"] == "cancelled"
+
+
+def test_each_format_takes_the_players_it_can_make_games_for(client, keys):
+    """A round robin of at most 100 players, a Swiss or a knockout of 1,000, a league as
+    many as make the games of such a round robin a season (issue 37)."""
+    too_many = {"round-robin": 101, "swiss": 1001, "knockout": 1001}
+    for format_, most in too_many.items():
+        refused = client.post(f"{keys['Ann']}/tournaments", json={
+            "name": "Big", "game": "mastery", "format": format_, "max_players": most})
+        assert refused.status_code == 400
+        assert f"from 2 to {most - 1}" in refused.json["error"]
+        cup = organise(client, keys["Ann"], format=format_)
+        assert shown(client, cup)["max_players"] == most - 1  # unless it says fewer
+        assert client.post(f"{keys['Ann']}/tournaments/{cup['id']}/cancel").status_code == 200
+    league = client.post(f"{keys['Ann']}/tournaments", json={
+        "name": "Big", "game": "mastery", "format": "league", "division_size": 50,
+        "max_players": 203})
+    assert league.status_code == 400 and "from 2 to 202" in league.json["error"]
+    assert shown(client, organise(client, keys["Ann"], format="league"))["max_players"] == 1000
+
+
+def test_an_organiser_holds_at_most_five_tournaments_not_yet_started(client, keys):
+    made = [organise(client, keys["Ann"]) for _ in range(5)]
+    refused = client.post(f"{keys['Ann']}/tournaments", json={
+        "name": "Sixth", "game": "mastery", "format": "swiss"})
+    assert refused.status_code == 422
+    assert "already organise 5 tournaments that have not started" in refused.json["error"]
+    assert organise(client, keys["Bob"])  # another organiser's own five
+    assert client.post(f"{keys['Ann']}/tournaments/{made[0]['id']}/cancel").status_code == 200
+    enter(client, keys, made[1], "Ann", "Bob")
+    assert client.post(f"{keys['Ann']}/tournaments/{made[1]['id']}/start").status_code == 200
+    organise(client, keys["Ann"])
+    organise(client, keys["Ann"])
+    assert client.post(f"{keys['Ann']}/tournaments", json={
+        "name": "Sixth", "game": "mastery", "format": "swiss"}).status_code == 422
+    listed = client.get("/api/tournaments").json["tournaments"]
+    assert sum(t["status"] == "open" for t in listed) == 6  # Ann's five and Bob's one
+
+
+def test_a_large_field_s_games_are_made_by_the_job_process(app, client, db, keys):
+    """More games than TOURNAMENT_GAMES_AT_ONCE: the start, and the move that ends a round's
+    last game, answer without making them; the job process makes them soon after (issue
+    37: a Swiss of 1,000 paired in the request that ended the round, a round robin of 449
+    made in the one that started it)."""
+    app.config["TOURNAMENT_GAMES_AT_ONCE"] = 1
+    swiss = organise(client, keys["Ann"], format="swiss", rounds=2)
+    enter(client, keys, swiss, "Ann", "Bob", "Cat", "Dan")
+    assert client.post(f"{keys['Ann']}/tournaments/{swiss['id']}/start").status_code == 200
+    starting = shown(client, swiss)
+    assert starting["status"] == "running" and starting["rounds"] == []
+    assert starting["games_due_at"] is not None
+    assert db.execute("SELECT COUNT(*) FROM tournament_games").fetchone()[0] == 0
+    assert "its games are being made" in client.get(
+        f"/tournaments/{swiss['id']}").get_data(as_text=True)
+    assert client.post(f"{keys['Eve']}/tournaments/{swiss['id']}/entry").status_code == 409
+
+    assert scheduler.make_tournament_games(app) == 1
+    assert scheduler.make_tournament_games(app) == 0  # nothing left to make
+    first = shown(client, swiss)
+    assert len(first["rounds"]) == 1 and len(first["rounds"][0]) == 2
+    assert first["games_due_at"] is None
+    assert db.execute("SELECT COUNT(*) FROM outbox WHERE kind = 'tournament'"
+                      ).fetchone()[0] == 4  # each player told of their game
+    games = seat_apis(client, keys, swiss["id"])
+    for game in first["rounds"][0]:
+        play(client, games[game["game"]], 1)  # the last one's resignation answers at once
+    ended = shown(client, swiss)
+    assert len(ended["rounds"]) == 1 and ended["games_due_at"] is not None
+    assert "New games are being made" in client.get(
+        f"/tournaments/{swiss['id']}").get_data(as_text=True)
+    assert scheduler.make_tournament_games(app) == 1
+    second = shown(client, swiss)["rounds"]
+    assert len(second) == 2 and not {frozenset(g["seats"]) for g in second[0]} & {
+        frozenset(g["seats"]) for g in second[1]}
+
+
+def test_a_round_robin_left_to_the_job_is_made_once_by_two_job_runs_at_once(
+        app, client, db, keys, monkeypatch):
+    """On PostgreSQL one job process makes them while another skips the job; on SQLite
+    the second finds them made."""
+    app.config["TOURNAMENT_GAMES_AT_ONCE"] = 1
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, *keys)
+    assert client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start").status_code == 200
+    claims = dialect(db) == "postgresql"
+    other_done = threading.Event()
+    store = tournaments._store_rounds
+
+    def store_once_the_other_has_run(*args, **kwargs):
+        if claims:
+            assert other_done.wait(30)
+        return store(*args, **kwargs)
+
+    monkeypatch.setattr(tournaments, "_store_rounds", store_once_the_other_has_run)
+
+    def run(_) -> int:
+        made = scheduler.make_tournament_games(app)
+        if made == 0:
+            other_done.set()
+        return made
+
+    with ThreadPoolExecutor(2) as pool:
+        assert sorted(pool.map(run, range(2))) == [0, 1]
+    assert db.execute("SELECT COUNT(*) FROM tournament_games").fetchone()[0] == 10
+    assert len(seat_apis(client, keys, cup["id"])) == 10
+
+
+def test_who_withdraws_before_the_job_made_the_games_has_none(app, client, keys):
+    app.config["TOURNAMENT_GAMES_AT_ONCE"] = 1
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, "Ann", "Bob", "Cat", "Dan")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    assert client.delete(f"{keys['Dan']}/tournaments/{cup['id']}/entry").status_code == 200
+    assert scheduler.make_tournament_games(app) == 1
+    made = shown(client, cup)
+    assert made["withdrawn"] == ["Dan"]
+    assert sorted(sorted(g["seats"]) for r in made["rounds"] for g in r) == [
+        ["Ann", "Bob"], ["Ann", "Cat"], ["Bob", "Cat"]]
 
 
 def test_the_feed_tells_of_rounds_and_results(client, keys):

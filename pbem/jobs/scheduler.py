@@ -1,8 +1,8 @@
 """Background jobs (APScheduler): delivering queued mail (the emails, and beside them, in a
 job of their own, the webhook posts and push messages), game clocks (timeouts and
 deadline warnings), "Your move" emails held back while a player was there, reminders, the
-daily digests, the computer players' moves, and tournaments' start times and round
-deadlines.
+daily digests, the computer players' moves, tournaments' start times and round deadlines, and
+the games of a large tournament's start or next round.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -162,6 +162,16 @@ def run_tournaments(app: Flask, now: datetime | None = None) -> tuple[int, int]:
     return started, ended
 
 
+def make_tournament_games(app: Flask) -> int:
+    """Make the tournaments' games left to the job process: a large field's start or next
+    round (``tournaments.make_due``). Returns how many tournaments moved on."""
+    with _job_database(app) as db:
+        made = tournaments.make_due(db)
+    if made:
+        log.info("tournaments: the games of %d made", made)
+    return made
+
+
 def _lock(app: Flask) -> IO | sqlite_utils.Database | None:
     """The scheduler lock, or None if another process holds it."""
     if is_url(app.config["DATABASE"]):
@@ -192,7 +202,8 @@ def _scheduler(kind, app: Flask):
                  send_turn_emails: TURN_INTERVAL_SECONDS,
                  send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS,
                  play_bots: app.config["BOT_INTERVAL_SECONDS"],
-                 run_tournaments: NOTIFY_INTERVAL_SECONDS}
+                 run_tournaments: NOTIFY_INTERVAL_SECONDS,
+                 make_tournament_games: app.config["TOURNAMENT_INTERVAL_SECONDS"]}
     for job, seconds in intervals.items():
         scheduler.add_job(job, "interval", args=[app], id=job.__name__.replace("_", "-"),
                           seconds=seconds, max_instances=1, coalesce=True,

@@ -124,7 +124,7 @@ def to_seat(db: sqlite_utils.Database, to: Seat, what: str, body: str, *, kind: 
                   unique_key=unique_key,
                   headers={"References": f"{root} {replied}" if replied else root,
                            "In-Reply-To": replied or root, **(headers or {}),
-                           **links.reply_to_header(to.token, match.ply)})
+                           **links.reply_to_header(to.token, match.known_events(to.seat))})
 
 
 # -- emails to an address --------------------------------------------------------------------

@@ -1,12 +1,15 @@
 """Moves by email: a player replies to a game email with the move as its first line.
 
-Every game email to a seat says ``Reply-To: <prefix>+<ply>.<token>@<domain>`` (see
+Every game email to a seat says ``Reply-To: <prefix>+v<version>.<token>@<domain>`` (see
 ``links.reply_address``). The token is the secret link token that email mints anyway, so the
 address is a per-seat capability of which the database keeps only the hash, exactly like
-the play link in the same email; the sender header authenticates nothing. ``<ply>`` is the
-ply the email was written at: a move in a reply to an older email is refused as stale (as
-the web page's 409) and answered with what happened since, never applied to a position the
-player did not see.
+the play link in the same email; the sender header authenticates nothing. ``<version>`` is
+the game's version for the seat when the email was written (``Match.known_events``): a move
+in a reply to an older email is refused as stale (as the web page's 409) if the game moved
+on since, or went back (a takeback: the same ply may have come back in another position),
+and answered with what happened since, never applied to a position the player did not
+see. An email from before versions says ``+<ply>.``, the ply it was written at: its
+replies are read as before.
 
 ``receive`` takes one raw message (from ``flask receive-mail`` on standard input, or from
 the SMTP/LMTP listener in ``listener.py``), finds the token among the recipients, reads the
@@ -64,10 +67,11 @@ MAX_LINE = 200                   # characters: a longer first line is no move
 MAX_ECHO = 80                    # characters of the player's reply quoted in an answer
 MAX_ATTRIBUTION = 400            # characters of an "On ... wrote:" line, wrapped or not
 
-# What a reply address holds after its prefix: <prefix>+<ply>.<token>@domain. The prefix
-# is not checked, so a changed REPLY_ADDRESS keeps the addresses of emails already sent
-# working. The search starts at the fixed "+", so it takes linear time on any input.
-REPLY_SECRET = re.compile(r"\+(\d{1,9})\.([A-Za-z0-9_-]{32})@")
+# What a reply address holds after its prefix: <prefix>+v<version>.<token>@domain (before
+# versions, +<ply>.). The prefix is not checked, so a changed REPLY_ADDRESS keeps the
+# addresses of emails already sent working. The search starts at the fixed "+", so it takes
+# linear time on any input.
+REPLY_SECRET = re.compile(r"\+([vV]?)(\d{1,9})\.([A-Za-z0-9_-]{32})@")
 
 # Bounds on hostile mail, checked before a message is parsed (and the secret before them).
 MAX_ADDRESS = 1000        # characters of an envelope address searched for a secret
@@ -85,17 +89,29 @@ ANSWERED = {"recorded": lazy_gettext("Recorded"), "duplicate": lazy_gettext("Alr
 
 # -- reply addresses -----------------------------------------------------------------------
 
-def parse_address(address: str) -> tuple[int, str] | None:
-    """(ply, token) from a reply address (bare or with a display name), or None."""
+@dataclass(frozen=True)
+class Seen:
+    """What the email answered showed: the game's version for its seat, or (an email
+    from before versions) its ply."""
+    ply: int | None = None
+    version: int | None = None
+
+
+def parse_address(address: str) -> tuple[Seen, str] | None:
+    """(what its email showed, token) from a reply address (bare or with a display name),
+    or None."""
     found = REPLY_SECRET.search(address[:MAX_ADDRESS])
-    return (int(found.group(1)), found.group(2)) if found else None
+    if not found:
+        return None
+    number = int(found.group(2))
+    return (Seen(version=number) if found.group(1) else Seen(ply=number)), found.group(3)
 
 
 @dataclass(frozen=True)
 class Addressed:
     game_id: str
     seat: int
-    ply: int        # the ply of the email answered
+    seen: Seen      # what the email answered showed
 
 
 def addressed_seat(db: sqlite_utils.Database, addresses: Iterable[str]) -> Addressed | None:
@@ -449,11 +465,11 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
                                                      "long to be a move: write only the move "
                                                      "on it."))
             # Only a move depends on the position seen; resigning and answering a draw
-            # offer do not (as on the web page and in the API).
+            # offer do not (as in the API).
+            seen = addressed.seen if kind == "move" else Seen()
             submitted = commands.submit(
                 db, game_id, seat, Command(asked.kinds, Message(said)) if chat else asked,
-                addressed.ply if kind == "move" else None,
-                message=None if chat else said or None)
+                seen.ply, seen_version=seen.version, message=None if chat else said or None)
             match, kind = submitted.match, submitted.kind
             if submitted.already_recorded:
                 status = "duplicate"
@@ -466,7 +482,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         done = _done(match, seat, kind, bool(said) and not chat) \
             if status == "recorded" else None
         unposted = bool(said) and not chat and status != "recorded"
-        answer = _answer(db, match, seat, status, done, text, error, addressed.ply,
+        answer = _answer(db, match, seat, status, done, text, error, addressed.seen,
                          reply.message_id, unposted)
     log.info("inbound mail for game %s seat %s: %s", game_id, seat, status)
     return Result(status, game_id, seat, error, answer)
@@ -504,7 +520,7 @@ def _request_context():
 # -- answering -----------------------------------------------------------------------------
 
 def _answer(db: sqlite_utils.Database, match: matches.Match, seat: int, status: str,
-            done: str | None, text: str, error: str | None, seen: int,
+            done: str | None, text: str, error: str | None, seen: Seen,
             replied: str | None, unposted: bool) -> str | None:
     """Queue the answer to the seat's own address, in the game's thread (and under the
     player's reply), with the board as the seat may know it. Returns its Message-ID, or
@@ -554,11 +570,15 @@ def _situation(match: matches.Match, seat: int) -> str:
     return " ".join([turn, *sentences.notices(match, seat)])
 
 
-def _moves_since(match: matches.Match, seat: int, seen: int) -> list[str]:
-    """The moves after ply ``seen``, as ``seat`` may see them."""
-    return [f"{ply}. {languages.translated(match.seat_name(event.seat))}: "
+def _moves_since(match: matches.Match, seat: int, seen: Seen) -> list[str]:
+    """The moves after the ply the email showed, as ``seat`` may see them (none after a
+    takeback: the error says what happened)."""
+    ply = seen.ply if seen.version is None else match.ply_at(seat, seen.version)
+    if ply is None:
+        return []
+    return [f"{number}. {languages.translated(match.seat_name(event.seat))}: "
             f"{match.game.public_move(event.seat, event.move, seat, match.current)}"
-            for ply, event in enumerate(match.moves[seen:], start=seen + 1)]
+            for number, event in enumerate(match.moves[ply:], start=ply + 1)]
 
 
 def _legal_text(legal: list[str], link: str) -> str:

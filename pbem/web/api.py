@@ -48,6 +48,9 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "seat": seat,
         "rated": match.rated,
         "ply": match.ply,
+        # grows with every event the seat may know of, takebacks too: sent back with a
+        # move, it is stale once anything changed (a ply may come back after a takeback)
+        "version": match.known_events(seat),
         "to_move": list(match.to_move),
         "legal_moves": match.game.legal_moves(state, seat)
         if seat is not None and not match.waiting else [],
@@ -163,32 +166,37 @@ def _command(route: str, answer: str | None = None,
     return events.Command(events.kinds_named("api", (route, answer)), payload)
 
 
-def _seen(body: dict[str, Any], required: bool) -> int | None:
-    """The ply the caller saw (its body's ``ply``), which a move needs."""
-    ply = body.get("ply")
-    if ply is None and not required:
-        return None
-    if isinstance(ply, bool) or not isinstance(ply, int):
+def _seen(body: dict[str, Any], required: bool) -> tuple[int | None, int | None]:
+    """The ply and the version the caller saw (its body's ``ply``, ``version``, either or
+    both), one of which a move needs."""
+    ply, version = body.get("ply"), body.get("version")
+
+    def whole(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if (ply is not None or required and version is None) and not whole(ply):
         raise matches.InvalidRequest("'ply' must be the ply number you saw (an integer).")
-    return ply
+    if version is not None and not whole(version):
+        raise matches.InvalidRequest("'version' must be the game's version you saw (an "
+                                     "integer).")
+    return ply, version
 
 
 def _act(token: str, route: str, answer: str | None = None):
     """Submit the request's command; the game answer. The same move sent again from the
-    ply it was played at is stale, as any other (CONTRACT.md: a stale ``ply`` → 409), and
-    changes nothing."""
+    ply it was played at is stale, as any other (CONTRACT.md: a stale ``ply`` → 409, and a
+    ``version`` not the current one), and changes nothing."""
     access = open_seat(token, "play")
     try:
         body = json_body()
-        seen, payload = _seen(body, required=route == "moves"), None
+        (ply, version), payload = _seen(body, required=route == "moves"), None
         if route == "moves":
             payload = body.get("move")
             if not isinstance(payload, str):
                 raise matches.InvalidRequest("'move' must be a move in the game's notation.")
             payload = events.Move(payload)
         submitted = commands.submit(get_db(), access.game_id, access.seat,
-                                    _command(route, answer, payload), seen,
-                                    resent_succeeds=False)
+                                    _command(route, answer, payload), ply,
+                                    seen_version=version, strict=True)
     except matches.ActionError as error:
         return languages.refusal(error.status, error.message)
     return jsonify(game_json(submitted.match, access.seat))

@@ -297,7 +297,9 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
         chat=match.chat_seen_by(seat), invitations=invitations,
-        labels=ratings.seat_labels(get_db(), match), analysable=analysis.allowed(match),
+        labels=ratings.seat_labels(get_db(), match), rating_counted=ratings.counted(match),
+        version=match.known_events(seat),  # what the forms send back (commands.submit)
+        analysable=analysis.allowed(match),
         takebacks=events.takebacks_allowed(match), **extras)
 
 
@@ -432,9 +434,13 @@ def _assessed(match: Match, start: int, played: tuple[str, ...],
     return assessed
 
 
-def _seen_ply() -> int:
+def _seen() -> tuple[int | None, int | None]:
+    """(ply, version): what the form's page showed, the game's version
+    (``Match.known_events``), or the ply, which a page from before versions sends."""
     try:
-        return int(request.form["ply"])
+        if "version" in request.form:
+            return None, int(request.form["version"])
+        return int(request.form["ply"]), None
     except (KeyError, ValueError):
         abort(400, gettext("This form is incomplete (it lacks the ply you saw). Reload the "
                            "game page."))
@@ -450,7 +456,9 @@ def _act(token: str, command: events.Command, typed: str = ""):
     access = open_seat(token, "play")
     seat = access.seat
     try:
-        submitted = commands.submit(get_db(), access.game_id, seat, command, _seen_ply())
+        ply, version = _seen()
+        submitted = commands.submit(get_db(), access.game_id, seat, command, ply,
+                                    seen_version=version)
     except matches.ActionError as error:
         current = matches.load(get_db(), access.game_id)
         return _game_page(current, seat, token, "play", error=error.message, typed=typed,

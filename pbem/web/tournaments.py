@@ -118,6 +118,7 @@ def index():
     return render_template(
         "tournaments.html", player=players.current(db), games=engine.GAMES,
         formats=tournaments.FORMAT_NAMES, levels=computer.LEVEL_NAMES,
+        most_open=tournaments.MOST_OPEN,
         **{status: [t for t in listed if t.status == status]
            for status in ("open", "running", "finished")})
 
