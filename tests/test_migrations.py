@@ -285,7 +285,7 @@ def test_migration_0013_writes_of_older_rows_what_the_code_writes_of_new_ones(
                    "VALUES ('g1', ?, ?, 1, ?, 'now')", [seat, f"p{seat}@example.org", answered])
 
     monkeypatch.undo()
-    assert migrate(db) == ["0013_mailboxes_sessions_lookalikes"]
+    assert migrate(db)[0] == "0013_mailboxes_sessions_lookalikes"  # (and any later ones)
     assert dict(db.execute("SELECT handle, skeleton FROM players").fetchall()) == {
         handle: players.skeleton(handle) for handle in handles}
     assert dict(db.execute("SELECT email, address FROM home_links").fetchall()) == {
