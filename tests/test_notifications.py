@@ -352,6 +352,12 @@ def test_one_click_unsubscribe_by_post_to_the_list_unsubscribe_url(app, client, 
     assert notify.preference(db, game.id, 0) == "each"
     assert client.post(url).status_code == 200  # again: harmless
     assert client.post("/email/" + "C" * 32 + "/unsubscribe").status_code == 404
+    # the page's own button answers with the page, which says it is done (a reload sends
+    # nothing again), as it does when opened again
+    pressed = client.post(url, data={"List-Unsubscribe": "One-Click", "from": "page"})
+    assert pressed.status_code == 303 and pressed.location == url
+    assert "You are unsubscribed" in client.get(url).text
+    assert "<button" not in client.get(url).text.split("<main>")[1]
 
     mark = last_id(db)
     play(client, game.apis[1])
@@ -567,7 +573,7 @@ def test_home_link_emails_can_be_stopped_for_the_address_and_turned_back_on(app,
     def ask() -> list[dict]:
         db.execute("UPDATE home_links SET created_at = '2000-01-01T00:00:00+00:00'")  # rate limit
         mark = last_id(db)
-        page = client.post("/home", data={"email": "Me@Example.org"})
+        page = client.post("/home", data={"email": "Me@Example.org"}, follow_redirects=True)
         assert page.status_code == 200
         assert "We have sent a link" in page.get_data(as_text=True)  # the same answer always
         return after(db, mark)

@@ -166,7 +166,7 @@ def test_email_links_ignore_the_host_even_where_it_is_trusted(app, client, new_g
     app.config["TRUSTED_HOSTS"] = ["localhost", "evil.example"]
     forged = {"Host": "evil.example"}
     assert client.post("/home", data={"email": "victim@example.org"},
-                       headers=forged).status_code == 200
+                       headers=forged).status_code == 303
     game = new_game()
     ply = client.get(game.apis[0]).json["ply"]
     move = client.get(game.apis[0]).json["legal_moves"][0]

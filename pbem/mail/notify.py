@@ -410,6 +410,16 @@ def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
         set_home_opt_out(db, link["email"], True)
 
 
+def unsubscribed(db: sqlite_utils.Database, link: dict[str, Any]) -> bool:
+    """Whether what ``unsubscribe`` does for ``link`` holds already."""
+    if link["purpose"] == "seat":
+        return preference(db, link["game_id"], link["seat"]) == "none"
+    if link["purpose"] == "digest":
+        return not db.execute("SELECT 1 FROM seats WHERE lower(email) = lower(?) "
+                              "AND notify = 'digest'", [link["email"]]).fetchall()
+    return home_opted_out(db, link["email"])
+
+
 # -- the scheduler's jobs --------------------------------------------------------------------
 
 def send_reminders(db: sqlite_utils.Database, now: datetime, hours: float) -> int:

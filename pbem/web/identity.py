@@ -42,11 +42,13 @@ def sign_in_request():
     if request.method == "GET" and players.current(get_db()) is not None:
         return redirect(url_for("mygames.my_games"))
     if request.method == "GET":
-        return render_template("sign_in.html", sent=False, error=None)
+        return render_template("sign_in.html", error=None)
     if not _send_sign_in(request.form.get("email", "")):
-        return render_template("sign_in.html", sent=False,
+        return render_template("sign_in.html",
                                error=gettext("Please enter a valid email address.")), 400
-    return render_template("sign_in.html", sent=True, error=None)
+    flash(gettext("If that address can sign in, a link is on its way to it. Open the email "
+                  "and press the button on the page its link opens."))
+    return redirect(url_for(".sign_in_request"), 303)
 
 
 @bp.post("/api/sign-in")

@@ -268,7 +268,7 @@ def _viewed(match: Match, seat: int | None, token: str, role: str, ply: int | No
 
 def _game_page(match: Match, seat: int | None, token: str, role: str, *,
                status: int = 200, **shown: Any):
-    """The game page as the answer to a form (an error, new join links): never cached."""
+    """The game page as the answer to a form that was refused: never cached."""
     html = _render(match, seat, role, None, builder.parse_path(request.args.get("path")),
                    _extras(match, seat), **shown)
     return html.replace(PLACEHOLDER, token), status
@@ -276,8 +276,7 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
 
 def _render(match: Match, seat: int | None, role: str, ply: int | None,
             path: tuple[str, ...], extras: dict[str, Any], *, error: str | None = None,
-            typed: str = "", error_in: str | None = None, draft: str = "",
-            invitations: list[tuple[int, str]] | None = None) -> str:
+            typed: str = "", error_in: str | None = None, draft: str = "") -> str:
     """The game page's HTML, with PLACEHOLDER for the viewer's token; ``error_in`` names
     the section whose form the error is about (chat, notes, rematch; None: the move forms
     at the top), ``draft`` what was typed into it."""
@@ -295,7 +294,7 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         choices=board.choices, history_prefix=history_prefix,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
-        chat=match.chat_seen_by(seat), invitations=invitations,
+        chat=match.chat_seen_by(seat),
         labels=ratings.seat_labels(get_db(), match), analysable=analysis.allowed(match),
         takebacks=events.takebacks_allowed(match), **extras)
 
@@ -504,16 +503,19 @@ def withdraw(token: str):
 @limits.creating
 def invite(token: str):
     """A new join link for each open seat, for a creator who lost the first ones (only
-    their hashes are stored: a link cannot be shown twice)."""
+    their hashes are stored: they are shown on the page of links this browser keeps,
+    ``mygames.keep_links``, with the creator's own link back to the game)."""
     match, seat = open_link(token, "play")
     if not match.hosts(seat):
         abort(422, gettext("Only the player who created a game makes join links for it, "
                            "and only while it waits for players."))
     db = get_db()
     with write(db):
-        invitations = [(s, links.external_url("lobby.join", token=links.mint(
-            db, match.id, s, table=links.INVITATIONS))) for s in match.open_seats]
-    return _game_page(match, seat, token, "play", invitations=invitations)
+        joins = links.mint_all(db, [(match.id, s) for s in match.open_seats],
+                               table=links.INVITATIONS)
+    mygames.keep_links(match.id, {"seats": {seat: token},
+                                  "joins": dict(zip(match.open_seats, joins))})
+    return redirect(url_for("site.shown_links", game_id=match.id), 303)
 
 
 @bp.post("/play/<token>/draw")
