@@ -29,10 +29,10 @@ from typing import Any
 
 import sqlite_utils
 from engine import Text
-from flask import current_app, session
+from flask import current_app, g, session
 
 from . import invites, languages, limits, links, matches
-from .store.db import hold_name, write
+from .store.db import get_db, hold_name, write
 from .store import utc
 
 HANDLE = re.compile(r"[A-Za-z0-9_-]{3,20}")
@@ -288,14 +288,24 @@ def current(db: sqlite_utils.Database) -> Player | None:
     return player if player is not None and player.generation == signed[1] else None
 
 
+def signed_in() -> Player | None:
+    """``current``, looked up once per request: the header of every page names the player
+    (``base.html``)."""
+    if "signed_in" not in g:
+        g.signed_in = current(get_db())
+    return g.signed_in
+
+
 def remember(player: Player) -> None:
     """Sign this browser in as ``player``."""
     session["player"] = [player.id, player.generation]
     session.permanent = True
+    g.pop("signed_in", None)
 
 
 def forget() -> None:
     session.pop("player", None)
+    g.pop("signed_in", None)
 
 
 def sign_out_everywhere(db: sqlite_utils.Database, player: Player) -> Player:

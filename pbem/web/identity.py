@@ -17,6 +17,8 @@ from ..store.db import get_db, write
 from ..players import Player
 
 bp = Blueprint("players", __name__)
+# every page's header names the player the browser is signed in as (base.html)
+bp.add_app_template_global(players.signed_in, "signed_in")
 
 NO_LINK = lazy_gettext("This sign-in link is used, expired or unknown. Ask for a new one.")
 

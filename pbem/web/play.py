@@ -27,7 +27,7 @@ from markupsafe import Markup, escape
 
 from ..boards import builder, cells
 from .. import (analysis, clocks, commands, conditional, events, invites, languages, limits,
-               links, matches, mygames, ratings, talk)
+               links, matches, mygames, players, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
 from ..store import utc
@@ -228,9 +228,10 @@ def _extras(match: Match, seat: int | None) -> dict[str, Any]:
 def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...],
           extras: dict[str, Any]) -> str | None:
     """The page's ETag: a digest of everything it shows its viewer (None while a flash
-    message waits: shown once, it makes the page new). From what the viewer may know
-    alone (the events it may know of, not the log's length; no ids, no secret), so two
-    games that differ only in a secret of another seat have the same ETag."""
+    message waits: shown once, it makes the page new), the player signed in too. From what
+    the viewer may know alone (the events it may know of, not the log's length; no ids, no
+    secret), so two games that differ only in a secret of another seat have the same
+    ETag."""
     if session.get("_flashes"):
         return None
     shown_clocks = [(c.left_text, c.running, c.deadline_text, c.paused, c.vacation_text,
@@ -239,8 +240,10 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
     notes = extras["notes"]
     # the notes' time as the page shows it, to the minute
     saved = notes and (notes["text"], (notes["updated_at"] or "")[:16])
-    parts = (CODE, languages.current(), seat, ply, path, match.known_events(seat), shown_clocks,
-             None if lines is None else len(lines), saved)
+    signed_in = players.signed_in()  # the header names them
+    parts = (CODE, languages.current(), signed_in and signed_in.handle, seat, ply, path,
+             match.known_events(seat), shown_clocks, None if lines is None else len(lines),
+             saved)
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
 
 
