@@ -30,8 +30,8 @@ from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from flask import (Blueprint, abort, current_app, flash, redirect, render_template, session,
-                   url_for)
+from flask import (Blueprint, abort, current_app, flash, redirect, render_template, request,
+                   session, url_for)
 from flask_babel import gettext
 
 from . import clocks, limits, links, matches, players
@@ -173,6 +173,8 @@ def open_game(game_id: str, seat: int):
 
 @bp.post("/games/forget")
 def forget():
+    if request.form.get("confirm") != "yes":
+        abort(400, gettext("To forget this browser's games, tick the box that confirms it."))
     session.pop("seats", None)
     session.pop("shown", None)
     forgotten = session.pop("list", None)

@@ -255,7 +255,9 @@ def test_signing_out_everywhere_replaces_every_session_and_secret(app, client, d
     signed_in(app, laptop, db, "ann@example.org", None)
     old_api = path_of(client.get(old_key).json["games"][0]["api"])
     assert client.get(old_api).status_code == 200
-    assert laptop.post("/sign-out/everywhere").status_code == 303
+    assert laptop.post("/sign-out/everywhere").status_code == 400  # unticked: nothing done
+    assert dashboard(phone)
+    assert laptop.post("/sign-out/everywhere", data={"confirm": "yes"}).status_code == 303
     assert len(dashboard(laptop)) == 1 and dashboard(phone) == []  # the phone is signed out
     assert client.get(old_key).status_code == 404 and client.get(old_api).status_code == 404
     new_key = re.search(r"/api/player/[A-Za-z0-9_-]{32}",
@@ -263,7 +265,7 @@ def test_signing_out_everywhere_replaces_every_session_and_secret(app, client, d
     assert new_key != old_key and len(client.get(new_key).json["games"]) == 1
     assert laptop.post("/sign-out").status_code == 303
     assert dashboard(laptop) == []
-    assert phone.post("/sign-out/everywhere").status_code == 403
+    assert phone.post("/sign-out/everywhere", data={"confirm": "yes"}).status_code == 403
 
 
 def test_deleting_an_identity_keeps_the_games_and_forgets_the_player(app, client, db):

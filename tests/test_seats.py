@@ -415,7 +415,9 @@ def test_forget_this_browser_empties_the_list(client, new_game):
     game = new_game()
     client.get(game.urls[0])
     assert game.id in client.get("/games").get_data(as_text=True)
-    forgot = client.post("/games/forget")
+    assert client.post("/games/forget").status_code == 400  # unticked: nothing forgotten
+    assert game.id in client.get("/games").get_data(as_text=True)
+    forgot = client.post("/games/forget", data={"confirm": "yes"})
     assert forgot.status_code == 303 and remembered(client) == []
     assert game.id not in client.get("/games").get_data(as_text=True)
     assert client.get(game.urls[0]).status_code == 200  # the link itself still works
@@ -429,7 +431,7 @@ def test_a_copy_of_a_forgotten_cookie_lists_and_opens_nothing(app, client, new_g
     thief = app.test_client()
     thief.set_cookie("session", copied)
     assert game.id in thief.get("/games").get_data(as_text=True)
-    assert client.post("/games/forget").status_code == 303
+    assert client.post("/games/forget", data={"confirm": "yes"}).status_code == 303
     for _ in range(2):  # the copy as it was, each time
         thief.set_cookie("session", copied)
         assert game.id not in thief.get("/games").get_data(as_text=True)

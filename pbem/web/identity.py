@@ -127,7 +127,10 @@ def sign_out():
 
 @bp.post("/sign-out/everywhere")
 def sign_out_everywhere():
-    player = players.sign_out_everywhere(get_db(), _signed_in())
+    signed_in = _signed_in()
+    if request.form.get("confirm") != "yes":
+        abort(400, gettext("To sign out everywhere, tick the box that confirms it."))
+    player = players.sign_out_everywhere(get_db(), signed_in)
     players.remember(player)  # this browser alone stays signed in
     flash(gettext("Every other browser is signed out, and your player key and your games' "
                   "links from this page are replaced (the links emailed to you still work)."))
