@@ -127,6 +127,7 @@ class Match:
     rated: bool = False                    # its end changes its players' ratings (ratings.py)
     tournament: str | None = None          # the tournament it is a game of (tournaments.py)
     takeback_offer: int | None = None      # the seat whose request to take back stands
+    takeback_declined: Declined | None = None
     # after each move and takeback, by the event's seq: the ply and who is to move
     turns: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
 
@@ -395,7 +396,7 @@ class Match:
         fold = events.Fold(self.game, self.players, self.clock, self.states, self.current,
                            self.draw_offer, self.resign_offers, self.draw_declined,
                            self.resign_declined, self.last_join, list(self.moves),
-                           dict(self.turns), self.takeback_offer)
+                           dict(self.turns), self.takeback_offer, self.takeback_declined)
         for event in new:
             events.KINDS[event.kind].fold(fold, event)
         fold.position()
@@ -404,7 +405,8 @@ class Match:
                        draw_offer=fold.draw_offer, resign_offers=fold.resign_offers,
                        draw_declined=fold.draw_declined, resign_declined=fold.resign_declined,
                        last_join=fold.last_join, turns=fold.turns,
-                       takeback_offer=fold.takeback_offer)
+                       takeback_offer=fold.takeback_offer,
+                       takeback_declined=fold.takeback_declined)
 
 
 # -- the per-process cache of replayed matches ---------------------------------------------

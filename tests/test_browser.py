@@ -437,6 +437,22 @@ def test_resigning_ends_the_game_for_both_players(person, started):
         expect(move_list(page)).to_have_text(["Dark e3-e4"])
 
 
+def test_a_declined_takeback_is_told_to_both_players_in_their_languages(person, started):
+    links = started("e3-e4", "d6xd4")
+    light = person(links["light"])
+    light.get_by_role("button", name="Ask to take back your last move").click()
+    expect(light.locator("p.notice.offers")).to_have_text("You asked to take back your last move.")
+    dark = person(links["dark"] + "?lang=ru")  # Dark reads Russian: the buttons too
+    expect(dark.locator("p.notice.offers")).to_contain_text("Player 2 просит вернуть")
+    dark.get_by_role("button", name="Отказать в возврате хода").click()
+    expect(dark.locator("p.notice.offers")).to_have_text(
+        "Вы отклонили просьбу Player 2 вернуть последний ход.")
+    light.reload()
+    expect(light.locator("p.notice.offers")).to_have_text(
+        "Player 1 declined your request to take back your last move: the game goes on.")
+    expect(move_list(light)).to_have_count(2)  # nothing taken back
+
+
 # -- 8. the end of a game, said first ---------------------------------------------------------
 
 PHONE = {"width": 390, "height": 844}

@@ -74,6 +74,13 @@ def test_a_new_move_cancels_the_request_and_a_decline_changes_nothing(client, db
     declined = client.post(f"{game.apis[1]}/takeback", json={"answer": "decline"})
     assert declined.status_code == 200 and declined.json["ply"] == 3
     assert kinds(db, game.id)[-2:] == ["takeback_offer", "takeback_decline"]
+    # both are told, until the asker moves again
+    assert "Player 2 declined your request to take back your last move" in \
+        client.get(game.urls[0]).text
+    assert "You declined Player 1&#39;s request" in client.get(game.urls[1]).text
+    api_move(client, game.apis[1], client.get(game.apis[1]).json["legal_moves"][0])
+    api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    assert "declined" not in client.get(game.urls[1]).text
 
 
 @pytest.mark.parametrize("body, status, words", [
