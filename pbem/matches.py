@@ -166,6 +166,11 @@ class Match:
         return utc.parse(self.created_at) + CHALLENGE_LIFETIME
 
     @property
+    def expired(self) -> bool:
+        """Whether it waited for players until ``expires_at``: it will never start."""
+        return self.waiting and utc.now() >= self.expires_at
+
+    @property
     def started_seq(self) -> int | None:
         """The event that started the game: 0 (its creation) when every seat was taken
         then, else the join that took the last open seat; None while it has not started."""
@@ -817,11 +822,16 @@ def seat_refusal(match: Match, seat: int) -> engine.Text | None:
     if match.finished:
         return engine.Text("This game was withdrawn before it started: its seats cannot be "
                            "taken any more.")
-    if utc.now() >= match.expires_at:
-        return engine.Text("This challenge expired on %(date)s, a week after it was made: its "
-                           "seats cannot be taken any more.",
-                           date=clocks.time_text(match.expires_at))
+    if match.expired:
+        return expiry(match)
     return None
+
+
+def expiry(match: Match) -> engine.Text:
+    """Why an expired game's seats cannot be taken."""
+    return engine.Text("This challenge expired on %(date)s, a week after it was made: its "
+                       "seats cannot be taken any more.",
+                       date=clocks.time_text(match.expires_at))
 
 
 # -- recording an event -------------------------------------------------------------------

@@ -51,7 +51,8 @@ SUBJECTS = {"start": lazy_gettext("Game started"), "turn": lazy_gettext("Your mo
             "takeback_offer": lazy_gettext("Takeback asked"),
             "takeback_answer": lazy_gettext("Takeback answered"),
             "chat": lazy_gettext("New message"), "rematch": lazy_gettext("Rematch asked"),
-            "joined": lazy_gettext("A player joined")}
+            "joined": lazy_gettext("A player joined"),
+            "expired": lazy_gettext("Nobody joined")}
 HINT_MOVES = 8  # legal moves named in an email
 
 
@@ -421,6 +422,21 @@ def unsubscribed(db: sqlite_utils.Database, link: dict[str, Any]) -> bool:
 
 
 # -- the scheduler's jobs --------------------------------------------------------------------
+
+def send_expiry_notices(db: sqlite_utils.Database, now: datetime) -> int:
+    """Tell each player of a game that waited for players until its open seats expired
+    (its ``expiry`` rows) that it will not start, once. Returns how many were told."""
+    told = 0
+    for game_id, seat in due.found(db, "expiry", now):
+        with write(db):
+            match = matches.load(db, game_id)
+            if match.waiting and now >= match.expires_at:
+                _send(db, match, seat, "expired", unique_key=f"expired:{game_id}:{seat}",
+                      lobby=links.email_url("lobby.lobby"))
+                told += 1
+            due.done(db, game_id, seat, "expiry")
+    return told
+
 
 def send_reminders(db: sqlite_utils.Database, now: datetime, hours: float) -> int:
     """Queue one reminder to each seat (that chose an email at every turn) whose turn began

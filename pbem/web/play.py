@@ -242,8 +242,8 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
     saved = notes and (notes["text"], (notes["updated_at"] or "")[:16])
     signed_in = players.signed_in()  # the header names them
     parts = (CODE, languages.current(), signed_in and signed_in.handle, seat, ply, path,
-             match.known_events(seat), shown_clocks, None if lines is None else len(lines),
-             saved)
+             match.known_events(seat), match.expired, shown_clocks,
+             None if lines is None else len(lines), saved)
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
 
 
@@ -512,6 +512,8 @@ def invite(token: str):
     if not match.hosts(seat):
         abort(422, gettext("Only the player who created a game makes join links for it, "
                            "and only while it waits for players."))
+    if match.expired:
+        abort(422, languages.translated(matches.expiry(match)))
     db = get_db()
     with write(db):
         joins = links.mint_all(db, [(match.id, s) for s in match.open_seats],
