@@ -154,9 +154,25 @@ def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str,
         _send(db, match, seat, "started", also=also, watch=watch, joined=joined.get(seat))
 
 
+def _withdraw_answered_offers(db: sqlite_utils.Database, before: Match, after: Match) -> None:
+    """An offer answered (accepted, declined, moved past, or ended with the game) before
+    its emails and notifications went out is not told any more."""
+    if before.finished:
+        return
+    ended = after.finished
+    if before.draw_offer is not None and (ended or after.draw_offer is None):
+        outbox.withdraw(db, after.id, "draw_offer")
+    if before.takeback_offer is not None and (ended or after.takeback_offer is None):
+        outbox.withdraw(db, after.id, "takeback_offer")
+    for proposer in before.resign_offers:
+        if ended or proposer not in after.resign_offers:
+            outbox.withdraw(db, after.id, "resign_offer", after.partners(proposer))
+
+
 @signals.event_recorded.connect
 def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                    event: Event, latest: Match) -> None:
+    _withdraw_answered_offers(db, before, after)
     if before.waiting:  # before the game starts, only its creator hears of each join
         if event.kind == "join":
             joiner = after.seats[event.seat].name

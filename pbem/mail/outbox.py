@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import sqlite_utils
 from markupsafe import escape
@@ -59,6 +59,16 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
         [message_id, game_id, recipient, subject, body, json.dumps(dict(headers or {})),
          now, now, kind, seat, unique_key, channel, html, board])
     return message_id
+
+
+def withdraw(db: sqlite_utils.Database, game_id: str, kind: str,
+             seats: Sequence[int] | None = None) -> None:
+    """Take back the messages of ``kind`` about a game (to ``seats``, or to anyone) that
+    are not sent yet: an offer answered before its emails went out, which would tell of
+    what is no longer so."""
+    marks = "" if seats is None else f" AND seat IN ({', '.join('?' * len(seats))})"
+    db.execute(f"DELETE FROM outbox WHERE game_id = ? AND kind = ? AND status = 'pending'"
+               f"{marks}", [game_id, kind, *(seats or ())])
 
 
 class Undeliverable(RuntimeError):
