@@ -297,6 +297,14 @@ def test_game_records_download_as_json_and_text(client, new_game):
     assert finished["seed"] and finished["outcome"]["winners"] == [1]
 
 
+def test_a_text_record_names_the_options_as_its_reader_reads_them(client, new_game):
+    game = new_game("magnetic-field", options={"colours": "seat0-red"})
+    records = [client.get(f"{url}/record.txt").text for url in (*game.urls, game.watch)]
+    assert "\nColours: You play Red\n" in records[0]
+    assert "\nColours: You play Blue\n" in records[1]
+    assert "Colours" not in records[2] and "seat0" not in "".join(records)  # its sides say it
+
+
 def test_a_spectator_sees_the_game_and_can_do_nothing(client, new_game):
     game = new_game()
     html = client.get(game.watch).get_data(as_text=True)

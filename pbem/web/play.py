@@ -27,7 +27,7 @@ from markupsafe import Markup, escape
 
 from ..boards import builder, cells
 from .. import (analysis, clocks, commands, conditional, events, invites, languages, limits,
-               links, matches, mygames, players, ratings, talk)
+               links, lobby, matches, mygames, players, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
 from ..store import utc
@@ -621,11 +621,12 @@ def rematch(token: str):
 
 def record(match: Match, viewer: int | None) -> dict[str, Any]:
     """The whole game as ``viewer`` may know it, for download (with the chat as the
-    viewer may read it)."""
+    viewer may read it); each move a takeback undid says so (``taken_back``)."""
     final = match.current
     moved = [event for event in match.events if event.kind == "move"]
     times = iter(move_times(match, moved))
     logged = []
+    line: list[dict[str, Any]] = []  # the entries of the moves of the line as it stands
     for event in filter(lambda event: match.known_to(event, viewer), match.events):
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
@@ -633,8 +634,12 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
             ply = match.turns[event.seq][0]
             entry.update(ply=ply, took=next(times)[1], move=match.game.public_move(
                 event.seat, event.move, viewer, final))
+            line.append(entry)
         elif event.seq in match.turns:  # a takeback: back to this ply
             entry["ply"] = match.turns[event.seq][0]
+            for undone in line[entry["ply"]:]:
+                undone["taken_back"] = True
+            del line[entry["ply"]:]
         elif isinstance(event.payload, events.Days):
             entry["days"] = event.payload.days
         elif isinstance(event.payload, events.Message):
@@ -664,7 +669,7 @@ def record_json(role: str, token: str):
 def record_text(role: str, token: str):
     match, seat = open_link(token, role)
     text = render_template("record.txt", record=record(match, seat), match=match,
-                           logged=events.LOGGED)
+                           options=lobby.options_text(match, seat), logged=events.LOGGED)
     return Response(text, mimetype="text/plain",
                     headers={"Content-Disposition":
                              f'attachment; filename="{match.game.id}-{match.id}.txt"'})
