@@ -58,8 +58,10 @@ def new_game(game_id: str):
     if count not in game.player_counts:
         count = game.player_counts[0]
     player = players.current(get_db())
-    if request.method == "GET":
-        return render_template("new.html", game=game, count=count, form={}, error=None,
+    if request.method == "GET":  # signed in, the first player is already known
+        known = {"name0": player.handle, "email0": player.email or "",
+                 "language0": player.language} if player else {}
+        return render_template("new.html", game=game, count=count, form=known, error=None,
                                levels=computer.LEVEL_NAMES, player=player)
     # The first player is the one filling in the form; each other seat may be the
     # computer's ("Played by": a level), or left open ("I'll send the link myself"), to be
