@@ -20,6 +20,7 @@ async function swapGame(url, push) {
   }
   current.replaceWith(fresh);
   fresh.querySelectorAll(".board-frame").forEach((frame, i) => { pan(frame, panned[i] ?? null); });
+  setUpPushSwitch();  // the page's switch was swapped with the game
   document.title = page.title;
   if (push) { history.pushState({ game: true }, "", url); } else { history.replaceState({ game: true }, "", url); }
 }
@@ -161,8 +162,9 @@ function schedulePoll(now = false) {
 
 function buildingMove() {
   if (magnetDrag || new URL(window.location.href).searchParams.has("path")) { return true; }
+  // (the notification switch is no part of a move)
   return Array.from(document.querySelectorAll("#game input, #game select, #game textarea")).some((field) =>
-    field === document.activeElement
+    !field.closest(".push-switch") && field === document.activeElement
     || (field.type === "checkbox" ? field.checked !== field.defaultChecked : field.value !== field.defaultValue));
 }
 
@@ -240,12 +242,16 @@ function base64urlBytes(text) {
   return Uint8Array.from(raw, (c) => c.charCodeAt(0));
 }
 
+// Why the switch could not be turned, in the page's words (the browser's own errors are
+// in the browser's language, and name its internals)
+class Refusal extends Error {}
+
 async function setPush(pushSwitch, on) {
   const registration = await navigator.serviceWorker.ready;
   let subscription = await registration.pushManager.getSubscription();
   if (on) {
     if (await Notification.requestPermission() !== "granted") {
-      throw new Error(pushSwitch.dataset.denied);
+      throw new Refusal(pushSwitch.dataset.denied);
     }
     if (!subscription) {
       const key = (await (await fetch(pushSwitch.dataset.key)).json()).public_key;
@@ -261,13 +267,14 @@ async function setPush(pushSwitch, on) {
     body: JSON.stringify(on ? subscription.toJSON() : { endpoint: subscription.endpoint }),
   });
   if (!response.ok) {
-    throw new Error((await response.json()).error);
+    throw new Refusal((await response.json()).error);  // the server's, in the page's language
   }
 }
 
 // its words, in the page's language, are the switch's data attributes (channels.html)
-const notifySwitch = document.querySelector(".push-switch");
-if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
+function setUpPushSwitch() {
+  const notifySwitch = document.querySelector(".push-switch");
+  if (!notifySwitch || !("serviceWorker" in navigator && "PushManager" in window)) { return; }
   const box = notifySwitch.querySelector("input");
   const status = notifySwitch.querySelector(".push-status");
   const remembered = `push:${notifySwitch.dataset.tag || "player"}`;
@@ -281,7 +288,9 @@ if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
       status.textContent = on ? notifySwitch.dataset.on : notifySwitch.dataset.off;
     }).catch((error) => {
       box.checked = !on;
-      status.textContent = `${notifySwitch.dataset.failed} ${error.message}`;
+      const why = error instanceof Refusal ? error.message : notifySwitch.dataset.unavailable;
+      status.textContent = `${notifySwitch.dataset.failed} ${why}`;
     });
   });
 }
+setUpPushSwitch();
