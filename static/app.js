@@ -70,7 +70,8 @@ function keepPlace(place) {
 }
 
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, textarea, select") || event.altKey || event.ctrlKey || event.metaKey) { return; }
+  // (a board's frame that has the focus scrolls with them)
+  if (event.target.closest("input, textarea, select") || event.target.matches(".board-frame") || event.altKey || event.ctrlKey || event.metaKey) { return; }
   const rel = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[event.key];
   const link = rel && document.querySelector(`#game .plies a[rel="${rel}"]`);
   if (link) {
@@ -81,10 +82,17 @@ document.addEventListener("keydown", (event) => {
 
 // A board zoomed wider than the screen (The Right Moves on a phone, on its player's turn)
 // shows its centre first, or its start (Magnetic Field's field, whose ranks are at its left
-// edge: data-pan="start"), then stays where its player panned it.
+// edge: data-pan="start"), then stays where its player panned it. Its frame, which
+// scrolls, is then a region the keyboard reaches too (its arrow keys scroll it), named by
+// the hint under it, even when the board has nothing to click.
 function pan(frame, panned) {
   const centre = frame.dataset.pan === "start" ? 0 : (frame.scrollWidth - frame.clientWidth) / 2;
   frame.scrollLeft = panned ?? centre;
+  if (frame.scrollWidth > frame.clientWidth) {
+    frame.tabIndex = 0;
+    frame.setAttribute("role", "region");
+    frame.setAttribute("aria-labelledby", "pan-hint");
+  }
 }
 
 for (const frame of document.querySelectorAll("#game .board-frame")) { pan(frame, null); }
