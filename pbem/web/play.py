@@ -636,10 +636,10 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
                 event.seat, event.move, viewer, final))
             line.append(entry)
         elif event.seq in match.turns:  # a takeback: back to this ply
-            entry["ply"] = match.turns[event.seq][0]
-            for undone in line[entry["ply"]:]:
+            entry["ply"] = back = match.turns[event.seq][0]
+            for undone in line[back:]:
                 undone["taken_back"] = True
-            del line[entry["ply"]:]
+            del line[back:]
         elif isinstance(event.payload, events.Days):
             entry["days"] = event.payload.days
         elif isinstance(event.payload, events.Message):
