@@ -14,8 +14,8 @@ gathered on the server (``players.seats_of``): the same list on any device, each
 with the player's own link to it.
 
 The links a browser is shown once (a new game's, new join links, a feed link: only their
-hashes are stored) are kept in its session too, sealed, for the page the form's answer redirects to
-(``keep_links``).
+hashes are stored) are kept in its session too, sealed, for the page that the form's answer
+redirects to (``keep_links``).
 """
 from __future__ import annotations
 

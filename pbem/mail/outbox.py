@@ -63,12 +63,17 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
 
 def withdraw(db: sqlite_utils.Database, game_id: str, kind: str,
              seats: Sequence[int] | None = None) -> None:
-    """Take back the messages of ``kind`` about a game (to ``seats``, or to anyone) that
+    """Never send the messages of ``kind`` about a game (to ``seats``, or to anyone) that
     are not sent yet: an offer answered before its emails went out, which would tell of
-    what is no longer so."""
+    what is no longer so. They stay, as "withdrawn", without their secrets."""
     marks = "" if seats is None else f" AND seat IN ({', '.join('?' * len(seats))})"
-    db.execute(f"DELETE FROM outbox WHERE game_id = ? AND kind = ? AND status = 'pending'"
-               f"{marks}", [game_id, kind, *(seats or ())])
+    rows = db.execute(f"SELECT id, body, headers, html FROM outbox WHERE game_id = ? AND "
+                      f"kind = ? AND status = 'pending'{marks}",
+                      [game_id, kind, *(seats or ())]).fetchall()
+    db.conn.executemany(
+        "UPDATE outbox SET status = 'withdrawn', body = ?, headers = ?, html = ?, board = NULL "
+        "WHERE id = ?", [(redact(row["body"]), redact(row["headers"]),
+                          row["html"] and redact(row["html"]), row["id"]) for row in rows])
 
 
 class Undeliverable(RuntimeError):

@@ -202,7 +202,8 @@ def _standing_groups(shown: tournaments.Table) -> list[tuple[int | None, list]]:
     return sorted(groups.items())
 
 
-def _own_games(db, player: players.Player, shown: tournaments.Table) -> list[dict[str, Any]]:
+def _own_games(db: Any, player: players.Player,
+               shown: tournaments.Table) -> list[dict[str, Any]]:
     """The player's games of the tournament, each with their own link to it (as their
     games page opens it): those being played first, those waiting for them first of all."""
     own = []
