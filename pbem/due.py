@@ -19,7 +19,9 @@ also rewrites that game's rows here from its log, one per seat and kind:
   vacation (played only if they let the computer stand in), in a game with a seat a person
   plays (who waits for it); ``at`` the game's last event (``computer.play_due``);
 - ``between_computers``: the same in a game whose every seat is a computer's, which nobody
-  waits for: played after the others, and paced.
+  waits for: played after the others, and paced;
+- ``expiry``: a seat with an email address of a game that waits for players; ``at`` when
+  its open seats expire (``notify.send_expiry_notices``: it will not start).
 
 So each job finds its work with an indexed query on time and loads only those games, and
 checks each again against the game itself before acting. A job deletes the row of what it
@@ -41,7 +43,9 @@ COMPUTER, BETWEEN_COMPUTERS = "computer", "between_computers"
 
 def plan(match: Any) -> list[tuple[int, str, str]]:
     """(seat, kind, at) of every row a game (a ``matches.Match``) needs now."""
-    if match.finished or match.waiting:
+    if match.waiting:
+        return [(s.seat, "expiry", utc.iso(match.expires_at)) for s in match.seats if s.email]
+    if match.finished:
         return []
     rows = []
     for seat in match.to_move:

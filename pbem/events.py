@@ -144,8 +144,8 @@ class Event:
 
 @dataclass(frozen=True)
 class Declined:
-    """An offer (of a draw, or of a team's resignation) that ``by`` declined: shown to the
-    players until the offerer moves or an offer is made again."""
+    """An offer (of a draw, of a team's resignation, to take back a move) that ``by``
+    declined: shown to the players until the offerer moves or an offer is made again."""
     offerer: int
     by: int
     played_on: bool = False  # declined by moving rather than by answering (draw offers)
@@ -170,6 +170,7 @@ class Fold:
     # after each move and takeback, by its seq: the ply and who is to move
     turns: dict[int, tuple[int, tuple[int, ...]]]
     takeback_offer: int | None
+    takeback_declined: Declined | None
     played: list[tuple[int, str]] = field(default_factory=list)  # moves not yet replayed
     played_seqs: list[int] = field(default_factory=list)  # their events'
 
@@ -204,6 +205,8 @@ def _fold_move(fold: Fold, event: Event) -> None:
     # the offerer has moved since: the news of the decline is old
     if fold.draw_declined is not None and seat == fold.draw_declined.offerer:
         fold.draw_declined = None
+    if fold.takeback_declined is not None and seat == fold.takeback_declined.offerer:
+        fold.takeback_declined = None
     if fold.resign_declined:  # (most games have none)
         fold.resign_declined = tuple(d for d in fold.resign_declined if d.offerer != seat)
 
@@ -241,7 +244,7 @@ def _fold_draw_decline(fold: Fold, event: Event) -> None:
 
 
 def _fold_takeback_offer(fold: Fold, event: Event) -> None:
-    fold.takeback_offer = event.seat
+    fold.takeback_offer, fold.takeback_declined = event.seat, None
 
 
 def _fold_takeback_accept(fold: Fold, event: Event) -> None:
@@ -257,6 +260,8 @@ def _fold_takeback_accept(fold: Fold, event: Event) -> None:
 
 
 def _fold_takeback_decline(fold: Fold, event: Event) -> None:
+    if fold.takeback_offer is not None:  # (the check lets no one decline no request)
+        fold.takeback_declined = Declined(fold.takeback_offer, event.seat)
     fold.takeback_offer = None
 
 

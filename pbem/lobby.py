@@ -33,12 +33,16 @@ from .matches import Match
 bp = Blueprint("lobby", __name__)
 
 
-def options_text(match: Match, reader: int) -> list[str]:
+def options_text(match: Match, reader: int | None) -> list[str]:
     """The game's options in words as the player of seat ``reader`` reads them, the form's
-    own words (e.g. ["Starting position: Crown"])."""
+    own words (e.g. ["Starting position: Crown"]); a spectator (None) reads those that say
+    the same to everyone (the players' sides say the rest: "You play Blue" would not)."""
     return [f"{languages.translated(option.label)}: " + languages.translated(
-                option.choice_label(match.options.get(option.name, option.default), reader))
-            for option in match.game.options]
+                option.choice_label(match.options.get(option.name, option.default),
+                                    reader or 0))
+            for option in match.game.options
+            if reader is not None or not any(isinstance(words, tuple)
+                                             for words in option.choice_words.values())]
 
 
 @dataclass(frozen=True)

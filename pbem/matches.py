@@ -143,6 +143,7 @@ class Match:
     rated: bool = False                    # its end changes its players' ratings (ratings.py)
     tournament: str | None = None          # the tournament it is a game of (tournaments.py)
     takeback_offer: int | None = None      # the seat whose request to take back stands
+    takeback_declined: Declined | None = None
     # after each move and takeback, by the event's seq: the ply and who is to move
     turns: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
 
@@ -179,6 +180,11 @@ class Match:
         """When its open seats can no longer be taken (a game that waits that long is
         not going to start)."""
         return utc.parse(self.created_at) + CHALLENGE_LIFETIME
+
+    @property
+    def expired(self) -> bool:
+        """Whether it waited for players until ``expires_at``: it will never start."""
+        return self.waiting and utc.now() >= self.expires_at
 
     @property
     def started_seq(self) -> int | None:
@@ -425,7 +431,7 @@ class Match:
         fold = events.Fold(self.game, self.players, self.clock, self.states, self.current,
                            self.draw_offer, self.resign_offers, self.draw_declined,
                            self.resign_declined, self.last_join, list(self.moves),
-                           dict(self.turns), self.takeback_offer)
+                           dict(self.turns), self.takeback_offer, self.takeback_declined)
         for event in new:
             events.KINDS[event.kind].fold(fold, event)
         fold.position()
@@ -434,7 +440,8 @@ class Match:
                        draw_offer=fold.draw_offer, resign_offers=fold.resign_offers,
                        draw_declined=fold.draw_declined, resign_declined=fold.resign_declined,
                        last_join=fold.last_join, turns=fold.turns,
-                       takeback_offer=fold.takeback_offer)
+                       takeback_offer=fold.takeback_offer,
+                       takeback_declined=fold.takeback_declined)
 
 
 # -- the per-process cache of replayed matches ---------------------------------------------
@@ -864,11 +871,16 @@ def seat_refusal(match: Match, seat: int) -> engine.Text | None:
     if match.finished:
         return engine.Text("This game was withdrawn before it started: its seats cannot be "
                            "taken any more.")
-    if utc.now() >= match.expires_at:
-        return engine.Text("This challenge expired on %(date)s, a week after it was made: its "
-                           "seats cannot be taken any more.",
-                           date=clocks.time_text(match.expires_at))
+    if match.expired:
+        return expiry(match)
     return None
+
+
+def expiry(match: Match) -> engine.Text:
+    """Why an expired game's seats cannot be taken."""
+    return engine.Text("This challenge expired on %(date)s, a week after it was made: its "
+                       "seats cannot be taken any more.",
+                       date=clocks.time_text(match.expires_at))
 
 
 # -- recording an event -------------------------------------------------------------------

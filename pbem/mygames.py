@@ -12,13 +12,26 @@ empties it, and the server forgets the list too (its random id, in the cookie, i
 A browser signed in as a player (``players.current``) is shown the player's seats instead,
 gathered on the server (``players.seats_of``): the same list on any device, each seat opened
 with the player's own link to it.
+
+The links a browser is shown once (a new game's, new join links, a feed link: only their
+hashes are stored) are kept in its session too, sealed, for the page that the form's answer
+redirects to (``keep_links``).
 """
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
+import os
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
-from flask import (Blueprint, abort, current_app, flash, redirect, render_template, session,
-                   url_for)
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from flask import (Blueprint, abort, current_app, flash, redirect, render_template, request,
+                   session, url_for)
 from flask_babel import gettext
 
 from . import clocks, limits, links, matches, players
@@ -51,6 +64,47 @@ def remembered() -> list[tuple[str, int]]:
         session.pop("list")
         session.pop("seats", None)
     return [(game_id, seat) for game_id, seat in reversed(session.get("seats", []))]
+
+
+# -- links shown once ----------------------------------------------------------------------
+# A form that makes secret links (a new game, new join links, a feed link) answers with a
+# redirect to a page that shows them (Post/Redirect/Get: reloading it starts no second
+# game), and since only their hashes are stored, the links are kept for that page in the
+# browser's session: sealed with AES-GCM under a key derived from the server's secret key
+# (the cookie is signed, not hidden), for SHOWN_FOR, the latest MAX_SHOWN pages' only. No
+# other browser can read them, and no URL, log line or Referer holds them.
+
+SHOWN_FOR = timedelta(days=1)
+MAX_SHOWN = 3
+
+
+def _sealer() -> AESGCM:
+    return AESGCM(hmac.new(str(current_app.config["SECRET_KEY"]).encode(), b"links shown once",
+                           hashlib.sha256).digest())
+
+
+def keep_links(page: str, shown: dict[str, Any]) -> None:
+    """Keep ``shown`` (JSON: the tokens of the links a page shows) for ``kept_links`` of
+    the same ``page`` (a game's id, for its links page)."""
+    nonce = os.urandom(12)
+    plain = json.dumps({**shown, "at": utc.iso(utc.now())}).encode()
+    sealed = base64.urlsafe_b64encode(nonce + _sealer().encrypt(nonce, plain, page.encode()))
+    kept = [(p, s) for p, s in session.get("shown", {}).items() if p != page]
+    session["shown"] = dict(kept[-(MAX_SHOWN - 1):] + [(page, sealed.decode())])
+
+
+def kept_links(page: str) -> dict[str, Any] | None:
+    """What ``keep_links`` kept for ``page`` in this browser, unless it is older than
+    SHOWN_FOR."""
+    sealed = session.get("shown", {}).get(page)
+    if not isinstance(sealed, str):
+        return None
+    raw = base64.urlsafe_b64decode(sealed)
+    try:
+        shown = json.loads(_sealer().decrypt(raw[:12], raw[12:], page.encode()))
+    except InvalidTag:  # sealed under another secret key
+        return None
+    return shown if utc.parse(shown["at"]) > utc.now() - SHOWN_FOR else None
 
 
 @dataclass(frozen=True)
@@ -119,7 +173,10 @@ def open_game(game_id: str, seat: int):
 
 @bp.post("/games/forget")
 def forget():
+    if request.form.get("confirm") != "yes":
+        abort(400, gettext("To forget this browser's games, tick the box that confirms it."))
     session.pop("seats", None)
+    session.pop("shown", None)
     forgotten = session.pop("list", None)
     if forgotten is not None:
         db = get_db()

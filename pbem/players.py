@@ -37,10 +37,10 @@ from typing import Any
 import sqlite_utils
 from confusable_homoglyphs.confusables import confusables_data
 from engine import Text
-from flask import current_app, session
+from flask import current_app, g, session
 
 from . import invites, languages, limits, links, matches
-from .store.db import hold_name, write
+from .store.db import get_db, hold_name, write
 from .store import utc
 
 HANDLE_CHARACTERS = string.ascii_letters + string.digits + "_-"
@@ -355,6 +355,14 @@ def _oldest_session() -> datetime:
     return utc.now() - current_app.permanent_session_lifetime
 
 
+def signed_in() -> Player | None:
+    """``current``, looked up once per request: the header of every page names the player
+    (``base.html``)."""
+    if "signed_in" not in g:
+        g.signed_in = current(get_db())
+    return g.signed_in
+
+
 def remember(db: sqlite_utils.Database, player: Player) -> None:
     """Sign this browser in as ``player``: a new session, its secret in the signed cookie
     and its hash in ``player_sessions``."""
@@ -366,12 +374,14 @@ def remember(db: sqlite_utils.Database, player: Player) -> None:
                    "VALUES (?, ?, ?)", [links.token_hash(secret), player.id, utc.iso(utc.now())])
     session["player"] = secret
     session.permanent = True
+    g.pop("signed_in", None)
 
 
 def forget(db: sqlite_utils.Database) -> None:
     """Sign this browser out: its session ends on the server too, so that a copy of the
     cookie signs nobody in either."""
     secret = session.pop("player", None)
+    g.pop("signed_in", None)
     if isinstance(secret, str):
         with write(db):
             db.execute("DELETE FROM player_sessions WHERE token_hash = ?",

@@ -41,7 +41,7 @@ from .store.db import claimed, hold_name, insert_rows, write
 from .store import utc
 
 FORMATS = ("round-robin", "swiss", "knockout", "league")
-FORMAT_NAMES = {"round-robin": engine.Text("round-robin"), "swiss": engine.Text("swiss"),
+FORMAT_NAMES = {"round-robin": engine.Text("round robin"), "swiss": engine.Text("Swiss system"),
                 "knockout": engine.Text("knockout"), "league": engine.Text("league")}
 ADJUDICATIONS = ("draw", "time")
 TIEBREAKS = {"round-robin": pairings.SONNEBORN_BERGER, "league": pairings.SONNEBORN_BERGER,
@@ -118,7 +118,7 @@ class Tournament:
 
     @property
     def format_name(self) -> engine.Text:
-        """The format in the reader's words ("круговой" for "round-robin")."""
+        """The format in the reader's words ("round robin", "круговой" for "round-robin")."""
         return FORMAT_NAMES[self.format]
 
 
@@ -752,6 +752,21 @@ def opt_out(db: sqlite_utils.Database, tournament_id: str, player: players.Playe
                    "player_id = ?", [tournament.id, player.id])
 
 
+def staying(entered: list[Entrant]) -> int:
+    """How many of a league season's players go on to the next: all but those who withdrew
+    or opted out (fewer than its fewest players, and the league ends)."""
+    return sum(1 for e in entered if not e.withdrawn and e.next_season)
+
+
+def last_season(shown: Table) -> int | None:
+    """A league season over with too few players staying for another (the end of the
+    league, which its page and its last emails explain): how many stay; else None."""
+    t = shown.tournament
+    count = staying(shown.entrants)
+    return count if t.format == "league" and t.status == "finished" \
+        and count < t.min_players else None
+
+
 def next_of(db: sqlite_utils.Database, tournament: Tournament) -> str | None:
     row = db.execute("SELECT id FROM tournaments WHERE previous_id = ?",
                      [tournament.id]).fetchone()
@@ -767,10 +782,10 @@ def _next_season(db: sqlite_utils.Database, tournament: Tournament) -> None:
     division_of = {e.player_id: e.division or 1 for e in shown.entrants}
     for standing in shown.standings:
         by_division.setdefault(division_of[standing.player], []).append(standing.player)
+    if staying(shown.entrants) < tournament.min_players:
+        return  # the league ends: its page and its last emails say why
     split = pairings.next_season([by_division[number] for number in sorted(by_division)],
                                  tournament.promote or 1, leaving)
-    if sum(map(len, split)) < tournament.min_players:
-        return
     now = utc.iso(utc.now())
     season_id = secrets.token_urlsafe(6)
     db.execute(

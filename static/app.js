@@ -20,6 +20,7 @@ async function swapGame(url, push) {
   }
   current.replaceWith(fresh);
   fresh.querySelectorAll(".board-frame").forEach((frame, i) => { pan(frame, panned[i] ?? null); });
+  setUpPushSwitch();  // the page's switch was swapped with the game
   document.title = page.title;
   if (push) { history.pushState({ game: true }, "", url); } else { history.replaceState({ game: true }, "", url); }
 }
@@ -69,7 +70,8 @@ function keepPlace(place) {
 }
 
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, textarea, select") || event.altKey || event.ctrlKey || event.metaKey) { return; }
+  // (a board's frame that has the focus scrolls with them)
+  if (event.target.closest("input, textarea, select") || event.target.matches(".board-frame") || event.altKey || event.ctrlKey || event.metaKey) { return; }
   const rel = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[event.key];
   const link = rel && document.querySelector(`#game .plies a[rel="${rel}"]`);
   if (link) {
@@ -80,10 +82,17 @@ document.addEventListener("keydown", (event) => {
 
 // A board zoomed wider than the screen (The Right Moves on a phone, on its player's turn)
 // shows its centre first, or its start (Magnetic Field's field, whose ranks are at its left
-// edge: data-pan="start"), then stays where its player panned it.
+// edge: data-pan="start"), then stays where its player panned it. Its frame, which
+// scrolls, is then a region the keyboard reaches too (its arrow keys scroll it), named by
+// the hint under it, even when the board has nothing to click.
 function pan(frame, panned) {
   const centre = frame.dataset.pan === "start" ? 0 : (frame.scrollWidth - frame.clientWidth) / 2;
   frame.scrollLeft = panned ?? centre;
+  if (frame.scrollWidth > frame.clientWidth) {
+    frame.tabIndex = 0;
+    frame.setAttribute("role", "region");
+    frame.setAttribute("aria-labelledby", "pan-hint");
+  }
 }
 
 for (const frame of document.querySelectorAll("#game .board-frame")) { pan(frame, null); }
@@ -161,8 +170,9 @@ function schedulePoll(now = false) {
 
 function buildingMove() {
   if (magnetDrag || new URL(window.location.href).searchParams.has("path")) { return true; }
+  // (the notification switch is no part of a move)
   return Array.from(document.querySelectorAll("#game input, #game select, #game textarea")).some((field) =>
-    field === document.activeElement
+    !field.closest(".push-switch") && field === document.activeElement
     || (field.type === "checkbox" ? field.checked !== field.defaultChecked : field.value !== field.defaultValue));
 }
 
@@ -240,12 +250,16 @@ function base64urlBytes(text) {
   return Uint8Array.from(raw, (c) => c.charCodeAt(0));
 }
 
+// Why the switch could not be turned, in the page's words (the browser's own errors are
+// in the browser's language, and name its internals)
+class Refusal extends Error {}
+
 async function setPush(pushSwitch, on) {
   const registration = await navigator.serviceWorker.ready;
   let subscription = await registration.pushManager.getSubscription();
   if (on) {
     if (await Notification.requestPermission() !== "granted") {
-      throw new Error(pushSwitch.dataset.denied);
+      throw new Refusal(pushSwitch.dataset.denied);
     }
     if (!subscription) {
       const key = (await (await fetch(pushSwitch.dataset.key)).json()).public_key;
@@ -261,13 +275,14 @@ async function setPush(pushSwitch, on) {
     body: JSON.stringify(on ? subscription.toJSON() : { endpoint: subscription.endpoint }),
   });
   if (!response.ok) {
-    throw new Error((await response.json()).error);
+    throw new Refusal((await response.json()).error);  // the server's, in the page's language
   }
 }
 
 // its words, in the page's language, are the switch's data attributes (channels.html)
-const notifySwitch = document.querySelector(".push-switch");
-if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
+function setUpPushSwitch() {
+  const notifySwitch = document.querySelector(".push-switch");
+  if (!notifySwitch || !("serviceWorker" in navigator && "PushManager" in window)) { return; }
   const box = notifySwitch.querySelector("input");
   const status = notifySwitch.querySelector(".push-status");
   const remembered = `push:${notifySwitch.dataset.tag || "player"}`;
@@ -281,7 +296,9 @@ if (notifySwitch && "serviceWorker" in navigator && "PushManager" in window) {
       status.textContent = on ? notifySwitch.dataset.on : notifySwitch.dataset.off;
     }).catch((error) => {
       box.checked = !on;
-      status.textContent = `${notifySwitch.dataset.failed} ${error.message}`;
+      const why = error instanceof Refusal ? error.message : notifySwitch.dataset.unavailable;
+      status.textContent = `${notifySwitch.dataset.failed} ${why}`;
     });
   });
 }
+setUpPushSwitch();

@@ -20,13 +20,18 @@ self.addEventListener("activate", (event) => {
 });
 
 // Pages always come from the network (they hold the game as it is now); only when there
-// is none does the offline page stand in, in the language of the last page shown.
+// is none does the offline page stand in, in the language of the last page shown. A
+// navigation the worker could not fetch again is left to the browser: Back to a form's
+// answer is a POST that may be answered only from the browser's cache (where no page is
+// kept), and fetching it here would fail, online or not.
 self.addEventListener("fetch", (event) => {
-  if (event.request.mode !== "navigate") { return; }
-  event.respondWith(fetch(event.request).then((response) => {
+  const request = event.request;
+  if (request.mode !== "navigate" || request.method !== "GET"
+      || request.cache === "only-if-cached") { return; }
+  event.respondWith(fetch(request).then((response) => {
     event.waitUntil(keepOfflinePageIn(response.headers.get("Content-Language")));
     return response;
-  }).catch(() => caches.match(OFFLINE)));
+  }).catch(() => caches.match(OFFLINE)));  // the network failed
 });
 
 // The offline page kept is fetched again when a page comes in another language: with the

@@ -3,14 +3,17 @@ of API answers, rows and pages, everything a viewer receives (hidden information
 made to fail, a real SMTP server's recorder, and HTTP servers that answer slowly or never."""
 from __future__ import annotations
 
+import base64
 import contextlib
 import email
 import email.policy
 import functools
+import json
 import re
 import socket
 import sqlite3
 import threading
+import zlib
 from dataclasses import dataclass
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
@@ -34,6 +37,18 @@ def fits(page) -> None:
     page.wait_for_load_state()
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"], (page.url, width)
+
+
+def session_of(client) -> dict:
+    """What the client's session cookie holds (signed, not encrypted: readable)."""
+    cookie = client.get_cookie("session")
+    if cookie is None:
+        return {}
+    payload = cookie.value.split(".")[0 if not cookie.value.startswith(".") else 1]
+    data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    if cookie.value.startswith("."):  # itsdangerous compressed it
+        data = zlib.decompress(data)
+    return json.loads(data)
 
 
 def path_of(url: str) -> str:

@@ -74,7 +74,7 @@ def test_no_serious_violation_on_any_page_type(client, db, live_server, open_con
         page.goto(live_server + path)
         assert page.locator(f'html[lang="{language}"]').count() == 1, name
         if name in signed_in:
-            assert page.locator(".sign-out, form.channels").count() == 1, name
+            assert page.locator("header.site nav.wide .signed-in").count() == 1, name
         page.evaluate(AXE_SCRIPT)
         results = page.evaluate("([context, options]) => axe.run(context, options)",
                                 [CHECKED, WCAG])

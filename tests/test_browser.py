@@ -115,17 +115,48 @@ def test_chromium_keeps_every_feature_off_that_playwright_or_the_tests_turn_off(
     assert len(lists) == 2 and lists[0] <= lists[-1], lists[0] - lists[-1]
 
 
-def test_two_players_start_a_game_through_the_form(person, live_server):
+def back_to_it(page: Page) -> None:
+    """Go to another page, then press Back."""
+    page.locator("header.site").get_by_role("link", name="Rules").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Rules")
+    page.evaluate("history.back()")  # (Playwright's go_back fails on the browser's own page)
+    expect(page).not_to_have_url(re.compile(r"/rules$"))
+    page.wait_for_load_state()
+
+
+def test_two_players_start_a_game_through_the_form(person, live_server, db):
     page = person(live_server + "/")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # the installable app's
     page.locator("header.site").get_by_role("link", name="New game").click()
     expect(page).to_have_url(f"{live_server}/new")
+    assert page.evaluate("navigator.serviceWorker.controller !== null")
     page.get_by_role("link", name="Mastery", exact=True).click()
     expect(page).to_have_url(f"{live_server}/new/mastery")
     expect(page.get_by_role("heading", level=1)).to_have_text("New game of Mastery")
 
+    # a refused form's answer is a POST's: Back to it is the browser's to offer to send
+    # again, never the service worker's offline page on a device that is online
+    page.locator('input[name="name0"]').fill("Ann")
+    page.locator('input[name="email0"]').fill("ann@example.org")
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator("p.error")).to_contain_text("Player 2 needs a name")
+    back_to_it(page)
+    expect(page.get_by_role("heading", name="You are offline")).to_have_count(0)
+    page.goto(live_server + "/new/mastery")
+
     start_ann_against_bob(page)
 
+    # the answer is a page of its own (Post/Redirect/Get): Back to it and a reload show
+    # the same links again, and start no second game
     expect(page.get_by_role("heading", level=1)).to_have_text("The game has started")
+    expect(page).to_have_url(re.compile(rf"^{live_server}/games/[^/]+/links$"))
+    shown = page.locator("a.seat-link, a.spectator-link").evaluate_all("a => a.map(a => a.href)")
+    back_to_it(page)
+    expect(page.get_by_role("heading", level=1)).to_have_text("The game has started")
+    page.reload()
+    assert page.locator("a.seat-link, a.spectator-link").evaluate_all(
+        "a => a.map(a => a.href)") == shown
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
     seat_links = page.locator("a.seat-link")
     expect(seat_links).to_have_count(2)
     expect(seat_links.nth(0)).to_have_attribute("href", re.compile(rf"^{live_server}/play/\S+$"))
@@ -404,6 +435,22 @@ def test_resigning_ends_the_game_for_both_players(person, started):
         expect(page.locator("#move-input")).to_have_count(0)
         expect(page.locator("svg.board a.cell")).to_have_count(0)
         expect(move_list(page)).to_have_text(["Dark e3-e4"])
+
+
+def test_a_declined_takeback_is_told_to_both_players_in_their_languages(person, started):
+    links = started("e3-e4", "d6xd4")
+    light = person(links["light"])
+    light.get_by_role("button", name="Ask to take back your last move").click()
+    expect(light.locator("p.notice.offers")).to_have_text("You asked to take back your last move.")
+    dark = person(links["dark"] + "?lang=ru")  # Dark reads Russian: the buttons too
+    expect(dark.locator("p.notice.offers")).to_contain_text("Player 2 просит вернуть")
+    dark.get_by_role("button", name="Отказать в возврате хода").click()
+    expect(dark.locator("p.notice.offers")).to_have_text(
+        "Вы отклонили просьбу Player 2 вернуть последний ход.")
+    light.reload()
+    expect(light.locator("p.notice.offers")).to_have_text(
+        "Player 1 declined your request to take back your last move: the game goes on.")
+    expect(move_list(light)).to_have_count(2)  # nothing taken back
 
 
 # -- 8. the end of a game, said first ---------------------------------------------------------

@@ -263,15 +263,16 @@ def test_the_new_game_form_has_the_clock_fields_and_creates_clocked_games(client
         assert f'name="clock-{name}"' in page
     response = client.post("/new/mastery", data={
         **FORM, **CLOCK_FORM, "clock-mode": "per_move", "clock-on_timeout": "draw",
-        "clock-vacation_days": "10"})
-    assert response.status_code == 201
+        "clock-vacation_days": "10"}, follow_redirects=True)
+    assert response.status_code == 200
     link = re.search(r'class="seat-link" data-seat="0" href="http://localhost([^"]+)"',
                      response.get_data(as_text=True)).group(1)
     answer = client.get("/api" + link).json
     # only the chosen mode's fields are taken
     assert answer["time_control"] == {"mode": "per_move", "days": 3, "weekends": "count",
                                       "on_timeout": "draw", "vacation_days": 10}
-    none = client.post("/new/mastery", data={**FORM, **CLOCK_FORM, "clock-mode": "none"})
+    none = client.post("/new/mastery", data={**FORM, **CLOCK_FORM, "clock-mode": "none"},
+                       follow_redirects=True)
     link = re.search(r'data-seat="0" href="http://localhost([^"]+)"',
                      none.get_data(as_text=True)).group(1)
     assert client.get("/api" + link).json["clocks"] is None
@@ -559,7 +560,7 @@ def test_every_time_the_app_takes_comes_from_its_one_clock(client, app, monkeypa
     game = apis(create(client, PER_MOVE))
     assert client.post(f"{game[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code == 200
     assert client.post(f"{game[1]}/chat", json={"text": "Hello"}).status_code == 201
-    assert client.post("/home", data={"email": "ann@example.org"}).status_code == 200
+    assert client.post("/home", data={"email": "ann@example.org"}).status_code == 303
     db = connect(app.config["DATABASE"])
     for table, column in (("games", "created_at"), ("games", "updated_at"),
                           ("events", "created_at"), ("links", "created_at"),

@@ -110,7 +110,7 @@ def installation(tmp_path, monkeypatch):
     scheduler.deliver_mail(app)
     client.post("/home", data={"email": "ann@example.org"})  # its email waits in the outbox
     client.get(path_of(played["seats"][0]["url"]))  # a browser remembers a seat, then forgets
-    client.post("/games/forget")
+    client.post("/games/forget", data={"confirm": "yes"})
     record = client.get(f"{apis[0]}/record?format=apgamerecord").get_data(as_text=True)
     assert client.post("/records", data={"pasted": record}).status_code == 303  # reviewed
     return app, {"played": apis, "waiting": waiting["id"]}

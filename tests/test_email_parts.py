@@ -210,7 +210,7 @@ def test_turn_emails_answers_digests_and_home_links_are_made_alike(app, client, 
             == "recorded"
     db.execute("UPDATE seats SET notify = 'digest' WHERE game_id = ? AND seat = 0", [game.id])
     assert scheduler.send_digests(app, datetime.now(timezone.utc).replace(hour=23)) == 1
-    assert client.post("/home", data={"email": "p2@example.org"}).status_code == 200
+    assert client.post("/home", data={"email": "p2@example.org"}).status_code == 303
     sent = deliver(app, db, smtp)
     (answer,) = [m for m in sent if m["In-Reply-To"] == "<reply@example.org>"]
     assert answer["Subject"].startswith("Recorded — ")

@@ -2,12 +2,13 @@
 know them, valid Atom that a feed reader can parse."""
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from helpers import api_move, path_of
+from helpers import api_move, path_of, session_of
 
 # What is checked is what a feed says; the feed links' storage is the links' (test_security).
 pytestmark = pytest.mark.one_database
@@ -49,12 +50,17 @@ def test_a_feed_link_opens_the_feed_and_nothing_else(client, new_game):
     assert client.post(f"{game.watch.replace('/watch/', '/api/watch/')}/feed").status_code in (404, 405)
 
 
-def test_the_settings_page_makes_a_feed_link_shown_once(client, new_game):
+def test_the_settings_page_makes_a_feed_link_shown_to_its_browser_alone(app, client, new_game):
     game = new_game("mastery")
-    page = client.post(f"{game.urls[1]}/email", data={"feed": "new"}).get_data(as_text=True)
-    [url] = [line for line in page.split('"') if "/feed/" in line]
+    made = client.post(f"{game.urls[1]}/email", data={"feed": "new"})
+    assert made.status_code == 303 and made.location.endswith("/email#feed")
+    # the page the answer leads to shows it, and so does a reload (only its hash is stored:
+    # the browser keeps it, sealed in its session)
+    [url] = [line for line in client.get(made.location).text.split('"') if "/feed/" in line]
+    assert url in client.get(f"{game.urls[1]}/email").text
     assert client.get(path_of(url)).status_code == 200
-    assert "/feed/" not in client.get(f"{game.urls[1]}/email").get_data(as_text=True)
+    assert url.rsplit("/", 1)[1] not in json.dumps(session_of(client))
+    assert "/feed/" not in app.test_client().get(f"{game.urls[1]}/email").text
 
 
 def test_feed_links_begin_with_public_url_whatever_the_request_came_by(app, client, new_game):
@@ -66,8 +72,8 @@ def test_feed_links_begin_with_public_url_whatever_the_request_came_by(app, clie
     game = new_game("mastery")
     forged = {"Host": "evil.example"}
     made = [client.post(f"{game.apis[0]}/feed", headers=forged).json["feed"]]
-    page = client.post(f"{game.urls[1]}/email", data={"feed": "new"},
-                       headers=forged).get_data(as_text=True)
+    page = client.post(f"{game.urls[1]}/email", data={"feed": "new"}, headers=forged,
+                       follow_redirects=True).get_data(as_text=True)
     made += [line for line in page.split('"') if "/feed/" in line]
     assert len(made) == 2
     for url in made:

@@ -32,7 +32,7 @@ def create(client, *emails: str) -> tuple[str, list[str]]:
 def ask_for_home(client, app, address: str) -> tuple[str, str]:
     """POST the form, deliver the mail, and read the link from the .eml file sent to
     ``address``. Returns the answer page's text and the home page path."""
-    response = client.post("/home", data={"email": address})
+    response = client.post("/home", data={"email": address}, follow_redirects=True)
     assert response.status_code == 200
     folder = Path(app.config["MAIL_FOLDER"])
     before = set(folder.glob("*.eml")) if folder.exists() else set()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbem import matches
+from pbem.jobs import scheduler
 from pbem.matches import CACHE
 from pbem.mail import outbox
 from pbem.store import utc
@@ -64,6 +65,32 @@ def test_a_challenge_expires_a_week_after_it_was_made(app, client, db):
         assert page.status_code == 409 and "This challenge expired on" in page.get_data(as_text=True)
     assert client.post(path_of(new["seats"][1]["join"]), json={"name": "Bob"}).status_code == 201
     assert [c["expires_at"] for c in client.get("/api/challenges").json["challenges"]] == []
+
+
+def test_an_expired_challenge_says_so_and_its_players_are_told_once(app, client, db,
+                                                                   monkeypatch):
+    game = challenge(client, game="the-right-moves", players=[ANN, OPEN, OPEN, OPEN])
+    assert client.post(path_of(game["seats"][1]["join"]),  # Bob waits with Ann
+                       json={"name": "Bob", "email": "bob@example.org"}).status_code == 201
+    ann = path_of(game["seats"][0]["url"])
+    assert scheduler.send_expiry_notices(app) == 0  # not yet
+    later = utc.now() + matches.CHALLENGE_LIFETIME
+    monkeypatch.setattr(utc, "now", lambda: later)
+    page = client.get(ann).text
+    assert "Nobody took the open seats of this game within a week" in page
+    assert "Waiting for players" not in page and "/invite" not in page
+    refused = client.post(f"{ann}/invite")  # its join links would open as expired
+    assert refused.status_code == 422 and "This challenge expired on" in refused.text
+    client.get(ann)  # (this browser remembers Ann's seat)
+    assert "expired: nobody took its open seats" in client.get("/games").text
+    # each player waiting is emailed, once
+    assert scheduler.send_expiry_notices(app, later) == 2
+    assert scheduler.send_expiry_notices(app, later) == 0
+    told = db.execute("SELECT recipient, subject, body FROM outbox WHERE kind = 'expired' "
+                      "ORDER BY recipient").fetchall()
+    assert [row["recipient"] for row in told] == ["ann@example.org", "bob@example.org"]
+    assert told[0]["subject"].startswith("Nobody joined — The Right Moves")
+    assert "it will not start, and its join links no longer work" in told[0]["body"]
 
 
 def test_the_creator_is_emailed_when_someone_joins(app, client, db, smtp):

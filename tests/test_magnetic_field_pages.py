@@ -641,6 +641,7 @@ def test_on_a_phone_every_target_is_big_and_the_next_controls_are_on_screen(
     """At 390×844: no sideways scroll, every link of the drawings at least 40 px square (the
     field pans in its frame instead), and the buttons the player needs next (picks,
     directions, confirm) on screen together with the field, with and without JavaScript."""
+    from axe_playwright_python.base import AXE_SCRIPT
     from playwright.sync_api import expect
 
     game = seeded("phone")
@@ -662,6 +663,24 @@ def test_on_a_phone_every_target_is_big_and_the_next_controls_are_on_screen(
         for box in (button.bounding_box() for button in buttons.all()):
             assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
             assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
+
+    # the field pans in its frame: the keyboard reaches the frame, to scroll it, even with
+    # nothing to click on the field (axe: scrollable-region-focusable), and the position in
+    # words says that the field is still empty, not a grid of dots
+    red = open_page(game.urls[1])
+    frame = red.locator(".mf-frame")
+    expect(frame).to_have_attribute("tabindex", "0")
+    expect(frame).to_have_accessible_name("Swipe the board sideways to see all of it")
+    red.evaluate(AXE_SCRIPT)
+    assert red.evaluate("axe.run(document, {runOnly: ['scrollable-region-focusable']})"
+                        ".then(results => results.violations.length)") == 0
+    frame.focus()
+    red.keyboard.press("ArrowRight")
+    expect(frame).not_to_have_js_property("scrollLeft", 0)
+    red.get_by_text("The position in words").click()
+    words = red.locator("#position-words pre")
+    expect(words).to_contain_text("The field is empty.")
+    expect(words).not_to_contain_text(" .  . ")
 
     # the draft, without JavaScript: every click loads a page
     blue = open_page(game.urls[0], javascript=False)

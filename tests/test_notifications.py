@@ -259,11 +259,13 @@ def test_every_email_of_a_game_over_smtp_has_settings_unsubscribe_and_one_thread
     game = create(client, "p1@example.org", "p2@example.org")
     play(client, game.apis[0])
     assert client.post(f"{game.apis[0]}/draw", json={"answer": "offer"}).status_code == 200
+    transport = outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
+    # (delivered before the game ends, which would take back the offer's email unsent)
+    assert outbox.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]) == (4, 0)
     assert client.post(f"{game.apis[1]}/resign", json={}).status_code == 200
+    assert outbox.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]) == (2, 0)
     queued = outbox_rows(db)
     assert [row["kind"] for row in queued] == ["start", "start", "turn", "draw_offer", "end", "end"]
-    transport = outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5)
-    assert outbox.deliver_due(db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]) == (6, 0)
     thread = f"<game-{game.id}@pbem.localhost>"
     urls = set()
     for message in smtp.messages:
@@ -352,11 +354,42 @@ def test_one_click_unsubscribe_by_post_to_the_list_unsubscribe_url(app, client, 
     assert notify.preference(db, game.id, 0) == "each"
     assert client.post(url).status_code == 200  # again: harmless
     assert client.post("/email/" + "C" * 32 + "/unsubscribe").status_code == 404
+    # the page's own button answers with the page, which says it is done (a reload sends
+    # nothing again), as it does when opened again
+    pressed = client.post(url, data={"List-Unsubscribe": "One-Click", "from": "page"})
+    assert pressed.status_code == 303 and pressed.location == url
+    assert "You are unsubscribed" in client.get(url).text
+    assert "<button" not in client.get(url).text.split("<main>")[1]
 
     mark = last_id(db)
     play(client, game.apis[1])
     play(client, game.apis[0])  # Light's turn again: no email to Light
     assert [r["recipient"] for r in after(db, mark)] == ["p1@example.org"]
+
+
+def test_an_offer_answered_before_its_email_went_out_is_not_emailed(app, client, db, smtp):
+    """Before the mail goes out, Dark plays on past Light's request to take back a move,
+    then Light accepts Dark's draw; in a team game one proposal to resign is declined:
+    nobody is told of an offer that no longer stands."""
+    game = create(client, "p1@example.org", "p2@example.org")
+    play(client, game.apis[0])
+    play(client, game.apis[1])
+    assert client.post(f"{game.apis[1]}/takeback").status_code == 202
+    play(client, game.apis[0])  # moving on ends the request
+    assert client.post(f"{game.apis[0]}/draw", json={"answer": "offer"}).status_code == 200
+    team = create(client, *(f"t{n}@example.org" for n in range(4)), game="the-right-moves")
+    assert client.post(f"{team.apis[0]}/resign", json={}).status_code == 200  # to seat 2
+    assert client.post(f"{team.apis[1]}/resign", json={}).status_code == 200  # to seat 3
+    assert client.post(f"{team.apis[2]}/resign", json={"answer": "decline"}).status_code == 200
+    assert client.post(f"{game.apis[1]}/draw", json={"answer": "accept"}).status_code == 200
+    outbox.deliver_due(db, outbox.SMTPTransport("127.0.0.1", smtp.port, timeout=5),
+                       app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
+    subjects = [(m["To"], m["Subject"].split(" — ")[0]) for m in smtp.messages
+                if m["Subject"].split(" — ")[0] not in ("Game started", "Your move")]
+    assert sorted(subjects) == [("p1@example.org", "Game over"),
+                                ("p2@example.org", "Game over"),
+                                ("t0@example.org", "Resignation declined"),
+                                ("t3@example.org", "Resignation proposed")]
 
 
 def test_none_and_digest_stop_turn_emails_reminders_and_draw_offers(app, client, db):
@@ -567,7 +600,7 @@ def test_home_link_emails_can_be_stopped_for_the_address_and_turned_back_on(app,
     def ask() -> list[dict]:
         db.execute("UPDATE home_links SET created_at = '2000-01-01T00:00:00+00:00'")  # rate limit
         mark = last_id(db)
-        page = client.post("/home", data={"email": "Me@Example.org"})
+        page = client.post("/home", data={"email": "Me@Example.org"}, follow_redirects=True)
         assert page.status_code == 200
         assert "We have sent a link" in page.get_data(as_text=True)  # the same answer always
         return after(db, mark)

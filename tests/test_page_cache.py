@@ -15,7 +15,7 @@ from pbem.web import play
 from pbem.store.db import connect, get_db, write
 from pbem.matches import CACHE
 
-from helpers import api_move, links_in, normalised, path_of
+from helpers import api_move, links_in, normalised, path_of, sign_up
 
 
 class Counted:
@@ -209,3 +209,18 @@ def test_a_teams_talk_of_resigning_changes_no_page_of_the_other_team(client, new
     team = engine.get("the-right-moves").team_of(4, 0)
     assert [old != new for old, new in zip(before, after)] == \
         [seat in team for seat in range(4)] + [False]  # nor the spectator's
+
+
+@pytest.mark.one_database  # the cache of drawn pages is in the process
+def test_a_page_drawn_once_names_in_its_header_the_player_it_was_drawn_for(app, client, db,
+                                                                          new_game):
+    """The header names the player signed in: a page kept for one browser is not shown,
+    with another's name or none, to the next, on either link of a seat or as a spectator."""
+    game = new_game()
+    visitor = app.test_client()
+    sign_up(client, db, "Ann")
+    for url in (game.watch, game.urls[0]):
+        first = visitor.get(url).text
+        assert ">Sign in</a>" in first and "Ann</a>" not in first
+        assert "Signed in as </span>Ann</a>" in client.get(url).text
+        assert visitor.get(url).text == first

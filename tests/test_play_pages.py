@@ -10,9 +10,11 @@ from html import unescape
 import pytest
 
 import engine
+from pbem import mygames
+from pbem.store import utc
 from pbem.store.db import connect
 
-from helpers import confirm_move, links_in
+from helpers import confirm_move, links_in, session_of
 
 # What is checked is what the pages draw and say; the moves' path into storage is the API's
 # and the core's, tested on both engines (test_api, test_stale_moves).
@@ -295,6 +297,14 @@ def test_game_records_download_as_json_and_text(client, new_game):
     assert finished["seed"] and finished["outcome"]["winners"] == [1]
 
 
+def test_a_text_record_names_the_options_as_its_reader_reads_them(client, new_game):
+    game = new_game("magnetic-field", options={"colours": "seat0-red"})
+    records = [client.get(f"{url}/record.txt").text for url in (*game.urls, game.watch)]
+    assert "\nColours: You play Red\n" in records[0]
+    assert "\nColours: You play Blue\n" in records[1]
+    assert "Colours" not in records[2] and "seat0" not in "".join(records)  # its sides say it
+
+
 def test_a_spectator_sees_the_game_and_can_do_nothing(client, new_game):
     game = new_game()
     html = client.get(game.watch).get_data(as_text=True)
@@ -314,16 +324,28 @@ def test_unknown_links_get_a_readable_404(client, new_game):
     assert "does not open any game" in response.get_data(as_text=True)
 
 
-def test_the_new_game_form_creates_a_game_and_shows_the_links(client):
+def test_the_new_game_form_creates_a_game_and_shows_the_links(app, client, db, monkeypatch):
     form = client.get("/new/mastery").get_data(as_text=True)
     assert 'name="name1"' in form and 'name="option-setup"' in form
     response = client.post("/new/mastery", data={
         "players": "2", "name0": "Ann", "email0": "ann@example.org", "name1": "Bob",
         "email1": "bob@example.org", "option-setup": "crown", "option-repetition_draw": "false"})
-    html = response.get_data(as_text=True)
-    assert response.status_code == 201
+    # Post/Redirect/Get: the links' page, whose reload starts no second game (nor emails)
+    (game_id,) = [row[0] for row in db.execute("SELECT id FROM games")]
+    assert response.status_code == 303 and response.location == f"/games/{game_id}/links"
+    html = client.get(response.location).text
+    assert client.get(response.location).text == html
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
     seat_links = re.findall(r'class="seat-link" data-seat="\d" href="http://localhost(/play/[^"]+)"', html)
     assert len(seat_links) == 2 and 'class="spectator-link"' in html
+    # kept for that page in this browser alone, sealed (only the links' hashes are stored),
+    # for a day
+    assert not any(link.rsplit("/", 1)[1] in json.dumps(session_of(client))
+                   for link in seat_links)
+    assert app.test_client().get(response.location).status_code == 404
+    later = utc.now() + mygames.SHOWN_FOR
+    monkeypatch.setattr(utc, "now", lambda: later)
+    assert "shown once" in client.get(response.location).text
     api = seat_links[0].replace("/play/", "/api/play/")
     body = client.get(api).json
     assert body["view"]["board"]["c1"]["piece"] == "M"  # crown

@@ -254,6 +254,7 @@ def test_turn_offer_and_end_are_pushed_signed_and_encrypted(app, client, new_gam
     move = client.get(game.apis[1]).json["legal_moves"][0]
     api_move(client, game.apis[1], move)  # Dark's turn: Dark has no device
     assert client.post(f"{game.apis[0]}/draw", json={"answer": "offer"}).status_code == 200
+    deliver(app)  # (before the game ends, which would take back the offer's message unsent)
     assert client.post(f"{game.apis[0]}/resign", json={}).status_code == 200
     deliver(app)
     assert [p["title"] for p in service.payloads("light")] == [

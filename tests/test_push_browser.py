@@ -16,6 +16,7 @@ device" switch is checked up to asking for one.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -110,14 +111,24 @@ def test_the_switch_offline_page_and_manifest(app, new_game, live_server, contex
     game = new_game("mastery")
     page = context.new_page()
     page.goto(live_server + game.urls[0])
-    switch = page.locator(".push-switch")
+    switch = page.locator("aside .email-link + .push-switch")  # by the notification settings
     expect(switch).to_be_visible()  # this browser has Web Push
     expect(switch.get_by_label("Notify me on this device")).not_to_be_checked()
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    # subscribing needs Chromium's push service, on the internet: the switch says it failed
-    switch.get_by_label("Notify me on this device").click()  # it may fail at once
+    # subscribing needs Chromium's push service, on the internet: the switch says it failed,
+    # in the page's words (not the browser's, which are English and name its internals)
+    for language, label, failed in (
+            ("ru", "Уведомлять на этом устройстве", "Не получилось: этот браузер не смог"),
+            ("en", "Notify me on this device", "Not done: this browser could not subscribe")):
+        page.goto(f"{live_server}{game.urls[0]}?lang={language}")
+        switch.get_by_label(label).click()  # it may fail at once
+        expect(switch.locator(".push-status")).to_have_text(re.compile(f"^{failed}"))
+        expect(switch.get_by_label(label)).not_to_be_checked()
+    # a move's page swapped in by a click on the board has its switch working too
+    page.locator(".board-area a.cell").first.click()
+    expect(page).to_have_url(re.compile(r"\?path="))
+    switch.get_by_label("Notify me on this device").click()
     expect(switch.locator(".push-status")).to_contain_text("Not done")
-    expect(switch.get_by_label("Notify me on this device")).not_to_be_checked()
 
     # a phone installs the site from its manifest
     manifest = page.evaluate("fetch(document.querySelector('link[rel=manifest]').href)"

@@ -93,7 +93,7 @@ def test_a_tournaments_feed_names_its_format_in_the_readers_language(client, db)
     feed = path_of(cup["url"]) + "/feed"
     title = {language: ET.fromstring(client.get(feed, headers={
         "Accept-Language": language}).data).findtext(f"{ATOM}title") for language in ("en", "ru")}
-    assert title == {"en": "Autumn cup (Mastery round-robin)", "ru": "Autumn cup (Mastery круговой)"}
+    assert title == {"en": "Autumn cup (Mastery round robin)", "ru": "Autumn cup (Mastery круговой)"}
 
 
 def test_a_game_record_in_the_readers_language(client):

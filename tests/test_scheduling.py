@@ -142,11 +142,13 @@ def test_every_way_an_event_is_recorded_rewrites_the_games_due_rows(app, client,
 
     ann = {"name": "Ann", "email": "ann@example.org"}
     bob = {"name": "Bob", "email": "bob@example.org"}
-    # an open seat: nothing is due while the game waits; the join starts it
+    # an open seat: while the game waits, only its expiry is due (Ann is told if nobody
+    # joins in time); the join starts it
     waiting = post("/api/games", {"game": "mastery", "players": [ann, {"open": True}],
                                   "clock": {"mode": "per_move", "days": 3, "vacation_days": 5}},
                    201)
-    assert not list(db.query("SELECT 1 FROM due WHERE game_id = ?", [waiting["id"]]))
+    assert [(r["seat"], r["kind"]) for r in db.query(
+        "SELECT seat, kind FROM due WHERE game_id = ?", [waiting["id"]])] == [(0, "expiry")]
     joined = post(path_of(waiting["seats"][1]["join"]), {"name": "Bob"}, 201)
     withdrawn = post("/api/games", {"game": "mastery", "players": [ann, {"open": True}]}, 201)
     post(path_of(withdrawn["seats"][0]["api"]) + "/withdraw")

@@ -4,12 +4,9 @@ like the play links), or, in a public game, an entry in the lobby; the game star
 its emails go out, once every seat is taken; a browser remembers the seats it opened."""
 from __future__ import annotations
 
-import base64
-import json
 import logging
 import re
 import urllib.request
-import zlib
 from datetime import timedelta
 from email.message import EmailMessage
 
@@ -23,7 +20,7 @@ from pbem.jobs import scheduler
 from pbem.store.db import get_db
 from pbem.mail.inbound import receive
 
-from helpers import NewGame, database_errors, everything_in, normalised, path_of
+from helpers import NewGame, database_errors, everything_in, normalised, path_of, session_of
 
 ANN = {"name": "Ann", "email": "ann@example.org"}
 OPEN = {"open": True}
@@ -198,9 +195,11 @@ def test_the_creator_makes_new_join_links_while_the_game_waits(client):
     page = path_of(game["seats"][0]["url"])
     assert f'action="{page}/invite"' in client.get(page).get_data(as_text=True)
     made = client.post(f"{page}/invite")
-    (new_link,) = re.findall(r'class="join-link" data-seat="1" href="([^"]+)"',
-                             made.get_data(as_text=True))
-    assert made.status_code == 200 and new_link != game["seats"][1]["join"]
+    assert made.status_code == 303 and made.location == f"/games/{game['id']}/links"
+    shown = client.get(made.location).text
+    (new_link,) = re.findall(r'class="join-link" data-seat="1" href="([^"]+)"', shown)
+    assert new_link != game["seats"][1]["join"] and "New join links" in shown
+    assert f'class="seat-link" data-seat="0" href="{game["seats"][0]["url"]}"' in shown
     taken = join(client, new_link)
     assert taken.status_code == 201
     assert join(client, game["seats"][1]["join"]).status_code == 409  # the seat is taken
@@ -337,15 +336,8 @@ def test_no_join_link_reaches_a_log_line(app, client, live_server, caplog):
 # -- my games ------------------------------------------------------------------------------
 
 def remembered(client) -> list[list]:
-    """The seats in the client's session cookie (signed, not encrypted: readable)."""
-    cookie = client.get_cookie("session")
-    if cookie is None:
-        return []
-    payload = cookie.value.split(".")[0 if not cookie.value.startswith(".") else 1]
-    data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-    if cookie.value.startswith("."):  # itsdangerous compressed it
-        data = zlib.decompress(data)
-    return json.loads(data).get("seats", [])
+    """The seats in the client's session cookie."""
+    return session_of(client).get("seats", [])
 
 
 def game_ids_in(section: str, page: str) -> list[str]:
@@ -423,7 +415,9 @@ def test_forget_this_browser_empties_the_list(client, new_game):
     game = new_game()
     client.get(game.urls[0])
     assert game.id in client.get("/games").get_data(as_text=True)
-    forgot = client.post("/games/forget")
+    assert client.post("/games/forget").status_code == 400  # unticked: nothing forgotten
+    assert game.id in client.get("/games").get_data(as_text=True)
+    forgot = client.post("/games/forget", data={"confirm": "yes"})
     assert forgot.status_code == 303 and remembered(client) == []
     assert game.id not in client.get("/games").get_data(as_text=True)
     assert client.get(game.urls[0]).status_code == 200  # the link itself still works
@@ -437,7 +431,7 @@ def test_a_copy_of_a_forgotten_cookie_lists_and_opens_nothing(app, client, new_g
     thief = app.test_client()
     thief.set_cookie("session", copied)
     assert game.id in thief.get("/games").get_data(as_text=True)
-    assert client.post("/games/forget").status_code == 303
+    assert client.post("/games/forget", data={"confirm": "yes"}).status_code == 303
     for _ in range(2):  # the copy as it was, each time
         thief.set_cookie("session", copied)
         assert game.id not in thief.get("/games").get_data(as_text=True)
@@ -467,9 +461,9 @@ def test_the_cookie_is_secure_when_the_server_is_reached_over_https(tmp_path, mo
 
 def test_the_form_leaves_a_seat_open_and_shows_its_join_link(client):
     form = {"name0": "Ann", "email0": "ann@example.org", "open1": "yes", "public": "yes"}
-    created = client.post("/new/mastery", data=form)
+    created = client.post("/new/mastery", data=form, follow_redirects=True)
     page = created.get_data(as_text=True)
-    assert created.status_code == 201 and "The game waits for players" in page
+    assert created.status_code == 200 and "The game waits for players" in page
     (join_url,) = re.findall(r'class="join-link" data-seat="1" href="([^"]+)"', page)
     assert re.fullmatch(r"http://localhost/join/[A-Za-z0-9_-]{32}", join_url)
     assert len(client.get("/api/challenges").json["challenges"]) == 1

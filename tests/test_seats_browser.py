@@ -8,6 +8,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from pbem import matches
+from pbem.store import utc
+
 from helpers import fits
 from test_browser import type_move
 
@@ -87,20 +90,32 @@ def test_seats_taken_from_the_lobby_and_from_a_link_then_my_games_by_turn(
     expect(bob.locator("#status")).to_have_text("Your turn.")
 
     bob.goto(live_server + "/games")
+    bob.get_by_label("I want this browser to forget its list of games").check()
     bob.get_by_role("button", name="Forget this browser").click()
     expect(bob.locator(".notice")).to_contain_text("no longer remembers your games")
     expect(bob.locator("section.my-games")).to_have_count(0)
 
 
-def test_the_creator_withdraws_a_game_nobody_joined(open_context, live_server):
+def test_the_creator_withdraws_a_game_nobody_joined(open_context, live_server, monkeypatch):
     ann = open_context().new_page()
     start_game(ann, live_server, public=True)
     ann.locator('a.seat-link[data-seat="0"]').click()
     expect(ann.locator("#status")).to_contain_text("Waiting for players")
     expect(ann.locator("form.typed")).to_have_count(0)  # nothing to play yet
     ann.get_by_role("button", name="New join links").click()  # the first one was lost
+    # shown on a page of their own, as a new game's links are, with Ann's link back to it
+    expect(ann.get_by_role("heading", level=1)).to_have_text("New join links")
     expect(ann.locator('a.join-link[data-seat="1"]')).to_have_attribute(
         "href", re.compile(rf"^{live_server}/join/[A-Za-z0-9_-]{{32}}$"))
+    ann.locator('a.seat-link[data-seat="0"]').click()
+    expect(ann.locator("#status")).to_contain_text("Waiting for players")
+    # a week later nobody took the seat: the page says so, and makes no more join links
+    later = utc.now() + matches.CHALLENGE_LIFETIME
+    monkeypatch.setattr(utc, "now", lambda: later)
+    ann.reload()
+    expect(ann.locator("#status")).to_have_text(re.compile(
+        r"\s*Nobody took the open seats of this game within a week: it will not start"))
+    expect(ann.get_by_role("button", name="New join links")).to_have_count(0)
     ann.get_by_label("I want to withdraw this game").check()
     ann.get_by_role("button", name="Withdraw").click()
     expect(ann.locator(".notice")).to_contain_text("You withdrew the game")

@@ -43,15 +43,23 @@ def test_an_accepted_takeback_undoes_the_move_and_the_reply_by_new_events(client
     assert now["ply"] == 0 and now["to_move"] == [0] and now["takeback_offer"] is None
     assert first in now["legal_moves"]
     assert kinds(db, game.id) == ["move", "move", "takeback_offer", "takeback_accept"]
-    # the record keeps the moves taken back, and the takeback
+    # the record keeps the moves taken back, each marked so once, and the takeback
     record = client.get(f"{game.apis[1]}/record").json
     assert [e.get("move") for e in record["events"]] == [first, reply, None, None]
+    assert [e.get("taken_back") for e in record["events"]] == [True, True, None, None]
     # the game goes on from there, with another move this time
     other = now["legal_moves"][1]
     api_move(client, game.apis[0], other)
     assert client.get(game.apis[1]).json["ply"] == 1
     assert client.get(f"{game.apis[1]}/record?format=apgamerecord").json["moves"] == [
         [other, None]]
+    text = client.get(f"{game.urls[1]}/record.txt").text
+    assert f"   1. Dark: {first} (taken back)\n   2. Light: {reply} (taken back)\n" in text
+    assert f"   1. Dark: {other}\n" in text and text.count("(taken back)") == 2
+    # the options in the form's words, not their codes
+    assert "Starting position: Imperial\nDraw by threefold repetition: yes\n" in text
+    assert "(ход возвращён)" in client.get(f"{game.urls[1]}/record.txt",
+                                           headers={"Accept-Language": "ru"}).text
 
 
 def test_a_takeback_before_the_reply_undoes_one_move(client, new_game):
@@ -76,6 +84,13 @@ def test_a_new_move_cancels_the_request_and_a_decline_changes_nothing(client, db
     declined = client.post(f"{game.apis[1]}/takeback", json={"answer": "decline"})
     assert declined.status_code == 200 and declined.json["ply"] == 3
     assert kinds(db, game.id)[-2:] == ["takeback_offer", "takeback_decline"]
+    # both are told, until the asker moves again
+    assert "Player 2 declined your request to take back your last move" in \
+        client.get(game.urls[0]).text
+    assert "You declined Player 1&#39;s request" in client.get(game.urls[1]).text
+    api_move(client, game.apis[1], client.get(game.apis[1]).json["legal_moves"][0])
+    api_move(client, game.apis[0], client.get(game.apis[0]).json["legal_moves"][0])
+    assert "declined" not in client.get(game.urls[1]).text
 
 
 @pytest.mark.parametrize("body, status, words", [

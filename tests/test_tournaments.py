@@ -539,3 +539,81 @@ def test_each_entrant_is_emailed_in_their_own_language(client, db):
     assert emails("Турнир окончен — ")["anya@example.org"][0] == "Турнир окончен — Autumn cup"
     assert "Anya: очков: 0,5 (Бухгольц 0,5)" in emails("Турнир окончен")["anya@example.org"][1]
     assert "Bob: 0.5 points (Buchholz 0.5)" in emails("Tournament over")["bob@example.org"][1]
+
+
+# -- the pages: what a signed-in player sees and does ---------------------------------------
+
+def signed_up(app, db, *handles: str) -> dict:
+    """A browser of its own signed in as each of ``handles``, and their keys."""
+    browsers = {handle: app.test_client() for handle in handles}
+    return {handle: (browser, path_of(sign_up(browser, db, handle)))
+            for handle, browser in browsers.items()}
+
+
+@pytest.mark.one_database  # what the pages say, and refuse before anything is stored
+def test_the_pages_confirm_what_cannot_be_undone_and_lead_players_to_their_games(app, db):
+    people = signed_up(app, db, "Ann", "Bob", "Cat")
+    ann, key = people["Ann"]
+    cup = organise(ann, key)
+    page = f"/tournaments/{cup['id']}"
+    for browser, _ in people.values():
+        assert browser.post(f"{page}/entry").status_code == 303
+    assert "Mastery, round robin;" in ann.get(page).text  # the format in words
+    assert "Autumn cup</a>:\n    Mastery, round robin" in ann.get("/tournaments").text
+    # the organiser's tools that cannot be undone are sent only with their box ticked
+    tools = f"{page}/organise"
+    for tool in ("start", "cancel"):
+        assert ann.post(tools, data={"tool": tool}).status_code == 400
+    assert ann.post(tools, data={"tool": "remove", "handle": "Cat"}).status_code == 400
+    assert shown(ann, cup)["status"] == "open" and len(shown(ann, cup)["players"]) == 3
+    assert ann.post(tools, data={"tool": "start", "confirm": "yes"}).status_code == 303
+    before = ann.get(page).text
+    assert "Being played: every round at once." in before  # not "round 3": all at once
+    assert 'class="danger">Withdraw (your unfinished games are lost)' in before
+
+    # Ann's games first, each with her own link (as her games page opens it), which the
+    # cross-table's cells of her games link to as well
+    mine = re.search(r'<section class="your-games">(.*?)</section>', before, re.S).group(1)
+    links = re.findall(r'<a href="(/play/[^"]+)">Round (\d): against (\w+)</a>', mine)
+    assert sorted(opponent for _, _, opponent in links) == ["Bob", "Cat"]
+    for link, _, _ in links:
+        game = ann.get(link).text
+        assert "(spectating)" not in game and "(you)" in game
+        assert before.count(f'<a href="{link}" data-game=') == 2  # her row and her column
+    assert "/watch/" in before  # Bob against Cat: as a spectator
+
+    bob, _ = people["Bob"]
+    assert bob.post(f"{page}/withdraw").status_code == 400  # unticked: still in
+    assert bob.post(f"{page}/withdraw", data={"confirm": "yes"}).status_code == 303
+    after = bob.get(page).text
+    assert "You have withdrawn from this tournament." in after and "Withdraw" not in after
+    assert '<span class="withdrawn">(withdrawn)</span>' in after
+
+
+def test_a_league_that_too_few_players_stay_for_ends_saying_why(app, db):
+    """Two of three stay, and the league needs three: its last season's page and its last
+    emails say so, in each reader's language."""
+    people = signed_up(app, db, "Ann", "Bob", "Cat")
+    ann, key = people["Ann"]
+    league = organise(ann, key, format="league", division_size=3, min_players=3)
+    page = f"/tournaments/{league['id']}"
+    for browser, _ in people.values():
+        browser.post(f"{page}/entry")
+    ann.post(f"{page}/organise", data={"tool": "start", "confirm": "yes"})
+    bob, _ = people["Bob"]
+    assert bob.post(f"{page}/opt-out").status_code == 400  # unticked
+    assert bob.post(f"{page}/opt-out", data={"confirm": "yes"}).status_code == 303
+    assert "You leave the league at the end of this season." in bob.get(page).text
+    keys = {handle: key for handle, (_, key) in people.items()}
+    for apis in seat_apis(ann, keys, league["id"]).values():
+        play(ann, apis, 1)
+    done = shown(ann, league)
+    assert done["status"] == "finished" and done["next"] is None
+    said = ("This was the league's last season: 2 players stay for another, fewer than the "
+            "3 it needs.")
+    assert said in ann.get(page).text
+    assert "Последний сезон лиги: на следующий остаются 2 игрока, а нужно не меньше 3." in \
+        ann.get(page, headers={"Accept-Language": "ru"}).text
+    ends = [row[0] for row in db.execute("SELECT body FROM outbox WHERE kind = 'tournament' "
+                                         "AND subject LIKE 'Tournament over%'")]
+    assert len(ends) == 3 and all(said in body for body in ends)

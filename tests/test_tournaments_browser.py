@@ -31,8 +31,17 @@ def test_organise_enter_from_another_browser_start_play_and_read_the_cross_table
     ann.goto(live_server + "/tournaments")
     fits(ann)
     form = ann.locator("form.new-tournament")
-    form.get_by_label("Name").fill("Spring cup")
+    # a form: each label above its field, a league's fields shown for a league alone
+    name = form.get_by_label("Name")
+    assert name.bounding_box()["y"] > form.get_by_text("Name", exact=True).bounding_box()["y"]
+    division = form.get_by_label("Players in a division (league)")
+    expect(division).to_be_hidden()
+    form.get_by_label("Format").select_option("league")
+    expect(division).to_be_visible()
+    fits(ann)
+    name.fill("Spring cup")
     form.get_by_label("Format").select_option("round-robin")
+    expect(form.get_by_label("Format")).to_contain_text("round robin")  # words, not codes
     form.get_by_role("button", name="Create the tournament").click()
     expect(ann.get_by_role("heading", level=1)).to_have_text("Spring cup")
     expect(ann.locator("p.status")).to_contain_text("Open for entries (0")
@@ -45,20 +54,30 @@ def test_organise_enter_from_another_browser_start_play_and_read_the_cross_table
 
     ann.reload()
     ann.get_by_role("button", name="Enter as Ann").click()
-    ann.get_by_role("button", name="Start now").click()
-    expect(ann.locator("p.status")).to_contain_text("Being played: round 1")
+    # what cannot be undone asks first, and is red
+    start = ann.get_by_role("button", name="Start now")
+    assert start.evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(179, 38, 30)"
+    start.click()  # unticked: the browser does not send it
+    expect(ann.locator("p.status")).to_contain_text("Open for entries (2")
+    ann.get_by_label("I want to close the entries and start with 2 players").check()
+    start.click()
+    expect(ann.locator("p.status")).to_contain_text("Being played: every round at once.")
+    expect(ann.locator("form.withdraw button.danger")).to_have_text(
+        "Withdraw (your unfinished games are lost)")
     fits(ann)
 
-    # Bob entered first, so he is the first seed and has the first move
-    bob.goto(live_server + "/games")
-    bob.locator("section.your-turn").get_by_role("button", name="Open").click()
+    # each opens their game from the tournament's page: "Your games", their own links
     [game] = tournaments.games(db, tournaments.listed(db)[0])
+    bob.reload()
+    bob.locator("section.your-games").get_by_role("link", name="Round 1: against Ann").click()
+    expect(bob.locator("ul.players")).to_contain_text("Bob (you)")
     match = matches.load(db, game.game_id)
     type_move(bob, match.game.legal_moves(match.current, 0)[0])
     expect(bob.locator("section.moves li")).to_have_count(1)
 
-    ann.goto(live_server + "/games")
-    ann.locator("section.your-turn").get_by_role("button", name="Open").click()
+    ann.reload()
+    expect(ann.locator("section.your-games li")).to_contain_text("your turn")
+    ann.locator("section.your-games").get_by_role("link", name="Round 1: against Bob").click()
     resign = ann.locator("form.resign")
     resign.get_by_label("I want to resign").check()
     resign.get_by_role("button", name="Resign").click()
@@ -72,24 +91,32 @@ def test_organise_enter_from_another_browser_start_play_and_read_the_cross_table
     expect(cross.locator(f'a[data-game="{game.game_id}"]')).to_have_count(2)
     cross.get_by_role("row", name="Bob").get_by_role("link", name="1").click()
     expect(bob.locator("#game .game-over")).to_contain_text("Bob won: Ann resigned")
+    expect(bob.locator("ul.players")).to_contain_text("Bob (you)")  # his own page, not a
+    expect(bob.locator("h1")).not_to_contain_text("(spectating)")   # spectator's
 
 
 def test_a_cross_table_of_many_players_scrolls_in_its_own_box_on_a_phone(
         open_context, live_server, app, db):
     """Eight players with the longest handles: the page keeps to the phone's width, the
-    cross-table scrolls sideways inside its box, and its last column's results open."""
+    cross-table scrolls sideways inside its box, and its last column's results open; a
+    league's standings (with their divisions, and a player who withdrew) and a player's
+    ratings fit as well, in English and in Russian."""
     with app.test_request_context():
         entered = [players.create(db, f"Player{n}-with-a-long", f"p{n}@example.org")
                    for n in range(8)]
         cup = tournaments.create(db, entered[0], {"name": "A cup with a rather long name "
                                                   "for a phone", "game": "mastery",
-                                                  "format": "round-robin"})
-        for player in entered:
-            tournaments.enter(db, cup.id, player)
-        tournaments.start(db, cup.id, entered[0])
+                                                  "format": "round-robin", "rated": True})
+        league = tournaments.create(db, entered[0], {"name": "The league", "game": "mastery",
+                                                     "format": "league", "division_size": 4})
+        for tournament in (cup, league):
+            for player in entered:
+                tournaments.enter(db, tournament.id, player)
+            tournaments.start(db, tournament.id, entered[0])
         last = next(g for g in tournaments.games(db, cup) if entered[7].id in
                     (g.first_id, g.second_id))
-        commands.submit(db, last.game_id, 0, Command.of("resign"))
+        commands.submit(db, last.game_id, 0, Command.of("resign"))  # a rated game's end
+        tournaments.withdraw(db, league.id, entered[5].id)
     page = open_context(**PHONE_CONTEXT).new_page()
     for path in ("/tournaments", f"/tournaments/{cup.id}"):
         page.goto(live_server + path)
@@ -104,3 +131,14 @@ def test_a_cross_table_of_many_players_scrolls_in_its_own_box_on_a_phone(
     expect(result).to_be_in_viewport(ratio=1)
     result.click()
     expect(page.locator("#game .game-over")).to_contain_text("resigned")
+
+    for language in ("en", "ru"):
+        page.goto(f"{live_server}/tournaments/{league.id}?lang={language}")
+        expect(page.locator("table.standings th.division").first).to_have_text(
+            {"en": "Division 1", "ru": "Дивизион 1"}[language])
+        fits(page)
+        withdrawn = page.locator("table.standings .withdrawn")  # never broken mid-word
+        assert withdrawn.evaluate("w => w.getClientRects().length") == 1
+        page.goto(f"{live_server}/players/{entered[0].handle}")
+        expect(page.locator("table.ratings td.rating")).to_have_count(1)
+        fits(page)

@@ -869,14 +869,8 @@ def _footer(view: Mapping[str, Any], top: int, targets: Mapping[str, str]) -> tu
 TEXT_ARROWS = {"n": "^", "e": ">", "s": "v", "w": "<"}
 
 
-def text(view: Mapping[str, Any], seat: int | None) -> str:
-    """The field as plain text for emails (rank 10 at the top, as on the page), then the
-    scores, figures, hands, deck and draft pool, all from ``view``: the viewer's own tiles by
-    code, the opponent's only as far as they are public (drafted tiles), the rest counted.
-
-    Each cell is three characters: its tile (C X K D) or ``.`` (``:`` in the centre), then a
-    figure if any: B or R for its colour and ^ > v < for where its N pole points."""
-    colours = view["colours"]
+def _field_text(view: Mapping[str, Any]) -> list[str]:
+    """The field's lines of ``text``, rank 10 at the top, and their legend."""
     header = "     " + "   ".join(FILES)
     lines = [header]
     for rank in range(SIZE, 0, -1):
@@ -888,11 +882,25 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
             cells.append(tile + (figure["colour"][0].upper() + TEXT_ARROWS[figure["facing"]]
                                  if figure else "  "))
         lines.append(f"{rank:>3}  {' '.join(cells)}{rank:>3}".rstrip())
-    lines += [header, "",
-              gettext("Tiles: C Control, X Capture, K Knockout, D Domination; : marks the "
-                      "centre."),
-              gettext("Figures: B Blue, R Red, then ^ > v < for where the N pole points (north "
-                      "is up).")]
+    return lines + [header, "",
+                    gettext("Tiles: C Control, X Capture, K Knockout, D Domination; : marks "
+                            "the centre."),
+                    gettext("Figures: B Blue, R Red, then ^ > v < for where the N pole points "
+                            "(north is up).")]
+
+
+def text(view: Mapping[str, Any], seat: int | None) -> str:
+    """The field as plain text for emails (rank 10 at the top, as on the page), then the
+    scores, figures, hands, deck and draft pool, all from ``view``: the viewer's own tiles by
+    code, the opponent's only as far as they are public (drafted tiles), the rest counted.
+
+    Each cell is three characters: its tile (C X K D) or ``.`` (``:`` in the centre), then a
+    figure if any: B or R for its colour and ^ > v < for where its N pole points. An empty
+    field (the draft) is said in words, not drawn: a grid of dots is all a screen reader
+    would read of it."""
+    colours = view["colours"]
+    lines = _field_text(view) if view["tiles"] or view["figures"] \
+        else [gettext("The field is empty.")]
     order = [seat, 1 - seat] if seat is not None else [colours.index("blue"),
                                                         colours.index("red")]
     scores = ", ".join(f"{gettext(COLOUR_NAMES[colours[s]])} {view['scores'][s]}" for s in order)

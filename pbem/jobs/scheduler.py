@@ -1,8 +1,8 @@
 """Background jobs (APScheduler): delivering queued mail (the emails, and beside them, in a
 job of their own, the webhook posts and push messages), game clocks (timeouts and
 deadline warnings), "Your move" emails held back while a player was there, reminders, the
-daily digests, the computer players' moves, tournaments' start times and round deadlines, and
-the games of a large tournament's start or next round.
+daily digests, the games nobody joined in time, the computer players' moves, tournaments'
+start times and round deadlines, and the games of a large tournament's start or next round.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -130,6 +130,12 @@ def send_turn_emails(app: Flask, now: datetime | None = None) -> int:
                    lambda db: notify.send_turn_emails(db, now or utc.now()))
 
 
+def send_expiry_notices(app: Flask, now: datetime | None = None) -> int:
+    """Tell the players of the games nobody joined in time (``notify.send_expiry_notices``)."""
+    return _queued(app, "expiry notices",
+                   lambda db: notify.send_expiry_notices(db, now or utc.now()))
+
+
 def send_digests(app: Flask, now: datetime | None = None) -> int:
     """From DIGEST_HOUR (UTC) on, once a day, the digests (``notify.send_digests``)."""
     return _queued(app, "digests", lambda db: notify.send_digests(
@@ -201,6 +207,7 @@ def _scheduler(kind, app: Flask):
                  check_clocks: app.config["CLOCK_INTERVAL_SECONDS"],
                  send_turn_emails: TURN_INTERVAL_SECONDS,
                  send_reminders: NOTIFY_INTERVAL_SECONDS, send_digests: NOTIFY_INTERVAL_SECONDS,
+                 send_expiry_notices: NOTIFY_INTERVAL_SECONDS,
                  play_bots: app.config["BOT_INTERVAL_SECONDS"],
                  run_tournaments: NOTIFY_INTERVAL_SECONDS,
                  make_tournament_games: app.config["TOURNAMENT_INTERVAL_SECONDS"]}

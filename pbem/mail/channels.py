@@ -32,7 +32,8 @@ DEFAULT = "both"
 # to emailed moves, ...) always go by email alone.
 TOPIC_OF = {"turn": "turn", "reminder": "turn", "chat": "chat", "deadline": "deadline",
             "end": "end", "draw_offer": "offers", "draw_declined": "offers",
-            "resign_offer": "offers", "resign_declined": "offers", "rematch": "offers"}
+            "resign_offer": "offers", "resign_declined": "offers", "rematch": "offers",
+            "expired": "end"}
 
 
 class Wanted(NamedTuple):

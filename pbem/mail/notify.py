@@ -51,7 +51,8 @@ SUBJECTS = {"start": lazy_gettext("Game started"), "turn": lazy_gettext("Your mo
             "takeback_offer": lazy_gettext("Takeback asked"),
             "takeback_answer": lazy_gettext("Takeback answered"),
             "chat": lazy_gettext("New message"), "rematch": lazy_gettext("Rematch asked"),
-            "joined": lazy_gettext("A player joined")}
+            "joined": lazy_gettext("A player joined"),
+            "expired": lazy_gettext("Nobody joined")}
 HINT_MOVES = 8  # legal moves named in an email
 
 
@@ -153,9 +154,25 @@ def game_started(db: sqlite_utils.Database, match: Match, spectator_token: str,
         _send(db, match, seat, "started", also=also, watch=watch, joined=joined.get(seat))
 
 
+def _withdraw_answered_offers(db: sqlite_utils.Database, before: Match, after: Match) -> None:
+    """An offer answered (accepted, declined, moved past, or ended with the game) before
+    its emails and notifications went out is not told any more."""
+    if before.finished:
+        return
+    ended = after.finished
+    if before.draw_offer is not None and (ended or after.draw_offer is None):
+        outbox.withdraw(db, after.id, "draw_offer")
+    if before.takeback_offer is not None and (ended or after.takeback_offer is None):
+        outbox.withdraw(db, after.id, "takeback_offer")
+    for proposer in before.resign_offers:
+        if ended or proposer not in after.resign_offers:
+            outbox.withdraw(db, after.id, "resign_offer", after.partners(proposer))
+
+
 @signals.event_recorded.connect
 def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                    event: Event, latest: Match) -> None:
+    _withdraw_answered_offers(db, before, after)
     if before.waiting:  # before the game starts, only its creator hears of each join
         if event.kind == "join":
             joiner = after.seats[event.seat].name
@@ -412,7 +429,32 @@ def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
         set_home_opt_out(db, link["email"], True)
 
 
+def unsubscribed(db: sqlite_utils.Database, link: dict[str, Any]) -> bool:
+    """Whether what ``unsubscribe`` does for ``link`` holds already."""
+    if link["purpose"] == "seat":
+        return preference(db, link["game_id"], link["seat"]) == "none"
+    if link["purpose"] == "digest":
+        return not db.execute("SELECT 1 FROM seats WHERE lower(email) = lower(?) "
+                              "AND notify = 'digest'", [link["email"]]).fetchall()
+    return home_opted_out(db, link["email"])
+
+
 # -- the scheduler's jobs --------------------------------------------------------------------
+
+def send_expiry_notices(db: sqlite_utils.Database, now: datetime) -> int:
+    """Tell each player of a game that waited for players until its open seats expired
+    (its ``expiry`` rows) that it will not start, once. Returns how many were told."""
+    told = 0
+    for game_id, seat in due.found(db, "expiry", now):
+        with write(db):
+            match = matches.load(db, game_id)
+            if match.waiting and now >= match.expires_at:
+                _send(db, match, seat, "expired", unique_key=f"expired:{game_id}:{seat}",
+                      lobby=links.email_url("lobby.lobby"))
+                told += 1
+            due.done(db, game_id, seat, "expiry")
+    return told
+
 
 def send_reminders(db: sqlite_utils.Database, now: datetime, hours: float) -> int:
     """Queue one reminder to each seat (that chose an email at every turn) whose turn began

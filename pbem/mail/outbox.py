@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Mapping, Protocol, Sequence
 
 import sqlite_utils
 from markupsafe import escape
@@ -64,6 +64,21 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
         [message_id, game_id, recipient, subject, body, json.dumps(dict(headers or {})),
          now, now, kind, seat, unique_key, channel, html, board])
     return message_id
+
+
+def withdraw(db: sqlite_utils.Database, game_id: str, kind: str,
+             seats: Sequence[int] | None = None) -> None:
+    """Never send the messages of ``kind`` about a game (to ``seats``, or to anyone) that
+    are not sent yet: an offer answered before its emails went out, which would tell of
+    what is no longer so. They stay, as "withdrawn", without their secrets."""
+    marks = "" if seats is None else f" AND seat IN ({', '.join('?' * len(seats))})"
+    rows = db.execute(f"SELECT id, body, headers, html FROM outbox WHERE game_id = ? AND "
+                      f"kind = ? AND status = 'pending'{marks}",
+                      [game_id, kind, *(seats or ())]).fetchall()
+    db.conn.executemany(
+        "UPDATE outbox SET status = 'withdrawn', body = ?, headers = ?, html = ?, board = NULL "
+        "WHERE id = ?", [(redact(row["body"]), redact(row["headers"]),
+                          row["html"] and redact(row["html"]), row["id"]) for row in rows])
 
 
 class Undeliverable(RuntimeError):

@@ -13,9 +13,7 @@ from flask_babel import LazyString, lazy_gettext
 from .. import languages, links, pairings, players, signals, tournaments
 from . import outbox
 
-# What the emails call each format and tie-break, in their language.
-FORMATS = {"round-robin": lazy_gettext("round robin"), "swiss": lazy_gettext("Swiss system"),
-           "knockout": lazy_gettext("knockout"), "league": lazy_gettext("league")}
+# What the emails call each tie-break, in their language.
 TIEBREAKS = {pairings.SONNEBORN_BERGER: lazy_gettext("Sonneborn–Berger"),
              pairings.BUCHHOLZ: lazy_gettext("Buchholz")}
 
@@ -26,7 +24,7 @@ def _queue(db: sqlite_utils.Database, email: str, language: str, subject: LazySt
     that of the page whose request started the round)."""
     with languages.in_language(language):
         body = render_template(f"email/{template}.txt", tournament=tournament,
-                               format_name=FORMATS[tournament.format],
+                               format_name=tournament.format_name,
                                tiebreak=TIEBREAKS.get(tournament.tiebreak or ""), **context)
         outbox.queue(db, recipient=email, subject=str(subject), kind="tournament", body=body,
                      domain=current_app.config["MAIL_DOMAIN"])
@@ -87,4 +85,4 @@ def tournament_finished(db: sqlite_utils.Database, *,
         _queue(db, email, spoken[entrant.player_id],
                lazy_gettext("Tournament over — %(tournament)s", tournament=tournament.name),
                "tournament_end", tournament, name=entrant.handle, shown=shown,
-               page=_page(tournament))
+               last_season=tournaments.last_season(shown), page=_page(tournament))

@@ -27,8 +27,15 @@ def notices(match: Match, viewer: int | None) -> list[str]:
 
 
 def takeback_notices(match: Match, viewer: int | None) -> list[str]:
-    """The standing request to take back a move, for ``viewer``."""
-    asker = match.takeback_offer
+    """The standing request to take back a move, or the last one declined, for
+    ``viewer``."""
+    asker, declined = match.takeback_offer, match.takeback_declined
+    if asker is None and declined is not None:
+        return [_declined(match, declined.by, declined.offerer, viewer, (
+            N_("You declined %(name)s's request to take back their last move."),
+            N_("%(name)s declined your request to take back your last move: the game goes "
+               "on."),
+            N_("%(by)s declined %(offerer)s's request to take back their last move.")))]
     if asker is None:
         return []
     if asker == viewer:

@@ -17,6 +17,8 @@ from ..store.db import get_db, write
 from ..players import Player
 
 bp = Blueprint("players", __name__)
+# every page's header names the player the browser is signed in as (base.html)
+bp.add_app_template_global(players.signed_in, "signed_in")
 
 NO_LINK = lazy_gettext("This sign-in link is used, expired or unknown. Ask for a new one.")
 
@@ -42,11 +44,13 @@ def sign_in_request():
     if request.method == "GET" and players.current(get_db()) is not None:
         return redirect(url_for("mygames.my_games"))
     if request.method == "GET":
-        return render_template("sign_in.html", sent=False, error=None)
+        return render_template("sign_in.html", error=None)
     if not _send_sign_in(request.form.get("email", "")):
-        return render_template("sign_in.html", sent=False,
+        return render_template("sign_in.html",
                                error=gettext("Please enter a valid email address.")), 400
-    return render_template("sign_in.html", sent=True, error=None)
+    flash(gettext("If that address can sign in, a link is on its way to it. Open the email "
+                  "and press the button on the page its link opens."))
+    return redirect(url_for(".sign_in_request"), 303)
 
 
 @bp.post("/api/sign-in")
@@ -123,8 +127,11 @@ def sign_out():
 
 @bp.post("/sign-out/everywhere")
 def sign_out_everywhere():
+    signed_in = _signed_in()
+    if request.form.get("confirm") != "yes":
+        abort(400, gettext("To sign out everywhere, tick the box that confirms it."))
     db = get_db()
-    player = players.sign_out_everywhere(db, _signed_in())
+    player = players.sign_out_everywhere(db, signed_in)
     players.remember(db, player)  # this browser alone stays signed in
     flash(gettext("Every other browser is signed out, and your player key and your games' "
                   "links from this page are replaced (the links emailed to you still work)."))

@@ -27,7 +27,7 @@ from markupsafe import Markup, escape
 
 from ..boards import builder, cells
 from .. import (analysis, clocks, commands, conditional, events, invites, languages, limits,
-               links, matches, mygames, ratings, talk)
+               links, lobby, matches, mygames, players, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
 from ..store import utc
@@ -229,9 +229,10 @@ def _extras(match: Match, seat: int | None) -> dict[str, Any]:
 def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...],
           extras: dict[str, Any]) -> str | None:
     """The page's ETag: a digest of everything it shows its viewer (None while a flash
-    message waits: shown once, it makes the page new). From what the viewer may know
-    alone (the events it may know of, not the log's length; no ids, no secret), so two
-    games that differ only in a secret of another seat have the same ETag."""
+    message waits: shown once, it makes the page new), the player signed in too. From what
+    the viewer may know alone (the events it may know of, not the log's length; no ids, no
+    secret), so two games that differ only in a secret of another seat have the same
+    ETag."""
     if session.get("_flashes"):
         return None
     shown_clocks = [(c.left_text, c.running, c.deadline_text, c.paused, c.vacation_text,
@@ -240,7 +241,9 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
     notes = extras["notes"]
     # the notes' time as the page shows it, to the minute
     saved = notes and (notes["text"], (notes["updated_at"] or "")[:16])
-    parts = (CODE, languages.current(), seat, ply, path, match.known_events(seat), shown_clocks,
+    signed_in = players.signed_in()  # the header names them
+    parts = (CODE, languages.current(), signed_in and signed_in.handle, seat, ply, path,
+             match.known_events(seat), match.expired, shown_clocks,
              None if lines is None else len(lines), saved)
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
 
@@ -269,7 +272,7 @@ def _viewed(match: Match, seat: int | None, token: str, role: str, ply: int | No
 
 def _game_page(match: Match, seat: int | None, token: str, role: str, *,
                status: int = 200, **shown: Any):
-    """The game page as the answer to a form (an error, new join links): never cached."""
+    """The game page as the answer to a form that was refused: never cached."""
     html = _render(match, seat, role, None, builder.parse_path(request.args.get("path")),
                    _extras(match, seat), **shown)
     return html.replace(PLACEHOLDER, token), status
@@ -277,8 +280,7 @@ def _game_page(match: Match, seat: int | None, token: str, role: str, *,
 
 def _render(match: Match, seat: int | None, role: str, ply: int | None,
             path: tuple[str, ...], extras: dict[str, Any], *, error: str | None = None,
-            typed: str = "", error_in: str | None = None, draft: str = "",
-            invitations: list[tuple[int, str]] | None = None) -> str:
+            typed: str = "", error_in: str | None = None, draft: str = "") -> str:
     """The game page's HTML, with PLACEHOLDER for the viewer's token; ``error_in`` names
     the section whose form the error is about (chat, notes, rematch; None: the move forms
     at the top), ``draft`` what was typed into it."""
@@ -296,7 +298,7 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         choices=board.choices, history_prefix=history_prefix,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
-        chat=match.chat_seen_by(seat), invitations=invitations,
+        chat=match.chat_seen_by(seat),
         labels=ratings.seat_labels(get_db(), match), rating_counted=ratings.counted(match),
         version=match.known_events(seat),  # what the forms send back (commands.submit)
         analysable=analysis.allowed(match),
@@ -515,16 +517,21 @@ def withdraw(token: str):
 @limits.creating
 def invite(token: str):
     """A new join link for each open seat, for a creator who lost the first ones (only
-    their hashes are stored: a link cannot be shown twice)."""
+    their hashes are stored: they are shown on the page of links this browser keeps,
+    ``mygames.keep_links``, with the creator's own link back to the game)."""
     match, seat = open_link(token, "play")
     if not match.hosts(seat):
         abort(422, gettext("Only the player who created a game makes join links for it, "
                            "and only while it waits for players."))
+    if match.expired:
+        abort(422, languages.translated(matches.expiry(match)))
     db = get_db()
     with write(db):
-        invitations = [(s, links.external_url("lobby.join", token=links.mint(
-            db, match.id, s, table=links.INVITATIONS))) for s in match.open_seats]
-    return _game_page(match, seat, token, "play", invitations=invitations)
+        joins = links.mint_all(db, [(match.id, s) for s in match.open_seats],
+                               table=links.INVITATIONS)
+    mygames.keep_links(match.id, {"seats": {seat: token},
+                                  "joins": dict(zip(match.open_seats, joins))})
+    return redirect(url_for("site.shown_links", game_id=match.id), 303)
 
 
 @bp.post("/play/<token>/draw")
@@ -625,11 +632,12 @@ def rematch(token: str):
 
 def record(match: Match, viewer: int | None) -> dict[str, Any]:
     """The whole game as ``viewer`` may know it, for download (with the chat as the
-    viewer may read it)."""
+    viewer may read it); each move a takeback undid says so (``taken_back``)."""
     final = match.current
     moved = [event for event in match.events if event.kind == "move"]
     times = iter(move_times(match, moved))
     logged = []
+    line: list[dict[str, Any]] = []  # the entries of the moves of the line as it stands
     for event in filter(lambda event: match.known_to(event, viewer), match.events):
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
@@ -637,8 +645,12 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
             ply = match.turns[event.seq][0]
             entry.update(ply=ply, took=next(times)[1], move=match.game.public_move(
                 event.seat, event.move, viewer, final))
+            line.append(entry)
         elif event.seq in match.turns:  # a takeback: back to this ply
-            entry["ply"] = match.turns[event.seq][0]
+            entry["ply"] = back = match.turns[event.seq][0]
+            for undone in line[back:]:
+                undone["taken_back"] = True
+            del line[back:]
         elif isinstance(event.payload, events.Days):
             entry["days"] = event.payload.days
         elif isinstance(event.payload, events.Message):
@@ -668,7 +680,7 @@ def record_json(role: str, token: str):
 def record_text(role: str, token: str):
     match, seat = open_link(token, role)
     text = render_template("record.txt", record=record(match, seat), match=match,
-                           logged=events.LOGGED)
+                           options=lobby.options_text(match, seat), logged=events.LOGGED)
     return Response(text, mimetype="text/plain",
                     headers={"Content-Disposition":
                              f'attachment; filename="{match.game.id}-{match.id}.txt"'})

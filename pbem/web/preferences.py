@@ -20,7 +20,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from flask_babel import gettext
 
-from .. import computer, languages, limits, links, matches, players
+from .. import computer, languages, limits, links, matches, mygames, players
 from . import feeds
 from ..mail import channels, compose, notify, webhooks
 from ..store.db import get_db, write
@@ -74,12 +74,14 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
         abort(403, gettext("An email's settings link sets your emails alone: the webhook, "
                            "feed links and the computer standing in are set on the "
                            "notification settings of the game's own page."))
-    feed = error = None
+    error = None
+    feed_page = f"feed {seat[0]} {seat[1]}" if seat else ""  # its kept link's
     if request.method == "POST" and seat and request.form.get("feed") == "new":
         db = get_db()
-        with write(db):  # shown once, on this answer: only its hash is kept
-            feed = feeds.url(feeds.mint(db, *seat))
-    elif request.method == "POST":
+        with write(db):  # only its hash is stored: this browser keeps it for the page
+            mygames.keep_links(feed_page, {"feed": feeds.mint(db, *seat)})
+        return redirect(f"{here}#feed", 303)
+    if request.method == "POST":
         db = get_db()
         try:
             with write(db):  # all or nothing: a bad webhook saves no other choice either
@@ -103,6 +105,8 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
         else:
             flash(gettext("Your settings are saved."))
             return redirect(here, 303)
+    kept = mygames.kept_links(feed_page) if seat else None
+    feed = feeds.url(kept["feed"]) if kept else None
     email = address or (entries[0]["match"].seats[entries[0]["seat"]].email if entries else "")
     # the computer may stand in for the seat only in a game with vacations (None: no choice)
     clock = entries[0]["match"].clock if seat and entries else None
@@ -166,15 +170,17 @@ def player_notifications():
 
 @bp.route("/email/<token>/unsubscribe", methods=["GET", "POST"])
 def unsubscribe(token: str):
-    """GET: what unsubscribing stops, and a button; POST (the button, or a mail provider's
-    one-click ``List-Unsubscribe=One-Click``): unsubscribe at once."""
+    """GET: what unsubscribing stops, and a button (or that it is stopped); POST (a mail
+    provider's one-click ``List-Unsubscribe=One-Click``, answered 200 as providers expect,
+    or the page's button, answered with the page again): unsubscribe at once."""
     link = _email_link(token)
-    entries = _entries(link) if link["purpose"] == "seat" else []
-    done = request.method == "POST"
-    if done:
-        db = get_db()
+    db = get_db()
+    if request.method == "POST":
         with write(db):
             notify.unsubscribe(db, link)
-    return render_template("unsubscribe.html", link=link, done=done,
+        if request.form.get("from") == "page":
+            return redirect(url_for(".unsubscribe", token=token), 303)
+    entries = _entries(link) if link["purpose"] == "seat" else []
+    return render_template("unsubscribe.html", link=link, done=notify.unsubscribed(db, link),
                            match=entries[0]["match"] if entries else None,
                            settings=url_for(".settings", token=token))

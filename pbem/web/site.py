@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from flask import (Blueprint, Response, abort, current_app, render_template,
-                   request)
+from flask import (Blueprint, Response, abort, current_app, flash, redirect, render_template,
+                   request, url_for)
 from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, SecurityError
@@ -58,8 +58,10 @@ def new_game(game_id: str):
     if count not in game.player_counts:
         count = game.player_counts[0]
     player = players.current(get_db())
-    if request.method == "GET":
-        return render_template("new.html", game=game, count=count, form={}, error=None,
+    if request.method == "GET":  # signed in, the first player is already known
+        known = {"name0": player.handle, "email0": player.email or "",
+                 "language0": player.language} if player else {}
+        return render_template("new.html", game=game, count=count, form=known, error=None,
                                levels=computer.LEVEL_NAMES, player=player)
     # The first player is the one filling in the form; each other seat may be the
     # computer's ("Played by": a level), or left open ("I'll send the link myself"), to be
@@ -92,14 +94,33 @@ def new_game(game_id: str):
     match = created.match
     mygames.remember(match.id, 0)
     claim_signed_in(get_db(), match.id, 0)  # the form's first player
-    seat_links = [(s, links.external_url("play.page", role="play", token=t) if t else None,
-                   links.external_url("lobby.join", token=j) if j else None)
-                  for s, t, j in zip(match.seats, created.tokens, created.joins)]
-    watch = links.external_url("play.page", role="watch", token=created.spectator_token)
+    mygames.keep_links(match.id, {
+        "seats": dict(enumerate(created.tokens)), "joins": dict(enumerate(created.joins)),
+        "watch": created.spectator_token, "public": form.get("public") == "yes"})
+    return redirect(url_for(".shown_links", game_id=match.id), 303)
+
+
+@bp.get("/games/<game_id>/links")
+def shown_links(game_id: str):
+    """The links a form just made, in the browser that sent it (``mygames.keep_links``):
+    a new game's, or new join links for its open seats (``play.invite``)."""
+    kept = mygames.kept_links(game_id)
+    match = matches.find(get_db(), game_id)
+    if kept is None or match is None:
+        abort(404, gettext("These links were shown once, for a day, in the browser that "
+                           "made them. Your game is under My games; its page makes new "
+                           "join links for its open seats."))
+    seat_links = [(s, links.external_url("play.page", role="play", token=seat)
+                   if (seat := kept["seats"].get(str(s.seat))) else None,
+                   links.external_url("lobby.join", token=join)
+                   if (join := kept["joins"].get(str(s.seat))) else None)
+                  for s in match.seats]
+    watch = kept.get("watch") and links.external_url("play.page", role="watch",
+                                                     token=kept["watch"])
     return render_template("created.html", match=match, seat_links=seat_links, watch=watch,
-                           public=form.get("public") == "yes",
+                           public=kept.get("public"),
                            held_back=invites.held_back(get_db(), match.id),
-                           held_back_text=invites.HELD_BACK), 201
+                           held_back_text=invites.HELD_BACK)
 
 
 @bp.get("/ratings/<game_id>")
@@ -147,10 +168,10 @@ def rules(game_id: str):
 @limits.asking_home
 def home_request():
     if request.method == "GET":
-        return render_template("home_request.html", sent=None, error=None)
+        return render_template("home_request.html", error=None)
     address = request.form.get("email", "").strip()
     if not matches.valid_email(address):
-        return render_template("home_request.html", sent=None,
+        return render_template("home_request.html",
                                error=gettext("Please enter a valid email address.")), 400
     db = get_db()
     mailbox = invites.address_key(address)
@@ -167,7 +188,9 @@ def home_request():
                                      "address": mailbox, "created_at": utc.iso(utc.now())})
             notify.home_link(db, address, token)
     # The same answer whether or not the address has games, or was just sent a link.
-    return render_template("home_request.html", sent=address, error=None)
+    flash(gettext("We have sent a link to the list of games of %(email)s. Check that mailbox.",
+                  email=address))
+    return redirect(url_for(".home_request"), 303)
 
 
 def _home_email(token: str) -> str:

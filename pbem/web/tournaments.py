@@ -158,6 +158,7 @@ def create():
 def page(tournament_id: str):
     db = get_db()
     shown = tournaments.table(db, _tournament(tournament_id))
+    t = shown.tournament
     player = players.current(db)
     # (player, opponent) -> [(the game, the player's points or None)]
     games: dict[tuple[int | None, int | None], list[tuple[tournaments.Pairing, float | None]]] = {}
@@ -169,14 +170,54 @@ def page(tournament_id: str):
                                    None if game.points is None else 1 - game.points)):
             games.setdefault((me, other), []).append((game, points))
     watched = [game.game_id for game in shown.games if game.game_id]  # each cell's link
+    own = _own_games(db, player, shown) if player else []
     return render_template(
-        "tournament.html", shown=shown, t=shown.tournament, player=player, cells=games,
-        entered=player is not None and any(e.player_id == player.id for e in shown.entrants),
-        organiser=player is not None and player.id == shown.tournament.organiser_id,
+        "tournament.html", shown=shown, t=t, player=player, cells=games,
+        me=next((e for e in shown.entrants if player and e.player_id == player.id), None),
+        organiser=player is not None and player.id == t.organiser_id,
         levels=computer.LEVEL_NAMES, feed=url_for(".feed", tournament_id=tournament_id),
         watch=dict(zip(watched, tournaments.watch_tokens(watched))),
-        next_season=tournaments.next_of(db, shown.tournament),
-        division_of={e.player_id: e.division for e in shown.entrants})
+        own_games=own, own_links={o["game"].game_id: o["url"] for o in own},
+        next_season=tournaments.next_of(db, t),
+        last_season=tournaments.last_season(shown),
+        standing_groups=_standing_groups(shown))
+
+
+def _standing_groups(shown: tournaments.Table) -> list[tuple[int | None, list]]:
+    """The standings as the page groups them: a league's division by division (the top
+    one first), the others' in one group (its division None)."""
+    if shown.tournament.format != "league":
+        return [(None, shown.standings)]
+    division_of = {e.player_id: e.division or 1 for e in shown.entrants}
+    groups: dict[int, list] = {}
+    for standing in shown.standings:
+        groups.setdefault(division_of.get(standing.player, 1), []).append(standing)
+    return sorted(groups.items())
+
+
+def _own_games(db: Any, player: players.Player,
+               shown: tournaments.Table) -> list[dict[str, Any]]:
+    """The player's games of the tournament, each with their own link to it (as their
+    games page opens it): those being played first, those waiting for them first of all."""
+    own = []
+    for game in shown.games:
+        if game.game_id is None or player.id not in (game.first_id, game.second_id):
+            continue
+        seat = 0 if game.first_id == player.id else 1
+        link = players.seat_link(db, player, game.game_id, seat)
+        own.append({
+            "game": game, "seat": seat, "url": url_for("play.page", role="play", token=link),
+            "opponent": shown.handle(game.second_id if seat == 0 else game.first_id),
+            "points": game.points if game.points is None or seat == 0 else 1 - game.points,
+            "your_turn": game.points is None
+            and matches.load(db, game.game_id).waits_for(seat)})
+    return sorted(own, key=lambda o: (o["points"] is not None, not o["your_turn"]))
+
+
+def _confirmed(why: str) -> None:
+    """An action that cannot be undone is sent with its box ticked (``confirm.html``)."""
+    if request.form.get("confirm") != "yes":
+        abort(400, why)
 
 
 def _page_action(tournament_id: str, action: Callable[[], None], done: str):
@@ -202,6 +243,9 @@ def enter(tournament_id: str):
 @limits.acting
 def withdraw(tournament_id: str):
     player = _signed_in()
+    if _tournament(tournament_id).status == "running":  # before the start, one may re-enter
+        _confirmed(gettext("To withdraw, tick the box that confirms it: your unfinished "
+                           "games are lost."))
     return _page_action(tournament_id, lambda: tournaments.withdraw(
         get_db(), tournament_id, player.id), gettext("You have withdrawn."))
 
@@ -210,6 +254,7 @@ def withdraw(tournament_id: str):
 @limits.acting
 def opt_out(tournament_id: str):
     player = _signed_in()
+    _confirmed(gettext("To leave the league, tick the box that confirms it."))
     return _page_action(tournament_id, lambda: tournaments.opt_out(
         get_db(), tournament_id, player),
         gettext("You leave the league at the end of this season."))
@@ -233,6 +278,8 @@ def organise(tournament_id: str):
     tool = tools.get(request.form.get("tool", ""))
     if tool is None:
         abort(400, gettext("Unknown tool."))
+    if request.form["tool"] != "computer":  # the others cannot be undone
+        _confirmed(gettext("Tick the box that confirms it: this cannot be undone."))
     return _page_action(tournament_id, *tool)
 
 
