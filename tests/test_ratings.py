@@ -180,7 +180,7 @@ def test_a_rated_game_needs_a_clock_that_a_timeout_loses_wherever_it_is_made(cli
     assert page.status_code == 422
     assert "A rated game needs a clock" in page.get_data(as_text=True)
     assert client.post("/new/mastery", data={**form, "clock-mode": "per_move",
-                                             "clock-days": "3"}).status_code == 201
+                                             "clock-days": "3"}).status_code == 303
     cup = client.post(f"{path_of(ann)}/tournaments", json={
         "name": "Cup", "game": "mastery", "format": "swiss", "rated": True})
     assert cup.status_code == 422 and "A rated game needs a clock" in cup.json["error"]

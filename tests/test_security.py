@@ -346,10 +346,10 @@ def test_a_request_from_another_sites_page_is_refused_and_changes_nothing(client
     for headers in ({"Sec-Fetch-Site": "same-origin", "Origin": "null"},
                     {"Origin": "http://localhost"}, {"Origin": "null"},
                     {"Sec-Fetch-Site": "none"}):
-        assert client.post("/new/mastery", data=new_game, headers=headers).status_code == 201
+        assert client.post("/new/mastery", data=new_game, headers=headers).status_code == 303
     client.application.config["PUBLIC_URL"] = "https://games.example.org"
     assert client.post("/new/mastery", data=new_game,
-                       headers={"Origin": "https://games.example.org"}).status_code == 201
+                       headers={"Origin": "https://games.example.org"}).status_code == 303
     assert client.post(link, data={"handle": "mallory"},
                        headers={"Sec-Fetch-Site": "same-origin"}).status_code == 303
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pbem import commands, matches, players, tournaments
-from pbem.events import Command
+from pbem.events import Command, Move
 
 from helpers import fits
 from test_browser import DESKTOP, PHONE_CONTEXT, type_move
@@ -106,7 +106,8 @@ def test_a_cross_table_of_many_players_scrolls_in_its_own_box_on_a_phone(
                    for n in range(8)]
         cup = tournaments.create(db, entered[0], {"name": "A cup with a rather long name "
                                                   "for a phone", "game": "mastery",
-                                                  "format": "round-robin", "rated": True})
+                                                  "format": "round-robin", "rated": True,
+                                                  "clock": {"mode": "per_move", "days": 3}})
         league = tournaments.create(db, entered[0], {"name": "The league", "game": "mastery",
                                                      "format": "league", "division_size": 4})
         for tournament in (cup, league):
@@ -115,6 +116,11 @@ def test_a_cross_table_of_many_players_scrolls_in_its_own_box_on_a_phone(
             tournaments.start(db, tournament.id, entered[0])
         last = next(g for g in tournaments.games(db, cup) if entered[7].id in
                     (g.first_id, g.second_id))
+        for _ in range(4):  # two moves each: the game's end changes the ratings
+            match = matches.load(db, last.game_id)
+            (mover,) = match.to_move
+            commands.submit(db, last.game_id, mover, Command.of(
+                "move", Move(match.game.legal_moves(match.current, mover)[0])))
         commands.submit(db, last.game_id, 0, Command.of("resign"))  # a rated game's end
         tournaments.withdraw(db, league.id, entered[5].id)
     page = open_context(**PHONE_CONTEXT).new_page()
