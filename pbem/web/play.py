@@ -26,8 +26,8 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from ..boards import builder, cells
-from .. import (analysis, clocks, commands, conditional, events, invites, languages, limits,
-               links, matches, mygames, ratings, talk)
+from .. import (analysis, clocks, commands, commitment, conditional, events, invites,
+               languages, limits, links, matches, mygames, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
 from ..store import utc
@@ -298,7 +298,8 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
         chat=match.chat_seen_by(seat), invitations=invitations,
         labels=ratings.seat_labels(get_db(), match), analysable=analysis.allowed(match),
-        takebacks=events.takebacks_allowed(match), **extras)
+        takebacks=events.takebacks_allowed(match), committed=commitment.published(match),
+        **extras)
 
 
 def _said(match: Match, seat: int | None, ply: int | None) -> str:
