@@ -18,6 +18,7 @@ move is still checked against the position it is recorded in.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import secrets
@@ -424,9 +425,10 @@ def copy(source: sqlite_utils.Database, target: sqlite_utils.Database) -> dict[s
     the copy is whole or nothing. Returns how many rows each table received."""
     migrate(target)
     wanted = set(target.table_names()) - {"schema_migrations"}  # the target's own
-    tables = [table for table in source.table_names() if table in wanted]
-    # every other table refers to games alone: its rows go first
-    tables.sort(key=lambda table: table != "games")
+    # each table after those it refers to, as the migrations made them
+    order = creation_order()
+    tables = sorted((table for table in source.table_names() if table in wanted),
+                    key=lambda table: order.index(table) if table in order else len(order))
     copied = {}
     source.conn.execute(SNAPSHOT[dialect(source)])
     try:
@@ -439,6 +441,19 @@ def copy(source: sqlite_utils.Database, target: sqlite_utils.Database) -> dict[s
     finally:
         source.conn.execute("ROLLBACK")
     return copied
+
+
+@functools.cache
+def creation_order() -> list[str]:
+    """The schema's tables in the order its migrations create them (each after those it
+    refers to), as SQLite records them; PostgreSQL lists tables by name."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as schema:
+        for paths in migrations("sqlite").values():
+            for path in paths:
+                for statement in _statements(path.read_text()):
+                    schema.execute(statement)
+        return [name for (name,) in schema.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
 
 
 # A read transaction that sees one moment of the database, even while others write.
