@@ -10,11 +10,18 @@ from helpers import api_move, path_of, sign_up
 BOB = {"name": "Bob", "email": "bob@example.org"}
 
 
-def test_a_player_downloads_their_games_chats_notes_and_ratings(app, client, db):
+def ann_against_bob(client, db):
+    """Ann signed up (``client`` signed in as her), a game of hers against Bob in which she
+    has moved: her key, the game as created, and the two seats' API bases."""
     key = path_of(sign_up(client, db, "Ann"))
     created = client.post("/api/games", json={"game": "mastery", "players": [{"key": key}, BOB]})
     ann, bob = (path_of(seat["api"]) for seat in created.json["seats"])
     api_move(client, ann, "d4xc5")
+    return key, created, ann, bob
+
+
+def test_a_player_downloads_their_games_chats_notes_and_ratings(app, client, db):
+    key, created, ann, bob = ann_against_bob(client, db)
     assert client.post(f"{ann}/chat", json={"text": "Good luck"}).status_code == 201
     assert client.post(f"{bob}/chat", json={"text": "Thanks, you too"}).status_code == 201
     assert client.put(f"{ann}/notes", json={"text": "Keep the centre"}).status_code == 200
@@ -51,10 +58,7 @@ def test_a_player_downloads_their_games_chats_notes_and_ratings(app, client, db)
 
 
 def test_deleting_an_identity_anonymises_the_name_in_every_process_copy(app, client, db):
-    key = path_of(sign_up(client, db, "Ann"))
-    created = client.post("/api/games", json={"game": "mastery", "players": [{"key": key}, BOB]})
-    ann, bob = (path_of(seat["api"]) for seat in created.json["seats"])
-    api_move(client, ann, "d4xc5")
+    _key, created, ann, bob = ann_against_bob(client, db)
     assert client.post(f"{ann}/chat", json={"text": "Hello"}).status_code == 201
     # another process's copy of the game, from before: it must not keep her name or address
     elsewhere = CACHE.get(created.json["id"])
