@@ -31,7 +31,11 @@ control_socket = os.path.join(instance_folder(), "gunicorn.ctl")
 def on_starting(server):
     from pbem.production import prepare
 
-    prepare()
+    try:
+        prepare()
+    except SystemExit:  # not starting (no PUBLIC_URL): gunicorn will not call on_exit
+        on_exit(server)
+        raise
 
 
 def on_exit(server):

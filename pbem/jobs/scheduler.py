@@ -197,7 +197,7 @@ def _scheduler(kind, app: Flask):
     for job, seconds in intervals.items():
         name = job.__name__.replace("_", "-")
         scheduler.add_job(recorded, "interval", args=[job, app, name, seconds], id=name,
-                          seconds=seconds, max_instances=1, coalesce=True,
+                          name=name, seconds=seconds, max_instances=1, coalesce=True,
                           next_run_time=utc.now())
     return scheduler
 
