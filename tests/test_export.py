@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbem import matches
 from pbem.matches import CACHE
+from pbem.store import utc
 
 from helpers import api_move, path_of, sign_up
 
@@ -20,7 +21,7 @@ def ann_against_bob(client, db):
     return key, created, ann, bob
 
 
-def test_a_player_downloads_their_games_chats_notes_and_ratings(app, client, db):
+def test_a_player_downloads_their_games_chats_notes_and_ratings(app, client, db, monkeypatch):
     key, created, ann, bob = ann_against_bob(client, db)
     assert client.post(f"{ann}/chat", json={"text": "Good luck"}).status_code == 201
     assert client.post(f"{bob}/chat", json={"text": "Thanks, you too"}).status_code == 201
@@ -30,6 +31,8 @@ def test_a_player_downloads_their_games_chats_notes_and_ratings(app, client, db)
     bob_setup = client.get(bob_magnet).json["legal_moves"][0]
     api_move(client, bob_magnet, bob_setup)
 
+    now = utc.now()
+    monkeypatch.setattr(utc, "now", lambda: now)  # each record's date-generated, both times
     exported = client.get(f"{key}/export")
     assert exported.status_code == 200
     body = exported.json
