@@ -4,8 +4,18 @@
 the database) come from ``instance/config.py`` or ``PBEM_*`` variables, as for every
 command; the README's "Running in production" has the whole setup."""
 import os
+import shutil
+import tempfile
 
-from pbem import instance_folder
+# /metrics counts the requests of every worker (prometheus-client's multiprocess mode): each
+# worker writes its counts into this folder, made anew for each start of gunicorn, which
+# must be named before prometheus-client is first imported (with pbem, below).
+METRICS_FOLDER = None  # the folder made here, removed when gunicorn stops
+if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+    METRICS_FOLDER = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(
+        prefix="pbem-metrics-")
+
+from pbem import instance_folder  # noqa: E402 - once the folder is named
 
 wsgi_app = "pbem:create_app()"
 bind = os.environ.get("PBEM_BIND", "127.0.0.1:8000")  # behind a reverse proxy doing TLS
@@ -21,4 +31,13 @@ control_socket = os.path.join(instance_folder(), "gunicorn.ctl")
 def on_starting(server):
     from pbem.production import prepare
 
-    prepare()
+    try:
+        prepare()
+    except SystemExit:  # not starting (no PUBLIC_URL): gunicorn will not call on_exit
+        on_exit(server)
+        raise
+
+
+def on_exit(server):
+    if METRICS_FOLDER:
+        shutil.rmtree(METRICS_FOLDER, ignore_errors=True)

@@ -18,7 +18,7 @@ from flask import Flask, abort, current_app, request
 from flask_babel import gettext
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, feeds, identity, play, preferences, records, site, webapp
+from .web import api, console, feeds, identity, play, preferences, records, site, webapp
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
 from . import cli, languages, limits, links, lobby, matches, mygames
@@ -71,6 +71,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         PUSH_ALLOW_PRIVATE=False,     # push endpoints at loopback/private addresses, or http
         DEADLINE_EMAIL_HOURS=3,       # a deadline warning pushed first is emailed this later
         VAPID_PRIVATE_KEY=None,       # Web Push's key (PEM); None: made once into the instance
+        METRICS_TOKEN=None,           # /metrics answers "Bearer <it>" alone; None: no /metrics
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
         RATELIMIT_STORAGE_URI=None,   # None: limits.SQLiteCounts, or PostgresCounts
         # The session cookie remembers the seats a browser opened (pbem/mygames.py).
@@ -124,6 +125,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(identity.bp)
     app.register_blueprint(tournament_pages.bp)
     app.register_blueprint(webapp.bp)
+    app.register_blueprint(console.bp)
     # the offers between the players in words, for pages and emails alike
     app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)

@@ -2,16 +2,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 from werkzeug.serving import run_simple
 
-from . import links
+from . import links, players, roles
 from .mail import outbox
 from .jobs import scheduler
-from .store.db import copy_db_command, get_db, init_db_command, upgrade
+from .store import backup
+from .store.db import copy_db_command, get_db, init_db_command, shown, upgrade
 from .mail.listener import mail_listener_command, receive_mail_command
 
 
@@ -92,8 +94,66 @@ def list_games_command(status: str | None) -> None:
                    f"to move {turn}  {names}")
 
 
+@click.command("backup")
+@with_appcontext
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def backup_command(path: Path) -> None:
+    """Write a consistent copy of the whole database to the new SQLite file PATH, while
+    the server runs (SQLite's online backup; of PostgreSQL, every row from one snapshot)."""
+    backup.backup(current_app.config["DATABASE"], path)
+    click.echo(f"Backed up {shown(current_app.config['DATABASE'])} to {path}.")
+
+
+@click.command("restore")
+@with_appcontext
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def restore_command(path: Path) -> None:
+    """Load the backup PATH into this installation's database, which must hold no game yet
+    (a new one: stop the server and the job process first)."""
+    for table, rows in backup.restore(path, current_app.config["DATABASE"]).items():
+        click.echo(f"{table}: {rows} rows")
+    click.echo(f"Restored {path} into {shown(current_app.config['DATABASE'])}.")
+
+
+def role_commands(name: str, role: str) -> click.Group:
+    """``flask --app pbem <name> add|remove|list``: the players who have ``role``."""
+
+    @click.group(name, help=f"The players who are {name} (by handle).")
+    def group() -> None:
+        pass
+
+    def player(handle: str) -> players.Player:
+        found = players.by_handle(get_db(), handle)
+        if found is None:
+            raise click.ClickException(f"There is no player {handle} (they sign in first).")
+        return found
+
+    @group.command("add")
+    @with_appcontext
+    @click.argument("handle")
+    def add(handle: str) -> None:
+        granted = roles.grant(get_db(), player(handle), role)
+        click.echo(f"{handle} {'is now' if granted else 'was already'} one of the {name}.")
+
+    @group.command("remove")
+    @with_appcontext
+    @click.argument("handle")
+    def remove(handle: str) -> None:
+        revoked = roles.revoke(get_db(), player(handle), role)
+        click.echo(f"{handle} {'is no longer' if revoked else 'was not'} one of the {name}.")
+
+    @group.command("list")
+    @with_appcontext
+    def list_() -> None:
+        for holder in roles.holders(get_db(), role):
+            click.echo(holder.handle)
+
+    return group
+
+
 def register(app: Flask) -> None:
     for command in (init_db_command, copy_db_command, serve_command, send_mail_command,
                     run_scheduler_command, play_bots_command, list_games_command,
-                    receive_mail_command, mail_listener_command):
+                    receive_mail_command, mail_listener_command, backup_command,
+                    restore_command, role_commands("operators", "operator")):
         app.cli.add_command(command)

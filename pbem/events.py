@@ -568,6 +568,10 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in (
     Kind("join", Words(
         None, None, (), done=_("You took the seat.")),  # the join page's (``matches.join``)
         _fold_join),
+    # the server's: the seat's player deleted their identity, and its name and address went
+    # (``matches.anonymise``; every process's copy of the game reads its seats again)
+    Kind("anonymise", Words(None, None, (), done=_("Your name was removed from the game.")),
+         _changes_nothing, server=True),
     Kind("chat", Words(
         ("chat", None), ("chat", None), ("say",),
         done=_("Your message was posted to the game's chat.")),
@@ -586,7 +590,7 @@ LOGGED = {"draw_offer": _("draw offer"), "draw_accept": _("draw accept"),
           "resign_decline": _("resign decline"), "takeback_offer": _("takeback offer"),
           "takeback_accept": _("takeback accept"), "takeback_decline": _("takeback decline"),
           "vacation": _("vacation"), "timeout": _("timeout"), "withdraw": _("withdraw"),
-          "join": _("join"), "rematch": _("rematch")}
+          "join": _("join"), "anonymise": _("name removed"), "rematch": _("rematch")}
 
 TRANSPORTS = ("page", "api", "email")
 

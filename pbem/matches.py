@@ -484,12 +484,16 @@ def find(db: sqlite_utils.Database, game_id: str) -> Match | None:
     return match
 
 
+# The events after which a game's seats are read again: a new player, or a name removed
+RESEATING = ("join", "anonymise")
+
+
 def _caught_up(db: sqlite_utils.Database, game_id: str, match: Match | None) -> Match | None:
     """``match`` (a copy of the game, or None) with the events appended since it was made.
-    A join since then re-reads the game: the seat's new player is in ``seats``."""
+    A join or a name removed since then re-reads the game: the seats are as they are now."""
     if match is not None:
         events = _events_after(db, game_id, match.last_seq)
-        if not any(event.kind == "join" for event in events):
+        if not any(event.kind in RESEATING for event in events):
             return match.with_events(events) if events else match
     match = _load_fresh(db, game_id)
     if match is None:
@@ -861,6 +865,18 @@ def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
     if outermost:  # as in ``commands.submit``: only what was committed goes into the cache
         CACHE.put(after)
     return after, token
+
+
+def anonymise(db: sqlite_utils.Database, game_id: str, seat: int, name: str) -> None:
+    """Give ``seat`` the name ``name`` and no address (its player deleted their identity):
+    the game stays, as it was played. The log records it as the server's "anonymise"
+    event, after which every process's copy of the game reads its seats again."""
+    with write(db):
+        before = load(db, game_id)
+        db.execute("UPDATE seats SET name = ?, email = NULL WHERE game_id = ? AND seat = ?",
+                   [name, game_id, seat])
+        _append(db, game_id, Event(before.last_seq + 1, seat, "anonymise", None,
+                                   utc.iso(utc.now())))
 
 
 def seat_refusal(match: Match, seat: int) -> engine.Text | None:

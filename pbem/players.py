@@ -401,10 +401,23 @@ def sign_out_everywhere(db: sqlite_utils.Database, player: Player) -> Player:
     return player
 
 
+# A deleted player's name in the games they played (not a handle: it has a space)
+FORMER_PLAYER = "Former player"
+
+
 def delete(db: sqlite_utils.Database, player: Player) -> None:
-    """Forget the player: games stay, seats are unlinked, and every row of a table keyed by
-    the player (a ``player_id`` column: their ratings, their links) goes."""
+    """Forget the player: their games stay, as played, with their name there made
+    ``FORMER_PLAYER`` and their address gone (nor is any email of them sent or kept);
+    every row of a table keyed by the player (a ``player_id`` column: their ratings, their
+    links, their roles) goes."""
     with write(db):
+        for game_id, seat in seats_of(db, player):
+            matches.anonymise(db, game_id, seat, FORMER_PLAYER)
+        if player.email:
+            db.execute("DELETE FROM outbox WHERE lower(recipient) = ?", [player.email])
+            db.execute("DELETE FROM home_links WHERE lower(email) = ?", [player.email])
+            db.execute("DELETE FROM invites WHERE address = ?",
+                       [invites.address_key(player.email)])
         for table in db.table_names():
             if table == "seats":
                 db.execute("UPDATE seats SET player_id = NULL WHERE player_id = ?", [player.id])

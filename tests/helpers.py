@@ -160,9 +160,15 @@ TIME = re.compile(r"\d(?<!\d\d)(?:\d{3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:
 TOKEN = re.compile(r"([/+.])[A-Za-z0-9_-]{32}(?=[/?#\s\"@<)]|$)")
 
 
+# A SHA-256 in hex: the commitment to a hidden setup's seed, the same digest of anything
+# else (a different seed gives another, which tells nothing of the seed itself)
+DIGEST = re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
+
+
 def normalised(text: str, game: NewGame) -> str:
-    """``text`` with the game's own id, every secret token and every timestamp replaced."""
-    text = TOKEN.sub(r"\1[secret]", text)
+    """``text`` with the game's own id, every secret token, every SHA-256 (a hidden setup's
+    commitment) and every timestamp replaced."""
+    text = TOKEN.sub(r"\1[secret]", DIGEST.sub("<sha-256>", text))
     assert not re.search(r"[A-Za-z0-9_-]{32}", text), "a token escaped the normalisation"
     return TIME.sub("<time>", text.replace(game.id, "<game>"))
 

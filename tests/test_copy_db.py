@@ -106,6 +106,8 @@ def installation(tmp_path, monkeypatch):
             players.mint_sign_in(db, "ann@example.org")
     now = utc.now()
     assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 1)
+    scheduler.recorded(scheduler.play_bots, app, "play-bots", 3)  # the job's run, noted
+    assert flask(app, "operators", "add", "Cid").exit_code == 0
     scheduler.send_digests(app, now.replace(hour=23))
     scheduler.deliver_mail(app)
     client.post("/home", data={"email": "ann@example.org"})  # its email waits in the outbox

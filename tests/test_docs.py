@@ -21,7 +21,8 @@ OPERATIONS, API, ARCHITECTURE = (DOCS["operations.md"], DOCS["api.md"],
 # JSON endpoints outside /api/, shared with the pages: the methods that answer JSON
 SHARED_JSON = {"lobby.join": {"POST"}, "lobby.join_challenge": {"POST"},
                "play.record_json": {"GET"}, "play.version": {"GET"},
-               "players.sign_in": {"POST"}}
+               "players.sign_in": {"POST"}, "players.export_download": {"GET"},
+               "console.healthz": {"GET"}}
 DOCUMENTED_CALL = re.compile(r"`(GET|POST|PUT|DELETE) (/[^`]*)`")
 
 # What is documented does not depend on what stores the games.

@@ -14,6 +14,8 @@ from pbem.mail import inbound
 NOT_OFFERED = {
     ("timeout", "page"), ("timeout", "api"), ("timeout", "email"),  # the server's alone
     ("join", "page"), ("join", "api"), ("join", "email"),  # a join link's page: matches.join
+    # the server's, as an identity is deleted: matches.anonymise
+    ("anonymise", "page"), ("anonymise", "api"), ("anonymise", "email"),
     ("move", "email"),      # a reply's first line is the move itself, in the game's notation
     ("vacation", "email"),  # declared on the page or through the API
     ("withdraw", "email"),  # only the creator, before the game starts: the page or the API

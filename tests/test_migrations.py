@@ -252,19 +252,26 @@ def test_the_app_gives_an_empty_database_its_schema_and_refuses_one_behind(
             require_migrated(connect(empty))
 
 
+def migrated_before(version: int, database: str, tmp_path, monkeypatch):
+    """A connection to ``database`` given the migrations before ``version`` alone, as the
+    release before it left it (``monkeypatch.undo()`` brings the later ones back)."""
+    before = tmp_path / "before"
+    before.mkdir()
+    for path in pbem.store.db.MIGRATIONS.glob("*.sql"):
+        if int(path.name[:4]) < version:
+            shutil.copy(path, before)
+    monkeypatch.setattr(pbem.store.db, "MIGRATIONS", before)
+    db = connect(database)
+    migrate(db)
+    return db
+
+
 def test_migration_0013_writes_of_older_rows_what_the_code_writes_of_new_ones(
         empty, tmp_path, monkeypatch):
     """0013 writes in SQL the skeletons of the handles before it (``players.skeleton``) and
     the mailboxes of the "Your games" links and opt-outs (``invites.address_key``); a seat
     that had answered its invitation has answered."""
-    before = tmp_path / "before"
-    before.mkdir()
-    for path in pbem.store.db.MIGRATIONS.glob("*.sql"):
-        if int(path.name[:4]) < 13:
-            shutil.copy(path, before)
-    monkeypatch.setattr(pbem.store.db, "MIGRATIONS", before)
-    db = connect(empty)
-    migrate(db)
+    db = migrated_before(13, empty, tmp_path, monkeypatch)
     handles = ["Alice", "AIice", "c0mputer_EASY", "Mimi-1", "OO0_oo", players.HANDLE_CHARACTERS]
     for handle in handles:
         db.execute("INSERT INTO players (handle, created_at) VALUES (?, 'now')", [handle])
@@ -297,3 +304,34 @@ def test_migration_0013_writes_of_older_rows_what_the_code_writes_of_new_ones(
         first_opt_outs
     assert [tuple(row) for row in db.execute("SELECT seat, answered FROM seats ORDER BY seat")
             ] == [(0, 1), (1, 0)]
+
+
+def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
+        empty, tmp_path, monkeypatch):
+    """0018 counts each game's moves and the outbox's attempts so far as its triggers count
+    the later ones: a move more, an attempt more, counted once."""
+    db = migrated_before(18, empty, tmp_path, monkeypatch)
+    db.execute("INSERT INTO games (id, game, players, options, seed, created_at) "
+               "VALUES ('g1', 'mastery', 2, '{}', 's', 'now')")
+    for seq, kind in enumerate(("move", "chat", "move", "takeback_accept", "move"), start=1):
+        db.execute("INSERT INTO events (game_id, seq, kind, created_at) VALUES ('g1', ?, ?, "
+                   "'now')", [seq, kind])
+    for number, (channel, status, attempts) in enumerate(
+            [("email", "sent", 1), ("email", "sent", 3), ("email", "failed", 8),
+             ("email", "pending", 2), ("webhook", "pending", 0)]):
+        db.execute("INSERT INTO outbox (id, channel, status, attempts) VALUES (?, ?, ?, ?)",
+                   [number + 1, channel, status, attempts])
+
+    monkeypatch.undo()
+    assert migrate(db) == ["0018_operations"]
+    assert db.execute("SELECT moves FROM games").fetchone()[0] == 3
+    counted = {(row[0], row[1]): row[2] for row in db.execute("SELECT * FROM delivery_counts")}
+    assert counted == {("email", "sent"): 2, ("email", "failed"): 1,
+                       ("email", "deferred"): 0 + 2 + 7 + 2}
+    db.execute("INSERT INTO events (game_id, seq, kind, created_at) VALUES ('g1', 6, 'move', "
+               "'now')")
+    db.execute("UPDATE outbox SET attempts = 1, status = 'sent' WHERE id = 5")
+    db.execute("UPDATE outbox SET next_attempt_at = 'later' WHERE id = 4")  # a lease: no try
+    assert db.execute("SELECT moves FROM games").fetchone()[0] == 4
+    assert db.execute("SELECT count FROM delivery_counts WHERE channel = 'webhook' "
+                      "AND outcome = 'sent'").fetchone()[0] == 1

@@ -288,11 +288,14 @@ def test_deleting_an_identity_keeps_the_games_and_forgets_the_player(app, client
     assert client.get("/players/ann").status_code == 404
     assert client.get("/api/players/ann").status_code == 404
     assert dashboard(phone) == []
-    # the games go on with their own links, and the address can sign in afresh
+    # the games go on with their own links, her name and address gone from them; the
+    # address can sign in afresh, and finds none of them
     assert client.get(path_of(first["seats"][0]["api"])).json["ply"] == 0
-    assert client.get(path_of(joined["seats"][0]["api"])).json["players"][1]["name"] == "Annie"
+    assert [p["name"] for p in client.get(path_of(joined["seats"][0]["api"])).json["players"]
+            ] == ["Name 0", "Former player"]
+    assert "ann@example.org" not in everything_in(db)
     again = signed_in(app, app.test_client(), db, "ann@example.org", "ann")
-    assert [g["id"] for g in client.get(path_of(again["key"])).json["games"]] == [first["id"]]
+    assert client.get(path_of(again["key"])).json["games"] == []
 
 
 # -- what a stranger can do: sign-in links, sessions, look-alike handles, profiles ------------

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from pbem import create_app
 from pbem.store.db import connect
@@ -22,6 +23,7 @@ from test_security import secret_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = Path(sys.executable).with_name("gunicorn")
+METRICS_TOKEN = "scraper-secret"
 
 
 def start(instance: Path, port: int, workers: int = 4, **env: str) -> subprocess.Popen:
@@ -63,7 +65,8 @@ class Served:
     def __init__(self, instance: Path) -> None:
         self.instance, port = instance, free_port()
         self.base = f"http://127.0.0.1:{port}"
-        self.process = start(instance, port, PBEM_PUBLIC_URL="https://games.example.org")
+        self.process = start(instance, port, PBEM_PUBLIC_URL="https://games.example.org",
+                             PBEM_METRICS_TOKEN=METRICS_TOKEN)
         self.lines: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -128,6 +131,47 @@ def test_gunicorn_starts_four_workers_on_an_empty_instance_and_logs_no_secret(se
     assert not any(token in output for token in tokens)
     for name in ("pbem.sqlite", "secret_key"):
         assert (served.instance / name).stat().st_mode & 0o077 == 0, name
+
+
+def scraped(base: str) -> dict[tuple[str, tuple], float]:
+    request = urllib.request.Request(f"{base}/metrics",
+                                     headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        text = answer.read().decode()
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(text) for sample in family.samples}
+
+
+def test_metrics_count_every_workers_requests_and_the_job_processs_runs(served):
+    """Four workers, each counting its own requests: whichever answers /metrics counts them
+    all (prometheus-client's multiprocess mode); the job process's runs reach every worker
+    through the database."""
+    missing = ("pbem_http_requests_total", (("status", "404"),))
+    before = scraped(served.base).get(missing, 0)
+    for _ in range(12):  # spread over the workers
+        with pytest.raises(urllib.error.HTTPError):
+            get(f"{served.base}/nowhere")
+    counts = {scraped(served.base)[missing] - before for _ in range(8)}
+    assert counts == {12}, counts  # the same total, whichever worker was asked
+    status, health = get(f"{served.base}/healthz")
+    assert status == 200 and json.loads(health)["jobs"] == {"last_run": None, "late": True}
+
+    jobs = subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "pbem", "run-scheduler"], cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PBEM_INSTANCE": str(served.instance),
+             "PBEM_PUBLIC_URL": "https://games.example.org"})
+    bots = ("pbem_job_run_seconds_count", (("job", "play-bots"),))
+    try:
+        deadline = time.monotonic() + 30
+        while bots not in scraped(served.base):  # its first run of the computer's moves
+            assert jobs.poll() is None and time.monotonic() < deadline, stop(jobs)
+            time.sleep(0.2)
+    finally:
+        output = stop(jobs)
+    assert "Traceback" not in output, output
+    assert json.loads(get(f"{served.base}/healthz")[1])["jobs"]["last_run"]
+    assert min(scraped(served.base).get(bots, 0) for _ in range(4)) >= 1  # every worker
 
 
 def test_gunicorns_access_log_holds_no_secret_whatever_its_shape(served, tmp_path):

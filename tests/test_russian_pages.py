@@ -20,7 +20,7 @@ KEPT = {
     "Imperial", "Crown",  # Mastery's setups by name, as its Russian rules call them
     "John", "Ross", "Matt", "Calkins", "Diversified", "Ventures",  # authors, a publisher
     "Abstract", "Play", "Discord", "Slack",  # a site's and services' names
-    "English", "UTC", "Atom", "JSON", "Glicko",  # names of a language, standards, a system
+    "English", "UTC", "Atom", "JSON", "Glicko", "SHA", "Python",  # languages, standards, a system
     "setup",  # Magnet's notation of a setup move
 }
 SKIPPED_CLASSES: set[str] = set()
@@ -66,8 +66,9 @@ class VisibleWords(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.open and self.open[-1]:
             return
-        # addresses, and the computer's name as seats and ratings keep it, are not words
-        text = re.sub(r"\S+@\S+|https?://\S+|Computer \((easy|medium|hard)\)", "",
+        # addresses, and the names of the computer and of a deleted player as seats and
+        # ratings keep them, are not words
+        text = re.sub(r"\S+@\S+|https?://\S+|Computer \((easy|medium|hard)\)|Former player", "",
                       " ".join(data.split()))
         self.words += re.findall(r"[A-Za-z]{3,}", text)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from email.utils import parseaddr
@@ -27,7 +28,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from .. import commands, computer, tournaments
+from .. import commands, computer, monitoring, tournaments
 from ..mail import outbox, notify, push, webhooks
 from ..store import utc
 from ..store.db import connect, is_url, try_lock
@@ -212,10 +213,30 @@ def _scheduler(kind, app: Flask):
                  run_tournaments: NOTIFY_INTERVAL_SECONDS,
                  make_tournament_games: app.config["TOURNAMENT_INTERVAL_SECONDS"]}
     for job, seconds in intervals.items():
-        scheduler.add_job(job, "interval", args=[app], id=job.__name__.replace("_", "-"),
-                          seconds=seconds, max_instances=1, coalesce=True,
+        name = job.__name__.replace("_", "-")
+        scheduler.add_job(recorded, "interval", args=[job, app, name, seconds], id=name,
+                          name=name, seconds=seconds, max_instances=1, coalesce=True,
                           next_run_time=utc.now())
     return scheduler
+
+
+def recorded(job: Callable[[Flask], object], app: Flask, name: str, every: float) -> None:
+    """Run ``job`` as the scheduler does every ``every`` seconds, and note the run in the
+    database (``monitoring.record_run``): /healthz and /metrics, in any web process, read
+    when each job last ran, for how long, and whether it failed."""
+    started, clock = utc.now(), time.monotonic()
+    failure: Exception | None = None
+    try:
+        job(app)
+    except Exception as error:  # noqa: BLE001 - noted, then raised for the scheduler to log
+        failure = error
+    db = connect(app.config["DATABASE"])
+    try:
+        monitoring.record_run(db, name, every, started, time.monotonic() - clock, failure)
+    finally:
+        db.close()
+    if failure is not None:
+        raise failure
 
 
 def start_background(app: Flask) -> BackgroundScheduler | None:

@@ -26,6 +26,7 @@ from datetime import timedelta
 from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
+from urllib.parse import urlsplit
 
 import sqlite_utils
 from markupsafe import escape
@@ -443,3 +444,62 @@ def _record(db: sqlite_utils.Database,
                     redact(row["headers"]) if gave_up else row["headers"],
                     row["html"] and redact(row["html"]) if gave_up else row["html"],
                     row["id"]])
+
+
+# -- what an operator watches (pbem/web/console.py) -------------------------------------------
+
+LANES = {"emails": EMAIL, "posts": POSTED}
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """A lane's messages that are due and not yet sent, and how long the one that has
+    waited longest has been due (0 with none)."""
+    due: int
+    oldest_due_seconds: float
+
+
+def backlog(db: sqlite_utils.Database) -> dict[str, Backlog]:
+    """Each lane's ``Backlog`` now (the lanes' index answers it: no message is read)."""
+    now = utc.now()
+    found = {}
+    for lane, channels in LANES.items():
+        due, oldest = db.execute(
+            f"SELECT count(*), min(next_attempt_at) FROM outbox "
+            f"WHERE channel IN ({', '.join('?' * len(channels))}) AND status = 'pending' "
+            f"AND next_attempt_at <= ?", [*channels, utc.iso(now)]).fetchone()
+        found[lane] = Backlog(due, (now - utc.parse(oldest)).total_seconds() if oldest else 0.0)
+    return found
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A message whose last attempt failed: tried again at ``next_attempt_at``, or given up
+    (``status`` failed)."""
+    id: int
+    channel: str
+    kind: str
+    recipient: str   # an email address; a webhook's or device's host alone
+    created_at: str
+    attempts: int
+    status: str
+    next_attempt_at: str
+    error: str
+
+
+def recent_failures(db: sqlite_utils.Database, limit: int = 20) -> list[Failure]:
+    """The latest messages whose last attempt failed, the most recently queued first. A
+    webhook's URL or a device's push endpoint is a secret of its owner: only its host is
+    shown."""
+    channels = (*EMAIL, *POSTED)
+    rows = db.execute(
+        f"SELECT id, channel, kind, recipient, created_at, attempts, status, next_attempt_at, "
+        f"last_error FROM outbox WHERE channel IN ({', '.join('?' * len(channels))}) "
+        f"AND status IN ('pending', 'failed') AND last_error IS NOT NULL "
+        f"ORDER BY id DESC LIMIT ?", [*channels, limit])
+    return [Failure(row["id"], row["channel"], row["kind"],
+                    row["recipient"] if row["channel"] == "email"
+                    else urlsplit(row["recipient"]).hostname or "", row["created_at"],
+                    row["attempts"], row["status"], row["next_attempt_at"],
+                    redact(row["last_error"]))
+            for row in rows]

@@ -18,6 +18,7 @@ move is still checked against the position it is recorded in.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import secrets
@@ -61,7 +62,7 @@ def connect(path: str) -> sqlite_utils.Database:
     # writers that commit together share one sync. Checkpoints sync as they did.
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("SELECT count(*) FROM sqlite_master")  # opens the log, making it if need be
-    _sync(Path(path).parent)  # ... and the log's name reaches the disk too
+    sync(Path(path).parent)  # ... and the log's name reaches the disk too
     database = sqlite_utils.Database(conn)
     database.log_path = f"{os.path.abspath(path)}-wal"  # type: ignore[attr-defined]  # ours
     return database
@@ -83,7 +84,7 @@ def _write_ahead_log(conn: sqlite3.Connection, timeout: float = 30) -> None:
             time.sleep(0.05)
 
 
-def _sync(path: str | Path) -> None:
+def sync(path: str | Path) -> None:
     """Wait until the file (or folder) ``path`` is on the disk."""
     handle = os.open(path, os.O_RDONLY)
     try:
@@ -181,7 +182,7 @@ def write(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     # SQLite's log, with everything committed so far by any process (it stays while a
     # connection is open, as this one is); PostgreSQL's COMMIT has waited for its disk
     if dialect(db) == "sqlite":
-        _sync(db.log_path)  # type: ignore[attr-defined]  # set by connect
+        sync(db.log_path)  # type: ignore[attr-defined]  # set by connect
 
 
 def hold_game(db: sqlite_utils.Database, game_id: str) -> None:
@@ -424,9 +425,10 @@ def copy(source: sqlite_utils.Database, target: sqlite_utils.Database) -> dict[s
     the copy is whole or nothing. Returns how many rows each table received."""
     migrate(target)
     wanted = set(target.table_names()) - {"schema_migrations"}  # the target's own
-    tables = [table for table in source.table_names() if table in wanted]
-    # every other table refers to games alone: its rows go first
-    tables.sort(key=lambda table: table != "games")
+    # each table after those it refers to, as the migrations made them
+    order = creation_order()
+    tables = sorted((table for table in source.table_names() if table in wanted),
+                    key=lambda table: order.index(table) if table in order else len(order))
     copied = {}
     source.conn.execute(SNAPSHOT[dialect(source)])
     try:
@@ -441,14 +443,32 @@ def copy(source: sqlite_utils.Database, target: sqlite_utils.Database) -> dict[s
     return copied
 
 
+@functools.cache
+def creation_order() -> list[str]:
+    """The schema's tables in the order its migrations create them (each after those it
+    refers to), as SQLite records them; PostgreSQL lists tables by name."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as schema:
+        for paths in migrations("sqlite").values():
+            for path in paths:
+                for statement in _statements(path.read_text()):
+                    schema.execute(statement)
+        return [name for (name,) in schema.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
+
+
 # A read transaction that sees one moment of the database, even while others write.
 SNAPSHOT = {"sqlite": "BEGIN", "postgresql": "BEGIN ISOLATION LEVEL REPEATABLE READ"}
+
+
+# The columns the target's triggers count again as the rows they count are copied (each
+# game's moves, from its events: migration 0018), so they are not copied themselves.
+COUNTED = {"games": {"moves"}}
 
 
 def _copy_table(source: sqlite_utils.Database, target: sqlite_utils.Database,
                 table: str) -> int:
     types = source[table].columns_dict
-    columns = list(types)
+    columns = [column for column in types if column not in COUNTED.get(table, ())]
     keys = source[table].pks
     numbered = len(keys) == 1 and types[keys[0]] is int
     # in the order they were written (the lobby lists games that way where times tie)

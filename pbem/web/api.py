@@ -9,8 +9,8 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (analysis, clocks, commands, computer, conditional, events, invites,
-               languages, limits, links, matches, players, ratings, talk)
+from .. import (analysis, clocks, commands, commitment, computer, conditional, events,
+               invites, languages, limits, links, matches, players, ratings, talk)
 from . import feeds, records
 from ..mail import push, webhooks
 from ..store.db import get_db, write
@@ -72,6 +72,8 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "rematch_asked": list(match.rematch_asked),
         # the seats nobody has taken yet: nobody moves until they are
         **({"open_seats": list(match.open_seats)} if match.waiting else {}),
+        # a hidden setup's commitment, and its seed once the game is over
+        **commitment.published(match),
     }
 
 

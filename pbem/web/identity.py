@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import engine
-from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, request,
-                   url_for)
+from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, render_template,
+                   request, url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import languages, limits, links, matches, mygames, players, ratings
+from .. import languages, limits, links, matches, mygames, players, ratings, talk
+from . import records
 from ..mail import notify
 from ..matches import Match
 from ..store.db import get_db, write
@@ -169,6 +170,62 @@ def player_api(token: str):
             "rated": entry.match.rated, "tournament": entry.match.tournament})
     return jsonify(handle=player.handle, email=player.email, games=games,
                    ratings=_ratings_json(db, player), language=player.language)
+
+
+# -- everything the site keeps about a player --------------------------------------------------
+
+@bp.get("/api/player/<token>/export")
+def export_api(token: str):
+    player = players.by_key(get_db(), token)
+    if player is None:
+        abort(404, gettext("This key opens no player. Sign in again for the current one."))
+    return jsonify(_export(player))
+
+
+@bp.get("/me/export")
+def export_download():
+    """The same, for the signed-in player, as a file to keep."""
+    player = _signed_in()
+    response = jsonify(_export(player))
+    response.headers["Content-Disposition"] = f'attachment; filename="{player.handle}.json"'
+    return response
+
+
+def _export(player: Player) -> dict[str, Any]:
+    """Everything the site keeps about ``player``: their address and settings; each game of
+    theirs, its record as their seat may know it, the whole chat with its authors' names,
+    and their private notes; their ratings and what each rated game did to them; their
+    tournaments; and the reports they made (none yet: there are no reports)."""
+    db, public_url = get_db(), current_app.config["PUBLIC_URL"]
+    games = []
+    for game_id, seat in players.seats_of(db, player):
+        match = matches.load(db, game_id)
+        games.append({
+            "id": game_id, "game": match.game.id, "seat": seat,
+            "record": records.ap_record(match, seat, public_url),
+            "chat": [{**said, "name": None if said["seat"] is None
+                      else match.seats[said["seat"]].name}
+                     for said in talk.chat_json(match, seat)],
+            "notes": talk.notes(db, game_id, seat)})
+    ratings_of = {game: {**standing.to_json(), "history": []}
+                  for game, standing in ratings.of_player(db, player.id).items()}
+    for row in db.execute(
+            "SELECT g.game, c.game_id, c.rating_before, c.rating_after, c.created_at "
+            "FROM rating_changes c JOIN games g ON g.id = c.game_id WHERE c.player_id = ? "
+            "ORDER BY c.created_at, c.game_id", [player.id]):
+        ratings_of.setdefault(row["game"], {"history": []})["history"].append(
+            {"game_id": row["game_id"], "before": row["rating_before"],
+             "after": row["rating_after"], "at": row["created_at"]})
+    joined = db.execute("SELECT created_at FROM players WHERE id = ?", [player.id]).fetchone()
+    return {
+        "handle": player.handle, "email": player.email, "language": player.language,
+        "created_at": joined[0], "games": games, "ratings": ratings_of,
+        "tournaments": [dict(row) for row in db.execute(
+            "SELECT t.id, t.name, t.game, e.withdrawn_at FROM tournament_players e "
+            "JOIN tournaments t ON t.id = e.tournament_id WHERE e.player_id = ? "
+            "ORDER BY t.created_at", [player.id])],
+        "reports": [],
+    }
 
 
 # -- profiles: public facts only --------------------------------------------------------------

@@ -26,8 +26,8 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from ..boards import builder, cells
-from .. import (analysis, clocks, commands, conditional, events, invites, languages, limits,
-               links, lobby, matches, mygames, players, ratings, talk)
+from .. import (analysis, clocks, commands, commitment, conditional, events, invites,
+               languages, limits, links, lobby, matches, mygames, players, ratings, talk)
 from ..mail import notify
 from ..boards import board_for
 from ..store import utc
@@ -302,7 +302,8 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         labels=ratings.seat_labels(get_db(), match), rating_counted=ratings.counted(match),
         version=match.known_events(seat),  # what the forms send back (commands.submit)
         analysable=analysis.allowed(match),
-        takebacks=events.takebacks_allowed(match), **extras)
+        takebacks=events.takebacks_allowed(match), committed=commitment.published(match),
+        **extras)
 
 
 def _said(match: Match, seat: int | None, ply: int | None) -> str:
