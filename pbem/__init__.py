@@ -22,7 +22,7 @@ from .web import api, feeds, identity, play, preferences, records, site, webapp
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
 from . import cli, languages, limits, links, lobby, matches, mygames
-from .mail import sentences
+from .mail import pictures, sentences
 from .store import db
 from .links import redact_logger
 
@@ -63,6 +63,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
         MATCH_CACHE_MB=64,            # replayed games each process keeps in memory
         RENDER_CACHE_MB=32,           # drawn boards and rendered pages each process keeps
+        PICTURE_CACHE_MB=32,          # the parts of emails' board pictures each process keeps
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
         WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
         PUSH_ALLOW_PRIVATE=False,     # push endpoints at loopback/private addresses, or http
@@ -105,6 +106,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     matches.CACHE.max_bytes = int(app.config["MATCH_CACHE_MB"]) * 2**20
     play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
+    pictures.PARTS.max_bytes = int(app.config["PICTURE_CACHE_MB"]) * 2**20
     app.teardown_appcontext(db.close_db)
     languages.init_app(app)
     # a new database gets its schema here (one of PostgreSQL that has one gets the later
