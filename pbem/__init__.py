@@ -49,6 +49,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAIL_FOLDER=os.path.join(app.instance_path, "mail"),  # .eml files when no SMTP
         SMTP_HOST=None, SMTP_PORT=25, SMTP_SECURITY="none",  # none, starttls or ssl
         SMTP_USERNAME=None, SMTP_PASSWORD=None,
+        DKIM_PRIVATE_KEY=None,        # the PEM file of the key that signs every email (DKIM)
+        DKIM_SELECTOR=None,           # ... and the name its DNS record is published under
         MAIL_INTERVAL_SECONDS=20,     # how often the scheduler delivers queued mail
         CLOCK_INTERVAL_SECONDS=60,    # how often game clocks are checked for timeouts
         BOT_INTERVAL_SECONDS=3,       # how often the computer players' due moves are played
