@@ -256,7 +256,8 @@ class _HTMLText(HTMLParser):
             self.parts.append("\n")
         elif tag in self.BLOCKS:
             self._new_line()
-            self.preformatted += tag == "pre"
+            if tag == "pre":
+                self.preformatted += 1
 
     def handle_endtag(self, tag: str) -> None:
         if self.skipping and tag == self.skipping[0]:
@@ -264,7 +265,8 @@ class _HTMLText(HTMLParser):
             self.skipping = (tag, depth) if depth else None
         elif not self.skipping and tag in self.BLOCKS:
             self._new_line()
-            self.preformatted -= tag == "pre" and self.preformatted > 0
+            if tag == "pre" and self.preformatted:
+                self.preformatted -= 1
 
     def _new_line(self) -> None:
         # a block starts or ends a line, once: Gmail's empty line is <div><br></div>
