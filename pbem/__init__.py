@@ -22,7 +22,7 @@ from .web import api, console, feeds, identity, play, preferences, records, site
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
 from . import cli, languages, limits, links, lobby, matches, mygames
-from .mail import sentences
+from .mail import pictures, sentences
 from .store import db
 from .links import redact_logger
 
@@ -49,6 +49,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         MAIL_FOLDER=os.path.join(app.instance_path, "mail"),  # .eml files when no SMTP
         SMTP_HOST=None, SMTP_PORT=25, SMTP_SECURITY="none",  # none, starttls or ssl
         SMTP_USERNAME=None, SMTP_PASSWORD=None,
+        DKIM_PRIVATE_KEY=None,        # the PEM file of the key that signs every email (DKIM)
+        DKIM_SELECTOR=None,           # ... and the name its DNS record is published under
         MAIL_INTERVAL_SECONDS=20,     # how often the scheduler delivers queued mail
         CLOCK_INTERVAL_SECONDS=60,    # how often game clocks are checked for timeouts
         BOT_INTERVAL_SECONDS=3,       # how often the computer players' due moves are played
@@ -66,6 +68,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
         MATCH_CACHE_MB=64,            # replayed games each process keeps in memory
         RENDER_CACHE_MB=32,           # drawn boards and rendered pages each process keeps
+        PICTURE_CACHE_MB=32,          # the parts of emails' board pictures each process keeps
         MAX_CONTENT_LENGTH=64 * 1024,  # no form or API body needs more
         WEBHOOK_ALLOW_PRIVATE=False,  # webhooks to loopback/private addresses (tests only)
         PUSH_ALLOW_PRIVATE=False,     # push endpoints at loopback/private addresses, or http
@@ -109,6 +112,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     matches.CACHE.max_bytes = int(app.config["MATCH_CACHE_MB"]) * 2**20
     play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
+    pictures.PARTS.max_bytes = int(app.config["PICTURE_CACHE_MB"]) * 2**20
     app.teardown_appcontext(db.close_db)
     languages.init_app(app)
     # a new database gets its schema here (one of PostgreSQL that has one gets the later

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -10,7 +11,7 @@ from flask.cli import with_appcontext
 from werkzeug.serving import run_simple
 
 from . import links, players, roles
-from .mail import outbox
+from .mail import outbox, signing
 from .jobs import scheduler
 from .store import backup
 from .store.db import copy_db_command, get_db, init_db_command, shown, upgrade
@@ -44,9 +45,42 @@ def serve_command(host: str, port: int) -> None:
 
 
 def _require_public_url() -> None:
-    """Refuse to go on, in one line, where mail would go out without PUBLIC_URL."""
+    """Refuse to go on, in one line, where mail would go out without PUBLIC_URL, or its
+    DKIM settings cannot sign it."""
     if not current_app.config["PUBLIC_URL"]:
         raise click.ClickException(f"Not starting: {outbox.PUBLIC_URL_MISSING}")
+    try:
+        signing.signer_from_config(current_app.config)
+    except signing.BadSettings as error:
+        raise click.ClickException(f"Not starting: {error}") from error
+
+
+@click.command("dkim-key")
+@with_appcontext
+@click.option("--selector", help="The name the key is published under (DKIM_SELECTOR, "
+              "else pbem).")
+def dkim_key_command(selector: str | None) -> None:
+    """Make the key that signs the server's emails (DKIM), once, and print the DNS record
+    that publishes it."""
+    config = current_app.config
+    selector = selector or config["DKIM_SELECTOR"] or "pbem"
+    path = Path(config["DKIM_PRIVATE_KEY"] or Path(current_app.instance_path) / "dkim.pem")
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # only the server's user may read it: whoever has it can sign as the domain
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+            out.write(signing.new_key())
+        click.echo(f"Made a new key: {path}")
+    else:
+        click.echo(f"The key: {path} (kept as it is)")
+    signer = signing.Signer(selector, signing.sender_domain(config["MAIL_FROM"]),
+                            signing.key_of(path))
+    click.echo(f"\nSet (if not already): DKIM_PRIVATE_KEY={path} DKIM_SELECTOR={selector}")
+    click.echo(f"\nPublish this TXT record in the DNS of {signer.domain}:\n\n"
+               f"{signer.name}. 3600 IN TXT "
+               f"{signing.zone_strings(signing.record(signer.key))}\n\n"
+               f"(A DNS provider's form takes the name {signer.name} and the text "
+               f"between the quotes, joined.)")
 
 
 @click.command("send-mail")
@@ -155,5 +189,6 @@ def register(app: Flask) -> None:
     for command in (init_db_command, copy_db_command, serve_command, send_mail_command,
                     run_scheduler_command, play_bots_command, list_games_command,
                     receive_mail_command, mail_listener_command, backup_command,
-                    restore_command, role_commands("operators", "operator")):
+                    restore_command, role_commands("operators", "operator"),
+                    dkim_key_command):
         app.cli.add_command(command)

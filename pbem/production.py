@@ -8,18 +8,23 @@ import sys
 from gunicorn.glogging import Logger
 
 from . import create_app
-from .mail import outbox
+from .mail import outbox, signing
 from .store.db import upgrade
 from .links import redact_logger
 
 
 def prepare() -> None:
     """In gunicorn's master process, before any worker starts: refuse to serve without
-    PUBLIC_URL (emails need it; one clear line), and apply the database's missing
-    migrations once, so that the workers find its schema whole."""
+    PUBLIC_URL (emails need it; one clear line) or with DKIM settings that cannot sign,
+    and apply the database's missing migrations once, so that the workers find its schema
+    whole."""
     app = create_app()
     if not app.config["PUBLIC_URL"]:
         sys.exit(f"Not starting: {outbox.PUBLIC_URL_MISSING}")
+    try:
+        signing.signer_from_config(app.config)
+    except signing.BadSettings as error:
+        sys.exit(f"Not starting: {error}")
     upgrade(app.config["DATABASE"])
 
 

@@ -271,6 +271,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.received: list[tuple[str, list[str], email.message.EmailMessage]] = []
+        self.data: list[bytes] = []  # each message's bytes as they came
         self.refuse_rcpt: str | None = None   # e.g. "550 5.1.1 No such user"
         self.refuse_data: str | None = None   # e.g. "451 4.3.0 Try again later"
         self.port = 0
@@ -287,6 +288,7 @@ class Recorder:
             return self.refuse_data
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         self.received.append((envelope.mail_from, list(envelope.rcpt_tos), message))
+        self.data.append(envelope.original_content)
         self.sessions[id(session)] = session  # kept, so no later session reuses its id
         return "250 Message accepted for delivery"
 

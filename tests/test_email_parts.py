@@ -11,12 +11,16 @@ from __future__ import annotations
 import base64
 import email
 import email.policy
+import io
+import math
 import re
 import struct
 from datetime import datetime, timezone
 from email.message import EmailMessage
 
 import pytest
+import resvg_py
+from PIL import Image, ImageChops
 
 from pbem.jobs import scheduler
 from pbem.mail import inbound, outbox, pictures
@@ -164,6 +168,70 @@ def test_the_html_fits_a_phone_and_shows_the_board(app, db, smtp, new_game, open
         assert box["x"] >= 0 and 300 < box["width"] <= 390 - box["x"]
         button = phone.get_by_role("link", name="Open the game").bounding_box()
         assert button["height"] >= 40 and button["x"] + button["width"] <= 390
+
+
+# -- the pictures, put together from their parts -----------------------------------------
+
+def rendered_whole(drawing: str) -> Image.Image:
+    """``drawing`` rasterised in one piece by resvg, at the pictures' width and scale."""
+    x, y, width, height = map(float, pictures.VIEWBOX.search(drawing)[1].split())
+    scale = pictures.WIDTH / width
+    pixels = math.ceil(height * scale - 1e-9)
+    sized = pictures.VIEWBOX.sub(f'width="{pictures.WIDTH}" height="{pixels}" '
+                                 f'viewBox="{x!r} {y!r} {width!r} {pixels / scale!r}"', drawing, 1)
+    return Image.open(io.BytesIO(bytes(resvg_py.svg_to_bytes(
+        svg_string=sized, style_sheet=pictures.stylesheet(), background="#ffffff",
+        **pictures._fonts())))).convert("RGB")
+
+
+def page_drawings(client, new_game, game: str) -> list[str]:
+    """The drawings of both seats' pages of a new ``game`` after its first move (the last
+    move marked, the seat to move's with its targets), the second seat's board turned."""
+    created = new_game(game)
+    mover = client.get(created.apis[0]).json["view"]["to_move"][0]
+    api_move(client, created.apis[mover], client.get(created.apis[mover]).json["legal_moves"][0])
+    return [drawing for url in created.urls
+            for drawing in pictures.drawings(client.get(url).get_data(as_text=True))]
+
+
+@pytest.mark.parametrize("game", ["mastery", "magnet", "the-right-moves", "magnetic-field"])
+def test_a_picture_put_together_from_parts_is_its_drawing_rendered_whole(client, new_game,
+                                                                         game):
+    """Pasted from parts drawn one by one, a picture is the whole drawing as resvg draws
+    it, to within a rounding at the edges; a palette PNG, 600 pixels wide."""
+    pictures.PARTS.clear()
+    pictures.png.cache_clear()
+    for drawing in page_drawings(client, new_game, game):
+        data = pictures.png(drawing)
+        assert data[25] == 3  # the IHDR's colour type: a palette
+        picture = Image.open(io.BytesIO(data)).convert("RGB")
+        whole = rendered_whole(drawing)
+        assert picture.size == whole.size and picture.width == pictures.WIDTH
+        levels = ImageChops.difference(picture, whole).convert("L").histogram()
+        assert max(level for level, count in enumerate(levels) if count) <= 48
+        assert sum(levels[17:]) <= picture.width * picture.height / 2000
+
+
+def test_a_picture_is_the_same_whatever_was_drawn_before_it(client, new_game):
+    """Two seats of Magnet see different things (a piece's value is hidden from the other
+    side) and the board the other way up: each one's picture is made of its own drawing's
+    parts, the same bytes whichever was drawn first, or after the kept parts were dropped."""
+    first, second = page_drawings(client, new_game, "magnet")
+    pictures.PARTS.clear()
+    pictures.png.cache_clear()
+    one_way = [pictures.png(first), pictures.png(second)]
+    pictures.PARTS.clear()
+    pictures.png.cache_clear()
+    other_way = [pictures.png(second), pictures.png(first)][::-1]
+    pictures.png.cache_clear()
+    pictures.PARTS.max_bytes = 1  # every part drawn again as the picture is put together
+    try:
+        dropped = [pictures.png(first), pictures.png(second)]
+    finally:
+        pictures.PARTS.max_bytes = 32 * 2**20
+        pictures.PARTS.clear()
+    assert one_way == other_way == dropped
+    assert one_way[0] != one_way[1]
 
 
 # -- one composer for every kind of email ----------------------------------------------

@@ -156,7 +156,10 @@ def header_recipients(raw: bytes) -> list[str]:
 # mail-parser-reply): neither knows the shapes players' clients write in Russian (Gmail's
 # attribution without a verb, Outlook's "От: … Отправлено: …", "Отправлено с iPhone"),
 # quotequail needs lxml, and only the first line and a short message are read here, in
-# time linear in the message, whatever hostile mail holds.
+# time linear in the message, whatever hostile mail holds. Measured on the 171 replies of
+# tests/test_mail_clients.py (57 clients' shapes, three ways of writing each): these rules
+# read all of them; mail-parser-reply alone 54, and put before them changes none;
+# quotequail before them loses 6.
 #
 # An attribution: "On <date>, <name> wrote:" and its translations; or a line that begins
 # with a date and ends "написал(а):", "пишет:" or "<address>:" (Russian clients; Gmail
@@ -165,21 +168,27 @@ def header_recipients(raw: bytes) -> list[str]:
 DATED = r"(?:[^\W\d_]+\.?,\s*)?\d{1,2}(?:\.\d{1,2}\.|/\d{1,2}/|\s+[^\W\d_]+\.?,?\s+)\d{2,4}\b"
 ATTRIBUTION = re.compile(
     r"^(?:(on|le|am|el|il|op|em|w dniu)\b.*\b(wrote|écrit|schrieb|escribió|scritto|"
-    r"geschreven|escreveu|napisał)"
-    rf"|{DATED}.*(\bнаписала?(\(а\))?|\bпишет|<\s*[^<>\s]+@[^<>\s]+\s*>\s*:))\s*:?$",
+    r"geschreven|escreveu|napisał)|in a message dated\b.*\bwrites"
+    rf"|{DATED}.*(\bнаписала?(\(-?а\))?|\bпишет|<\s*[^<>\s]+@[^<>\s]+\s*>\s*:))\s*:?$",
     re.IGNORECASE)
-# A marker line above the original (Outlook's, forwards), or a client's own signature.
+# A marker line above the original (Outlook's, forwards), or a client's own signature
+# ("Sent from my iPhone", "Sent from Mail for Windows", "Sent with Sparrow": a line that
+# names a mail app or a device, not any line a player begins "Sent from").
+APPS = ("aol|yahoo|outlook|mail|gmail|sparrow|proton ?mail|iphone|ipad|android|samsung|"
+        "galaxy|blackberry|huawei|xiaomi|mobile|phone|smartphone|tablet")
 END_OF_REPLY = re.compile(
     r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht|"
     r"исходное сообщение|пересланное сообщение|пересылаемое сообщение)\s*-{2,}"
     r"|_{8,}|begin forwarded message:|начало переадресованного сообщения:"
-    r"|sent from my .*|get outlook for .*|отправлено (с|из) .*|(получить|скачайте) outlook .*)$",
+    rf"|sent from my .*|sent (from|with|via) (\S+ ){{0,2}}({APPS})\b.*|get outlook for .*"
+    r"|отправлено (с|из) .*|(получить|скачайте) outlook .*)$",
     re.IGNORECASE)
 # The header block that begins an original sent along unquoted (Outlook, and Outlook for
 # Android below "Get Outlook for Android"): a From line, then another header line.
 FROM_LINE = re.compile(r"^\*?(from|от|von|de)\s*:", re.IGNORECASE)
 HEADER_LINE = re.compile(r"^\*?(sent|date|to|cc|subject|отправлено|дата|кому|копия|тема|"
                          r"gesendet|datum|an|betreff|envoyé|à|objet)\s*:", re.IGNORECASE)
+WHITE_SPACE = re.compile(r"[ \t\r\n\f]+")  # HTML's (not the no-break space, which shows)
 INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 
 
@@ -243,6 +252,7 @@ class _HTMLText(HTMLParser):
         self.parts: list[str] = []
         self.skipping: tuple[str, int] | None = None  # (tag, nesting depth)
         self.done = False
+        self.preformatted = 0  # <pre> elements open
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self.done:
@@ -262,6 +272,8 @@ class _HTMLText(HTMLParser):
             self.parts.append("\n")
         elif tag in self.BLOCKS:
             self._new_line()
+            if tag == "pre":
+                self.preformatted += 1
 
     def handle_endtag(self, tag: str) -> None:
         if self.skipping and tag == self.skipping[0]:
@@ -269,6 +281,8 @@ class _HTMLText(HTMLParser):
             self.skipping = (tag, depth) if depth else None
         elif not self.skipping and tag in self.BLOCKS:
             self._new_line()
+            if tag == "pre" and self.preformatted:
+                self.preformatted -= 1
 
     def _new_line(self) -> None:
         # a block starts or ends a line, once: Gmail's empty line is <div><br></div>
@@ -276,7 +290,15 @@ class _HTMLText(HTMLParser):
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
-        if not self.skipping and not self.done:
+        if self.skipping or self.done:
+            return
+        if not self.preformatted:
+            # white space as a browser shows it: a run of it one space, and none beginning
+            # a line (Outlook writes "<br>\n" between the lines of its header block)
+            data = WHITE_SPACE.sub(" ", data)
+            if not self.parts or self.parts[-1].endswith("\n"):
+                data = data.lstrip(" ")
+        if data:
             self.parts.append(data)
 
 

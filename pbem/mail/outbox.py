@@ -12,6 +12,7 @@ folder (the embedded default, readable on the local mail page).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -31,7 +32,7 @@ from urllib.parse import urlsplit
 import sqlite_utils
 from markupsafe import escape
 
-from . import pictures, webhooks
+from . import pictures, signing, webhooks
 from ..store import utc
 from ..store.db import claiming, write
 from ..links import PUBLIC_URL_MARK, redact
@@ -219,15 +220,33 @@ class FileTransport:
         pass
 
 
+@dataclass
+class Signed:
+    """Signs each message (DKIM) before ``transport`` sends it."""
+
+    transport: Transport
+    signer: signing.Signer
+
+    def send(self, message: Outgoing) -> None:
+        self.transport.send(dataclasses.replace(message, data=self.signer.sign(message.data)))
+
+    def close(self) -> None:
+        self.transport.close()
+
+
 def transport_from_config(config: Mapping[str, Any]) -> Transport:
+    """SMTP if ``SMTP_HOST`` is set, else .eml files; signed where DKIM is set up (raises
+    ``signing.BadSettings`` where it is set up wrong)."""
+    transport: Transport = FileTransport(Path(config["MAIL_FOLDER"]))
     if config.get("SMTP_HOST"):
         # environment settings may arrive as numbers (PBEM_SMTP_PASSWORD=123456)
         username, password = config.get("SMTP_USERNAME"), config.get("SMTP_PASSWORD")
-        return SMTPTransport(str(config["SMTP_HOST"]), int(config.get("SMTP_PORT", 25)),
-                             str(config.get("SMTP_SECURITY", "none")),
-                             None if username is None else str(username),
-                             None if password is None else str(password))
-    return FileTransport(Path(config["MAIL_FOLDER"]))
+        transport = SMTPTransport(str(config["SMTP_HOST"]), int(config.get("SMTP_PORT", 25)),
+                                  str(config.get("SMTP_SECURITY", "none")),
+                                  None if username is None else str(username),
+                                  None if password is None else str(password))
+    signer = signing.signer_from_config(config)
+    return transport if signer is None else Signed(transport, signer)
 
 
 def _later(seconds: float) -> str:

@@ -1,30 +1,51 @@
 """The board of an email as PNG pictures, drawn from the SVG of the seat's own page.
 
 A board module draws one or more ``<svg>`` drawings (Magnetic Field: the field, then the
-players' panel), styled by classes of the site's stylesheet. ``png`` rasterises each drawing
+players' panel), styled by classes of the site's stylesheet. Each drawing is rasterised
 with resvg (a Rust library in a wheel: no system library to install) and the board rules of
 ``static/style.css``, its ``var(--…)`` colours written out (resvg reads no custom
 properties). The labels are drawn in DejaVu Sans (Debian's fonts-dejavu-core) when it is
 there, else in a sans-serif font of the system's; each picture has an opaque white
 background, so that its dark labels stay readable in a mail app's dark mode.
+
+Rasterising a whole board took 30 to 80 ms, more than the rest of an email together, so a
+picture is put together from parts drawn once: each element at the top of a drawing (a
+square with what stands on it, a coordinate, a tray) is rasterised alone, where it stands
+on a board of that game and size, and kept (``PARTS``); a picture pastes its parts over
+white in their order, as resvg paints them, so that it is the drawing's own rendering to
+within a rounding. A drawing's new parts are drawn together, side by side: first small, to
+find where each shows, then each at full size where it shows. The picture is a palette PNG
+(its colours exactly, where 256 hold them), half the size of a full-colour one. Every seat
+and digest that shows the same drawing gets the same picture (``png``); seats that may know
+different things have different drawings, and a picture is made of its own drawing's parts
+alone: the same whatever was drawn before it.
 """
 from __future__ import annotations
 
 import functools
 import html
+import io
+import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence, cast
 
 import resvg_py
 from flask_babel import gettext
+from PIL import Image
 
 from ..boards import BOARDS
+from ..store.lru import BytesLRU
 
 STYLESHEET = Path(__file__).resolve().parents[2] / "static" / "style.css"
 FONTS = Path("/usr/share/fonts/truetype/dejavu")
 FONT_FILES = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")  # the labels' weights: 400 and 700
-WIDTH = 600  # pixels: sharp at an email's width; the cost grows with the pixels (see README)
+WIDTH = 600  # pixels: sharp at an email's width (two pixels a point on most phones)
+COMPRESSION = 1  # zlib's level for the PNG: 6 made it a fifth smaller in three times the time
+GAP = 2  # pixels between parts drawn side by side
+PROBE = 8  # how much smaller the drawing that finds where each part shows is drawn
+PARTS = BytesLRU(32 * 2**20)  # drawn parts, by board and part (PICTURE_CACHE_MB sets it)
 
 # A drawing hidden from screen readers repeats what the board shows for the page's layout
 # (Magnetic Field's rank numbers that stay in view while the field pans): not a picture.
@@ -34,6 +55,14 @@ LABEL = re.compile(r'<svg\b[^>]*\baria-label="([^"]*)"')
 # #game), nothing interactive (:hover, :focus).
 BOARD_CLASSES = re.compile(r"\.(?:board|{})\b".format("|".join(map(re.escape, BOARDS))))
 PAGE_ONLY = re.compile(r":has\(|:hover|:focus|#")
+TAG = re.compile(r"<[^>]*>")
+# What is never drawn: tooltips and screen readers' words (which differ by language)
+UNDRAWN = re.compile(r"<title>[^<]*</title>|\s(?:aria-label|role)=\"[^\"]*\"")
+# What the opening tag says of where the drawing goes, not of how its parts look
+PLACEMENT = re.compile(r'\s(?:x|y|width|height|viewBox|preserveAspectRatio)="[^"]*"')
+VIEWBOX = re.compile(r'\bviewBox="([^"]*)"')
+CLASSES = re.compile(r'\bclass="([^"]*)"')
+SELECTOR_CLASSES = re.compile(r"\.([\w-]+)")
 
 
 def drawings(markup: str) -> list[str]:
@@ -56,19 +85,247 @@ def label(drawing: str) -> str:
 @functools.lru_cache(maxsize=64)  # the same drawing is mailed to several seats, and in digests
 def png(drawing: str) -> bytes:
     """One drawing as a PNG, ``WIDTH`` pixels wide."""
-    return bytes(resvg_py.svg_to_bytes(svg_string=drawing, style_sheet=stylesheet(),
-                                       width=WIDTH, background="#ffffff", **_fonts()))
+    board = Board.of(drawing)
+    canvas = Image.new("RGB", board.size, "white")
+    for part in _drawn(board):
+        if part.image is not None:
+            canvas.paste(part.image, part.at, part.image)
+    return _encoded(canvas)
+
+
+Region = tuple[int, int, int, int]  # left, top, right and bottom, in pixels
+
+
+@dataclass(frozen=True)
+class Board:
+    """A drawing taken apart, without the words nobody sees: a group with the attributes
+    of its ``<svg>`` (``style``: the board's classes, which its stylesheet's rules name),
+    its ``viewBox``, its ``defs`` (what parts refer to) and the elements it draws
+    (``parts``, in order). The first three are the kind of board: a game, its size and
+    which way up."""
+
+    style: str
+    view: tuple[float, float, float, float]
+    defs: str
+    parts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, drawing: str) -> Board:
+        drawing = UNDRAWN.sub("", drawing)
+        opening, defs, parts = "", list[str](), list[str]()
+        depth = start = 0
+        for tag in TAG.finditer(drawing):
+            if tag[0].startswith("</"):
+                depth -= 1
+                if depth == 1:
+                    whole = drawing[start:tag.end()]
+                    (defs if whole.startswith("<defs") else parts).append(whole)
+            elif tag[0].endswith("/>"):
+                if depth == 1:
+                    parts.append(tag[0])
+            else:
+                if depth == 0:
+                    opening = tag[0]
+                elif depth == 1:
+                    start = tag.start()
+                depth += 1
+        found = VIEWBOX.search(opening)
+        if found is None:
+            raise ValueError("a board's drawing needs a viewBox")
+        x, y, width, height = map(float, found[1].replace(",", " ").split())
+        style = "<g" + PLACEMENT.sub("", opening.removeprefix("<svg"))
+        return cls(style, (x, y, width, height), "".join(defs), tuple(parts))
+
+    @property
+    def scale(self) -> float:
+        """Pixels a unit of the drawing."""
+        return WIDTH / self.view[2]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """The picture's size in pixels."""
+        return WIDTH, math.ceil(self.view[3] * self.scale - 1e-9)
+
+    def window(self, at: tuple[int, int], region: Region, scale: float) -> str:
+        """The opening of a nested ``<svg>`` placed at ``at`` in a drawing whose units are
+        pixels, showing ``region`` of the board (its pixels at ``scale`` pixels a unit):
+        what lies outside it is clipped."""
+        left, top, right, bottom = region
+        x, y = self.view[0] + left / scale, self.view[1] + top / scale
+        width, height = right - left, bottom - top
+        return (f'<svg x="{at[0]}" y="{at[1]}" width="{width}" height="{height}" '
+                f'viewBox="{x!r} {y!r} {width / scale!r} {height / scale!r}" '
+                f'preserveAspectRatio="none">')
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part as drawn: its pixels (RGBA, cropped to what shows; None if nothing does)
+    and where they go."""
+
+    image: Image.Image | None
+    at: tuple[int, int] = (0, 0)
+
+    @property
+    def nbytes(self) -> int:
+        return 100 + (self.image.width * self.image.height * 4 if self.image else 0)
+
+
+def _drawn(board: Board) -> list[Part]:
+    """Each of ``board``'s parts as drawn, those not kept yet drawn now and kept."""
+    kind = (board.style, board.view, board.defs)
+    drawn = {part: found for part in board.parts
+             if (found := PARTS.get((kind, part))) is not None}
+    new = [part for part in dict.fromkeys(board.parts) if part not in drawn]
+    for part, found in zip(new, _draw(board, new)):
+        drawn[part] = found
+        PARTS.put((kind, part), found, found.nbytes)
+    return [drawn[part] for part in board.parts]
+
+
+def _draw(board: Board, parts: Sequence[str]) -> list[Part]:
+    """``parts`` of ``board`` drawn, each alone where it stands on the board. All of them
+    are drawn side by side ``PROBE`` times smaller, to find where each shows, then side by
+    side again at full size, each where it shows and a little around. One that reaches the
+    edge of where it was looked for (a line too thin to be seen small) is drawn again over
+    the whole board; where something showed between the parts, and none reached its edge,
+    each is drawn on its own."""
+    if not parts:
+        return []
+    width, height = board.size
+    whole = (0, 0, width, height)
+    small = (0, 0, math.ceil(width / PROBE), math.ceil(height / PROBE))
+    regions = []
+    for probe in _side_by_side(board, [(small, part) for part in parts],
+                               board.scale / PROBE)[0]:
+        box = probe.getchannel("A").getbbox()
+        regions.append(whole if box is None else (  # a small pixel more each way
+            max(0, (box[0] - 1) * PROBE), max(0, (box[1] - 1) * PROBE),
+            min(width, (box[2] + 1) * PROBE), min(height, (box[3] + 1) * PROBE)))
+    drawn: dict[int, Part] = {}
+    while todo := [index for index in range(len(parts)) if index not in drawn]:
+        found, spilt = _side_by_side(board, [(regions[i], parts[i]) for i in todo],
+                                     board.scale)
+        shown = [pixels.getchannel("A").getbbox() for pixels in found]
+        beyond = [index for index, box in zip(todo, shown)
+                  if box and _reaches_edge(box, regions[index], board.size)]
+        for index in beyond:
+            regions[index] = whole  # it goes on past where it was looked for
+        if spilt and not beyond:
+            return [drawn.get(index) or _alone(board, part) for index, part in enumerate(parts)]
+        if not spilt:
+            for index, pixels, box in zip(todo, found, shown):
+                if index not in beyond:
+                    left, top = regions[index][:2]
+                    drawn[index] = Part(pixels.crop(box), (left + box[0], top + box[1])) \
+                        if box else Part(None)
+    return [drawn[index] for index in range(len(parts))]
+
+
+def _reaches_edge(box: Region, region: Region, size: tuple[int, int]) -> bool:
+    """Whether what shows at ``box`` of ``region``'s pixels reaches an edge of the region
+    that is not the board's."""
+    left, top, right, bottom = region
+    return ((box[0] == 0 < left) or (box[1] == 0 < top)
+            or (box[2] == right - left and right < size[0])
+            or (box[3] == bottom - top and bottom < size[1]))
+
+
+def _alone(board: Board, part: str) -> Part:
+    """``part`` drawn by itself over the whole of ``board``."""
+    ((pixels,), _) = _side_by_side(board, [((0, 0, *board.size), part)], board.scale)
+    shown = pixels.getchannel("A").getbbox()
+    return Part(pixels.crop(shown), shown[:2]) if shown else Part(None)
+
+
+def _side_by_side(board: Board, windows: Sequence[tuple[Region, str]],
+                  scale: float) -> tuple[list[Image.Image], bool]:
+    """The pixels of each of ``windows``: its part drawn alone, showing its region of
+    ``board`` at ``scale`` pixels a unit; and whether anything showed between them (a part
+    that goes on past its region, which may have reached another's). They are drawn in one
+    drawing, in rows, ``GAP`` pixels apart; a part whose region ends at the board's edge is
+    clipped there, as the picture clips it (a clip costs resvg a layer of its own: the
+    others are not)."""
+    width, height = board.size
+    sizes = [(right - left, bottom - top) for (left, top, right, bottom), _ in windows]
+    # about square: resvg's time goes with the pixels drawn, empty or not
+    row_width = max(max(w for w, _ in sizes) + 2 * GAP,
+                    math.isqrt(sum((w + GAP) * (h + GAP) for w, h in sizes)) + GAP)
+    places, x, y, row = [], GAP, GAP, 0
+    for left, top, right, bottom in (region for region, _ in windows):
+        if x > GAP and x + right - left + GAP > row_width:
+            x, y, row = GAP, y + row + GAP, 0
+        places.append((x, y))
+        x, row = x + right - left + GAP, max(row, bottom - top)
+    shown = []
+    for (x, y), ((left, top, right, bottom), part) in zip(places, windows):
+        if left == 0 or top == 0 or right == width or bottom == height:
+            shown.append(f"{board.window((x, y), (left, top, right, bottom), scale)}"
+                         f"{board.style}{part}</g></svg>")
+        else:
+            shown.append(f'<g transform="matrix({scale!r} 0 0 {scale!r} '
+                         f'{x - left - board.view[0] * scale!r} '
+                         f'{y - top - board.view[1] * scale!r})">{board.style}{part}</g></g>')
+    # the defs inside a group of the board's classes, as their rules expect
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{row_width}" '
+           f'height="{y + row + GAP}">{board.style}{board.defs}</g>{"".join(shown)}</svg>')
+    text = "<text" in svg
+    data = resvg_py.svg_to_bytes(svg_string=svg, style_sheet=_stylesheet(svg),
+                                 **(_fonts() if text else {"skip_system_fonts": True}))
+    image = Image.open(io.BytesIO(bytes(data))).convert("RGBA")
+    pixels = [image.crop((x, y, x + right - left, y + bottom - top))
+              for (x, y), ((left, top, right, bottom), _) in zip(places, windows)]
+    between = image.getchannel("A")
+    for (x, y), ((left, top, right, bottom), _) in zip(places, windows):
+        between.paste(0, (x, y, x + right - left, y + bottom - top))
+    return pixels, between.getbbox() is not None
+
+
+def _encoded(picture: Image.Image) -> bytes:
+    """``picture`` as a palette PNG: its own colours where 256 hold them (antialiased
+    boards of a few colours have some 200), else the 256 nearest."""
+    colours = picture.getcolors(256)
+    if colours is None:
+        indexed = picture.quantize(256, method=Image.Quantize.FASTOCTREE,
+                                   dither=Image.Dither.NONE)
+    else:
+        palette = Image.new("P", (1, 1))
+        palette.putpalette([channel for _, colour in colours
+                            for channel in cast(tuple[int, int, int], colour)])
+        indexed = picture.quantize(palette=palette, dither=Image.Dither.NONE)
+    written = io.BytesIO()
+    indexed.save(written, "PNG", compress_level=COMPRESSION)
+    return written.getvalue()
 
 
 @functools.cache
 def stylesheet() -> str:
     """The rules of the site's stylesheet that style a board, its colours written out."""
+    return "\n".join(f"{selector} {{{body}}}" for selector, body in _board_rules())
+
+
+def _stylesheet(svg: str) -> str:
+    """The rules of ``stylesheet`` that may match in ``svg``: those of a selector whose
+    classes it all has. (resvg reads the whole stylesheet again for every drawing, which
+    cost a drawing of a few parts two thirds of its time.)"""
+    return _rules_for(frozenset(" ".join(CLASSES.findall(svg)).split()))
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_for(classes: frozenset[str]) -> str:
+    return "\n".join(
+        f"{selector} {{{body}}}" for selector, body in _board_rules()
+        if any(set(SELECTOR_CLASSES.findall(one)) <= classes for one in selector.split(",")))
+
+
+@functools.cache
+def _board_rules() -> list[tuple[str, str]]:
     css = re.sub(r"/\*.*?\*/", "", STYLESHEET.read_text(encoding="utf-8"), flags=re.S)
     colours = dict(re.findall(r"--([\w-]+)\s*:\s*([^;}]+)", css[:css.index("}")]))
     # a variable set outside :root (a layout's, not a colour) stays: no board rule reads it
     css = re.sub(r"var\(--([\w-]+)\)", lambda m: colours.get(m[1], m[0]).strip(), css)
-    return "\n".join(f"{selector} {{{body}}}" for selector, body in _rules(css)
-                     if BOARD_CLASSES.search(selector) and not PAGE_ONLY.search(selector))
+    return [(selector, body) for selector, body in _rules(css)
+            if BOARD_CLASSES.search(selector) and not PAGE_ONLY.search(selector)]
 
 
 def _rules(css: str) -> list[tuple[str, str]]:
