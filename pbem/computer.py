@@ -171,7 +171,7 @@ def outlook(match: Match, seat: int) -> float:
     """How good the position looks to ``seat``'s side, from 0 (lost) to 1 (won): the bot's
     evaluation averaged over positions drawn among those the seat cannot tell apart (it
     reads nothing hidden from ``seat``)."""
-    game, heuristics = match.game, bots.HEURISTICS[match.game.id]
+    game, heuristics = match.game, bots.heuristics_of(match.game)
     rng = random.Random(f"{seed(match)}\0outlook")
     worlds = [game.resample(match.current, seat, rng) for _ in range(WORLDS)]
     return sum(heuristics.evaluate(world, seat) for world in worlds) / WORLDS
