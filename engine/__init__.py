@@ -21,8 +21,18 @@ def get(game_id: str) -> Game:
 
 
 __all__ = ["GAMES", "Game", "IllegalMove", "InvalidGameSetup", "Option", "Outcome", "State",
-           "Text", "TextError", "UnknownGame", "chance", "get", "perft", "random_playout",
-           "random_positions"]
+           "Text", "TextError", "UnknownGame", "chance", "get", "load_plugins", "perft",
+           "random_playout", "random_positions"]
+
+
+def load_plugins() -> dict[str, Game]:
+    """Add to ``GAMES`` the games of the installed plugins it does not hold yet (see
+    ``engine.plugins``), and return them: done once, as the engine is imported; again only
+    where a distribution was installed since (the tests)."""
+    found = plugins.load(GAMES)
+    GAMES.update(found)
+    return found
+
 
 # Last: a plugin's module, imported now, may import any of the names above.
-GAMES.update(plugins.load(GAMES))
+load_plugins()

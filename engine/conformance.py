@@ -94,7 +94,12 @@ class Line:
 
 
 class CheckFailed(Exception):
-    """Raised inside a check: what it found wrong."""
+    """Raised inside a check: what it found wrong; ``check``, the check it belongs to where
+    that is not the one running (the random games are played before the checks)."""
+
+    def __init__(self, detail: str, check: str | None = None):
+        super().__init__(detail)
+        self.check = check
 
 
 def seen(game: Any, state: Any, players: int) -> tuple[Any, ...]:
@@ -127,18 +132,18 @@ def play(game: Any, players: int, seed: str, plies: int) -> Line:
     while state.outcome is None and len(line.moves) < plies:
         if not state.to_move:
             raise CheckFailed(f"no seat is to move in a game that is not over "
-                              f"{line.where(state.ply)}")
+                              f"{line.where(state.ply)}", "listed moves")
         seat = rng.choice(sorted(state.to_move))
         legal = game.legal_moves(state, seat)
         if not legal:
             raise CheckFailed(f"seat {seat} is to move but has no legal move "
-                              f"{line.where(state.ply)}")
+                              f"{line.where(state.ply)}", "listed moves")
         move = rng.choice(legal)
         try:
             state = game.apply(state, seat, move)
         except IllegalMove as error:
             raise CheckFailed(f"the listed move {move!r} of seat {seat} was refused "
-                              f"{line.where(state.ply)}: {error}") from None
+                              f"{line.where(state.ply)}: {error}", "listed moves") from None
         line.moves.append((seat, move))
         line.states.append(state)
     return line
@@ -146,11 +151,12 @@ def play(game: Any, players: int, seed: str, plies: int) -> Line:
 
 def results(game: Any, bounds: Bounds = Bounds()) -> list[tuple[str, Failure | None]]:
     """Each check that applies to ``game``, in the order of ``CHECKS``, with its failure
-    (None: passed). A game whose description fails is checked no further."""
+    (None: passed). A game whose random games cannot be played is checked no further."""
     try:
         lines = _described(game, bounds)
     except Exception as error:  # noqa: BLE001 -- any error is the game's, reported as such
-        return [("description", Failure("description", _said(error)))]
+        name = getattr(error, "check", None) or "description"
+        return [(name, Failure(name, _said(error)))]
     found: list[tuple[str, Failure | None]] = [("description", None)]
     for name, run in _checks(game, lines, bounds):
         try:
