@@ -31,7 +31,7 @@ from pbem.matches import CACHE
 from playwright.sync_api import expect
 
 from pbem.jobs import scheduler
-from helpers import (EXAMPLE_GAME, PLUGIN_GAMES, ROOT, api_move, emails_to, fits,
+from helpers import (EXAMPLE_GAME, PLUGIN_GAMES, api_move, emails_to, fits,
                      install_distribution, install_example, path_of, seen_by, sign_up)
 from test_russian_pages import english_words
 from test_inbound import (P1, P2, answer_to, events, listener, only, post, send,  # noqa: F401
@@ -68,7 +68,7 @@ def test_an_installed_plugin_is_a_game_at_import_and_a_broken_one_is_logged(tmp_
         "missing": "no_such_module:GAME", "not-a-game": "high_card:State",
         "impostor": "high_card:IMPOSTOR"})
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (site, EXAMPLE_GAME,
-                                                                 PLUGIN_GAMES, ROOT))),
+                                                                 PLUGIN_GAMES))),
            "PBEM_INSTANCE": str(tmp_path / "instance")}
 
     def run(*args: str) -> subprocess.CompletedProcess:
@@ -260,6 +260,13 @@ def test_a_plugin_game_is_played_on_its_pages(client, plugin_games):
     assert "<td>Y</td>" in after and '<span class="side">Yellow</span> 4</a>' in after
     # the position in words: the same grid as text
     assert "Grid:\n  1 2 3 4 5 6\n" in after and "  . . . Y . .\n" in after
+    # the analysis board, with the computer's view once the game is over, and the record
+    analysis = client.get(f"{page_path}/analysis?m=3").get_data(as_text=True)
+    assert analysis.count("<td>Y</td>") == 1 and analysis.count("<td>R</td>") == 1
+    assert client.post(f"{page_path}/resign", data={"ply": "1", "confirm": "yes"}
+                       ).status_code == 303
+    assert client.post(f"{page_path}/analysis?ply=1").status_code == 200
+    assert "1. Yellow: 4" in client.get(f"{page_path}/record.txt").get_data(as_text=True)
 
     rules = client.get("/rules/four-in-a-row").get_data(as_text=True)
     assert "<p>Two players, Yellow and Red, take turns; Yellow moves first." in rules
