@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import math
 import random
 import time
@@ -45,6 +46,8 @@ from .events import Command, Move
 from .store import utc
 from .store.db import claimed, hold_name, write
 from .matches import Match
+
+log = logging.getLogger(__name__)
 
 STAND_IN_LEVEL = "medium"
 LEVEL_NAMES = {"easy": engine.Text("easy"), "medium": engine.Text("medium"),
@@ -132,8 +135,12 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
         return False
     seat, move = turn.seat, None
     if kind == "move":
-        move = Move(bots.choose(match.game, match.current, seat, level=turn.level,
-                                seed=seed(match)))
+        try:
+            move = Move(bots.choose(match.game, match.current, seat, level=turn.level,
+                                    seed=seed(match)))
+        except Exception:  # an error of the game's own code (a plugin's): the others go on
+            log.exception("The computer could not choose a move in game %s", match.id)
+            return False
     try:
         submitted = commands.submit(db, match.id, seat, Command.of(kind, move), match.ply,
                                     now=now)

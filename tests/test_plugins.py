@@ -396,6 +396,28 @@ def test_the_computer_plays_a_plugin_game(client, runner, plugin_games):
         bots.choose(game, state, 1, level="easy", seed="s")
 
 
+def test_an_error_of_a_plugin_stops_the_computer_in_its_game_alone(client, runner, caplog,
+                                                                   monkeypatch, plugin_games):
+    plugin = plugin_games["four-in-a-row"].plugin
+    lists = plugin.legal_moves
+
+    def broken(state, seat):  # a bug in the plugin, met in the computer's seat only
+        if seat == 1:
+            raise KeyError("a bug")
+        return lists(state, seat)
+
+    monkeypatch.setattr(plugin, "legal_moves", broken)
+    plugin_game, mastery = (apis(create(client, game, second={"bot": "easy"}))[0]
+                            for game in ("four-in-a-row", "mastery"))
+    api_move(client, plugin_game, "4")
+    api_move(client, mastery, client.get(mastery).json["legal_moves"][0])
+    assert runner.invoke(args=["play-bots"]).exit_code == 0
+    assert client.get(mastery).json["ply"] == 2
+    assert client.get(plugin_game).json["ply"] == 1
+    assert "The computer could not choose a move in game" in caplog.text
+    assert "KeyError: 'a bug'" in caplog.text
+
+
 def test_a_plugin_game_in_the_lobby_and_in_a_tournament(client, db, plugin_games):
     waiting = create(client, second={"open": True}, public=True)
     challenges = client.get("/api/challenges").json["challenges"]
