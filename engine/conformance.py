@@ -28,10 +28,10 @@ for a bounded number of plies, and look at a sample of their positions:
 - ``resample``: a resample looks to its seat as the state does (the same view, legal moves,
   ply, seats to move and outcome), is the same for the same random generator, leaves the
   state as it was, and is the state itself in a game without hidden information;
-- ``indistinguishable`` (hidden information only): two states that a seat cannot tell
-  apart (the second a resample of the first, differing only in what the seat cannot see)
-  give that seat the same resamples, whatever their hidden parts: what a computer player
-  decides from, so it cannot play differently in them.
+- ``indistinguishable`` (hidden information only): twins, two states that a seat cannot
+  tell apart (games of other seeds dealt alike for it, played on by the same moves; and a
+  state and its resample), give that seat the same resamples, whatever their hidden parts:
+  what a computer player decides from, so it cannot play differently in them.
 """
 from __future__ import annotations
 
