@@ -162,6 +162,11 @@ class Game(Generic[StateT]):
     lists_every_move: ClassVar[bool] = True
     # Whether a seat may not know everything about a position (hands, values, setups).
     hidden_information: ClassVar[bool] = False
+    # Whether tournaments may be played of it (they also need 2 in player_counts).
+    tournaments: ClassVar[bool] = True
+    # Whether a server may keep its states pickled (snapshots, uploaded records' positions):
+    # states made of the engine's own classes by the code ``pbem.positions`` digests.
+    stored_positions: ClassVar[bool] = True
 
     # -- description -------------------------------------------------------------------
 
@@ -318,6 +323,17 @@ class Game(Generic[StateT]):
     def conclude(self, state: StateT, outcome: Outcome) -> StateT:
         """End the game by a server action (resignation, agreed draw, timeout)."""
         return dataclasses.replace(state, to_move=(), outcome=outcome)
+
+    def rules_text(self, language: str) -> tuple[str, str] | None:
+        """The rules as plain text (paragraphs between blank lines), in ``language`` or else
+        English, with the language it is in, for a game whose rules page the server does
+        not have; None: no text."""
+        return None
+
+    def drawing(self, view: Mapping[str, Any], seat: int | None) -> str | None:
+        """The board of ``view`` as SVG markup, for a game the server has no drawing of
+        (a plugin that brings its own); None: the server draws the view generically."""
+        return None
 
     def resignation(self, state: StateT, seat: int) -> Outcome:
         """``seat``'s side gives up; in a team game the whole team does ("Red resigned")."""

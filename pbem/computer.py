@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import math
 import random
 import time
@@ -45,6 +46,8 @@ from .events import Command, Move
 from .store import utc
 from .store.db import claimed, hold_name, write
 from .matches import Match
+
+log = logging.getLogger(__name__)
 
 STAND_IN_LEVEL = "medium"
 LEVEL_NAMES = {"easy": engine.Text("easy"), "medium": engine.Text("medium"),
@@ -132,8 +135,12 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
         return False
     seat, move = turn.seat, None
     if kind == "move":
-        move = Move(bots.choose(match.game, match.current, seat, level=turn.level,
-                                seed=seed(match)))
+        try:
+            move = Move(bots.choose(match.game, match.current, seat, level=turn.level,
+                                    seed=seed(match)))
+        except Exception:  # an error of the game's own code (a plugin's): the others go on
+            log.exception("The computer could not choose a move in game %s", match.id)
+            return False
     try:
         submitted = commands.submit(db, match.id, seat, Command.of(kind, move), match.ply,
                                     now=now)
@@ -171,7 +178,7 @@ def outlook(match: Match, seat: int) -> float:
     """How good the position looks to ``seat``'s side, from 0 (lost) to 1 (won): the bot's
     evaluation averaged over positions drawn among those the seat cannot tell apart (it
     reads nothing hidden from ``seat``)."""
-    game, heuristics = match.game, bots.HEURISTICS[match.game.id]
+    game, heuristics = match.game, bots.heuristics_of(match.game)
     rng = random.Random(f"{seed(match)}\0outlook")
     worlds = [game.resample(match.current, seat, rng) for _ in range(WORLDS)]
     return sum(heuristics.evaluate(world, seat) for world in worlds) / WORLDS

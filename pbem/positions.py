@@ -65,7 +65,7 @@ class Positions(Sequence):
         """A game's positions before its first move; ``restored``: a snapshot of a later
         ply, which saves replaying the moves up to it."""
         return cls(game, (), (tuple(start.to_move),), start,
-                   {0: (start, len(_pickled(start)))}, restored)
+                   {0: (start, _size(start))}, restored)
 
     def played(self, moves: Sequence[tuple[int, str]]) -> Positions:
         """These positions and those after ``moves`` ((seat, move) each, in order); raises
@@ -82,7 +82,7 @@ class Positions(Sequence):
             last = self._game.apply(last, seat, move)
             to_move.append(tuple(last.to_move))
             if ply % EVERY == 0:
-                kept = {**kept, ply: (last, len(_pickled(last)))}
+                kept = {**kept, ply: (last, _size(last))}
         length = len(self._moves) + len(moves)
         return Positions(self._game, self._moves + tuple(moves),
                          self._to_move + tuple(to_move), last, kept,
@@ -98,6 +98,10 @@ class Positions(Sequence):
         return Positions(self._game, self._moves[:length], self._to_move[:length + 1], last,
                          {ply: kept for ply, kept in list(self._kept.items()) if ply <= length},
                          rewound=True)
+
+    @property
+    def game(self) -> engine.Game:
+        return self._game
 
     def to_move(self, ply: int) -> tuple[int, ...]:
         return self._to_move[ply]
@@ -151,13 +155,24 @@ class Positions(Sequence):
                     else self._game.apply(state, *self._moves[ply - 1])
                 if ply % EVERY == 0 and ply not in self._kept:
                     # the same ply of every version of this game: safe to share
-                    self._kept[ply] = (state, len(_pickled(state)))
+                    self._kept[ply] = (state, _size(state))
             if ply >= first:
                 yield state
 
 
 def _pickled(state: engine.State) -> bytes:
     return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+UNPICKLED_SIZE = 4096  # bytes guessed for a state that pickle cannot write (a plugin's)
+
+
+def _size(state: engine.State) -> int:
+    """The memory ``state`` holds, roughly: the length of its pickle."""
+    try:
+        return len(_pickled(state))
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return UNPICKLED_SIZE
 
 
 class _StateUnpickler(pickle.Unpickler):
@@ -185,8 +200,9 @@ def unpacked(data: bytes) -> engine.State:
 
 def store(db: sqlite_utils.Database, game_id: str, positions: Positions) -> None:
     """Keep the game's last position as its snapshot (call at a multiple of ``EVERY``);
-    never once moves were taken back (``Positions.rewound``)."""
-    if positions.rewound:
+    never once moves were taken back (``Positions.rewound``), nor for a game whose states
+    are not kept pickled (``Game.stored_positions``: a plugin's)."""
+    if positions.rewound or not positions.game.stored_positions:
         return
     ply = len(positions) - 1
     db.execute("INSERT INTO snapshots (game_id, ply, engine, state, to_move) "

@@ -354,6 +354,8 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
     if 2 not in game.player_counts:
         raise InvalidRequest("%(game)s is not a game for two: tournaments pair two players.",
                              game=game.title)
+    if not game.tournaments:
+        raise InvalidRequest("%(game)s is not played in tournaments.", game=game.title)
     options = body.get("options") or {}
     try:
         options = game.start(2, options, "check").options

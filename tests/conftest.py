@@ -24,6 +24,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import engine
 import jinja2
 import jinja2.bccache
 import pytest
@@ -40,7 +41,8 @@ from pbem.store.db import connect, get_db
 from pbem.matches import CACHE
 
 import postgres
-from helpers import TIMEOUT_MS, NewGame, Recorder, free_port, path_of
+from helpers import (EXAMPLE_GAME, PLUGIN_GAMES, TIMEOUT_MS, NewGame, Recorder, free_port,
+                     install_distribution, install_example, path_of)
 
 ENGINES = ("sqlite", "postgresql")
 HERE = Path(__file__).resolve().parent
@@ -249,6 +251,25 @@ def seeded_game(app):
                 url_for("play.page", role="watch", token=created.spectator_token))
 
     return create
+
+
+@pytest.fixture
+def plugin_games(tmp_path, monkeypatch):
+    """The example game (examples/four-in-a-row) and the tests' High Card (hidden
+    information, a drawing of its own) installed as distributions and loaded through their
+    ``pbem.games`` entry points, as the engine loads what is installed when it is imported;
+    left out of ``engine.GAMES`` again afterwards. Yields the games loaded, by id."""
+    site = tmp_path / "site"
+    install_example(site)
+    install_distribution(site, "pbem-test-high-card", "1.0", {"high-card": "high_card:GAME"})
+    for folder in (EXAMPLE_GAME, PLUGIN_GAMES, site):
+        monkeypatch.syspath_prepend(str(folder))
+    loaded = engine.load_plugins()
+    assert set(loaded) == {"four-in-a-row", "high-card"}, engine.plugins.FAILED
+    yield loaded
+    for game_id in loaded:
+        del engine.GAMES[game_id]
+        del engine.plugins.LOADED[game_id]
 
 
 @pytest.fixture

@@ -13,15 +13,21 @@ import re
 import socket
 import sqlite3
 import threading
+import tomllib
 import zlib
 from dataclasses import dataclass
 from html import unescape
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import engine
 from pbem.mail import outbox
 from pbem.boards import board_for
 from pbem.store.db import connect, dialect
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_GAME = ROOT / "examples" / "four-in-a-row"  # the example plugin, as docs/ describe it
+PLUGIN_GAMES = ROOT / "tests" / "plugin_games"    # the tests' own plugins' modules
 
 SLOW_ANSWER = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"  # a byte at a time
 
@@ -362,3 +368,27 @@ def sign_up(client, db, handle: str) -> str:
     signed = client.post(link.group(1), json={"handle": handle})
     assert signed.status_code == 201, signed.json
     return signed.json["key"]
+
+
+def install_distribution(site: Path, name: str, version: str,
+                         entry_points: dict[str, str]) -> None:
+    """What an installer leaves in a site folder for the distribution ``name`` (its modules
+    aside: put their folder on the path too): its ``.dist-info``, with the ``pbem.games``
+    entry points ``entry_points`` (name: "module:object"), which importlib.metadata finds
+    wherever ``site`` is on the path."""
+    info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text("[pbem.games]\n" + "".join(
+        f"{entry} = {target}\n" for entry, target in entry_points.items()))
+
+
+def install_example(site: Path) -> None:
+    """The example plugin's distribution, as its pyproject.toml declares it (its module,
+    which setuptools would copy, is in its folder: put that on the path too)."""
+    declared = tomllib.loads((EXAMPLE_GAME / "pyproject.toml").read_text())
+    project = declared["project"]
+    assert all((EXAMPLE_GAME / f"{module}.py").is_file()
+               for module in declared["tool"]["setuptools"]["py-modules"])
+    install_distribution(site, project["name"], project["version"],
+                         project["entry-points"]["pbem.games"])

@@ -29,11 +29,11 @@ def two_player_game(client, game: str, **seats) -> dict:
     return created.json
 
 
-def page_types(client, db) -> dict[str, str]:
-    """A path of each page type, of games made for them."""
+def page_types(client, db, games: tuple[str, ...] = GAMES) -> dict[str, str]:
+    """A path of each page type, of games made for them (of ``games``)."""
     pages = {"front": "/", "choose a game": "/new", "lobby": "/lobby", "rules index": "/rules",
              "my games": "/games", "ask for my games": "/home", "not found": "/nowhere"}
-    for game in GAMES:
+    for game in games:
         pages[f"new {game}"] = f"/new/{game}"
         pages[f"rules of {game}"] = f"/rules/{game}"
         created = two_player_game(client, game)
@@ -64,14 +64,19 @@ def page_types(client, db) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
-def test_no_serious_violation_on_any_page_type(client, db, live_server, open_context, language):
+def test_no_serious_violation_on_any_page_type(client, db, live_server, open_context, language,
+                                               plugin_games):
     context = open_context(locale=language, extra_http_headers={
         "Accept-Language": language})
     page = context.new_page()
     found = []
     signed_in = {"my games, signed in": "/games", "all games' notifications": "/me/notifications",
                  "console": "/console"}
-    for name, path in [*page_types(client, db).items(), *signed_in.items()]:
+    # and the plugins' pages (tests/conftest.py, plugin_games): a generic board of a view,
+    # a drawing of the plugin's own
+    plugins = ("four-in-a-row", "high-card")
+    for name, path in [*page_types(client, db, (*GAMES, *plugins)).items(),
+                       *signed_in.items()]:
         if name in signed_in:  # the browser signed in as the player page_types made
             context.add_cookies([{"name": "session", "url": live_server,
                                   "value": client.get_cookie("session").value}])

@@ -27,6 +27,12 @@ HEURISTICS: dict[str, Heuristics] = {h.game.id: h for h in (
 WORLDS = 4  # worlds drawn to judge, before searching, whether a move wins at once
 
 
+def heuristics_of(game: Game) -> Heuristics:
+    """What the bots know of ``game``: its module's heuristics, or for a game without one
+    (a plugin's) the defaults, which suit any game: a search over its legal moves."""
+    return HEURISTICS.get(game.id) or Heuristics(game)
+
+
 def choose(game: Game, state: State, seat: int, *, level: str, seed: object) -> str:
     """A legal move for ``seat``, who must be to move in ``state``."""
     return _decide(game, state, seat, level, seed)[0]
@@ -41,7 +47,7 @@ def assess(game: Game, state: State, seat: int, *, level: str,
     move, search = _decide(game, state, seat, level, seed)
     if search is not None:
         return move, search.value(move)
-    heuristics = HEURISTICS[game.id]
+    heuristics = heuristics_of(game)
     rng = chance(str(seed), "bot", game.id, level, state.ply, seat, "assess")
     after = game.apply(game.resample(state, seat, rng), seat, move)  # (a set-up too)
     return move, result(after, seat) if after.outcome is not None \
@@ -55,7 +61,7 @@ def _decide(game: Game, state: State, seat: int, level: str,
         raise InvalidGameSetup("Unknown level %(level)s: the levels are %(levels)s.",
                                level=repr(level), levels=tuple(LEVELS))
     game.check_mover(state, seat)
-    heuristics = HEURISTICS[game.id]
+    heuristics = heuristics_of(game)
     rng = chance(str(seed), "bot", game.id, level, state.ply, seat)
     move = heuristics.opening(state, seat, rng)
     if move is not None:
@@ -118,7 +124,7 @@ def tactical(game: Game, state: State, seat: int, rng: random.Random) -> str:
     is one, else a random move after which the opponent cannot win at once (in one world
     drawn by ``resample``), else any random move."""
     game.check_mover(state, seat)
-    heuristics = HEURISTICS[game.id]
+    heuristics = heuristics_of(game)
     move = heuristics.opening(state, seat, rng)
     if move is not None:
         return move

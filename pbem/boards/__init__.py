@@ -16,15 +16,22 @@
 - optionally ``FRAMED = True``: ``render`` wraps what may pan on a phone in its own
   ``.board-frame`` (else the page wraps the whole drawing in one).
 
-``cells.cell`` draws one cell of a board: a link, or a group named for screen readers.
+``cells.cell`` draws one cell of a board: a link, or a group named for screen readers. A
+game without a module here (a plugin's) has ``generic.Board``, which draws its view.
 """
 from types import ModuleType
+from typing import Any
 
-from . import magnet, magnetic_field, mastery, the_right_moves
+import engine
+
+from . import generic, magnet, magnetic_field, mastery, the_right_moves
 
 BOARDS: dict[str, ModuleType] = {"mastery": mastery, "the-right-moves": the_right_moves,
                                  "magnetic-field": magnetic_field, "magnet": magnet}
 
 
-def board_for(game_id: str) -> ModuleType:
-    return BOARDS[game_id]
+def board_for(game_id: str) -> Any:
+    """The drawing of a game: its module, or the generic board of its view (a module's
+    interface, above)."""
+    board = BOARDS.get(game_id)
+    return board if board is not None else generic.Board(engine.get(game_id))

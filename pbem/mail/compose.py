@@ -66,15 +66,17 @@ def board_text(match: Match, seat: int | None) -> str:
     return board_for(match.game.id).text(match.game.view(match.current, seat), seat)
 
 
-def board_drawing(match: Match, seat: int) -> str:
+def board_drawing(match: Match, seat: int) -> str | None:
     """The current position as ``seat``'s page draws it (SVG), from what it may know, the
-    last move marked; nothing on it can be clicked."""
-    game, last = match.game, match.moves[-1] if match.moves else None
-    return str(board_for(game.id).render(
+    last move marked; nothing on it can be clicked. None where the page draws no picture
+    (the generic board of a plugin's view): the email shows the board as text."""
+    game, last, board = match.game, match.moves[-1] if match.moves else None, \
+        board_for(match.game.id)
+    drawing = str(board.render(
         game.view(match.current, seat), seat=seat,
-        last=board_for(game.id).move_cells(game.public_move(last.seat, last.move, seat,
-                                                            match.current))
+        last=board.move_cells(game.public_move(last.seat, last.move, seat, match.current))
         if last else set()))
+    return drawing if pictures.drawings(drawing) else None
 
 
 # -- emails to a seat ------------------------------------------------------------------------

@@ -98,11 +98,13 @@ def duration(seconds: int) -> str:
 
 PLACEHOLDER = secrets.token_hex(16)  # no page can hold it by chance, nor anyone type it
 RENDERS = BytesLRU(32 * 2**20)  # create_app sets its size: RENDER_CACHE_MB
-# The code that draws pages: an ETag made by other code is a different page.
+# The code that draws pages, and the plugins' games by their versions: an ETag made by
+# other code is a different page.
 CODE = hashlib.sha256(b"".join(
     path.read_bytes() for folder in ("pbem", "engine", "templates")
     for path in sorted((Path(__file__).resolve().parents[2] / folder).rglob("*"))
-    if path.suffix in (".py", ".html", ".txt", ".po"))).hexdigest()
+    if path.suffix in (".py", ".html", ".txt", ".po")) + repr(sorted(
+        engine.plugins.LOADED.items())).encode()).hexdigest()
 
 
 QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unquoted in a query (werkzeug)

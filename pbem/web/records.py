@@ -174,9 +174,10 @@ def _keep(db: sqlite_utils.Database, record_id: str, replayed: Replayed) -> None
                [positions.ENGINE, json.dumps(replayed.names), json.dumps(replayed.moves),
                 record_id])
     db.execute("DELETE FROM record_positions WHERE record_id = ?", [record_id])
-    insert_rows(db, "record_positions", [
-        {"record_id": record_id, "ply": ply, "state": positions.packed(state)}
-        for ply, state in replayed.kept.items()])
+    if replayed.game.stored_positions:  # else replayed for each review (``_positions``)
+        insert_rows(db, "record_positions", [
+            {"record_id": record_id, "ply": ply, "state": positions.packed(state)}
+            for ply, state in replayed.kept.items()])
 
 
 @bp.get("/records")
@@ -230,13 +231,10 @@ def _review_page(db: sqlite_utils.Database, record_id: str, ply: int) -> str:
         abort(404, gettext("This record has %(count)s plies; there is no ply %(ply)s.",
                            count=len(moves), ply=ply))
     base = ply - ply % positions.EVERY
-    kept = {row["ply"]: row["state"] for row in db.execute(
-        "SELECT ply, state FROM record_positions WHERE record_id = ? AND ply IN (?, ?)",
-        [record_id, base, len(moves)]).fetchall()}
-    final = positions.unpacked(kept[len(moves)])
-    state = final
+    kept = _kept(db, record_id, game, base, len(moves))
+    final = state = kept[len(moves)]
     if ply < len(moves):
-        state = positions.unpacked(kept[base])
+        state = kept[base]
         for seat, move in moves[base:ply]:
             state = game.apply(state, seat, move)
     if final.outcome is None:  # a game ended off the board (a resignation): over all the same
@@ -249,6 +247,20 @@ def _review_page(db: sqlite_utils.Database, record_id: str, ply: int) -> str:
     return render_template("record_review.html", game=game, names=names, ply=ply,
                            plies=len(moves), svg=svg, record_id=record_id, state=state,
                            first=first, listed=moves[first - 1:first - 1 + LISTED])
+
+
+def _kept(db: sqlite_utils.Database, record_id: str, game: engine.Game, base: int,
+          last: int) -> dict[int, engine.State]:
+    """The positions kept at ply ``base`` (a multiple of ``positions.EVERY``) and ``last``
+    of a record's replay; for a game whose states are not kept pickled (a plugin's), the
+    record replayed again."""
+    if not game.stored_positions:
+        row = db.execute("SELECT record FROM uploaded_records WHERE id = ?",
+                         [record_id]).fetchone()
+        return replay(json.loads(row["record"])).kept
+    return {row["ply"]: positions.unpacked(row["state"]) for row in db.execute(
+        "SELECT ply, state FROM record_positions WHERE record_id = ? AND ply IN (?, ?)",
+        [record_id, base, last]).fetchall()}
 
 
 def _replay_of(db: sqlite_utils.Database, record_id: str) -> Any:

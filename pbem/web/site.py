@@ -5,6 +5,7 @@ from __future__ import annotations
 import email
 import email.policy
 import functools
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from flask import (Blueprint, Response, abort, current_app, flash, redirect, ren
                    request, url_for)
 from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
-from werkzeug.exceptions import HTTPException, SecurityError
+from werkzeug.exceptions import HTTPException, SecurityError, ServiceUnavailable
 
 from .. import (clocks, computer, invites, languages, limits, links, matches, mygames, players,
                ratings)
@@ -147,7 +148,9 @@ def rules_index():
 def rules(game_id: str):
     """A game's rules: ``rules/<game>.html`` (English), or in the page's language the page
     ``rules/<game>.ru.html`` when there is one. ``lang`` is the language of the page shown;
-    ``diagram(name)`` draws one of the game's diagrams (``pbem/diagrams.py``)."""
+    ``diagram(name)`` draws one of the game's diagrams (``pbem/diagrams.py``). A game
+    without a page here (a plugin's) has ``rules/_game.html``: its own text of the rules,
+    if it brings one, and what the server knows of it."""
     game = _game_or_404(game_id)
     lang = languages.current()
     names = [f"rules/{game.id}.html"]
@@ -156,7 +159,11 @@ def rules(game_id: str):
     try:
         template = current_app.jinja_env.select_template(names)
     except TemplateNotFound:
-        abort(404, gettext("The rules of %(game)s are not written yet.", game=game.title))
+        written = game.rules_text(lang)
+        paragraphs = [" ".join(paragraph.split()) for paragraph
+                      in re.split(r"\n\s*\n", written[1].strip())] if written else []
+        return render_template("rules/_game.html", game=game, paragraphs=paragraphs,
+                               written_in=written[0] if written else None)
     return render_template(template, game=game,
                            lang=lang if template.name == names[0] and len(names) > 1 else "en",
                            diagram=functools.partial(diagrams.drawn, game.id))
@@ -270,7 +277,8 @@ STATUS_NAMES = {400: lazy_gettext("Bad Request"), 403: lazy_gettext("Forbidden")
                 404: lazy_gettext("Not Found"), 405: lazy_gettext("Method Not Allowed"),
                 409: lazy_gettext("Conflict"), 413: lazy_gettext("Request Entity Too Large"),
                 422: lazy_gettext("Unprocessable Entity"), 429: lazy_gettext("Too Many Requests"),
-                500: lazy_gettext("Internal Server Error")}
+                500: lazy_gettext("Internal Server Error"),
+                503: lazy_gettext("Service Unavailable")}
 # What a page says when the view gave no reason of its own (werkzeug's English one)
 REASONS = {
     400: lazy_gettext("The server could not understand this request."),
@@ -282,7 +290,17 @@ REASONS = {
     422: lazy_gettext("The request could not be carried out."),
     429: lazy_gettext("Too many requests from your address. Please wait a while and try "
                       "again."),
-    500: lazy_gettext("Something went wrong on the server. Please try again later.")}
+    500: lazy_gettext("Something went wrong on the server. Please try again later."),
+    503: lazy_gettext("The server cannot answer this now. Please try again later.")}
+
+@bp.app_errorhandler(engine.UnknownGame)
+def game_unknown(error: engine.UnknownGame):
+    """A stored game of a game the server does not have now: a plugin's that was removed,
+    or failed to load (logged when the engine started)."""
+    return http_error(ServiceUnavailable(gettext(
+        "%(error)s This server cannot play it now: the plugin that brings it is not "
+        "installed, or failed to load.", error=languages.translated(error.args[0]))))
+
 
 @bp.app_errorhandler(HTTPException)
 def http_error(error: HTTPException):
