@@ -234,9 +234,9 @@ def test_a_plugin_game_is_played_on_its_pages(client, plugin_games):
     started = client.post("/new/four-in-a-row", data={
         "players": "2", "name0": "Ann", "email0": P1, "name1": "Bob", "email1": P2,
         "option-columns": "6", "option-rows": "5"})
-    assert started.status_code == 201
-    page_path = path_of(re.search(r'<a class="seat-link"[^>]*href="([^"]+)"',
-                                  started.get_data(as_text=True))[1])
+    assert started.status_code == 303  # to the page of the links it made
+    links_page = client.get(started.headers["Location"]).get_data(as_text=True)
+    page_path = path_of(re.search(r'<a class="seat-link"[^>]*href="([^"]+)"', links_page)[1])
     page = client.get(page_path).get_data(as_text=True)
     # the generic board: the view's grid as a table with its columns numbered, its other
     # values by name; a button for each legal move
