@@ -575,3 +575,24 @@ def test_every_time_the_app_takes_comes_from_its_one_clock(client, app, monkeypa
     sent = outbox(app)[0]
     assert format_datetime(frozen) in str(bytes(
         build(sent, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data))
+
+
+def test_a_team_that_resigns_together_stops_every_clock(client, app):
+    """The confirmation that ends a team game (``resign_accept``) ends it on the clocks
+    too: nobody's time runs, the page shows no deadline and the jobs have nothing due."""
+    players = [{"name": f"P{i}", "email": f"p{i}@example.org"} for i in range(4)]
+    created = create(client, {"mode": "per_move", "days": 3}, game="the-right-moves",
+                     players=players)
+    seat_apis = apis(created)
+    assert client.post(f"{seat_apis[0]}/resign", json={}).status_code == 200  # proposes
+    assert client.post(f"{seat_apis[2]}/resign", json={}).status_code == 200  # confirms
+    answer = client.get(seat_apis[0]).json
+    assert answer["outcome"]["winners"] == [1, 3]
+    assert [(c["running"], c["deadline"]) for c in answer["clocks"]] == [(False, None)] * 4
+    page = client.get(path_of(created["seats"][0]["url"])).get_data(as_text=True)
+    assert 'class="clock running"' not in page and "(until " not in page
+    db = connect(app.config["DATABASE"])
+    rows = db.execute("SELECT kind FROM due WHERE game_id = ?", [created["id"]]).fetchall()
+    db.close()
+    assert rows == []
+    assert scheduler.check_clocks(app, later(4 * DAY)) == (0, 0)
