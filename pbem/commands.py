@@ -17,7 +17,7 @@ from datetime import datetime
 import sqlite_utils
 
 from . import clocks, due, events, matches, talk
-from .events import Command, Kind, Payload
+from .events import Command, Kind, KindName, Payload
 from .matches import Match
 from .store.db import write
 from .store import utc
@@ -26,7 +26,7 @@ from .store import utc
 @dataclass(frozen=True)
 class Submitted:
     match: Match    # the game after the command (and the conditional replies it set off)
-    kind: str       # the kind recorded, or found recorded
+    kind: KindName  # the kind recorded, or found recorded
     already_recorded: bool = False  # the same request was recorded before: nothing new
 
 

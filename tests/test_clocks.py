@@ -53,12 +53,12 @@ class Log:
     def move(self, seat: int, at: datetime, to_move: tuple[int, ...] | None = None) -> Log:
         if to_move is None:
             to_move = ((seat + 1) % self.players,)
-        self.steps.append(Step(len(self.steps) + 1, at, seat, "move", 0, to_move))
+        self.steps.append(Step(len(self.steps) + 1, at, seat, "turn_ends", 0, to_move))
         self.next_to_move = to_move
         return self
 
     def vacation(self, seat: int, at: datetime, days: int) -> Log:
-        self.steps.append(Step(len(self.steps) + 1, at, seat, "vacation", days,
+        self.steps.append(Step(len(self.steps) + 1, at, seat, "pauses", days,
                                self.next_to_move))
         return self
 
@@ -176,9 +176,9 @@ def test_seats_moving_at_once_each_run_their_own_clock():
 
 
 def test_the_yearly_vacation_allowance_counts_the_calendar_year_of_each_declaration():
-    steps = [Step(1, datetime(2023, 12, 30, tzinfo=timezone.utc), 0, "vacation", 4, (0,)),
-             Step(2, datetime(2024, 1, 2, tzinfo=timezone.utc), 0, "vacation", 2, (0,)),
-             Step(3, datetime(2024, 1, 3, tzinfo=timezone.utc), 1, "vacation", 3, (0,))]
+    steps = [Step(1, datetime(2023, 12, 30, tzinfo=timezone.utc), 0, "pauses", 4, (0,)),
+             Step(2, datetime(2024, 1, 2, tzinfo=timezone.utc), 0, "pauses", 2, (0,)),
+             Step(3, datetime(2024, 1, 3, tzinfo=timezone.utc), 1, "pauses", 3, (0,))]
     assert clocks.vacation_days_used(steps, 0, 2023) == 4
     assert clocks.vacation_days_used(steps, 0, 2024) == 2
     assert clocks.vacation_days_used(steps, 1, 2024) == 3
