@@ -364,7 +364,7 @@ class Match:
 
     def known_events(self, viewer: int | None) -> int:
         """How many events of the log ``viewer`` may know of: the game's version for that
-        viewer (CONTRACT.md part 9), which every answer carries, a page polls, and the
+        viewer (the API's ``version``), which every answer carries, a page polls, and the
         forms and reply addresses send back (``ply_at``)."""
         return sum(1 for event in self.events if self.known_to(event, viewer))
 
@@ -522,7 +522,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     """Validate a request for a new game, store it and queue its start emails. The seed
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
     is the time control (``clocks.settings``), None for none. A player entry
-    ``{"open": true}`` leaves that seat open, with a join link (``join``); ``public``
+    ``{"open": true}`` leaves that seat open, with a join link (``lobby``); ``public``
     lists the open seats in the lobby. ``{"bot": level}`` makes the seat a computer player
     of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless``
     lets a player have no email (as one who took an open seat without one may, in a rematch).

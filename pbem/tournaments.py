@@ -283,7 +283,7 @@ def _divisions(entered: list[Entrant]) -> list[list[int]]:
 
 
 def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]:
-    """The public answer of ``GET <api>`` (shared/CONTRACT.md part 7): byes are points
+    """The public answer of a tournament's ``GET <api>`` (docs/api.md): byes are points
     without a game, so ``rounds`` leaves them out and ``byes`` names them."""
     shown = table(db, tournament)
     rounds: list[list[dict[str, Any]]] = [[] for _ in range(tournament.round)]

@@ -1,7 +1,7 @@
-"""Open seats, join links, the lobby of public challenges and "My games"
-(shared/CONTRACT.md part 4): a game may leave seats open; each has a join link (a secret
-like the play links), or, in a public game, an entry in the lobby; the game starts, and
-its emails go out, once every seat is taken; a browser remembers the seats it opened."""
+"""Open seats, join links, the lobby of public challenges and "My games": a game may leave
+seats open; each has a join link (a secret like the play links), or, in a public game, an
+entry in the lobby; the game starts, and its emails go out, once every seat is taken; a
+browser remembers the seats it opened."""
 from __future__ import annotations
 
 import logging

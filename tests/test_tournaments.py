@@ -1,7 +1,7 @@
-"""Tournaments through the JSON API (issue 25; shared/CONTRACT.md part 7): players enter by
-their keys, the organiser starts, every game is an ordinary game played through its seat's
-API, and the standings, the winner, the rounds that follow, withdrawals, deadlines and the
-emails come out of the results."""
+"""Tournaments through the JSON API (issue 25; docs/api.md): players enter by their keys,
+the organiser starts, every game is an ordinary game played through its seat's API, and the
+standings, the winner, the rounds that follow, withdrawals, deadlines and the emails come
+out of the results."""
 from __future__ import annotations
 
 import itertools

@@ -147,7 +147,7 @@ def rules_index():
 def rules(game_id: str):
     """A game's rules: ``rules/<game>.html`` (English), or in the page's language the page
     ``rules/<game>.ru.html`` when there is one. ``lang`` is the language of the page shown;
-    ``diagram(name)`` draws one of the game's diagrams (``pbem/diagrams.py``)."""
+    ``diagram(name)`` draws one of the game's diagrams (``pbem/web/diagrams.py``)."""
     game = _game_or_404(game_id)
     lang = languages.current()
     names = [f"rules/{game.id}.html"]
