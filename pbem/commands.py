@@ -44,7 +44,7 @@ def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
     refused as stale, and so is any version but the current one. A refused command raises
     ``ActionError`` and writes nothing. Inside a caller's write transaction, it commits
     with it (an emailed move and its answer). ``server``: the server's own event (a
-    timeout); ``now``: its time."""
+    timeout, a tournament's adjudication or forfeit); ``now``: its time."""
     now = now or utc.now()
     outermost = not db.conn.in_transaction
     with write(db):

@@ -689,7 +689,7 @@ class Kind:
     # the author's team (its talk of resigning), or everyone
     known_to: Audience = "everyone"
     talk: bool = False    # about the game, not in it: allowed whatever the position and clocks
-    server: bool = False  # recorded by the server only (a timeout), never by a player
+    server: bool = False  # recorded by the server only (a timeout, a forfeit), never a player
     before_start: bool = False  # only while the game waits for players (a withdrawal)
     # whether the seat's words mean this kind (of several sharing them) in this game now
     applies: Callable[[Match, int], bool] = lambda match, seat: True

@@ -3,6 +3,8 @@
 Every email is made by ``compose`` (the board as the seat may know it, a fresh link, the
 thread, the HTML part and the settings footer); each subject says first what happened
 ("Your move — Mastery: Ann vs Bob [id]"), so an inbox tells a turn from the end of the game.
+The game's start, turns and end are told here; what else an event tells, and whom, its kind
+says (``events.Kind.tells``).
 
 Each seat chooses (``seats.notify``, see ``PREFERENCES``) an email at every turn, a daily
 digest of the games waiting for its address, or none; ``HELD_BACK`` says which kinds of
