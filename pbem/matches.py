@@ -356,7 +356,7 @@ class Match:
         talk of resigning (a proposal, a partner playing on) is the team's own."""
         if self.finished:
             return True
-        audience = events.KINDS[event.kind].known_to
+        audience = event.meaning.known_to
         if audience == "players":
             return viewer is not None
         return audience == "everyone" or viewer is not None \

@@ -238,6 +238,9 @@ def test_a_withdrawal_is_logged_as_the_servers_forfeit_and_told_as_one(client, d
     assert "Result: Ann won: Bob withdrew from the tournament" in record
     assert "Bob (" in record and "): withdrew from the tournament" in record
     assert "resign" not in record
+    header = client.get(f"{ann_api}/record?format=apgamerecord").json["header"]
+    assert [(p["name"], p["result"]) for p in header["players"]] == sorted(
+        [("Ann", 1), ("Bob", 0)], key=lambda player: game["seats"].index(player[0]))
     [page] = [path_of(g["url"]) for g in client.get(keys["Ann"]).json["games"]
               if g["id"] == game["game"]]
     russian = client.get(page, headers={"Accept-Language": "ru"}).get_data(as_text=True)
@@ -299,6 +302,9 @@ def test_a_round_past_its_deadline_is_adjudicated_by_the_job(app, client, db, ke
     assert logged(db, one["game"])[1:] == [(1, "adjudicated", "loss")]
     second = client.get(apis[1]).json["outcome"]["reason"]
     assert second == f"adjudicated at the round's deadline: {one['seats'][1]} had less time left"
+    record = client.get(apis[1].replace("/api/play/", "/play/") + "/record.json").json
+    assert {key: record["events"][-1][key] for key in ("seat", "action", "draw")} == {
+        "seat": 1, "action": "adjudicated", "draw": False}
 
 
 def test_unfinished_games_are_drawn_at_the_deadline_unless_the_organiser_chose_time(

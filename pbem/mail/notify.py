@@ -234,7 +234,7 @@ def present(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -
     if not away:
         return None
     acted = next((utc.parse(event.created_at) for event in reversed(match.events)
-                  if event.seat == seat and not events.KINDS[event.kind].server), None)
+                  if event.seat == seat and not event.meaning.server), None)
     last = max(filter(None, (_seen_at(db, match.id, seat), acted)), default=None)
     return last if last is not None and last > now - away else None
 
