@@ -478,8 +478,9 @@ def positions_drawn(db, count: int) -> list[tuple[str, str]]:
             match = matches.load(db, match.id)
             if match.current.outcome is None:
                 to_move = match.current.to_move[0]
-                boards.append((compose.board_text(match, to_move),
-                               compose.board_drawing(match, to_move)))
+                drawing = compose.board_drawing(match, to_move)
+                assert drawing is not None  # (Mastery's boards are drawn)
+                boards.append((compose.board_text(match, to_move), drawing))
     return boards
 
 

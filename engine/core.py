@@ -198,7 +198,7 @@ class Game(Generic[StateT]):
     # -- the contract ------------------------------------------------------------------
     #
     # Every public method checks the types of its arguments first, so that whatever a caller
-    # passes, the answer is a result or a ValueError subclass with a message (CONTRACT.md),
+    # passes, the answer is a result or a ValueError subclass with a message for players,
     # never a TypeError from deep inside a game.
 
     def start(self, players: int = 2, options: Mapping[str, Any] | None = None,

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from engine import Outcome, Text, TextError
 from flask_babel import gettext, ngettext
@@ -230,6 +230,12 @@ class Counter:
 
 # -- the clocks of a game ------------------------------------------------------------------
 
+# What an event does to its seat's clock (each kind says: ``events.Kind.clock``): a move
+# ends the seat's turn (its time used is taken, or its turn's time given back), a timeout
+# runs it out, a vacation pauses it for its days.
+Effect = Literal["turn_ends", "runs_out", "pauses"]
+
+
 @dataclass(frozen=True)
 class Step:
     """One event of a game's log, with who is to move after it (() once the game is over)."""
@@ -237,7 +243,7 @@ class Step:
     seq: int
     at: datetime
     seat: int | None
-    kind: str
+    effect: Effect | None  # None: the event does nothing to a clock of its own
     days: int  # of a vacation (0 for other kinds)
     to_move: tuple[int, ...]
 
@@ -302,7 +308,7 @@ def vacations(steps: Iterable[Step], players: int) -> list[list[tuple[datetime, 
     """Each seat's vacations as (start, end) intervals, in order and not overlapping."""
     result: list[list[tuple[datetime, datetime]]] = [[] for _ in range(players)]
     for step in steps:
-        if step.kind == "vacation" and step.seat is not None:
+        if step.effect == "pauses" and step.seat is not None:
             taken = result[step.seat]
             off = max(step.at, taken[-1][1]) if taken else step.at
             taken.append((off, off + timedelta(days=step.days)))
@@ -310,7 +316,7 @@ def vacations(steps: Iterable[Step], players: int) -> list[list[tuple[datetime, 
 
 
 def vacation_days_used(steps: Iterable[Step], seat: int, year: int) -> int:
-    return sum(step.days for step in steps if step.kind == "vacation"
+    return sum(step.days for step in steps if step.effect == "pauses"
                and step.seat == seat and step.at.astimezone(timezone.utc).year == year)
 
 
@@ -336,14 +342,15 @@ def compute(clock: Mapping[str, Any] | None, players: int, start: datetime,
         return used
 
     for step in steps:
-        if step.kind == "move" and step.seat is not None and since[step.seat] is not None:
+        if step.effect == "turn_ends" and step.seat is not None \
+                and since[step.seat] is not None:
             used = stop(step.seat, step.at)
             if fischer:
                 bank[step.seat] = min(max(bank[step.seat] - used, 0.0)
                                       + clock["increment_days"] * DAY, clock["max_days"] * DAY)
             else:
                 bank[step.seat] = full
-        elif step.kind == "timeout" and step.seat is not None:
+        elif step.effect == "runs_out" and step.seat is not None:
             stop(step.seat, step.at)
             bank[step.seat] = 0.0
         for seat in range(players):
@@ -372,18 +379,21 @@ def compute(clock: Mapping[str, Any] | None, players: int, start: datetime,
 
 def steps_of(match: Any) -> list[Step]:
     """The match's events with who was to move after each (nobody before the game starts:
-    a game with open seats starts when the last one is taken)."""
+    a game with open seats starts when the last one is taken, nor once an event ended
+    it), each event's kind saying what it does (``events.Kind``: its ``clock`` and
+    ``ends``)."""
     started = match.started_seq
     steps = []
     to_move = match.states.to_move(0) if started == 0 else ()
     for event in match.events:
+        kind = event.meaning
         if event.seq in match.turns:  # a move, or a takeback
             to_move = match.turns[event.seq][1]
-        elif event.kind in ("resign", "draw_accept", "timeout"):
+        elif kind.ends is not None:
             to_move = ()
         elif event.seq == started:
             to_move = match.states.to_move(0)
-        steps.append(Step(event.seq, utc.parse(event.created_at), event.seat, event.kind,
+        steps.append(Step(event.seq, utc.parse(event.created_at), event.seat, kind.clock,
                           getattr(event.payload, "days", 0), to_move))
     return steps
 

@@ -17,7 +17,7 @@ from datetime import datetime
 import sqlite_utils
 
 from . import clocks, due, events, matches, talk
-from .events import Command, Kind, Payload
+from .events import Command, Kind, KindName, Payload
 from .matches import Match
 from .store.db import write
 from .store import utc
@@ -26,7 +26,7 @@ from .store import utc
 @dataclass(frozen=True)
 class Submitted:
     match: Match    # the game after the command (and the conditional replies it set off)
-    kind: str       # the kind recorded, or found recorded
+    kind: KindName  # the kind recorded, or found recorded
     already_recorded: bool = False  # the same request was recorded before: nothing new
 
 
@@ -44,7 +44,7 @@ def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
     refused as stale, and so is any version but the current one. A refused command raises
     ``ActionError`` and writes nothing. Inside a caller's write transaction, it commits
     with it (an emailed move and its answer). ``server``: the server's own event (a
-    timeout); ``now``: its time."""
+    timeout, a tournament's adjudication or forfeit); ``now``: its time."""
     now = now or utc.now()
     outermost = not db.conn.in_transaction
     with write(db):

@@ -42,7 +42,7 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, commands, due, matches
-from .events import Command, Move
+from .events import Command, KindName, Move
 from .store import utc
 from .store.db import claimed, hold_name, write
 from .matches import Match
@@ -149,7 +149,7 @@ def play(db: sqlite_utils.Database, turn: Turn, now: datetime | None = None) -> 
     return not submitted.already_recorded
 
 
-def action(match: Match | None, turn: Turn, now: datetime) -> str | None:
+def action(match: Match | None, turn: Turn, now: datetime) -> KindName | None:
     """What the server does for ``turn``'s seat now (an event kind), or None: nothing."""
     if match is None or match.finished or clocks.ran_out(match, now):
         return None

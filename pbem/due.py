@@ -1,8 +1,9 @@
 """What the scheduler's jobs must look at, and from when: the ``due`` table.
 
 Each job would otherwise have to replay every active game to find the few it has work for.
-Instead, every transaction that records an event (``matches.create``, ``act`` and ``join``)
-also rewrites that game's rows here from its log, one per seat and kind:
+Instead, every transaction that makes a game or records an event (``matches.create``,
+``matches.record``, which ``commands.submit`` calls) also rewrites that game's rows here
+from its log, one per seat and kind:
 
 - ``timeout``: a seat to move under a clock; ``at`` its deadline (``commands.record_timeouts``);
 - ``warning``: the same seat; ``at`` when its deadline warning falls due

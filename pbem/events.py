@@ -1,13 +1,16 @@
 """The kinds of event a game's log holds, in one registry (``KINDS``).
 
-Each kind is a small record: the type of its payload (what it carries besides its seat and
-time: a move, days of vacation, a chat message...), its check (may this seat record it
-now?), how it folds into the game (``Match.with_events`` dispatches here), who may know of
-it before the game is over, whether it is talk about the game, a server action or the team's
-own business, and its words in every way in: the game page's form, the JSON API's request,
-an email reply's words. A way in turns its words into a ``Command``; ``commands.submit``
-records it. Adding a kind is adding an entry here (tests/test_events.py checks that every
-kind has its words).
+Each kind is a small record of everything it means: the type of its payload (what it
+carries besides its seat and time: a move, days of vacation, a chat message...), its check
+(may this seat record it now?), how it folds into the game (``Match.with_events``
+dispatches here) and whether it ends it, what a clock does with it, who may know of it
+before the game is over, whether it is talk about the game, a server action or the team's
+own business, whom it tells and with which email, how a game record logs it, and its words
+in every way in: the game page's form, the JSON API's request, an email reply's words. A
+way in turns its words into a ``Command``; ``commands.submit`` records it. Adding a kind is
+adding its name to ``KindName`` and its entry here (tests/test_events.py checks that every
+kind has its words); what reacts to events (``clocks``, ``mail.notify``, the records)
+reads these facts, never a list of kind names of its own.
 
 This module sits below ``matches`` (which imports it), so a check takes the match as
 ``matches.Match`` duck-typed, as ``clocks`` does.
@@ -15,10 +18,13 @@ This module sits below ``matches`` (which imports it), so a check takes the matc
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
+from email.errors import HeaderParseError
+from email.headerregistry import Address
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterable, Literal
 
 import engine
 from flask_babel import lazy_gettext as _
@@ -26,6 +32,7 @@ from flask_babel import lazy_gettext as _
 from . import clocks, positions
 
 MAX_CHAT = 2000  # characters of one chat message
+MAX_NAME = 60  # characters of a player's name
 
 
 # -- what a request may be refused with ----------------------------------------------------
@@ -56,6 +63,12 @@ class Refused(ActionError):
     """Illegal moves, moves out of turn, and actions the game's situation does not allow."""
 
     status = 422
+
+
+class SeatTaken(ActionError):
+    """A join link used for a seat someone already took (or a game withdrawn meanwhile)."""
+
+    status = 409
 
 
 # -- payloads: what an event carries, and how it is stored (the log's move and text columns) -
@@ -108,17 +121,49 @@ class Rematch:
         return cls(text)
 
 
-Payload = Move | Days | Message | Rematch | None
+@dataclass(frozen=True)
+class Verdict:
+    """An adjudication's: a draw, or a loss for the event's seat (a draw's seat is the
+    first: every event of the log has one)."""
+    draw: bool
+
+    def columns(self) -> tuple[str | None, str | None]:
+        return "draw" if self.draw else "loss", None
+
+    @classmethod
+    def stored(cls, move: str | None, text: str | None) -> Verdict:
+        return cls(move == "draw")
+
+
+@dataclass(frozen=True)
+class Joiner:
+    """Who takes an open seat (a ``join`` command's): kept in the seat's row, not in the
+    log, whose join event carries nothing (``matches.record``)."""
+    name: str
+    email: str | None = None  # None: the seat gets no emails
+
+    def columns(self) -> tuple[str | None, str | None]:
+        return None, None
+
+
+Payload = Move | Days | Message | Rematch | Verdict | Joiner | None
 
 
 @dataclass(frozen=True)
 class Event:
     """One entry of a game's log."""
     seq: int
-    seat: int   # whose it is (the server records a timeout for the seat whose time ran out)
-    kind: str   # a key of KINDS
+    # whose it is; of the server's own events, whom it concerns (a timeout: the seat whose
+    # time ran out)
+    seat: int
+    kind: KindName
     payload: Payload
     created_at: str
+
+    @property
+    def meaning(self) -> Kind:
+        """Everything its kind means: its entry in ``KINDS``."""
+        return KINDS[self.kind]
 
     @property
     def move(self) -> str:
@@ -132,7 +177,7 @@ class Event:
         return self.payload.columns() if self.payload is not None else (None, None)
 
     @classmethod
-    def stored(cls, seq: int, seat: int, kind: str, move: str | None,
+    def stored(cls, seq: int, seat: int, kind: KindName, move: str | None,
                created_at: str, text: str | None) -> Event:
         """The event of a row of the log (its columns in this order)."""
         payload_type = KINDS[kind].payload
@@ -188,8 +233,12 @@ class Fold:
             self.current = self.states.last or self.current  # (None: short of a snapshot)
         return self.current
 
-    def conclude(self, outcome: engine.Outcome) -> None:
-        self.current = self.game.conclude(self.position(), outcome)
+    def apply(self, event: Event) -> None:
+        """Fold ``event`` in through its kind: what it changes, then the end it makes."""
+        kind = event.meaning
+        kind.fold(self, event)
+        if kind.ends is not None:
+            self.current = self.game.conclude(self.position(), kind.ends(self, event))
 
 
 def _fold_move(fold: Fold, event: Event) -> None:
@@ -212,8 +261,11 @@ def _fold_move(fold: Fold, event: Event) -> None:
 
 
 def _fold_resign(fold: Fold, event: Event) -> None:
-    fold.conclude(fold.game.resignation(fold.position(), event.seat))
     fold.resign_offers = ()
+
+
+def _resignation(fold: Fold, event: Event) -> engine.Outcome:
+    return fold.game.resignation(fold.position(), event.seat)
 
 
 def _fold_resign_offer(fold: Fold, event: Event) -> None:
@@ -233,8 +285,11 @@ def _fold_draw_offer(fold: Fold, event: Event) -> None:
 
 
 def _fold_draw_accept(fold: Fold, event: Event) -> None:
-    fold.conclude(engine.Outcome((), True, engine.Text("draw agreed")))
     fold.draw_offer = None
+
+
+def _draw_agreed(fold: Fold, event: Event) -> engine.Outcome:
+    return engine.Outcome((), True, engine.Text("draw agreed"))
 
 
 def _fold_draw_decline(fold: Fold, event: Event) -> None:
@@ -265,8 +320,32 @@ def _fold_takeback_decline(fold: Fold, event: Event) -> None:
     fold.takeback_offer = None
 
 
-def _fold_timeout(fold: Fold, event: Event) -> None:
-    fold.conclude(clocks.timeout_outcome(fold.game, fold.position(), event.seat, fold.clock))
+def _ran_out(fold: Fold, event: Event) -> engine.Outcome:
+    return clocks.timeout_outcome(fold.game, fold.position(), event.seat, fold.clock)
+
+
+def _loss(fold: Fold, seat: int, reason: engine.Text) -> engine.Outcome:
+    """A loss for ``seat``'s team."""
+    team = fold.team(seat)
+    return engine.Outcome(tuple(s for s in range(fold.players) if s not in team), False,
+                          reason)
+
+
+def _adjudication(fold: Fold, event: Event) -> engine.Outcome:
+    """The end a tournament's round deadline gave an unfinished game: a draw, or a loss
+    for the one with less time left (``tournaments.adjudicate_due``)."""
+    if isinstance(event.payload, Verdict) and event.payload.draw:
+        return engine.Outcome((), True, engine.Text("adjudicated at the round's deadline"))
+    return _loss(fold, event.seat, engine.Text(
+        "adjudicated at the round's deadline: %(side)s had less time left",
+        side=fold.game.side_name(fold.position(), event.seat)))
+
+
+def _forfeit(fold: Fold, event: Event) -> engine.Outcome:
+    """The end of a game whose player withdrew from its tournament."""
+    return _loss(fold, event.seat, engine.Text(
+        "%(side)s withdrew from the tournament",
+        side=fold.game.side_name(fold.position(), event.seat)))
 
 
 def _fold_join(fold: Fold, event: Event) -> None:
@@ -276,12 +355,13 @@ def _fold_join(fold: Fold, event: Event) -> None:
 WITHDRAWN = engine.Outcome((), False, engine.Text("withdrawn before it started"))
 
 
-def _fold_withdraw(fold: Fold, event: Event) -> None:
-    fold.conclude(WITHDRAWN)
+def _withdrawn(fold: Fold, event: Event) -> engine.Outcome:
+    return WITHDRAWN
 
 
 def _changes_nothing(fold: Fold, event: Event) -> None:
-    """Vacations pause a clock (``clocks``), talk is about the game: no state changes."""
+    """Vacations pause a clock (``clocks``), talk is about the game, and some events only
+    end it (``Kind.ends``): no other state changes."""
 
 
 # -- the checks: whether a seat may record an event now, and its payload as kept -------------
@@ -371,11 +451,60 @@ def _check_timeout(match: Match, seat: int, payload: Payload, now: datetime) -> 
     return None
 
 
+def _check_verdict(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
+    if not isinstance(payload, Verdict):
+        raise InvalidRequest("An adjudication needs its verdict.")
+    _check_ended_by_tournament(match, seat, payload, now)
+    return Verdict(payload.draw)
+
+
+def _check_ended_by_tournament(match: Match, seat: int, payload: Payload,
+                               now: datetime) -> Payload:
+    """A tournament ends its own games (at a round's deadline, or as a player withdraws),
+    but not one decided on time already: the clock job records that."""
+    if match.tournament is None:
+        raise Refused("Only a tournament's games are adjudicated or forfeited.")
+    _in_time(match, now)
+    return None
+
+
+def _in_time(match: Match, now: datetime) -> None:
+    late = clocks.ran_out(match, now)
+    if late is not None:
+        # Decided on time: the scheduler's clock job records it at its next run.
+        raise Refused("%(name)s has run out of time (%(deadline)s); the game ends on time.",
+                      name=match.seats[late.seat].name, deadline=late.deadline_text)
+
+
+def _over(match: Match) -> Refused:
+    return Refused("The game is over: %(reason)s.", reason=match.reason)
+
+
 def _check_withdraw(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
+    if match.finished:
+        raise _over(match)
     if not match.hosts(seat):
         raise Refused("Only its creator may withdraw a game, and only while it waits for "
                       "players.")
     return None
+
+
+def _check_join(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
+    """Who may take an open seat: a player named as a form takes names, with an address or
+    none (then nothing is ever emailed to the seat), while the seat is open."""
+    name = payload.name if isinstance(payload, Joiner) else None
+    email = payload.email if isinstance(payload, Joiner) else None
+    name = checked_name(name, engine.Text("A player"))
+    if email is not None and not isinstance(email, str):
+        raise InvalidRequest("'email' must be an email address, or left out.")
+    email = (email or "").strip() or None
+    if email is not None and not valid_email(email):
+        raise InvalidRequest("That email address is not valid (leave it empty to get no "
+                             "emails).")
+    refusal = match.seat_refusal(seat)
+    if refusal:
+        raise SeatTaken(refusal)
+    return Joiner(name, email)
 
 
 def _check_chat(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
@@ -402,6 +531,51 @@ def plain_spaces(text: str) -> str:
 def kept_text(text: str) -> str:
     """Typed text as it is kept: line breaks and spaces made plain, trimmed."""
     return plain_spaces(text.replace("\r\n", "\n").replace("\r", "\n")).strip()
+
+
+# The top-level names that no public mailbox is under: the special-use domains (RFC 2606,
+# 6761, 6762, 7686, 9476; .arpa, with home.arpa, is the DNS's own) and ICANN's .internal
+RESERVED_TLDS = frozenset({"test", "example", "invalid", "localhost", "local", "onion", "alt",
+                           "arpa", "internal"})
+DOMAIN_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
+TOP_LEVEL = re.compile(r"[a-z]{2,63}|xn--[a-z0-9-]{1,59}")  # letters, or an IDN's punycode
+
+
+def valid_email(text: str) -> bool:
+    """Whether ``text`` is a plain address (local@domain) that an email header can carry,
+    at a public domain name: dotted host name labels under a top-level name that can be
+    delegated (no IP address, no ``localhost``, no reserved name such as ``.test``)."""
+    if not isinstance(text, str) or len(text) > 254 or not text.isascii() \
+            or not re.fullmatch(r"[!-~]+@[!-~]+", text) or text.count("@") != 1:
+        return False
+    return public_domain(text.partition("@")[2]) and _parses_as_address(text)
+
+
+def public_domain(domain: str) -> bool:
+    *names, top = domain.lower().split(".")
+    return bool(names) and all(DOMAIN_LABEL.fullmatch(name) for name in names) \
+        and TOP_LEVEL.fullmatch(top) is not None and top not in RESERVED_TLDS
+
+
+@functools.lru_cache(maxsize=4096)  # a tournament's games check each player's address often
+def _parses_as_address(text: str) -> bool:
+    try:
+        return Address(addr_spec=text).addr_spec == text
+    except (HeaderParseError, ValueError, IndexError, TypeError, AttributeError):
+        return False
+
+
+def checked_name(name: Any, who: str) -> str:
+    """A player's name as typed, white space folded; refused unless it is 1 to MAX_NAME
+    characters of printable text (no control characters: names go into email subjects)."""
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
+        raise InvalidRequest("%(who)s needs a name of 1 to %(most)s characters.", who=who,
+                             most=MAX_NAME)
+    spaced = plain_spaces(name.strip())
+    if not spaced.isprintable():
+        raise InvalidRequest("%(who)s's name may hold only printable characters (no line "
+                             "breaks or control characters).", who=who)
+    return " ".join(spaced.split())
 
 
 def checked_text(text: Any, what: str, most: int, *, may_be_empty: bool = False) -> str:
@@ -470,132 +644,205 @@ class Words:
 
 
 Audience = Literal["everyone", "players", "team"]
+KindName = Literal[
+    "move", "draw_offer", "draw_accept", "draw_decline", "resign", "resign_accept",
+    "resign_offer", "resign_decline", "takeback_offer", "takeback_accept", "takeback_decline",
+    "vacation", "timeout", "adjudicated", "forfeited", "withdraw", "join", "anonymise", "chat",
+    "rematch"]
+
+
+@dataclass(frozen=True)
+class Tells:
+    """The email an event tells players of (with its push message and webhook post, as
+    each seat's choices say: ``mail.notify``), and whom.
+
+    ``to``: the seats told, from the game before the event, after it, and the event;
+    ``email``: the kind of message, which the outbox keeps and a seat's choice of a
+    digest or no turn emails holds back (two kinds of event may send one); ``subject``:
+    what its subject says first; ``template``: ``templates/email/<template>.txt`` (None:
+    the email's name); ``topic``: the choice of channels that covers it
+    (``mail.channels.TOPICS``; None: it goes by email alone); ``detail``: what its push
+    message says after the subject (fields: ``{author}``, the event's player, ``{who}``,
+    their side and name, ``{message}``, a chat message's text), None: nothing more."""
+    to: Callable[[Match, Match, Event], Iterable[int]]
+    email: str
+    subject: str
+    template: str | None = None
+    topic: Literal["offers", "chat"] | None = None
+    detail: str | None = None
 
 
 @dataclass(frozen=True)
 class Kind:
     """One kind of event: what it carries, when a seat may record it, what it does to the
-    game, who may know of it, and what each way in calls it."""
-    name: str
+    game and to its clocks, who may know of it and whom it tells, how a record logs it,
+    and what each way in calls it."""
+    name: KindName
     words: Words
-    fold: Callable[[Fold, Event], None]
+    fold: Callable[[Fold, Event], None] = _changes_nothing
     check: Callable[[Match, int, Payload, datetime], Payload] = _may
-    payload: type[Move] | type[Days] | type[Message] | type[Rematch] | None = None
+    payload: type[Move] | type[Days] | type[Message] | type[Rematch] | type[Verdict] \
+        | None = None
+    # the outcome it ends the game with (after its fold); None: the game goes on
+    ends: Callable[[Fold, Event], engine.Outcome] | None = None
+    clock: clocks.Effect | None = None  # what it does to its seat's clock (``clocks.compute``)
     # who may know of it before the game is over (after, everyone): the players (the chat),
     # the author's team (its talk of resigning), or everyone
     known_to: Audience = "everyone"
     talk: bool = False    # about the game, not in it: allowed whatever the position and clocks
-    server: bool = False  # recorded by the server only (a timeout), never by a player
+    server: bool = False  # recorded by the server only (a timeout, a forfeit), never a player
     before_start: bool = False  # only while the game waits for players (a withdrawal)
     # whether the seat's words mean this kind (of several sharing them) in this game now
     applies: Callable[[Match, int], bool] = lambda match, seat: True
     # whether the request is one already recorded (then answered as a success)
     recorded: Callable[[Match, int, Payload, int | None], bool] = _never
+    tells: Tells | None = None  # the email it sends; None: none of its own
+    # how a game record (record.txt) logs it after its seat's name and side; None: a move or
+    # a chat message, which it writes in full
+    logged: str | None = None
 
 
-KINDS: dict[str, Kind] = {kind.name: kind for kind in (
+def _others(match: Match, event: Event) -> list[int]:
+    return [seat for seat in range(match.players) if seat != event.seat]
+
+
+TAKEBACK_ANSWERED = _("Takeback answered")
+
+KINDS: dict[KindName, Kind] = {kind.name: kind for kind in (
     Kind("move", Words(
         ("move", None), ("moves", None), (), done=_("Your move {move} was recorded."),
         news=_("{name} played {move}")),
-        _fold_move, _check_move, Move, recorded=_move_played),
+        _fold_move, _check_move, Move, clock="turn_ends", recorded=_move_played),
     # draw answers before a team's: a bare "accept" answers a draw offer first
     Kind("draw_offer", Words(
         ("draw", "offer"), ("draw", "offer"), ("draw", "offer draw", "offer a draw"),
         done=_("Your draw offer was recorded; {opponents} will be told."),
         news=_("{name} offered a draw")),
-        _fold_draw_offer, _check_draw_offer),
+        _fold_draw_offer, _check_draw_offer, logged=_("draw offer"), tells=Tells(
+            lambda before, after, event: [seat for seat in range(after.players)
+                                          if after.draw_offer_open_to(seat)],
+            "draw_offer", _("Draw offered"), topic="offers",
+            detail=_("{author} offers a draw."))),
     Kind("draw_accept", Words(
         ("draw", "accept"), ("draw", "accept"), ("accept draw", "accept the draw", "accept"),
         done=_("You accepted the draw."), news=_("{name} accepted the draw")),
-        _fold_draw_accept, _check_draw_answer,
+        _fold_draw_accept, _check_draw_answer, ends=_draw_agreed, logged=_("draw accept"),
         applies=lambda match, seat: match.draw_offer_open_to(seat)),
     Kind("draw_decline", Words(
         ("draw", "decline"), ("draw", "decline"),
         ("decline draw", "decline the draw", "decline"),
         done=_("You declined the draw offer."), news=_("{name} declined the draw")),
-        _fold_draw_decline, _check_draw_answer,
-        applies=lambda match, seat: match.draw_offer_open_to(seat)),
+        _fold_draw_decline, _check_draw_answer, logged=_("draw decline"),
+        applies=lambda match, seat: match.draw_offer_open_to(seat), tells=Tells(
+            lambda before, after, event: (before.draw_offer,),
+            "draw_declined", _("Draw declined"), "declined", topic="offers")),
     # "resign" means resigning in a two-player game; in a team game the proposal that the
     # team resign, or, once a partner has proposed it, the confirmation that ends the game
     Kind("resign", Words(
         ("resign", None), ("resign", None), ("resign",),
         done=_("Your resignation was recorded."), news=_("{name} resigned")),
-        _fold_resign, applies=lambda match, seat: not match.partners(seat)),
+        _fold_resign, ends=_resignation, logged=_("resign"),
+        applies=lambda match, seat: not match.partners(seat)),
     Kind("resign_accept", Words(
         ("resign", None), ("resign", None), ("resign", "accept"),
         done=_("You confirmed {partners}'s proposal: your team resigned.")),
-        _fold_resign, _check_resign_answer,
+        _fold_resign, _check_resign_answer, ends=_resignation, logged=_("resign accept"),
         applies=lambda match, seat: match.resign_offer_open_to(seat)),
     Kind("resign_offer", Words(
         ("resign", None), ("resign", None), ("resign",),
         done=_("Your proposal to resign was recorded; {partners} will be asked to confirm "
              "it.")),
-        _fold_resign_offer, _check_resign_offer, known_to="team"),
+        _fold_resign_offer, _check_resign_offer, known_to="team", logged=_("resign offer"),
+        tells=Tells(lambda before, after, event: after.partners(event.seat),
+                    "resign_offer", _("Resignation proposed"), topic="offers",
+                    detail=_("{author} proposes that your side resigns."))),
     Kind("resign_decline", Words(
         ("resign", "decline"), ("resign", "decline"), ("play on", "decline"),
         done=_("You declined {partners}'s proposal to resign: your team plays on.")),
-        _fold_resign_decline, _check_resign_answer, known_to="team"),
+        _fold_resign_decline, _check_resign_answer, known_to="team",
+        logged=_("resign decline"), tells=Tells(
+            lambda before, after, event: (before.resign_offer_of(event.seat),),
+            "resign_declined", _("Resignation declined"), "declined", topic="offers")),
     # after the draw's and the team's: a bare "accept" answers those first
     Kind("takeback_offer", Words(
         ("takeback", None), ("takeback", None),
         ("takeback", "take back", "ask takeback", "ask for a takeback"),
         done=_("You asked to take back your last move; {opponents} will be asked."),
         news=_("{name} asks to take back their last move")),
-        _fold_takeback_offer, _check_takeback_offer),
+        _fold_takeback_offer, _check_takeback_offer, logged=_("takeback offer"),
+        tells=Tells(lambda before, after, event: after.opponents(event.seat),
+                    "takeback_offer", _("Takeback asked"))),
     Kind("takeback_accept", Words(
         ("takeback", "accept"), ("takeback", "accept"), ("accept takeback", "accept"),
         done=_("You accepted the takeback: the position went back."),
         news=_("{name} accepted the takeback: the position went back")),
-        _fold_takeback_accept, _check_takeback_answer,
-        applies=lambda match, seat: match.takeback_offer_open_to(seat)),
+        _fold_takeback_accept, _check_takeback_answer, logged=_("takeback accept"),
+        applies=lambda match, seat: match.takeback_offer_open_to(seat), tells=Tells(
+            lambda before, after, event: (before.takeback_offer,),
+            "takeback_answer", TAKEBACK_ANSWERED, "takeback_accepted")),
     Kind("takeback_decline", Words(
         ("takeback", "decline"), ("takeback", "decline"), ("decline takeback", "decline"),
         done=_("You declined the takeback."), news=_("{name} declined the takeback")),
-        _fold_takeback_decline, _check_takeback_answer,
-        applies=lambda match, seat: match.takeback_offer_open_to(seat)),
+        _fold_takeback_decline, _check_takeback_answer, logged=_("takeback decline"),
+        applies=lambda match, seat: match.takeback_offer_open_to(seat), tells=Tells(
+            lambda before, after, event: (before.takeback_offer,),
+            "takeback_answer", TAKEBACK_ANSWERED, "takeback_declined")),
     Kind("vacation", Words(
         ("vacation", None), ("vacation", None), (),
         done=_("Your vacation of {days} days was recorded."),
         news=_("{name} took {days} days of vacation")),
-        _changes_nothing, _check_vacation, Days),
+        check=_check_vacation, payload=Days, clock="pauses", logged=_("vacation")),
     Kind("timeout", Words(
         None, None, (), done=_("Your clock ran out."), news=_("{name} ran out of time")),
-        _fold_timeout, _check_timeout, server=True),
+        check=_check_timeout, ends=_ran_out, clock="runs_out", server=True,
+        logged=_("timeout")),
+    # a tournament's own ends of its games, as lila's Finisher has Timeout and NoStart
+    Kind("adjudicated", Words(
+        None, None, (), done=_("Your game was adjudicated at the round's deadline."),
+        news=_("The game was adjudicated at the round's deadline")),
+        check=_check_verdict, payload=Verdict, ends=_adjudication, server=True,
+        logged=_("adjudicated at the round's deadline")),
+    Kind("forfeited", Words(
+        None, None, (), done=_("You withdrew from the tournament: the game is lost."),
+        news=_("{name} withdrew from the tournament")),
+        check=_check_ended_by_tournament, ends=_forfeit, server=True,
+        logged=_("withdrew from the tournament")),
     Kind("withdraw", Words(
         ("withdraw", None), ("withdraw", None), (),
         done=_("You withdrew the game: it will not be played.")),
-        _fold_withdraw, _check_withdraw, before_start=True),
+        check=_check_withdraw, ends=_withdrawn, before_start=True, logged=_("withdraw")),
+    # its command carries the player (a ``Joiner``), kept in the seat's row, not the log
     Kind("join", Words(
-        None, None, (), done=_("You took the seat.")),  # the join page's (``matches.join``)
-        _fold_join),
+        None, None, (), done=_("You took the seat.")),  # the join link's page (``lobby``)
+        _fold_join, _check_join, before_start=True, logged=_("join")),
     # the server's: the seat's player deleted their identity, and its name and address went
     # (``matches.anonymise``; every process's copy of the game reads its seats again)
     Kind("anonymise", Words(None, None, (), done=_("Your name was removed from the game.")),
-         _changes_nothing, server=True),
+         server=True, logged=_("name removed")),
     Kind("chat", Words(
         ("chat", None), ("chat", None), ("say",),
         done=_("Your message was posted to the game's chat.")),
-        _changes_nothing, _check_chat, Message, known_to="players", talk=True,
-        recorded=_chat_posted),
+        check=_check_chat, payload=Message, known_to="players", talk=True,
+        recorded=_chat_posted, tells=Tells(
+            lambda before, after, event: _others(after, event), "chat", _("New message"),
+            topic="chat", detail="{who}: {message}")),
     Kind("rematch", Words(
         ("rematch", None), ("rematch", None), ("rematch",),
         done=_("Your rematch request was recorded; the new game starts once the other "
              "players ask for it too.")),
-        _changes_nothing, _check_rematch, Rematch, talk=True, recorded=_rematch_asked),
+        check=_check_rematch, payload=Rematch, talk=True, recorded=_rematch_asked,
+        logged=_("rematch"), tells=Tells(
+            # the ask that completes a rematch starts the game: its start emails tell all
+            lambda before, after, event: () if after.rematch_id else
+            [seat for seat in range(after.players) if seat not in after.rematch_asked],
+            "rematch", _("Rematch asked"), topic="offers",
+            detail=_("{who} asks for a rematch."))),
 )}
-# each kind but a move and a chat message as a game record names it (record.txt)
-LOGGED = {"draw_offer": _("draw offer"), "draw_accept": _("draw accept"),
-          "draw_decline": _("draw decline"), "resign": _("resign"),
-          "resign_accept": _("resign accept"), "resign_offer": _("resign offer"),
-          "resign_decline": _("resign decline"), "takeback_offer": _("takeback offer"),
-          "takeback_accept": _("takeback accept"), "takeback_decline": _("takeback decline"),
-          "vacation": _("vacation"), "timeout": _("timeout"), "withdraw": _("withdraw"),
-          "join": _("join"), "anonymise": _("name removed"), "rematch": _("rematch")}
 
 TRANSPORTS = ("page", "api", "email")
 
 
-def kinds_named(transport: str, words: Any) -> tuple[str, ...]:
+def kinds_named(transport: str, words: Any) -> tuple[KindName, ...]:
     """The kinds that ``words`` name in ``transport`` (page, api: a ``Request``; email: a
     reply's word), in the order a command tries them; () for none."""
     return tuple(name for name, kind in KINDS.items()
@@ -607,11 +854,11 @@ def kinds_named(transport: str, words: Any) -> tuple[str, ...]:
 class Command:
     """A seat's request as a way in read it: the kinds its words may mean (the first that
     applies to the seat is recorded) and its payload."""
-    kinds: tuple[str, ...]
+    kinds: tuple[KindName, ...]
     payload: Payload = None
 
     @classmethod
-    def of(cls, kind: str, payload: Payload = None) -> Command:
+    def of(cls, kind: KindName, payload: Payload = None) -> Command:
         return cls((kind,), payload)
 
     def kind_for(self, match: Match, seat: int) -> Kind:
@@ -627,19 +874,15 @@ def check(match: Match, seat: int, kind: Kind, payload: Payload, *, server: bool
     payload as it is kept (a move as the engine spells it, a message trimmed)."""
     if kind.server != server:
         raise InvalidRequest("Unknown action '%(kind)s'.", kind=kind.name)
-    if kind.talk:
+    if kind.talk or kind.before_start:  # their checks say when they may be
         return kind.check(match, seat, payload, now)
     if match.finished:
-        raise Refused("The game is over: %(reason)s.", reason=match.reason)
-    if server or kind.before_start:
+        raise _over(match)
+    if server:
         return kind.check(match, seat, payload, now)
     if match.waiting:
         raise Refused("The game is waiting for players: it starts when every seat is taken "
                       "(still open: %(seats)s).",
                       seats=tuple(match.seat_name(s) for s in match.open_seats))
-    late = clocks.ran_out(match, now)
-    if late is not None:
-        # Decided on time: the scheduler's clock job records it at its next run.
-        raise Refused("%(name)s has run out of time (%(deadline)s); the game ends on time.",
-                      name=match.seats[late.seat].name, deadline=late.deadline_text)
+    _in_time(match, now)
     return kind.check(match, seat, payload, now)

@@ -203,7 +203,7 @@ def redact_logger(logger: logging.Logger, kind: type[RedactSecrets] = RedactSecr
         logger.addFilter(kind())
 
 
-# -- reply addresses: a reply to a seat's email plays for that seat (pbem/inbound.py) --------
+# -- reply addresses: a reply to a seat's email plays for that seat (pbem/mail/inbound.py) --------
 
 def _reply_base() -> tuple[str, str] | None:
     """The configured reply address as (local part, domain); None when moves by email are

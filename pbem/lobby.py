@@ -24,8 +24,9 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext
 
-from . import (clocks, glicko, languages, limits, links, matches, players, ratings,
+from . import (clocks, commands, glicko, languages, limits, links, matches, players, ratings,
                tournaments)
+from .events import Command, Joiner
 from .store.db import get_db, write
 from .store import utc
 from .matches import Match
@@ -225,7 +226,9 @@ def _take_seat(game_id: str, seat: int, here: str):
                     raise matches.Refused(refusal)
                 name, email = player.handle, player.email
             matches.set_language(db, game_id, seat, spoken)
-            after, token = matches.join(db, game_id, seat, name, email)
+            after = commands.submit(db, game_id, seat,
+                                    Command.of("join", Joiner(name, email))).match
+            token = links.mint(db, game_id, seat)
             if player is not None:
                 players.claim(db, player, game_id, seat)
     except matches.ActionError as error:
@@ -272,7 +275,7 @@ def _rating_range(db: sqlite_utils.Database, game_id: str) -> tuple[int | None, 
 def _join_page(match: Match, seat: int, here: str, *, form: Any = None,
                error: str | None = None, status: int = 200):
     """The page of a join link: the game's facts and, while the seat is open, the form."""
-    refusal = matches.seat_refusal(match, seat)
+    refusal = match.seat_refusal(seat)
     player = players.current(get_db())  # signed in: the seat will be theirs
     return render_template(
         "join.html", match=match, here=here, error=error or refusal, player=player,

@@ -12,8 +12,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-from email.errors import HeaderParseError
-from email.headerregistry import Address
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -24,72 +22,21 @@ import sqlite_utils
 from engine import bots
 
 from . import clocks, conditional, due, events, languages, links, positions, signals
-from .events import ActionError, Declined, Event, InvalidRequest, Payload, Refused
+from .events import (ActionError, Declined, Event, InvalidRequest, Payload, Refused,
+                     checked_name, valid_email)
 from .store.db import hold_game, insert_rows, write
 from .store import utc
 from .store.lru import BytesLRU
 
-MAX_NAME = 60
 GAME_ID_BYTES = 6  # random bytes of a game's id (not a secret: its links are)
 T = TypeVar("T")
 CHALLENGE_LIFETIME = timedelta(days=7)  # an open seat can be taken this long after creation
 
 
-# The top-level names that no public mailbox is under: the special-use domains (RFC 2606,
-# 6761, 6762, 7686, 9476; .arpa, with home.arpa, is the DNS's own) and ICANN's .internal
-RESERVED_TLDS = frozenset({"test", "example", "invalid", "localhost", "local", "onion", "alt",
-                           "arpa", "internal"})
-DOMAIN_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
-TOP_LEVEL = re.compile(r"[a-z]{2,63}|xn--[a-z0-9-]{1,59}")  # letters, or an IDN's punycode
-
-
-def valid_email(text: str) -> bool:
-    """Whether ``text`` is a plain address (local@domain) that an email header can carry,
-    at a public domain name: dotted host name labels under a top-level name that can be
-    delegated (no IP address, no ``localhost``, no reserved name such as ``.test``)."""
-    if not isinstance(text, str) or len(text) > 254 or not text.isascii() \
-            or not re.fullmatch(r"[!-~]+@[!-~]+", text) or text.count("@") != 1:
-        return False
-    return public_domain(text.partition("@")[2]) and _parses_as_address(text)
-
-
-def public_domain(domain: str) -> bool:
-    *names, top = domain.lower().split(".")
-    return bool(names) and all(DOMAIN_LABEL.fullmatch(name) for name in names) \
-        and TOP_LEVEL.fullmatch(top) is not None and top not in RESERVED_TLDS
-
-
-@functools.lru_cache(maxsize=4096)  # a tournament's games check each player's address often
-def _parses_as_address(text: str) -> bool:
-    try:
-        return Address(addr_spec=text).addr_spec == text
-    except (HeaderParseError, ValueError, IndexError, TypeError, AttributeError):
-        return False
-
-
-def checked_name(name: Any, who: str) -> str:
-    """A player's name as typed, white space folded; refused unless it is 1 to MAX_NAME
-    characters of printable text (no control characters: names go into email subjects)."""
-    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
-        raise InvalidRequest("%(who)s needs a name of 1 to %(most)s characters.", who=who,
-                             most=MAX_NAME)
-    spaced = events.plain_spaces(name.strip())
-    if not spaced.isprintable():
-        raise InvalidRequest("%(who)s's name may hold only printable characters (no line "
-                             "breaks or control characters).", who=who)
-    return " ".join(spaced.split())
-
-
-class SeatTaken(ActionError):
-    """A join link used for a seat someone already took (or a game withdrawn meanwhile)."""
-
-    status = 409
-
-
 @dataclass(frozen=True)
 class Seat:
     seat: int
-    name: str | None   # None while the seat is open (see ``join``)
+    name: str | None   # None while the seat is open (a join takes it: ``events.Joiner``)
     email: str | None  # None: the player gave no address and gets no emails
     bot: str | None = None  # the level of a computer player (pbem/computer.py plays it)
 
@@ -210,6 +157,18 @@ class Match:
         game that waits for players: it may withdraw the game, or make new join links."""
         return seat is not None and self.waiting and not any(
             event.kind == "join" and event.seat == seat for event in self.events)
+
+    def seat_refusal(self, seat: int) -> engine.Text | None:
+        """Why ``seat`` cannot be taken, or None while it is open."""
+        if seat not in self.open_seats:
+            return engine.Text("Someone has already taken this seat (%(side)s).",
+                               side=self.open_seat_name(seat))
+        if self.finished:
+            return engine.Text("This game was withdrawn before it started: its seats cannot "
+                               "be taken any more.")
+        if self.expired:
+            return expiry(self)
+        return None
 
     @property
     def result(self) -> engine.Text:
@@ -397,7 +356,7 @@ class Match:
         talk of resigning (a proposal, a partner playing on) is the team's own."""
         if self.finished:
             return True
-        audience = events.KINDS[event.kind].known_to
+        audience = event.meaning.known_to
         if audience == "players":
             return viewer is not None
         return audience == "everyone" or viewer is not None \
@@ -405,7 +364,7 @@ class Match:
 
     def known_events(self, viewer: int | None) -> int:
         """How many events of the log ``viewer`` may know of: the game's version for that
-        viewer (CONTRACT.md part 9), which every answer carries, a page polls, and the
+        viewer (the API's ``version``), which every answer carries, a page polls, and the
         forms and reply addresses send back (``ply_at``)."""
         return sum(1 for event in self.events if self.known_to(event, viewer))
 
@@ -433,7 +392,7 @@ class Match:
                            self.resign_declined, self.last_join, list(self.moves),
                            dict(self.turns), self.takeback_offer, self.takeback_declined)
         for event in new:
-            events.KINDS[event.kind].fold(fold, event)
+            fold.apply(event)
         fold.position()
         return replace(self, events=self.events + tuple(new), states=fold.states,
                        moves=tuple(fold.moves), current=fold.current,
@@ -567,7 +526,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     """Validate a request for a new game, store it and queue its start emails. The seed
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
     is the time control (``clocks.settings``), None for none. A player entry
-    ``{"open": true}`` leaves that seat open, with a join link (``join``); ``public``
+    ``{"open": true}`` leaves that seat open, with a join link (``lobby``); ``public``
     lists the open seats in the lobby. ``{"bot": level}`` makes the seat a computer player
     of that level (``engine.bots.LEVELS``), which the background jobs play. ``addressless``
     lets a player have no email (as one who took an open seat without one may, in a rematch).
@@ -825,48 +784,6 @@ def language_of(db: sqlite_utils.Database, game_id: str, seat: int) -> str:
     return languages.known(row and row[0]) or languages.DEFAULT
 
 
-def _summary(state: engine.State, waiting: bool = False) -> dict[str, Any]:
-    status = "finished" if state.outcome else "waiting" if waiting else "active"
-    return {"status": status, "ply": state.ply,
-            "to_move": json.dumps([] if waiting else list(state.to_move)),
-            "outcome": json.dumps(state.outcome.to_json()) if state.outcome else None}
-
-
-# -- taking an open seat -------------------------------------------------------------------
-
-def join(db: sqlite_utils.Database, game_id: str, seat: int, name: Any,
-         email: Any = None) -> tuple[Match, str]:
-    """Take the open ``seat`` for a player named ``name``, with an email address or none
-    (then nothing is ever emailed to the seat). Taking the last open seat starts the game.
-    Returns the game and the new player's secret link token."""
-    name = checked_name(name, engine.Text("A player"))
-    if email is not None and not isinstance(email, str):
-        raise InvalidRequest("'email' must be an email address, or left out.")
-    email = (email or "").strip() or None
-    if email is not None and not valid_email(email):
-        raise InvalidRequest("That email address is not valid (leave it empty to get no "
-                             "emails).")
-    outermost = not db.conn.in_transaction
-    with write(db):
-        before = load(db, game_id)
-        refusal = seat_refusal(before, seat)
-        if refusal:
-            raise SeatTaken(refusal)
-        event = Event(before.last_seq + 1, seat, "join", None, utc.iso(utc.now()))
-        db.execute("UPDATE seats SET name = ?, email = ? WHERE game_id = ? AND seat = ?",
-                   [name, email, game_id, seat])
-        _append(db, game_id, event)
-        after = _caught_up(db, game_id, before)
-        _summarise(db, after, event)
-        token = links.mint(db, game_id, seat)
-        due.schedule(db, after)
-        signals.event_recorded.send(db, before=before, after=after, event=event,
-                                    latest=after)
-    if outermost:  # as in ``commands.submit``: only what was committed goes into the cache
-        CACHE.put(after)
-    return after, token
-
-
 def anonymise(db: sqlite_utils.Database, game_id: str, seat: int, name: str) -> None:
     """Give ``seat`` the name ``name`` and no address (its player deleted their identity):
     the game stays, as it was played. The log records it as the server's "anonymise"
@@ -879,24 +796,18 @@ def anonymise(db: sqlite_utils.Database, game_id: str, seat: int, name: str) -> 
                                    utc.iso(utc.now())))
 
 
-def seat_refusal(match: Match, seat: int) -> engine.Text | None:
-    """Why ``seat`` cannot be taken, or None while it is open."""
-    if seat not in match.open_seats:
-        return engine.Text("Someone has already taken this seat (%(side)s).",
-                           side=match.open_seat_name(seat))
-    if match.finished:
-        return engine.Text("This game was withdrawn before it started: its seats cannot be "
-                           "taken any more.")
-    if match.expired:
-        return expiry(match)
-    return None
-
-
 def expiry(match: Match) -> engine.Text:
     """Why an expired game's seats cannot be taken."""
     return engine.Text("This challenge expired on %(date)s, a week after it was made: its "
                        "seats cannot be taken any more.",
                        date=clocks.time_text(match.expires_at))
+
+
+def _summary(state: engine.State, waiting: bool = False) -> dict[str, Any]:
+    status = "finished" if state.outcome else "waiting" if waiting else "active"
+    return {"status": status, "ply": state.ply,
+            "to_move": json.dumps([] if waiting else list(state.to_move)),
+            "outcome": json.dumps(state.outcome.to_json()) if state.outcome else None}
 
 
 # -- recording an event -------------------------------------------------------------------
@@ -924,6 +835,8 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: events.Ki
             ) -> tuple[Match, Match, Event]:
     """Check one event and append it to the log: (the match before, after, the event)."""
     payload = events.check(before, seat, kind, payload, server=server, now=now)
+    if isinstance(payload, events.Joiner):
+        return _seated(db, before, seat, payload, now)
     event = Event(before.last_seq + 1, seat, kind.name, payload, utc.iso(now))
     try:
         after = before.with_events([event])
@@ -933,6 +846,19 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: events.Ki
     _summarise(db, after, event)
     if kind.name == "move" and after.ply % positions.EVERY == 0:
         positions.store(db, after.id, after.states)
+    return before, after, event
+
+
+def _seated(db: sqlite_utils.Database, before: Match, seat: int, joiner: events.Joiner,
+            now: datetime) -> tuple[Match, Match, Event]:
+    """Record a join: its player goes into the seat's row (the log's join carries nothing),
+    and the game is read again with it. Taking the last open seat starts the game."""
+    event = Event(before.last_seq + 1, seat, "join", None, utc.iso(now))
+    db.execute("UPDATE seats SET name = ?, email = ? WHERE game_id = ? AND seat = ?",
+               [joiner.name, joiner.email, before.id, seat])
+    _append(db, before.id, event)
+    after = _caught_up(db, before.id, before)
+    _summarise(db, after, event)
     return before, after, event
 
 
@@ -947,7 +873,7 @@ def _append(db: sqlite_utils.Database, game_id: str, event: Event) -> None:
 def _summarise(db: sqlite_utils.Database, after: Match, event: Event) -> None:
     """Bring the game's row up to ``after``, the game once ``event`` is recorded."""
     # a team's own talk must not show as a change to anyone else (lists of games by it)
-    changed = "" if events.KINDS[event.kind].known_to == "team" \
+    changed = "" if event.meaning.known_to == "team" \
         else ", updated_at = :updated_at"
     db.execute("UPDATE games SET status = :status, ply = :ply, to_move = :to_move, "
                f"outcome = :outcome{changed} WHERE id = :id",

@@ -14,8 +14,10 @@ for them (the start, the move that ended a round's last game) leaves them to the
 process, which makes them within seconds (``make_due``), so that no player waits on
 thousands of games or a pairing of 1,000. A round may have a deadline, after which
 the job process adjudicates its unfinished games (``adjudicate_due``): a draw, or a loss
-for the one with less time left. A player who withdraws after the start resigns their
-unfinished games (the ordinary command) and is paired no more.
+for the one with less time left. A player who withdraws after the start loses their
+unfinished games on forfeit and is paired no more. The server records those ends as its own
+events (``adjudicated``, ``forfeited``), as it does a timeout: nobody offered, accepted or
+resigned anything.
 """
 from __future__ import annotations
 
@@ -35,8 +37,8 @@ from engine import bots
 from flask import current_app
 
 from . import clocks, commands, links, matches, pairings, players, ratings, signals
-from .events import Command
-from .matches import ActionError, Event, InvalidRequest, Match, Refused, SeatTaken
+from .events import Command, SeatTaken, Verdict
+from .matches import ActionError, Event, InvalidRequest, Match, Refused
 from .store.db import claimed, hold_name, insert_rows, write
 from .store import utc
 
@@ -281,7 +283,7 @@ def _divisions(entered: list[Entrant]) -> list[list[int]]:
 
 
 def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]:
-    """The public answer of ``GET <api>`` (shared/CONTRACT.md part 7): byes are points
+    """The public answer of a tournament's ``GET <api>`` (docs/api.md): byes are points
     without a game, so ``rounds`` leaves them out and ``byes`` names them."""
     shown = table(db, tournament)
     rounds: list[list[dict[str, Any]]] = [[] for _ in range(tournament.round)]
@@ -463,7 +465,7 @@ def enter_computer(db: sqlite_utils.Database, tournament_id: str, by: players.Pl
 
 def withdraw(db: sqlite_utils.Database, tournament_id: str, player_id: int) -> None:
     """Before the start the entry goes; after it, the player is paired no more and their
-    unfinished games are resigned (lost on forfeit)."""
+    unfinished games are lost on forfeit."""
     with write(db):
         tournament = _held(db, tournament_id)
         if tournament.status == "open":
@@ -485,10 +487,10 @@ def withdraw(db: sqlite_utils.Database, tournament_id: str, player_id: int) -> N
 
 
 def _forfeit(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
-    """Resign ``seat``'s game, unless its clock has already run out (then the clock job
-    ends it)."""
+    """End ``seat``'s game as lost on forfeit, unless its clock has already run out (then
+    the clock job ends it)."""
     try:
-        commands.submit(db, game_id, seat, Command.of("resign"))
+        commands.submit(db, game_id, seat, Command.of("forfeited"), server=True)
     except Refused:
         pass
 
@@ -871,19 +873,14 @@ def adjudicate_due(db: sqlite_utils.Database, now: datetime) -> int:
 
 
 def _adjudicate(db: sqlite_utils.Database, match: Match, how: str, now: datetime) -> int:
-    """End one game: by the ordinary commands (a resignation, or a draw offered and
-    accepted), so that it ends as any game does."""
-    seat_clocks = clocks.of_match(match, now)
+    """End one game, as the server: a loss for the one with less time left (``how``
+    "time", with uneven clocks), else a draw."""
+    remaining = [clock.remaining for clock in clocks.of_match(match, now) or ()]
+    lost = how == "time" and bool(remaining) and remaining[0] != remaining[1]
+    loser = remaining.index(min(remaining)) if lost else 0  # a draw's event names the first
     try:
-        if how == "time" and seat_clocks and \
-                seat_clocks[0].remaining != seat_clocks[1].remaining:
-            loser = min((0, 1), key=lambda s: seat_clocks[s].remaining)
-            commands.submit(db, match.id, loser, Command.of("resign"), now=now)
-            return 1
-        offerer = 1 if match.draw_offer_open_to(0) else 0
-        if not match.draw_offer_open_to(1 - offerer):
-            commands.submit(db, match.id, offerer, Command.of("draw_offer"), now=now)
-        commands.submit(db, match.id, 1 - offerer, Command.of("draw_accept"), now=now)
+        commands.submit(db, match.id, loser, Command.of("adjudicated", Verdict(draw=not lost)),
+                        now=now, server=True)
     except Refused:  # a clock ran out first: the clock job ends it
         return 0
     return 1

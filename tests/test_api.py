@@ -1,4 +1,4 @@
-"""The JSON API exactly as shared/CONTRACT.md part 2 fixes it."""
+"""The JSON API exactly as docs/api.md documents it, which outside clients rely on."""
 from __future__ import annotations
 
 import pytest
@@ -86,7 +86,7 @@ def test_a_move_answers_with_the_new_state(client, new_game):
 
 def test_the_same_move_sent_again_is_stale_and_recorded_once(client, new_game, db):
     """A request sent twice (a double submit, or a retry after a lost answer): the move the
-    seat did play from that ply is stale the second time, as CONTRACT.md has a stale ply,
+    seat did play from that ply is stale the second time, as any stale ply is,
     and recorded once; so is another."""
     game = new_game()
     assert client.post(f"{game.apis[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code \
@@ -161,7 +161,7 @@ def test_resign_and_draw_through_the_api(client, new_game):
 
 @pytest.mark.one_database  # how a body is read
 def test_an_action_that_takes_no_parameters_accepts_an_empty_body(client, db, new_game):
-    """CONTRACT part 2: /resign, /rematch, /takeback, a tournament's /start and /entry
+    """/resign, /rematch, /takeback, a tournament's /start and /entry
     read an empty body, typed as JSON or not at all, as {}."""
     def empty(path: str, content_type: str | None = None):
         return client.post(path, data=b"", content_type=content_type)

@@ -1,6 +1,6 @@
-"""The computer players (``engine.bots``, shared/CONTRACT.md part 3): legal, deterministic,
-blind to what their seat cannot see, and better than random. The strength figures proper
-come from ``./dev bench bots``."""
+"""The computer players (``engine.bots``): legal, deterministic, blind to what their seat
+cannot see, and better than random. The strength figures proper come from ``./dev bench
+bots``."""
 from __future__ import annotations
 
 import dataclasses

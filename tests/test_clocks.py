@@ -53,12 +53,12 @@ class Log:
     def move(self, seat: int, at: datetime, to_move: tuple[int, ...] | None = None) -> Log:
         if to_move is None:
             to_move = ((seat + 1) % self.players,)
-        self.steps.append(Step(len(self.steps) + 1, at, seat, "move", 0, to_move))
+        self.steps.append(Step(len(self.steps) + 1, at, seat, "turn_ends", 0, to_move))
         self.next_to_move = to_move
         return self
 
     def vacation(self, seat: int, at: datetime, days: int) -> Log:
-        self.steps.append(Step(len(self.steps) + 1, at, seat, "vacation", days,
+        self.steps.append(Step(len(self.steps) + 1, at, seat, "pauses", days,
                                self.next_to_move))
         return self
 
@@ -176,9 +176,9 @@ def test_seats_moving_at_once_each_run_their_own_clock():
 
 
 def test_the_yearly_vacation_allowance_counts_the_calendar_year_of_each_declaration():
-    steps = [Step(1, datetime(2023, 12, 30, tzinfo=timezone.utc), 0, "vacation", 4, (0,)),
-             Step(2, datetime(2024, 1, 2, tzinfo=timezone.utc), 0, "vacation", 2, (0,)),
-             Step(3, datetime(2024, 1, 3, tzinfo=timezone.utc), 1, "vacation", 3, (0,))]
+    steps = [Step(1, datetime(2023, 12, 30, tzinfo=timezone.utc), 0, "pauses", 4, (0,)),
+             Step(2, datetime(2024, 1, 2, tzinfo=timezone.utc), 0, "pauses", 2, (0,)),
+             Step(3, datetime(2024, 1, 3, tzinfo=timezone.utc), 1, "pauses", 3, (0,))]
     assert clocks.vacation_days_used(steps, 0, 2023) == 4
     assert clocks.vacation_days_used(steps, 0, 2024) == 2
     assert clocks.vacation_days_used(steps, 1, 2024) == 3
@@ -575,3 +575,24 @@ def test_every_time_the_app_takes_comes_from_its_one_clock(client, app, monkeypa
     sent = outbox(app)[0]
     assert format_datetime(frozen) in str(bytes(
         build(sent, app.config["MAIL_FROM"], app.config["PUBLIC_URL"]).data))
+
+
+def test_a_team_that_resigns_together_stops_every_clock(client, app):
+    """The confirmation that ends a team game (``resign_accept``) ends it on the clocks
+    too: nobody's time runs, the page shows no deadline and the jobs have nothing due."""
+    players = [{"name": f"P{i}", "email": f"p{i}@example.org"} for i in range(4)]
+    created = create(client, {"mode": "per_move", "days": 3}, game="the-right-moves",
+                     players=players)
+    seat_apis = apis(created)
+    assert client.post(f"{seat_apis[0]}/resign", json={}).status_code == 200  # proposes
+    assert client.post(f"{seat_apis[2]}/resign", json={}).status_code == 200  # confirms
+    answer = client.get(seat_apis[0]).json
+    assert answer["outcome"]["winners"] == [1, 3]
+    assert [(c["running"], c["deadline"]) for c in answer["clocks"]] == [(False, None)] * 4
+    page = client.get(path_of(created["seats"][0]["url"])).get_data(as_text=True)
+    assert 'class="clock running"' not in page and "(until " not in page
+    db = connect(app.config["DATABASE"])
+    rows = db.execute("SELECT kind FROM due WHERE game_id = ?", [created["id"]]).fetchall()
+    db.close()
+    assert rows == []
+    assert scheduler.check_clocks(app, later(4 * DAY)) == (0, 0)

@@ -1,6 +1,6 @@
-"""Conditional moves (CONTRACT part 4): stored lines answer the opponent at once, in the same
-transaction, as a normal move; lines that no longer match are dropped; only their owner
-sees them; games with hidden information or four players have none."""
+"""Conditional moves: stored lines answer the opponent at once, in the same transaction, as
+a normal move; lines that no longer match are dropped; only their owner sees them; games
+with hidden information or four players have none."""
 from __future__ import annotations
 
 import re

@@ -137,3 +137,30 @@ def test_every_game_has_a_board_with_the_whole_interface(game):
     assert board is importlib.import_module(f"pbem.boards.{game.id.replace('-', '_')}")
     for name in ("render", "click_path", "is_cell", "choice_label", "move_cells", "text"):
         assert callable(getattr(board, name, None)), f"{game.id} board lacks {name}"
+
+
+# Where the code and the docs name a file of the project (a whole path, not a pattern's
+# part), and whether as it was at a commit ("pbem/db.py at 021c809")
+NAMED_PATH = re.compile(r"(?<![\w/.])((?:pbem|engine|tests|templates|static|docs|benchmarks)"
+                        r"/[\w./-]*\w)(?![\w/\\-]|\.\w)( at [0-9a-f]{7,})?")
+OURS = [path for folder in ("pbem", "engine", "tests", "templates", "static", "docs",
+                            "benchmarks")
+        for path in (ROOT / folder).rglob("*")
+        if path.suffix in {".py", ".sql", ".html", ".txt", ".md", ".css", ".js"}
+        and "translations" not in path.parts and path.is_file()] \
+    + [ROOT / "README.md", ROOT / "pyproject.toml", ROOT / "dev"]
+
+
+def test_every_file_the_code_and_the_docs_name_is_there():
+    missing = sorted({f"{path.relative_to(ROOT)}: {named}" for path in OURS
+                      for named, then in NAMED_PATH.findall(path.read_text())
+                      if not (then or (ROOT / named).exists())})
+    assert not missing
+
+
+def test_nothing_cites_a_file_outside_the_repository():
+    """The outside checks' contract is not in the repository: docs/api.md is the
+    reference, and the code says what it means."""
+    citing = sorted(str(path.relative_to(ROOT)) for path in OURS
+                    if path != Path(__file__) and "CONTRACT" in path.read_text())
+    assert not citing

@@ -1,4 +1,4 @@
-"""The engine API of shared/CONTRACT.md part 1, checked the same way for every game."""
+"""The engine's interface (``engine.core.Game``), checked the same way for every game."""
 from __future__ import annotations
 
 import dataclasses
@@ -172,7 +172,7 @@ def test_arguments_of_the_wrong_type_raise_value_errors_with_messages(game):
 
 @pytest.mark.parametrize("game", GAMES, ids=ids)
 def test_a_move_for_a_seat_the_game_lacks_is_an_illegal_move(game):
-    """CONTRACT part 1: bad input to ``apply`` raises IllegalMove, whatever is bad."""
+    """Bad input to ``apply`` raises IllegalMove, whatever is bad."""
     for players in game.player_counts:
         state = game.start(players, {}, "seats")
         move = game.legal_moves(state, state.to_move[0])[0]

@@ -3,17 +3,24 @@ in that offers it, and each way in reads those words back to the kind."""
 from __future__ import annotations
 
 import dataclasses
+import typing
+from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
-from pbem import events
-from pbem.events import KINDS, Command, Days, Event, Message, Move, Rematch
-from pbem.mail import inbound
+from pbem import clocks, events, matches
+from pbem.events import KINDS, Command, Days, Event, Message, Move, Rematch, Verdict
+from pbem.mail import channels, inbound, notify, push
+from pbem.store.db import get_db
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "email"
 
 # The ways in that do not offer a kind, and why; every other (kind, way in) has its words.
 NOT_OFFERED = {
-    ("timeout", "page"), ("timeout", "api"), ("timeout", "email"),  # the server's alone
-    ("join", "page"), ("join", "api"), ("join", "email"),  # a join link's page: matches.join
+    *((kind, way) for kind in ("timeout", "adjudicated", "forfeited")  # the server's alone
+      for way in ("page", "api", "email")),
+    ("join", "page"), ("join", "api"), ("join", "email"),  # a join link's page (lobby)
     # the server's, as an identity is deleted: matches.anonymise
     ("anonymise", "page"), ("anonymise", "api"), ("anonymise", "email"),
     ("move", "email"),      # a reply's first line is the move itself, in the game's notation
@@ -21,7 +28,7 @@ NOT_OFFERED = {
     ("withdraw", "email"),  # only the creator, before the game starts: the page or the API
 }
 PAYLOADS = {Move: Move("d4xc5"), Days: Days(3), Message: Message("Hi!\nGood luck."),
-            Rematch: Rematch("AbC123")}
+            Rematch: Rematch("AbC123"), Verdict: Verdict(draw=True)}
 
 
 def test_the_registry_is_keyed_by_each_kinds_name():
@@ -81,3 +88,42 @@ def test_a_bare_answer_means_whichever_offer_waits_and_a_draw_answer_first():
     assert inbound.action("resign").kinds == ("resign", "resign_accept", "resign_offer")
     assert inbound.action("d4xc5") == Command.of("move", Move("d4xc5"))
     assert inbound.action("say: hello") == Command(("chat",), Message("hello"))
+
+
+def test_the_kind_names_the_type_checker_knows_are_the_registrys():
+    assert set(typing.get_args(events.KindName)) == set(KINDS)
+
+
+ENDINGS = {"adjudicated": Verdict(draw=False), "withdraw": None}  # others: no payload
+
+
+@pytest.mark.one_database  # what a fold does to a game and its clocks
+@pytest.mark.parametrize("name", [name for name in KINDS if KINDS[name].ends])
+def test_every_kind_that_ends_a_game_stops_its_clocks(app, client, name):
+    players = [{"name": "Ann", "email": "ann@example.org"},
+               {"name": "Bob", "email": "bob@example.org"} if name != "withdraw"
+               else {"open": True}]
+    created = client.post("/api/games", json={
+        "game": "mastery", "players": players, "clock": {"mode": "per_move", "days": 3}})
+    with app.app_context():
+        match = matches.load(get_db(), created.json["id"])
+    now = datetime.now(timezone.utc)
+    assert [c.running for c in clocks.of_match(match, now) or ()] == \
+        ([True, False] if name != "withdraw" else [False, False])
+    ended = match.with_events([Event(1, 0, name, ENDINGS.get(name), match.created_at)])
+    assert ended.finished
+    assert not any(c.running or c.deadline for c in clocks.of_match(ended, now))
+    assert clocks.steps_of(ended)[-1].to_move == ()
+
+
+@pytest.mark.parametrize("name", [name for name in KINDS if KINDS[name].tells])
+def test_every_email_a_kind_sends_has_its_template_subject_and_topic(name):
+    tells = KINDS[name].tells
+    assert (TEMPLATES / f"{tells.template or tells.email}.txt").is_file()
+    assert notify.SUBJECTS[tells.email] == tells.subject
+    assert tells.email in notify.HELD_BACK["digest"] and tells.email in notify.HELD_BACK["none"]
+    assert channels.TOPIC_OF.get(tells.email) == tells.topic
+    assert tells.topic is None or tells.topic in channels.TOPICS
+    if tells.detail:
+        fields = {"author": "Ann", "who": "Dark (Ann)", "message": "Hi", "news": []}
+        assert tells.detail.format(**fields) == push.DETAILS[tells.email].format(**fields)

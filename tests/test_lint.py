@@ -19,6 +19,24 @@ def test_ruff_finds_nothing():
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-def test_mypy_finds_nothing():
+# Code that names event kinds that do not exist, each in one way kinds are named
+MISSPELT = """\
+from pbem.events import KINDS, Command, Event
+Command.of("resing")
+KINDS["chta"]
+def timed_out(event: Event) -> bool:
+    return event.kind == "tiemout"
+"""
+
+
+def test_mypy_finds_nothing_and_would_find_a_misspelt_event_kind(tmp_path):
     checked = run("mypy")  # the files and options of [tool.mypy]
     assert checked.returncode == 0, checked.stdout + checked.stderr
+    # kind names are a Literal (events.KindName), so a misspelt one is a type error (the
+    # cache is warm now: a few seconds)
+    probe = tmp_path / "misspelt.py"
+    probe.write_text(MISSPELT)
+    misspelt = run("mypy", str(probe))
+    # (the file as mypy names it, which its cache may have seen in another folder)
+    assert [Path(line.split(": error: ")[0]).name for line in misspelt.stdout.splitlines()
+            if ": error: " in line] == [f"misspelt.py:{line}" for line in (2, 3, 5)]

@@ -1,4 +1,4 @@
-"""Moves by reply as real mail clients write them, in English and Russian (pbem/inbound.py):
+"""Moves by reply as real mail clients write them, in English and Russian (pbem/mail/inbound.py):
 each reply below is shaped as its client writes one (attribution, signature, quote or the
 original sent along unquoted, charset and transfer encoding), sent to the real listener
 over SMTP; its move must be played, what the player wrote under it must reach the chat, and

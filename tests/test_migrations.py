@@ -231,7 +231,7 @@ def test_two_migrations_with_one_number_are_refused(tmp_path, monkeypatch):
 
 def test_the_app_gives_an_empty_database_its_schema_and_refuses_one_behind(
         empty, tmp_path, monkeypatch):
-    """CONTRACT part 2: create_app with a new SQLite file or an empty PostgreSQL database
+    """create_app with a new SQLite file or an empty PostgreSQL database
     initialises it; one that lacks later migrations is refused until ``init-db``."""
     monkeypatch.setenv("PBEM_INSTANCE", str(tmp_path / "instance"))
     config = {"TESTING": True, "DATABASE": empty, "SECRET_KEY": "test",

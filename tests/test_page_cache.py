@@ -1,4 +1,4 @@
-"""Game pages drawn once and reused (pbem/play.py): each board once per game, event, viewer,
+"""Game pages drawn once and reused (pbem/web/play.py): each board once per game, event, viewer,
 ply and selection; each page once per everything its viewer sees, answered 304 Not Modified
 when the viewer's copy (its ETag) is current; the legal moves generated once per position
 and seat, whatever clicks build the move. Nothing drawn for one viewer reaches another."""

@@ -1,5 +1,5 @@
-"""Players across games (CONTRACT.md part 6): signing in by an emailed one-time link, the
-player key, the signed-in dashboard, profiles, signing out and deleting an identity.
+"""Players across games: signing in by an emailed one-time link, the player key, the
+signed-in dashboard, profiles, signing out and deleting an identity.
 
 The links are read from the emails a real SMTP server on loopback receives, as a player
 reads them in their mailbox."""
@@ -393,7 +393,7 @@ def test_a_profile_lists_only_the_games_its_player_took_part_in_knowingly(app, c
 
     assert profile() == set()
     assert client.post(f"/players/vic/games/{untouched}/watch").status_code == 404
-    # the player's own list has every seat of the proven address (CONTRACT part 6)
+    # the player's own list has every seat of the proven address
     assert {g["id"] for g in client.get(key).json["games"]} == {answered, opened, untouched}
     # acted on through the emailed link, or opened from the dashboard: knowingly
     assert vic.post(f"{emailed[answered]}/draw", data={"answer": "offer", "ply": 1}) \

@@ -1,8 +1,7 @@
-"""Rated games and ratings (issue 24, item 4; shared/CONTRACT.md part 6): players known
-across games play rated two-player games, made by key through the API or from the lobby;
-each game's end changes both players' Glicko-2 ratings in the transaction that records
-it; ratings show on profiles, the player's own list, seat labels, the lobby and a
-leaderboard per game."""
+"""Rated games and ratings (issue 24, item 4): players known across games play rated
+two-player games, made by key through the API or from the lobby; each game's end changes
+both players' Glicko-2 ratings in the transaction that records it; ratings show on profiles,
+the player's own list, seat labels, the lobby and a leaderboard per game."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor

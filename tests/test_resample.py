@@ -1,6 +1,5 @@
-"""``game.resample`` (shared/CONTRACT.md part 3): a state the seat cannot tell from the real
-one, its hidden parts drawn among all that agree with what the seat has seen, and made from
-what the seat knows only."""
+"""``game.resample``: a state the seat cannot tell from the real one, its hidden parts drawn
+among all that agree with what the seat has seen, and made from what the seat knows only."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,5 +1,5 @@
-"""Review and records (CONTRACT.md part 9): the analysis of any position, the computer's
-view of a finished game, Abstract Play's game record, and each move's time."""
+"""Review and records: the analysis of any position, the computer's view of a finished game,
+Abstract Play's game record, and each move's time."""
 from __future__ import annotations
 
 import json

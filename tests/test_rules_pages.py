@@ -1,6 +1,6 @@
 """The rules pages show each game's board and worked examples as diagrams: SVG drawn by the
 game's own board code (``render``) from positions the engine reaches by replaying real
-moves (``pbem/diagrams.py``), so that the pictures cannot disagree with the rules."""
+moves (``pbem/web/diagrams.py``), so that the pictures cannot disagree with the rules."""
 from __future__ import annotations
 
 import re

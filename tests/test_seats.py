@@ -1,7 +1,7 @@
-"""Open seats, join links, the lobby of public challenges and "My games"
-(shared/CONTRACT.md part 4): a game may leave seats open; each has a join link (a secret
-like the play links), or, in a public game, an entry in the lobby; the game starts, and
-its emails go out, once every seat is taken; a browser remembers the seats it opened."""
+"""Open seats, join links, the lobby of public challenges and "My games": a game may leave
+seats open; each has a join link (a secret like the play links), or, in a public game, an
+entry in the lobby; the game starts, and its emails go out, once every seat is taken; a
+browser remembers the seats it opened."""
 from __future__ import annotations
 
 import logging
@@ -14,7 +14,8 @@ import pytest
 from flask import url_for
 
 import engine
-from pbem import links, matches, mygames
+from pbem import commands, links, matches, mygames, signals
+from pbem.events import Command, InvalidRequest, Joiner, SeatTaken
 from pbem.store import utc
 from pbem.jobs import scheduler
 from pbem.store.db import get_db
@@ -215,6 +216,32 @@ def test_the_log_records_joins_and_withdrawals_and_stays_append_only(client, db)
         db.execute("UPDATE events SET seat = 0 WHERE kind = 'join'")
     record = client.get(path_of(game["seats"][0]["url"]) + "/record.json").json
     assert [e["action"] for e in record["events"]] == ["join"]
+
+
+def test_a_join_is_a_command_like_any_other(app, client, db):
+    """Taking a seat goes the one way every event goes (``commands.submit``, the ``join``
+    kind with the player as its payload): the kind's check refuses what the join page
+    refuses, the player is kept in the seat's row, and the log's join carries nothing."""
+    game = create(client, [ANN, OPEN])
+    heard = []
+    with app.test_request_context(), signals.event_recorded.connected_to(
+                lambda sender, *, before, after, event, latest: heard.append(
+                    (event.kind, event.seat, after.seats[1].name))):
+        with pytest.raises(InvalidRequest, match="name"):
+            commands.submit(get_db(), game["id"], 1, Command.of("join", Joiner("  ")))
+        with pytest.raises(InvalidRequest, match="email address"):
+            commands.submit(get_db(), game["id"], 1,
+                            Command.of("join", Joiner("Bob", "not an address")))
+        joined = commands.submit(get_db(), game["id"], 1,
+                                 Command.of("join", Joiner(" Bob ", "bob@example.org")))
+        assert (joined.kind, joined.match.seats[1].name, joined.match.seats[1].email) == (
+            "join", "Bob", "bob@example.org")
+        assert not joined.match.waiting  # the last open seat: the game starts
+        with pytest.raises(SeatTaken):
+            commands.submit(get_db(), game["id"], 1, Command.of("join", Joiner("Cid")))
+    assert heard == [("join", 1, "Bob")]
+    assert kinds(db, game["id"]) == [(1, "join", None)]
+    assert [row["kind"] for row in outbox(db)].count("start") == 2  # Ann's and Bob's
 
 
 # -- the lobby -----------------------------------------------------------------------------

@@ -159,7 +159,7 @@ def test_the_second_setup_is_played_from_the_page_its_player_saw(app, client, ne
     assert len(events(app)) == 2
 
 
-# -- the version (CONTRACT.md part 9) ----------------------------------------------------------
+# -- the game's version, which every answer carries ------------------------------------------
 
 def test_the_version_grows_with_every_event_its_seat_may_know_of(client, new_game):
     """A move, a takeback's words, the chat for the players (spectators once it is over), a

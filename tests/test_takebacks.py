@@ -1,5 +1,5 @@
-"""Takebacks (CONTRACT.md part 9): asked and answered from the page, the API and an email
-reply; accepted, the position goes back by events appended to the log, which only grows."""
+"""Takebacks: asked and answered from the page, the API and an email reply; accepted, the
+position goes back by events appended to the log, which only grows."""
 from __future__ import annotations
 
 import re
@@ -141,7 +141,7 @@ def test_takebacks_by_email_reply(app, client, db, new_game, post):
     assert kinds(db, game.id)[-1] == "takeback_accept"
 
 
-# -- staleness across a takeback: the version (CONTRACT.md part 9) -------------------------
+# -- staleness across a takeback: the game's version ---------------------------------------
 
 FORM_SEEN = re.compile(r'<form method="post" action="[^"]*/move" class="typed">.*?'
                        r'<input type="hidden" name="(ply|version)" value="(\d+)">', re.DOTALL)

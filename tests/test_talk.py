@@ -1,8 +1,8 @@
-"""Chat, private notes and rematches (CONTRACT.md part 4) over HTTP with the app's own SQLite
-file: the JSON API, the pages and their forms, the game records, and the emails each queues.
-Moves by email that carry a message, ``say`` and ``rematch`` replies are in test_inbound.py;
-chat and notes in games with hidden information in test_magnet_pages.py and
-test_magnetic_field_pages.py; the pages in a browser in test_browser.py."""
+"""Chat, private notes and rematches over HTTP with the app's own SQLite file: the JSON API,
+the pages and their forms, the game records, and the emails each queues. Moves by email that
+carry a message, ``say`` and ``rematch`` replies are in test_inbound.py; chat and notes in
+games with hidden information in test_magnet_pages.py and test_magnetic_field_pages.py; the
+pages in a browser in test_browser.py."""
 from __future__ import annotations
 
 import re

@@ -1,7 +1,7 @@
-"""Tournaments through the JSON API (issue 25; shared/CONTRACT.md part 7): players enter by
-their keys, the organiser starts, every game is an ordinary game played through its seat's
-API, and the standings, the winner, the rounds that follow, withdrawals, deadlines and the
-emails come out of the results."""
+"""Tournaments through the JSON API (issue 25; docs/api.md): players enter by their keys,
+the organiser starts, every game is an ordinary game played through its seat's API, and the
+standings, the winner, the rounds that follow, withdrawals, deadlines and the emails come
+out of the results."""
 from __future__ import annotations
 
 import itertools
@@ -196,11 +196,55 @@ def test_withdrawing_after_the_start_forfeits_the_unfinished_games(client, db, k
     assert after["withdrawn"] == ["Bob"]
     [bob_cat] = [g for r in after["rounds"] for g in r if set(g["seats"]) == {"Bob", "Cat"}]
     cat = bob_cat["seats"].index("Cat")
-    assert bob_cat["outcome"]["winners"] == [cat]  # resigned on forfeit
-    assert "resign" in bob_cat["outcome"]["reason"]
+    assert bob_cat["outcome"]["winners"] == [cat]  # lost on forfeit
+    assert bob_cat["outcome"]["reason"].endswith(" withdrew from the tournament")
     points = {s["handle"]: s["points"] for s in after["standings"]}
     assert points == {"Ann": 0.5, "Bob": 0.5, "Cat": 1}
     assert client.delete(f"{keys['Eve']}/tournaments/{cup['id']}/entry").status_code == 200
+
+
+def logged(db, game_id: str) -> list[tuple]:
+    return [tuple(row) for row in db.execute(
+        "SELECT seat, kind, move FROM events WHERE game_id = ? ORDER BY seq", [game_id])]
+
+
+def ends_told(db, game_id: str) -> dict[str, list[str]]:
+    """The kinds of email each player of the game was sent, by address."""
+    told: dict[str, list[str]] = {}
+    for recipient, kind in db.execute("SELECT recipient, kind FROM outbox WHERE game_id = ? "
+                                      "AND channel = 'email' ORDER BY id", [game_id]):
+        told.setdefault(recipient, []).append(kind)
+    return told
+
+
+def test_a_withdrawal_is_logged_as_the_servers_forfeit_and_told_as_one(client, db, keys):
+    """Bob withdraws: his game is ended by the server (``forfeited``), not by a resignation
+    he never made, and every way it is told says he withdrew."""
+    cup = organise(client, keys["Ann"])
+    enter(client, keys, cup, "Ann", "Bob")
+    client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
+    [[game]] = shown(client, cup)["rounds"]
+    bob = game["seats"].index("Bob")
+    assert client.delete(f"{keys['Bob']}/tournaments/{cup['id']}/entry").status_code == 200
+    assert logged(db, game["game"]) == [(bob, "forfeited", None)]
+    ann_api = seat_apis(client, keys, cup["id"])[game["game"]][1 - bob]
+    assert client.get(ann_api).json["outcome"] == {
+        "winners": [1 - bob], "draw": False, "reason": "Bob withdrew from the tournament"}
+    [end] = [body for body, in db.execute(
+        "SELECT body FROM outbox WHERE recipient = 'ann@example.org' AND kind = 'end'")]
+    assert "Ann won: Bob withdrew from the tournament." in end
+    record = client.get(f"{ann_api.replace('/api/play/', '/play/')}/record.txt").get_data(
+        as_text=True)
+    assert "Result: Ann won: Bob withdrew from the tournament" in record
+    assert "Bob (" in record and "): withdrew from the tournament" in record
+    assert "resign" not in record
+    header = client.get(f"{ann_api}/record?format=apgamerecord").json["header"]
+    assert [(p["name"], p["result"]) for p in header["players"]] == sorted(
+        [("Ann", 1), ("Bob", 0)], key=lambda player: game["seats"].index(player[0]))
+    [page] = [path_of(g["url"]) for g in client.get(keys["Ann"]).json["games"]
+              if g["id"] == game["game"]]
+    russian = client.get(page, headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    assert "Победа: Ann (Bob выбывает из турнира)" in russian
 
 
 def test_a_withdrawn_player_is_paired_no_more_in_a_swiss(client, db, keys):
@@ -254,10 +298,17 @@ def test_a_round_past_its_deadline_is_adjudicated_by_the_job(app, client, db, ke
     assert outcomes[one["game"]]["winners"] == [0]  # the second had less time left
     assert outcomes[two["game"]]["winners"] == [1]  # the first never moved
     assert len(now["rounds"]) == 2
+    # the server adjudicated, for the seat that lost: nobody resigned
+    assert logged(db, one["game"])[1:] == [(1, "adjudicated", "loss")]
+    second = client.get(apis[1]).json["outcome"]["reason"]
+    assert second == f"adjudicated at the round's deadline: {one['seats'][1]} had less time left"
+    record = client.get(apis[1].replace("/api/play/", "/play/") + "/record.json").json
+    assert {key: record["events"][-1][key] for key in ("seat", "action", "draw")} == {
+        "seat": 1, "action": "adjudicated", "draw": False}
 
 
 def test_unfinished_games_are_drawn_at_the_deadline_unless_the_organiser_chose_time(
-        app, client, keys):
+        app, client, db, keys):
     cup = organise(client, keys["Ann"], round_days=1)
     enter(client, keys, cup, "Ann", "Bob", "Cat")
     client.post(f"{keys['Ann']}/tournaments/{cup['id']}/start")
@@ -265,6 +316,15 @@ def test_unfinished_games_are_drawn_at_the_deadline_unless_the_organiser_chose_t
     done = shown(client, cup)
     assert all(g["outcome"]["draw"] for r in done["rounds"] for g in r)
     assert done["status"] == "finished"
+    # a draw the server gave, not one offered and agreed: nobody was told of an offer
+    for game in (g for r in done["rounds"] for g in r):
+        assert logged(db, game["game"]) == [(0, "adjudicated", "draw")]
+        assert game["outcome"]["reason"] == "adjudicated at the round's deadline"
+        assert all(kinds == ["end"] for kinds in ends_told(db, game["game"]).values())
+    [end] = [body for body, in db.execute(
+        "SELECT body FROM outbox WHERE recipient = 'bob@example.org' AND kind = 'end' "
+        "AND game_id = ?", [done["rounds"][0][0]["game"]])]
+    assert "Draw: adjudicated at the round's deadline." in end
 
 
 def test_the_start_time_starts_it_or_cancels_it_without_enough_players(app, client, keys):

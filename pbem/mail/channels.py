@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import sqlite_utils
 from flask_babel import lazy_gettext
 
-from .. import players
+from .. import events, players
 
 TOPICS = {"turn": lazy_gettext("Your turn (and reminders)"),
           "offers": lazy_gettext("Offers: a draw, a resignation, a rematch"),
@@ -28,12 +28,13 @@ CHOICES = {"both": lazy_gettext("notification and email"),
            "push": lazy_gettext("notification only"),
            "email": lazy_gettext("email only"), "none": lazy_gettext("neither")}
 DEFAULT = "both"
-# The kinds of message (``notify.SUBJECTS``) each topic covers; others (the start, answers
-# to emailed moves, ...) always go by email alone.
-TOPIC_OF = {"turn": "turn", "reminder": "turn", "chat": "chat", "deadline": "deadline",
-            "end": "end", "draw_offer": "offers", "draw_declined": "offers",
-            "resign_offer": "offers", "resign_declined": "offers", "rematch": "offers",
-            "expired": "end"}
+# The kinds of message (``notify.SUBJECTS``) each topic covers, the players' own events'
+# as their kinds say (``events.Tells.topic``); others (the start, answers to emailed moves,
+# ...) always go by email alone.
+TOPIC_OF = {"turn": "turn", "reminder": "turn", "deadline": "deadline", "end": "end",
+            "expired": "end",
+            **{kind.tells.email: kind.tells.topic for kind in events.KINDS.values()
+               if kind.tells and kind.tells.topic}}
 
 
 class Wanted(NamedTuple):

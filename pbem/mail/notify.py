@@ -3,6 +3,8 @@
 Every email is made by ``compose`` (the board as the seat may know it, a fresh link, the
 thread, the HTML part and the settings footer); each subject says first what happened
 ("Your move — Mastery: Ann vs Bob [id]"), so an inbox tells a turn from the end of the game.
+The game's start, turns and end are told here; what else an event tells, and whom, its kind
+says (``events.Kind.tells``).
 
 Each seat chooses (``seats.notify``, see ``PREFERENCES``) an email at every turn, a daily
 digest of the games waiting for its address, or none; ``HELD_BACK`` says which kinds of
@@ -31,28 +33,23 @@ PREFERENCES = {"each": lazy_gettext("an email at every turn and for every chat m
                "digest": lazy_gettext("one email a day listing the games that wait for you"),
                "none": lazy_gettext("no turn emails (only the start and the result of the "
                                     "game)")}
-OFFERS = frozenset({"draw_offer", "draw_declined", "resign_offer", "resign_declined",
-                    "takeback_offer", "takeback_answer"})
+# The emails the players' own events send (``events.Kind.tells``: offers, their answers, chat
+# and rematches); the start, turns, reminders, deadlines and the end are the game's own.
+TOLD = frozenset(kind.tells.email for kind in events.KINDS.values() if kind.tells)
 # The kinds of email each choice holds back; every other kind (start, end, answers to a
 # player's own emailed moves, ...) is always sent.
 HELD_BACK = {"each": frozenset(),
-             "digest": frozenset({"turn", "reminder", "chat", "rematch"}) | OFFERS,
-             "none": frozenset({"turn", "reminder", "deadline", "digest", "chat",
-                                "rematch"}) | OFFERS}
+             "digest": frozenset({"turn", "reminder"}) | TOLD,
+             "none": frozenset({"turn", "reminder", "deadline", "digest"}) | TOLD}
 KINDS = {"started": "start", "your_turn": "turn", "finished": "end"}  # others: the template
 # What each kind of email says first in its subject.
 SUBJECTS = {"start": lazy_gettext("Game started"), "turn": lazy_gettext("Your move"),
             "reminder": lazy_gettext("Reminder: your move"),
             "deadline": lazy_gettext("Time running out"), "end": lazy_gettext("Game over"),
-            "draw_offer": lazy_gettext("Draw offered"),
-            "draw_declined": lazy_gettext("Draw declined"),
-            "resign_offer": lazy_gettext("Resignation proposed"),
-            "resign_declined": lazy_gettext("Resignation declined"),
-            "takeback_offer": lazy_gettext("Takeback asked"),
-            "takeback_answer": lazy_gettext("Takeback answered"),
-            "chat": lazy_gettext("New message"), "rematch": lazy_gettext("Rematch asked"),
             "joined": lazy_gettext("A player joined"),
-            "expired": lazy_gettext("Nobody joined")}
+            "expired": lazy_gettext("Nobody joined"),
+            **{kind.tells.email: kind.tells.subject for kind in events.KINDS.values()
+               if kind.tells}}
 HINT_MOVES = 8  # legal moves named in an email
 
 
@@ -185,6 +182,7 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                     _send(db, after, seat, "joined", joiner=joiner,
                           side=after.seat_name(event.seat))
         return
+    tells = event.meaning.tells
     if after.finished and not before.finished:
         for seat in range(after.players):
             _send(db, after, seat, "finished")
@@ -199,37 +197,19 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
             if (seat not in before.current.to_move or seat == event.seat) \
                     and latest.ply == after.ply:
                 your_turn(db, after, seat, now, by_email=not present(db, after, seat, now))
-    elif event.kind == "draw_offer":
-        for seat in range(after.players):
-            if after.draw_offer_open_to(seat):
-                _send(db, after, seat, "draw_offer", offerer=after.seats[event.seat].name)
-    elif event.kind == "draw_decline":
-        offerer = after.draw_declined.offerer
-        _send(db, after, offerer, "declined", kind="draw_declined",
-              news=[sentences.draw_notice(after, offerer)])
-    elif event.kind == "resign_offer":
-        for seat in after.partners(event.seat):
-            _send(db, after, seat, "resign_offer", proposer=after.seats[event.seat].name)
-    elif event.kind == "resign_decline":
-        proposer = after.resign_declined[-1].offerer
-        _send(db, after, proposer, "declined", kind="resign_declined",
-              news=sentences.resign_notices(after, proposer))
-    elif event.kind == "takeback_offer":
-        for seat in after.opponents(event.seat):
-            _send(db, after, seat, "takeback_offer", asker=compose.who(after, event.seat))
-    elif event.kind in ("takeback_accept", "takeback_decline"):
-        _send(db, after, before.takeback_offer, "takeback_answer",
-              answerer=compose.who(after, event.seat), accepted=event.kind == "takeback_accept")
-    elif isinstance(event.payload, events.Message):  # a chat message
-        for seat in range(after.players):
-            if seat != event.seat:
-                _send(db, after, seat, "chat", speaker=compose.who(after, event.seat),
-                      message=event.payload.text)
-    elif event.kind == "rematch" and after.rematch_id is None:
-        # the ask that completes a rematch starts the game, whose start emails tell everyone
-        for seat in range(after.players):
-            if seat not in after.rematch_asked:
-                _send(db, after, seat, "rematch", asker=compose.who(after, event.seat))
+    elif tells is not None:
+        for seat in tells.to(before, after, event):
+            _send(db, after, seat, tells.template or tells.email, kind=tells.email,
+                  **told(after, event, seat))
+
+
+def told(match: Match, event: Event, seat: int) -> dict[str, Any]:
+    """The fields of the email that tells ``seat`` of ``event`` (``events.Tells``): who
+    made it, by name (``author``) and by side and name (``who``), a chat message's text,
+    and what stands between the players now, as the seat reads it (``news``)."""
+    return {"author": match.seats[event.seat].name, "who": compose.who(match, event.seat),
+            "message": event.payload.text if isinstance(event.payload, events.Message)
+            else None, "news": sentences.notices(match, seat)}
 
 
 def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime, *,
@@ -254,7 +234,7 @@ def present(db: sqlite_utils.Database, match: Match, seat: int, now: datetime) -
     if not away:
         return None
     acted = next((utc.parse(event.created_at) for event in reversed(match.events)
-                  if event.seat == seat and not events.KINDS[event.kind].server), None)
+                  if event.seat == seat and not event.meaning.server), None)
     last = max(filter(None, (_seen_at(db, match.id, seat), acted)), default=None)
     return last if last is not None and last > now - away else None
 

@@ -1,4 +1,4 @@
-"""The outbox: every email (and every webhook post, ``pbem/webhooks.py``, and push message,
+"""The outbox: every email (and every webhook post, ``pbem/mail/webhooks.py``, and push message,
 ``pbem/mail/push.py``) is queued in the database, in the transaction of the event that
 causes it, and delivered later in one of two lanes, which the job process runs side by
 side: the emails by ``deliver_due``, to the site's own mail server, and the posts by

@@ -41,7 +41,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from flask_babel import lazy_gettext
 
-from .. import clocks, languages, links, matches, players
+from .. import clocks, events, languages, links, matches, players
 from . import outbox, webhooks
 from ..store.db import hold_name, write
 from ..matches import Match
@@ -53,13 +53,13 @@ MOST_DEVICES = 10  # devices a seat's or a player's news goes to: a person's pho
 TTL = timedelta(days=4)  # how long a push service keeps a message for a device that is off
 VAPID_LIFETIME = timedelta(hours=12)  # a signature's "exp"; RFC 8292 allows 24 hours
 # What each kind of message says after its title, from the context ``notify`` gives it.
+# what a message says after its title; the players' own events' say it as their kinds do
+# (``events.Tells.detail``)
 DETAILS = {"turn": lazy_gettext("{mover} played {last_move}."),
            "reminder": lazy_gettext("It has been your move for {waited}."),
            "deadline": lazy_gettext("{left} left to move, until {deadline}."),
-           "draw_offer": lazy_gettext("{offerer} offers a draw."),
-           "resign_offer": lazy_gettext("{proposer} proposes that your side resigns."),
-           "rematch": lazy_gettext("{asker} asks for a rematch."),
-           "chat": "{speaker}: {message}"}
+           **{kind.tells.email: kind.tells.detail for kind in events.KINDS.values()
+              if kind.tells and kind.tells.detail}}
 
 
 class BadSubscription(engine.TextError):

@@ -2,9 +2,9 @@
 and the locks that let several machines share the work.
 
 ``DATABASE`` is an SQLite file (the embedded default, through sqlite-utils) or a
-``postgresql://`` URL (``pbem/postgres.py``, which the app uses through the same interface).
+``postgresql://`` URL (``pbem/store/postgres.py``, which the app uses through the same interface).
 The SQL and the schema are written once, for both; the few things that differ are here.
-The schema is ``pbem/migrations``: numbered SQL files that ``migrate`` applies, each once.
+The schema is ``pbem/store/migrations``: numbered SQL files that ``migrate`` applies, each once.
 
 A game's history is the ``events`` table: an append-only log ordered by a per-game sequence
 number, which triggers protect from UPDATE and DELETE. Everything else about a game is
@@ -229,7 +229,7 @@ def hold_name(db: sqlite_utils.Database, name: str) -> None:
 def claimed(db: sqlite_utils.Database, name: str) -> Iterator[bool]:
     """Whether this process has the job ``name`` to itself for the block: on PostgreSQL,
     whether no other session held its advisory lock (which this one then holds until the
-    block ends); on SQLite, always (one machine's job process, ``pbem/scheduler.py``)."""
+    block ends); on SQLite, always (one machine's job process, ``pbem/jobs/scheduler.py``)."""
     if dialect(db) != "postgresql":
         yield True
         return

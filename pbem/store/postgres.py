@@ -2,11 +2,11 @@
 the app uses exactly as it uses SQLite through sqlite-utils.
 
 The app's SQL is written once, in what both engines run, with SQLite's placeholders (``?``
-and ``:name``); its schema once too, as SQLite's SQL (``pbem/migrations``), which ``ddl``
+and ``:name``); its schema once too, as SQLite's SQL (``pbem/store/migrations``), which ``ddl``
 gives PostgreSQL's types. ``PostgresDatabase`` offers the part of sqlite-utils' interface
 the app uses: it turns the placeholders into psycopg's and gives rows that read by position
 or by name like ``sqlite3.Row``. What really differs between the engines (how a write
-transaction starts, row and advisory locks) is in ``pbem/db.py``, beside SQLite's; the
+transaction starts, row and advisory locks) is in ``pbem/store/db.py``, beside SQLite's; the
 triggers that keep the event log append-only are each engine's own migration files.
 
 Text columns compare byte by byte (``COLLATE "C"``), as in SQLite, whatever the database's
@@ -55,7 +55,7 @@ def translated(sql: str) -> str:
 
 
 def ddl(sql: str) -> str:
-    """A migration (``pbem/migrations``), written as SQLite runs it, as PostgreSQL runs it:
+    """A migration (``pbem/store/migrations``), written as SQLite runs it, as PostgreSQL runs it:
     with its types, an ``INTEGER PRIMARY KEY`` numbered by an identity column, and every
     other new table given its ``rowid``. A new table's ``);`` goes on a line of its own."""
     def typed(found: re.Match) -> str:

@@ -1,4 +1,4 @@
-"""The JSON API (shared/CONTRACT.md part 2), plus the same answers for spectators."""
+"""The JSON API (docs/api.md), plus the same answers for spectators."""
 from __future__ import annotations
 
 import json
@@ -27,7 +27,7 @@ def _json_error(error: HTTPException):
 
 def json_body() -> dict[str, Any]:
     """The request's JSON object; an empty body reads as ``{}`` (an action that needs no
-    parameters may send none: CONTRACT part 2)."""
+    parameters, /resign or /rematch, may send none)."""
     if not request.get_data():
         return {}
     body = request.get_json(silent=True)
@@ -185,8 +185,8 @@ def _seen(body: dict[str, Any], required: bool) -> tuple[int | None, int | None]
 
 def _act(token: str, route: str, answer: str | None = None):
     """Submit the request's command; the game answer. The same move sent again from the
-    ply it was played at is stale, as any other (CONTRACT.md: a stale ``ply`` → 409, and a
-    ``version`` not the current one), and changes nothing."""
+    ply it was played at is stale, as any other (409, as a ``ply`` or a ``version`` not the
+    current one is: a client learns the game moved on), and changes nothing."""
     access = open_seat(token, "play")
     try:
         body = json_body()
@@ -278,7 +278,7 @@ def vacation(token: str):
 @limits.acting  # it looks the host up in the DNS
 def set_webhook(token: str):
     """``{"url": "https://..."}`` (or null) → ``{"webhook": url}``: where this seat's news
-    is posted as well as emailed (``pbem/webhooks.py``)."""
+    is posted as well as emailed (``pbem/mail/webhooks.py``)."""
     match, seat = open_link(token, "play")
     try:
         body = json_body()
@@ -337,7 +337,7 @@ def _push_subscription(owner: push.Owner):
 @bp.post("/play/<token>/feed")
 @limits.acting
 def new_feed(token: str):
-    """A new Atom feed link of this seat's game → 201 ``{"feed": url}`` (``pbem/feeds.py``)."""
+    """A new Atom feed link of this seat's game → 201 ``{"feed": url}`` (``pbem/web/feeds.py``)."""
     match, seat = open_link(token, "play")
     with write(get_db()):
         feed = feeds.mint(get_db(), match.id, seat)

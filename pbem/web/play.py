@@ -658,6 +658,8 @@ def record(match: Match, viewer: int | None) -> dict[str, Any]:
             entry["days"] = event.payload.days
         elif isinstance(event.payload, events.Message):
             entry["text"] = event.payload.text
+        elif isinstance(event.payload, events.Verdict):
+            entry["draw"] = event.payload.draw
         logged.append(entry)
     return {
         "id": match.id, "game": match.game.id, "title": match.game.title,
@@ -683,7 +685,7 @@ def record_json(role: str, token: str):
 def record_text(role: str, token: str):
     match, seat = open_link(token, role)
     text = render_template("record.txt", record=record(match, seat), match=match,
-                           options=lobby.options_text(match, seat), logged=events.LOGGED)
+                           options=lobby.options_text(match, seat), kinds=events.KINDS)
     return Response(text, mimetype="text/plain",
                     headers={"Content-Disposition":
                              f'attachment; filename="{match.game.id}-{match.id}.txt"'})

@@ -148,7 +148,7 @@ def rules_index():
 def rules(game_id: str):
     """A game's rules: ``rules/<game>.html`` (English), or in the page's language the page
     ``rules/<game>.ru.html`` when there is one. ``lang`` is the language of the page shown;
-    ``diagram(name)`` draws one of the game's diagrams (``pbem/diagrams.py``). A game
+    ``diagram(name)`` draws one of the game's diagrams (``pbem/web/diagrams.py``). A game
     without a page here (a plugin's) has ``rules/_game.html``: its own text of the rules,
     if it brings one, and what the server knows of it."""
     game = _game_or_404(game_id)

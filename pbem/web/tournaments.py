@@ -1,5 +1,5 @@
 """Tournaments on the web (``pbem/tournaments.py``): the JSON API under a player key
-(shared/CONTRACT.md part 7) and the public one, the pages (the list, each tournament's page
+(docs/api.md, "Tournaments") and the public one, the pages (the list, each tournament's page
 with sign-up, the organiser's tools, standings and the cross-table) and each tournament's
 Atom feed."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 -- The schema of the last release before migrations (021c809). Written as SQLite runs it;
--- PostgreSQL runs it translated (pbem/postgres.py, ``ddl``). A database made by that release
--- (by ``init-db`` or a server start) already has all of it: ``pbem/db.py`` marks it applied.
+-- PostgreSQL runs it translated (pbem/store/postgres.py, ``ddl``). A database made by that release
+-- (by ``init-db`` or a server start) already has all of it: ``pbem/store/db.py`` marks it applied.
 
 CREATE TABLE games (
     id TEXT PRIMARY KEY,      -- public game id (not a secret: it grants nothing)
@@ -25,8 +25,8 @@ CREATE TABLE seats (
     seat INTEGER,
     name TEXT,                -- both null while the seat is open; email null: none given
     email TEXT,
-    notify TEXT NOT NULL DEFAULT 'each',  -- emails: each, digest or none (pbem/notify.py)
-    webhook TEXT,             -- the seat's webhook URL (pbem/webhooks.py)
+    notify TEXT NOT NULL DEFAULT 'each',  -- emails: each, digest or none (pbem/mail/notify.py)
+    webhook TEXT,             -- the seat's webhook URL (pbem/mail/webhooks.py)
     bot TEXT,                 -- a computer player's level (pbem/computer.py)
     stand_in INTEGER NOT NULL DEFAULT 0,  -- 1: the computer plays while its player is away
     PRIMARY KEY (game_id, seat)
@@ -96,7 +96,7 @@ CREATE TABLE outbox (
     seat INTEGER,             -- the seat an email is about
     -- what must never be sent twice: the reminder of one turn, one address's daily digest
     unique_key TEXT,
-    channel TEXT NOT NULL DEFAULT 'email'  -- email, or webhook (pbem/webhooks.py)
+    channel TEXT NOT NULL DEFAULT 'email'  -- email, or webhook (pbem/mail/webhooks.py)
 );
 
 -- addresses are compared without case (as people type them), in SQL both engines know

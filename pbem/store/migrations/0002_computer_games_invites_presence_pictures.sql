@@ -9,7 +9,7 @@ ALTER TABLE games ADD COLUMN client TEXT;
 ALTER TABLE seats ADD COLUMN seen_at TEXT;  -- when the seat's game page was last open (notify.seen)
 -- 1: minted for an email to the seat (pbem/invites.py)
 ALTER TABLE links ADD COLUMN emailed INTEGER NOT NULL DEFAULT 0;
--- an email's HTML part, and the SVG of the board it shows as pictures (pbem/pictures.py)
+-- an email's HTML part, and the SVG of the board it shows as pictures (pbem/mail/pictures.py)
 ALTER TABLE outbox ADD COLUMN html TEXT;
 ALTER TABLE outbox ADD COLUMN board TEXT;
 
