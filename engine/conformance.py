@@ -1,4 +1,4 @@
-"""The checks every game must pass (CONTRACT.md part 14), for any object with the engine's
+"""The checks every game must pass , for any object with the engine's
 interface (part 1, and part 3's ``resample`` where it has hidden information).
 
 From a shell, for a game the engine has (one of its own or an installed plugin)::
@@ -443,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="python -m engine.conformance",
-        description="Run the checks every game must pass (CONTRACT.md part 14).")
+        description="Run the checks every game must pass.")
     parser.add_argument("game", help="the id of a game the engine has: "
                         + ", ".join(sorted(GAMES)))
     parser.add_argument("--games", type=int, default=Bounds.games,

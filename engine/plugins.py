@@ -5,7 +5,7 @@ A distribution declares its game in its ``pyproject.toml``::
     [project.entry-points."pbem.games"]
     four-in-a-row = "four_in_a_row:GAME"
 
-The object needs only the engine interface of CONTRACT.md part 1 (``id``, ``title``,
+The object needs only the engine interface every game has (``id``, ``title``,
 ``player_counts``, ``default_options``, ``start``, ``legal_moves``, ``apply``, ``view``,
 ``replay``) and, where it has hidden information, part 3's ``resample``. ``load`` finds every
 such object and wraps it in a ``PluginGame``: the ``Game`` the server plays, which answers
@@ -167,7 +167,7 @@ def adapt(plugin: Any, distribution: str = "") -> PluginGame:
     interface or describes itself in a way the server cannot use."""
     missing = [name for name in INTERFACE if not hasattr(plugin, name)]
     if missing:
-        raise PluginError(f"it has no {', '.join(missing)} (CONTRACT.md part 1)")
+        raise PluginError(f"it has no {', '.join(missing)} (the engine interface every game has)")
     game_id = plugin.id
     if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id) or len(game_id) > 40:
         raise PluginError(f"its id {game_id!r} is not 1 to 40 of a-z, 0-9 and inner dashes")

@@ -1,4 +1,4 @@
-"""DKIM (CONTRACT.md part 13): with a key made by ``flask --app pbem dkim-key`` and a
+"""DKIM: with a key made by ``flask --app pbem dkim-key`` and a
 selector set, every email the server sends carries a DKIM-Signature for the From domain
 that dkimpy verifies against the TXT record the command tells the operator to publish
 (looked up by a resolver that knows that one record); a changed message no longer verifies.

@@ -1,4 +1,4 @@
-"""Games as plugins (CONTRACT.md part 14): a distribution's ``pbem.games`` entry point is in
+"""Games as plugins: a distribution's ``pbem.games`` entry point is in
 ``engine.GAMES`` once installed, a broken one is logged and left out, and a game that has
 only the engine's interface plays through every way in: the JSON API, the pages (a generic
 board of its view, or its own drawing), email replies, the computer, the lobby and

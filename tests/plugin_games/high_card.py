@@ -1,5 +1,5 @@
 """High Card: a small game with hidden information, brought as a plugin by the tests
-(``tests/plugins.py`` installs it) to play what the example game has not: secret hands,
+(``tests/conftest.py``'s ``plugin_games`` installs it) to play what the example game has not: secret hands,
 ``resample``, and a drawing of its own.
 
 Nine cards, 1 to 9, are shuffled by the seed; each of two players is dealt three, and the
