@@ -36,6 +36,7 @@ from engine.magnetic_field import (CELL_INDEX, CENTRE, COLOURS, DIRECTIONS, FILE
                                    SIZE, TILE_NAMES, TILE_ORDER)
 
 from .builder import Build
+from .words import translated
 
 FRAMED = True  # the field alone pans in its .board-frame on a phone, not the panel below it
 
@@ -423,6 +424,28 @@ def ring_out_warning(them: str, in_hand: int) -> str:
                    "%(side)s loses at the end of its turn.", side=gettext(COLOUR_NAMES[them]))
 
 
+def outcome_warning(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
+    """What a turn that ends the game means to the player building it: won, drawn or lost,
+    and why; a ring-out lost because the opponent has never entered a figure says that the
+    scores do not count then. From the view and the preview alone (the mover's knowledge)."""
+    outcome = preview["outcome"]
+    if outcome["draw"]:
+        verdict = gettext("This turn ends the game in a draw:")
+    elif seat in outcome["winners"]:
+        verdict = gettext("This turn wins the game:")
+    else:
+        verdict = gettext("This turn loses the game:")
+    kind = "draw" if outcome["draw"] else "win" if seat in outcome["winners"] else "loss"
+    words = Markup('<p class="mf-outcome %s"><strong>%s</strong> %s.') % (
+        kind, verdict, translated(outcome["reason"]))
+    if (kind == "loss" and not preview["figures_on_field"][seat]
+            and not view["entered"][1 - seat]):
+        words += Markup(" %s") % gettext(
+            "The scores settle an empty field only once both players have entered a figure: "
+            "until then, emptying your own field loses.")
+    return words + Markup("</p>")
+
+
 def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
     """The result of the turn being built, up to the draw, in words (the main field draws
     it: see ``render``)."""
@@ -446,8 +469,7 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
         mine=escape(f"{gettext(COLOUR_NAMES[colours[seat]])} {mine}"),
         theirs=escape(f"{gettext(COLOUR_NAMES[colours[1 - seat]])} {theirs}"))))
     if preview["outcome"]:
-        lines.append(Markup('<p class="mf-outcome"><strong>%s</strong> %s.</p>') % (
-            gettext("This turn ends the game:"), preview["outcome"]["reason"]))
+        lines.append(outcome_warning(view, seat, preview))
     else:
         if view["entered"][1 - seat] and not preview["figures_on_field"][1 - seat]:
             lines.append(Markup('<p class="mf-outcome">%s</p>') % ring_out_warning(
