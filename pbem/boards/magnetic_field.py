@@ -468,9 +468,7 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
         gained=escape(gained), points=escape((": " + ", ".join(points)) if points else ""),
         mine=escape(f"{gettext(COLOUR_NAMES[colours[seat]])} {mine}"),
         theirs=escape(f"{gettext(COLOUR_NAMES[colours[1 - seat]])} {theirs}"))))
-    if preview["outcome"]:
-        lines.append(outcome_warning(view, seat, preview))
-    else:
+    if not preview["outcome"]:
         if view["entered"][1 - seat] and not preview["figures_on_field"][1 - seat]:
             lines.append(Markup('<p class="mf-outcome">%s</p>') % ring_out_warning(
                 colours[1 - seat], preview["figures_in_hand"][1 - seat]))
@@ -478,6 +476,8 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
             lines.append(Markup('<p class="help">%s</p>')
                          % gettext("Then you draw a tile from the deck."))
     lines.append(Markup("</section>"))
+    if preview["outcome"]:  # beside the box, so that a phone can show it above the button
+        lines.append(outcome_warning(view, seat, preview))
     return Markup("\n").join(lines)
 
 
