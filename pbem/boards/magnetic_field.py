@@ -424,20 +424,19 @@ def ring_out_warning(them: str, in_hand: int) -> str:
                    "%(side)s loses at the end of its turn.", side=gettext(COLOUR_NAMES[them]))
 
 
+VERDICTS = {"win": Text("This turn wins the game:"),
+            "draw": Text("This turn ends the game in a draw:"),
+            "loss": Text("This turn loses the game:")}
+
+
 def outcome_warning(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
     """What a turn that ends the game means to the player building it: won, drawn or lost,
     and why; a ring-out lost because the opponent has never entered a figure says that the
     scores do not count then. From the view and the preview alone (the mover's knowledge)."""
     outcome = preview["outcome"]
-    if outcome["draw"]:
-        verdict = gettext("This turn ends the game in a draw:")
-    elif seat in outcome["winners"]:
-        verdict = gettext("This turn wins the game:")
-    else:
-        verdict = gettext("This turn loses the game:")
     kind = "draw" if outcome["draw"] else "win" if seat in outcome["winners"] else "loss"
     words = Markup('<p class="mf-outcome %s"><strong>%s</strong> %s.') % (
-        kind, verdict, translated(outcome["reason"]))
+        kind, gettext(VERDICTS[kind]), translated(outcome["reason"]))
     if (kind == "loss" and not preview["figures_on_field"][seat]
             and not view["entered"][1 - seat]):
         words += Markup(" %s") % gettext(
