@@ -19,14 +19,16 @@ from schemathesis.checks import (content_type_conformance, not_a_server_error,
 
 from pbem.web import openapi
 
-from helpers import path_of, sign_up
+from helpers import api_move, path_of, sign_up
 
 EXAMPLES = 6  # per operation and set of links: the whole run is a few seconds
+STEPS = 30  # linked scenarios, each of at most four calls
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 PEOPLE = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 
 
+@pytest.mark.one_database
 def test_every_api_route_is_described_and_nothing_else(app):
     routes = {key for rule in app.url_map.iter_rules() for key in openapi.described(rule)}
     assert {key for key in routes} - set(openapi.operations()) == set(), \
@@ -86,26 +88,50 @@ def test_a_number_written_in_other_digits_is_refused_as_any_other_word(client, d
     assert client.post("/new/mastery", data=form).status_code == 303
 
 
+def token_of(url: str) -> str:
+    return url.rsplit("/", 1)[1]
+
+
 def known_links(client, db) -> dict[str, list[dict]]:
-    """Path parameters that open something, by the parameter names of a path: a running
-    game's seats and spectator, an open seat's join link and lobby address, a player key,
-    its handle and a tournament."""
-    created = client.post("/api/games", json={"game": "mastery", "players": PEOPLE}).json
-    seats = [path_of(seat["api"]).rsplit("/", 1)[1] for seat in created["seats"]]
-    watch = path_of(created["spectator"]).rsplit("/", 1)[1]
-    waiting = client.post("/api/games", json={"game": "the-right-moves", "public": True,
-                                              "players": [PEOPLE[0], {"open": True}]}).json
-    join = path_of(waiting["seats"][1]["join"]).rsplit("/", 1)[1]
-    key = path_of(sign_up(client, db, "Ann")).rsplit("/", 1)[1]
+    """Path parameters that open something, by the kind of path: the seats of a game two
+    moves in with a clock (the first seat the player key's), of a game with hidden
+    information, of a finished one and of one waiting for a player; spectators; an open
+    seat's join link and lobby address; the player key, its handle and a tournament."""
+    key = token_of(sign_up(client, db, "Ann"))
+
+    def game(body: dict) -> dict:
+        created = client.post("/api/games", json=body)
+        assert created.status_code == 201, created.json
+        return created.json
+
+    clock = {"mode": "fischer", "initial_days": 7, "increment_days": 1, "max_days": 14,
+             "vacation_days": 10}
+    moved = game({"game": "mastery", "clock": clock,
+                  "players": [{"key": f"/api/player/{key}"}, PEOPLE[1]]})
+    for seat in (0, 1, 0):  # the last one is in its chat
+        api = path_of(moved["seats"][seat]["api"])
+        if seat == 0 and client.get(api).json["ply"] == 2:
+            assert client.post(f"{api}/chat", json={"text": "Good luck"}).status_code == 201
+        else:
+            api_move(client, api, client.get(api).json["legal_moves"][0])
+    hidden = game({"game": "magnet", "players": PEOPLE})
+    finished = game({"game": "mastery", "players": PEOPLE})
+    assert client.post(path_of(finished["seats"][1]["api"]) + "/resign").status_code == 200
+    waiting = game({"game": "the-right-moves", "public": True,
+                    "players": [PEOPLE[0], {"open": True}]})
+    seats = [token_of(created["seats"][0]["api"])
+             for created in (moved, hidden, finished, waiting)]
     tournament = client.post(f"/api/player/{key}/tournaments", json={
         "name": "Cup", "game": "mastery", "format": "round-robin"}).json["id"]
     return {
         "play": [{"token": seat} for seat in seats],
-        "role": [{"role": "play", "token": seats[0]}, {"role": "watch", "token": watch}],
+        "role": [{"role": "play", "token": seat} for seat in seats] + [
+            {"role": "watch", "token": token_of(created["spectator"])}
+            for created in (moved, finished)],
         "player": [{"token": key}],
         "tournament": [{"token": key, "tournament_id": tournament}],
         "public_tournament": [{"tournament_id": tournament}],
-        "join": [{"token": join}],
+        "join": [{"token": token_of(waiting["seats"][1]["join"])}],
         "lobby": [{"game_id": waiting["id"], "seat": 1}],
         "handle": [{"handle": "ann"}],
         "game_id": [{"game_id": "mastery"}],
@@ -127,18 +153,25 @@ def links_for(path: str, known: dict[str, list[dict]]) -> list[dict]:
 @pytest.mark.one_database
 def test_the_api_answers_as_its_document_says(app, client, db):
     """Each operation: unknown links, then each known one, ``EXAMPLES`` requests each."""
+    # the generated webhooks' and push endpoints' hosts are random names: none is looked
+    # up in the DNS (test_webhooks and test_push check the addresses' rule)
+    app.config.update(WEBHOOK_ALLOW_PRIVATE=True, PUSH_ALLOW_PRIVATE=True)
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
     known = known_links(client, db)
     statuses: Counter[int] = Counter()
     failures: dict[tuple[str, str], str] = {}  # the first example of each kind, by operation
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     operations = 0
     for result in schema.get_all_operations():
         operation = result.ok()
         operations += 1
-        strategies = [operation.as_strategy(generation_mode=mode, path_parameters=links)
-                      for links in [{}, *links_for(operation.path, known)]
-                      for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)]
+        # valid requests to every link, and invalid ones to an unknown and a known link
+        links = [{}, *links_for(operation.path, known)]
+        strategies = [operation.as_strategy(path_parameters=found) for found in links] + [
+            operation.as_strategy(generation_mode=GenerationMode.NEGATIVE,
+                                  path_parameters=found)
+            # outside /api/, a path that is no route's is a page's 404
+            for found in (links[:2] if operation.path.startswith("/api/") else links[1:2])]
 
         @given(case=st.one_of(strategies))
         @settings(max_examples=EXAMPLES * len(strategies), deadline=None, database=None,
@@ -147,8 +180,8 @@ def test_the_api_answers_as_its_document_says(app, client, db):
         def requests(case) -> None:
             try:
                 response = case.call_and_validate(checks=CHECKS)
-            except FailureGroup as found:
-                for failure in found.exceptions:
+            except FailureGroup as group:
+                for failure in group.exceptions:
                     failures.setdefault((case.operation.label, failure.title),
                                         case.as_curl_command())
             except Exception as error:  # noqa: BLE001 - the app's own (the test app raises it)
@@ -158,10 +191,40 @@ def test_the_api_answers_as_its_document_says(app, client, db):
                 statuses[response.status_code] += 1
 
         requests()
-    seconds = time.monotonic() - started
+    seconds, cpu = time.monotonic() - started, time.process_time() - cpu
     print(f"schemathesis: {operations} operations, {sum(statuses.values())} requests "
-          f"answered as documented, {len(failures)} failures, {seconds:.1f} s; "
+          f"answered as documented, {len(failures)} failures, {seconds:.1f} s "
+          f"({cpu:.1f} s of CPU); "
           f"statuses {sorted(statuses.items())}")
     assert not failures, "\n".join(f"{label}: {title}\n    {curl}"
                                    for (label, title), curl in failures.items())
     assert statuses[200] and statuses[201] and statuses[404]  # it reached real games too
+
+
+@pytest.mark.one_database
+def test_the_document_s_links_lead_to_answers_it_describes(app, client, db):
+    """Schemathesis follows the document's links with the player key: a tournament made,
+    then looked at, entered, left, started or cancelled. (Only the key's tournaments: the
+    other operations would start scenarios that seldom reach a tournament.)"""
+    key = token_of(sign_up(client, db, "Ann"))
+    schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app).include(
+        path_regex=r"^/api/(player/\{token\}/tournaments|tournaments/)")
+    statuses: Counter[tuple[str, int]] = Counter()
+
+    class Scenarios(schema.as_state_machine()):
+        def before_call(self, case) -> None:
+            if case.operation.path.startswith("/api/player/{token}"):
+                case.path_parameters["token"] = key  # a scenario's first call: the key's
+
+        def validate_response(self, response, case, **kwargs) -> None:
+            case.validate_response(response, checks=CHECKS)
+            statuses[case.operation.label, response.status_code] += 1
+
+    # no shrinking, which would replay scenarios on a database they changed
+    Scenarios.run(settings=settings(max_examples=STEPS, stateful_step_count=4, deadline=None,
+                                    database=None, derandomize=True, phases=[Phase.generate],
+                                    suppress_health_check=list(HealthCheck)))
+    print(f"schemathesis, linked: {sum(statuses.values())} requests, "
+          f"{sorted(statuses.items())}")
+    assert statuses["POST /api/player/{token}/tournaments", 201]
+    assert statuses["POST /api/player/{token}/tournaments/{tournament_id}/entry", 201]

@@ -193,14 +193,30 @@ def push_subscription() -> Schema:
 @dataclass(frozen=True)
 class Operation:
     """One method of one route: what it does, the JSON body it takes (None: none), its
-    query parameters, its successful answers' statuses and shapes, and the statuses of its
-    refusals (each ``{"error"}``) with when they happen."""
+    query parameters, its successful answers' statuses and shapes, the statuses of its
+    refusals (each ``{"error"}``) with when they happen, and the operations its answer
+    leads to."""
     summary: str
     answers: Mapping[int, Schema]
     errors: Mapping[int, str] = field(default_factory=dict)
     body: Schema | None = None
     query: Mapping[str, Schema] = field(default_factory=dict)
     tags: tuple[str, ...] = ()
+    # what the first successful answer leads to: a name, the operation (endpoint, method)
+    # and its parameters as OpenAPI's runtime expressions ("$response.body#/id")
+    links: Mapping[str, tuple[tuple[str, str], Mapping[str, str]]] = \
+        field(default_factory=dict)
+
+
+def tournament_links() -> dict[str, tuple[tuple[str, str], dict[str, str]]]:
+    """What the organiser's key can do with a tournament just made: look, enter, withdraw,
+    start or cancel."""
+    keyed = {"token": "$request.path.token", "tournament_id": "$response.body#/id"}
+    return {"GetTournament": (("tournaments.api", "GET"),
+                              {"tournament_id": "$response.body#/id"}),
+            "EnterTournament": (("tournaments.entry_api", "POST"), keyed),
+            "WithdrawFromTournament": (("tournaments.entry_api", "DELETE"), keyed),
+            "OrganiseTournament": (("tournaments.organise_api", "POST"), keyed)}
 
 
 NO_GAME = {404: "The link opens no game."}
@@ -340,6 +356,7 @@ def operations() -> dict[tuple[str, str], Operation]:
             "Organise a tournament", {201: ref("TournamentLinks")},
             {**MALFORMED, **NO_PLAYER, 422: "A rated tournament without a clock that a "
              "timeout loses, or too many tournaments not yet started.", **LIMITED},
+            links=tournament_links(),
             body=shape({"name": STRING, "game": games(),
                         "format": one_of(*tournaments.FORMATS)},
                        {"options": OBJECT, "clock": clock_settings(), "rounds": whole(1),
@@ -423,13 +440,18 @@ def described(rule: Rule) -> Iterator[tuple[str, str]]:
             yield rule.endpoint, method
 
 
+def operation_id(key: tuple[str, str]) -> str:
+    endpoint, method = key
+    return f"{endpoint.replace('.', '_')}_{method.lower()}"
+
+
 def json_content(schema: Schema) -> dict[str, Any]:
     return {"application/json": {"schema": schema}}
 
 
 def operation_json(key: tuple[str, str], operation: Operation,
                    parameters: list[Schema]) -> dict[str, Any]:
-    endpoint, method = key
+    method = key[1]
     errors = dict(operation.errors)
     if operation.body is not None:
         errors.setdefault(400, "The body is not a JSON object, or holds text that is not "
@@ -441,10 +463,14 @@ def operation_json(key: tuple[str, str], operation: Operation,
     responses: dict[str, Any] = {
         str(status): {"description": "Done.", "content": json_content(schema)}
         for status, schema in operation.answers.items()}
+    if operation.links:
+        responses[str(min(operation.answers))]["links"] = {
+            name: {"operationId": operation_id(target), "parameters": dict(parameters)}
+            for name, (target, parameters) in operation.links.items()}
     responses.update({str(status): {"description": why, "content": json_content(ref("Error"))}
                       for status, why in sorted(errors.items())})
     answer: dict[str, Any] = {
-        "operationId": f"{endpoint.replace('.', '_')}_{method.lower()}",
+        "operationId": operation_id(key),
         "summary": operation.summary, "tags": list(operation.tags),
         "parameters": parameters + [
             {"name": name, "in": "query", "required": False, "schema": schema}
