@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
+import openapi_spec_validator
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
@@ -19,7 +20,8 @@ from schemathesis.checks import (content_type_conformance, not_a_server_error,
 
 from pbem.web import openapi
 
-from helpers import api_move, path_of, sign_up
+from helpers import SIGN_IN_LINK, api_move, path_of, sign_up
+from test_push import Device
 
 EXAMPLES = 6  # per operation and set of links: the whole run is a few seconds
 STEPS = 30  # linked scenarios, each of at most four calls
@@ -50,6 +52,13 @@ def test_the_document_is_openapi_3_1_of_every_route(client):
     assert role == {"name": "role", "in": "path", "required": True,
                     "schema": {"type": "string", "enum": ["play", "watch"]}}
     assert "/join/{token}" in document["paths"] and "get" not in document["paths"]["/join/{token}"]
+    openapi_spec_validator.validate(document)  # OpenAPI 3.1's own schema, and its $refs
+    links = [link for path in document["paths"].values() for operation in path.values()
+             for answer in operation["responses"].values()
+             for link in answer.get("links", {}).values()]
+    ids = {operation["operationId"] for path in document["paths"].values()
+           for operation in path.values()}
+    assert links and {link["operationId"] for link in links} <= ids
     loaded = schemathesis.openapi.from_dict(document)  # schemathesis reads it whole
     assert len(list(loaded.get_all_operations())) == sum(map(len, document["paths"].values()))
 
@@ -228,3 +237,81 @@ def test_the_document_s_links_lead_to_answers_it_describes(app, client, db):
           f"{sorted(statuses.items())}")
     assert statuses["POST /api/player/{token}/tournaments", 201]
     assert statuses["POST /api/player/{token}/tournaments/{tournament_id}/entry", 201]
+
+
+@pytest.mark.one_database
+def test_answers_of_states_few_random_requests_reach_are_as_described(app, client, db):
+    """Answers that need several requests in order, each checked against the document:
+    seats of every kind, a join, a rematch made, a finished game with hidden information,
+    a clock on vacation, a rated challenge, a device subscribed, a sign-in, a player's
+    games, export and profile, a started tournament and a league."""
+    app.config["PUSH_ALLOW_PRIVATE"] = True  # the device's endpoint is not looked up
+    schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
+    checked: list[str] = []
+
+    def answer(method: str, path: str, template: str, status: int, body=None) -> dict:
+        response = client.open(path, method=method, json=body)
+        assert response.status_code == status, (path, response.json)
+        schema[template][method].validate_response(response)  # raises what does not fit
+        checked.append(f"{method} {template} {status}")
+        return response.json
+
+    # a sign-in link used: the handle, the profile and the key
+    answer("POST", "/api/sign-in", "/api/sign-in", 202, {"email": "ann@example.org"})
+    mail = db.execute("SELECT body FROM outbox WHERE kind = 'sign_in'").fetchone()[0]
+    link = SIGN_IN_LINK.search(mail).group(1)
+    key = path_of(answer("POST", link, "/sign-in/{token}", 201, {"handle": "Ann"})["key"])
+    mixed = answer("POST", "/api/games", "/api/games", 201, {"game": "the-right-moves",
+                   "players": [{"key": key}, {"bot": "easy"}, {"open": True}, PEOPLE[1]]})
+    assert {"url", "bot", "join"} <= {name for seat in mixed["seats"] for name in seat}
+    seat = path_of(mixed["seats"][0]["api"])
+    assert answer("GET", seat, "/api/{role}/{token}", 200)["open_seats"] == [2]
+    answer("POST", path_of(mixed["seats"][2]["join"]), "/join/{token}", 201, {"name": "Cid"})
+    answer("GET", key, "/api/player/{token}", 200)
+    # a finished game: its rematch, and a Magnet game's seed
+    done = client.post("/api/games", json={"game": "mastery", "players": PEOPLE}).json
+    apis = [path_of(s["api"]) for s in done["seats"]]
+    answer("POST", f"{apis[0]}/resign", "/api/play/{token}/resign", 200)
+    answer("POST", f"{apis[0]}/rematch", "/api/play/{token}/rematch", 202)
+    answer("POST", f"{apis[1]}/rematch", "/api/play/{token}/rematch", 201)
+    magnet = client.post("/api/games", json={"game": "magnet", "players": PEOPLE}).json
+    hidden = path_of(magnet["seats"][1]["api"])
+    assert "seed" in answer("POST", f"{hidden}/resign", "/api/play/{token}/resign", 200)
+    answer("GET", f"{hidden}/record?format=apgamerecord", "/api/{role}/{token}/record", 200)
+    answer("POST", f"{hidden}/analysis", "/api/{role}/{token}/analysis", 200, {"ply": 0})
+    answer("GET", path_of(magnet["spectator"]) + "/record.json",
+           "/{role}/{token}/record.json", 200)
+    # a clock on vacation, a device told of the seat's news
+    on_clock = client.post("/api/games", json={"game": "mastery", "players": PEOPLE, "clock": {
+        "mode": "per_move", "days": 3, "vacation_days": 5}}).json
+    timed = path_of(on_clock["seats"][0]["api"])
+    assert answer("POST", f"{timed}/vacation", "/api/play/{token}/vacation", 200,
+                  {"days": 2})["clocks"][0]["on_vacation"]
+    device = Device("https://push.example.org/device")
+    answer("PUT", f"{timed}/push", "/api/play/{token}/push", 201, device.subscription)
+    answer("PUT", f"{key}/push", "/api/player/{token}/push", 201, device.subscription)
+    # a rated challenge in the lobby
+    answer("POST", "/api/games", "/api/games", 201, {
+        "game": "mastery", "rated": True, "public": True, "rating_range": {"min": 1400},
+        "clock": {"mode": "per_move", "days": 3}, "players": [{"key": key}, {"open": True}]})
+    lobby = answer("GET", "/api/challenges", "/api/challenges", 200)
+    assert any("rating_range" in challenge for challenge in lobby["challenges"])
+    # tournaments: a round robin started with the computer, and a league
+    cup = answer("POST", f"{key}/tournaments", "/api/player/{token}/tournaments", 201, {
+        "name": "Cup", "game": "mastery", "format": "round-robin"})
+    entry = "/api/player/{token}/tournaments/{tournament_id}/entry"
+    answer("POST", f"{key}/tournaments/{cup['id']}/entry", entry, 201)
+    answer("POST", f"{key}/tournaments/{cup['id']}/entry", entry, 201, {"bot": "easy"})
+    answer("POST", f"{key}/tournaments/{cup['id']}/start",
+           "/api/player/{token}/tournaments/{tournament_id}/{action}", 200)
+    assert answer("GET", f"/api/tournaments/{cup['id']}", "/api/tournaments/{tournament_id}",
+                  200)["rounds"]
+    league = answer("POST", f"{key}/tournaments", "/api/player/{token}/tournaments", 201, {
+        "name": "League", "game": "mastery", "format": "league"})
+    assert "divisions" in answer("GET", f"/api/tournaments/{league['id']}",
+                                 "/api/tournaments/{tournament_id}", 200)
+    answer("GET", "/api/tournaments", "/api/tournaments", 200)
+    assert answer("GET", key, "/api/player/{token}", 200)["games"]
+    assert answer("GET", f"{key}/export", "/api/player/{token}/export", 200)["games"]
+    answer("GET", "/api/players/ann", "/api/players/{handle}", 200)
+    print(f"schemathesis, in order: {len(checked)} answers as documented")
