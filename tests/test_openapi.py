@@ -222,8 +222,11 @@ def test_the_document_s_links_lead_to_answers_it_describes(app, client, db):
 
     class Scenarios(schema.as_state_machine()):
         def before_call(self, case) -> None:
-            if case.operation.path.startswith("/api/player/{token}"):
-                case.path_parameters["token"] = key  # a scenario's first call: the key's
+            if case.operation.path == "/api/player/{token}/tournaments":
+                # a scenario's first call: a tournament the key's player can act on (random
+                # ones are refused, and test_the_api_answers_as_its_document_says sends them)
+                case.path_parameters["token"] = key
+                case.body = {"name": "Cup", "game": "mastery", "format": "round-robin"}
 
         def validate_response(self, response, case, **kwargs) -> None:
             case.validate_response(response, checks=CHECKS)
@@ -236,7 +239,8 @@ def test_the_document_s_links_lead_to_answers_it_describes(app, client, db):
     print(f"schemathesis, linked: {sum(statuses.values())} requests, "
           f"{sorted(statuses.items())}")
     assert statuses["POST /api/player/{token}/tournaments", 201]
-    assert statuses["POST /api/player/{token}/tournaments/{tournament_id}/entry", 201]
+    assert sum(count for (label, status), count in statuses.items()
+               if "{tournament_id}" in label and status < 300) >= 3  # the links were followed
 
 
 @pytest.mark.one_database

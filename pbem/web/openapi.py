@@ -193,14 +193,15 @@ def push_subscription() -> Schema:
 @dataclass(frozen=True)
 class Operation:
     """One method of one route: what it does, the JSON body it takes (None: none), its
-    query parameters, its successful answers' statuses and shapes, the statuses of its
+    query and header parameters, its successful answers' statuses and shapes, the statuses of its
     refusals (each ``{"error"}``) with when they happen, and the operations its answer
     leads to."""
     summary: str
-    answers: Mapping[int, Schema]
+    answers: Mapping[int, Schema | None]  # None: no body (304)
     errors: Mapping[int, str] = field(default_factory=dict)
     body: Schema | None = None
     query: Mapping[str, Schema] = field(default_factory=dict)
+    headers: Mapping[str, Schema] = field(default_factory=dict)  # beside Accept-Language
     tags: tuple[str, ...] = ()
     # what the first successful answer leads to: a name, the operation (endpoint, method)
     # and its parameters as OpenAPI's runtime expressions ("$response.body#/id")
@@ -398,12 +399,16 @@ def operations() -> dict[tuple[str, str], Operation]:
             tags=("players",)),
         ("play.version", "GET"): Operation(
             "How many of the game's events the viewer may know of (ETag; 304 unchanged)",
-            {200: shape({"events": whole(0)})}, NO_GAME, tags=("records",)),
+            {200: shape({"events": whole(0)}), 304: None}, NO_GAME,
+            headers={"If-None-Match": STRING}, tags=("records",)),
         ("play.record_json", "GET"): Operation(
             "The game's record, for download", {200: ref("Record")}, NO_GAME,
             tags=("records",)),
     }
 
+
+# every refusal's sentence is in the request's language (English or Russian)
+LANGUAGE = {"Accept-Language": STRING}
 
 # The routes outside /api/ that the document describes (their other methods are pages).
 DOCUMENTED = {("lobby.join", "POST"), ("lobby.join_challenge", "POST"),
@@ -462,6 +467,7 @@ def operation_json(key: tuple[str, str], operation: Operation,
         errors[403] = f"{errors[403]} Or: {cross_site}" if 403 in errors else cross_site
     responses: dict[str, Any] = {
         str(status): {"description": "Done.", "content": json_content(schema)}
+        if schema is not None else {"description": "Not modified."}
         for status, schema in operation.answers.items()}
     if operation.links:
         responses[str(min(operation.answers))]["links"] = {
@@ -469,12 +475,18 @@ def operation_json(key: tuple[str, str], operation: Operation,
             for name, (target, parameters) in operation.links.items()}
     responses.update({str(status): {"description": why, "content": json_content(ref("Error"))}
                       for status, why in sorted(errors.items())})
+    if 429 in errors:
+        responses["429"]["headers"] = {"Retry-After": {
+            "description": "Whole seconds to wait.", "schema": {"type": "string",
+                                                               "pattern": "^[0-9]+$"}}}
     answer: dict[str, Any] = {
         "operationId": operation_id(key),
         "summary": operation.summary, "tags": list(operation.tags),
         "parameters": parameters + [
-            {"name": name, "in": "query", "required": False, "schema": schema}
-            for name, schema in operation.query.items()],
+            {"name": name, "in": where, "required": False, "schema": schema}
+            for where, named in (("query", operation.query),
+                                 ("header", {**operation.headers, **LANGUAGE}))
+            for name, schema in named.items()],
         "responses": responses}
     if operation.body is not None:
         # an empty body reads as {}: required only where a field is, and outside /api/,
