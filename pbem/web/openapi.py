@@ -1,7 +1,7 @@
 """The JSON API described to programs: ``GET /api/openapi.json``, an OpenAPI 3.1 document
 built from the app's own routes. Each route's methods, path parameters and their converters
-come from the URL map; what it takes and answers comes from ``OPERATIONS`` below, keyed by
-the route's endpoint and method, so that the handlers stay as they are. Every route under
+come from the URL map; what it takes and answers comes from ``operations()`` below, keyed
+by the route's endpoint and method, so that the handlers stay as they are. Every route under
 ``/api/`` must be described here (tests/test_openapi.py fails for one that is not), and so
 are the routes outside it that answer JSON to a program holding a link (``DOCUMENTED``):
 taking a seat, using a sign-in link, the live pages' poll and the record's download.
@@ -193,15 +193,16 @@ def push_subscription() -> Schema:
 @dataclass(frozen=True)
 class Operation:
     """One method of one route: what it does, the JSON body it takes (None: none), its
-    query and header parameters, its successful answers' statuses and shapes, the statuses of its
-    refusals (each ``{"error"}``) with when they happen, and the operations its answer
-    leads to."""
+    query and header parameters, its successful answers' statuses and shapes, the statuses
+    of its refusals (each ``{"error"}``) with when they happen, and the operations its
+    answer leads to."""
     summary: str
     answers: Mapping[int, Schema | None]  # None: no body (304)
     errors: Mapping[int, str] = field(default_factory=dict)
     body: Schema | None = None
     query: Mapping[str, Schema] = field(default_factory=dict)
     headers: Mapping[str, Schema] = field(default_factory=dict)  # beside Accept-Language
+    media: str = "application/json"  # the successful answers' (a stream's: its own)
     tags: tuple[str, ...] = ()
     # what the first successful answer leads to: a name, the operation (endpoint, method)
     # and its parameters as OpenAPI's runtime expressions ("$response.body#/id")
@@ -466,7 +467,7 @@ def operation_json(key: tuple[str, str], operation: Operation,
         cross_site = "A browser's request from another site's page."
         errors[403] = f"{errors[403]} Or: {cross_site}" if 403 in errors else cross_site
     responses: dict[str, Any] = {
-        str(status): {"description": "Done.", "content": json_content(schema)}
+        str(status): {"description": "Done.", "content": {operation.media: {"schema": schema}}}
         if schema is not None else {"description": "Not modified."}
         for status, schema in operation.answers.items()}
     if operation.links:
@@ -498,15 +499,16 @@ def operation_json(key: tuple[str, str], operation: Operation,
 
 
 def document(url_map_rules: list[Rule], public_url: str) -> dict[str, Any]:
-    """The OpenAPI document of these rules: every route under /api/ and ``DOCUMENTED``.
-    A route with no description is a KeyError, which the suite catches first."""
+    """The OpenAPI document of these rules: every route under /api/ and ``DOCUMENTED``
+    that ``operations()`` describes (the suite fails for one it does not describe)."""
     described_here = operations()
     paths: dict[str, dict[str, Any]] = {}
     for rule in sorted(url_map_rules, key=lambda rule: rule.rule):
         path, parameters = path_of(rule)
         for key in described(rule):
-            paths.setdefault(path, {})[key[1].lower()] = operation_json(
-                key, described_here[key], parameters)
+            if key in described_here:
+                paths.setdefault(path, {})[key[1].lower()] = operation_json(
+                    key, described_here[key], parameters)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Correspondence games: the JSON API", "version": "1",
@@ -514,7 +516,7 @@ def document(url_map_rules: list[Rule], public_url: str) -> dict[str, Any]:
                  "/api/play/{token}, a spectator's /api/watch/{token}, a player key "
                  "/api/player/{token}. Errors are {\"error\": a sentence} in the request's "
                  "Accept-Language. The readable guide is docs/api.md."},
-        "servers": [{"url": public_url}],
+        "servers": [{"url": public_url.rstrip("/")}],
         "paths": paths,
         "components": {"schemas": components()},
     }
