@@ -101,6 +101,16 @@ def token_of(url: str) -> str:
     return url.rsplit("/", 1)[1]
 
 
+def test_a_device_whose_endpoint_holds_a_nul_is_no_longer_subscribed_as_any_other(
+        client, new_game):
+    """Nothing was subscribed there; PostgreSQL's text cannot hold a NUL, and the query
+    was a 500 there (found by schemathesis)."""
+    seat = new_game().apis[0]
+    for endpoint in ("https://push.example.org/\x00", "https://push.example.org/none"):
+        gone = client.delete(f"{seat}/push", json={"endpoint": endpoint})
+        assert gone.status_code == 200 and gone.json == {}
+
+
 def known_links(client, db) -> dict[str, list[dict]]:
     """Path parameters that open something, by the kind of path: the seats of a game two
     moves in with a clock (the first seat the player key's), of a game with hidden
