@@ -102,7 +102,7 @@ def _whole(raw: Mapping[str, Any], name: str, low: int, high: int, default: int 
     value = raw.get(name, default)
     if value is None:
         raise TextError("The clock needs '%(name)s' (a whole number of days).", name=name)
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isdecimal():  # int() reads every such text
         value = int(value)  # from a form
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise TextError("The clock's '%(name)s' must be a whole number of days from %(low)s "
