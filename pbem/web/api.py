@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 from .. import (analysis, clocks, commands, commitment, computer, conditional, events,
                invites, languages, limits, links, matches, players, ratings, talk)
 from . import feeds, records
-from ..mail import push, webhooks
+from ..mail import bounces, notify, push, webhooks
 from ..store.db import get_db, write
 from ..matches import Match
 from .play import open_link, open_seat, record
@@ -74,7 +74,20 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         **({"open_seats": list(match.open_seats)} if match.waiting else {}),
         # a hidden setup's commitment, and its seed once the game is over
         **commitment.published(match),
+        "email_status": email_status(match, seat),
     }
+
+
+def email_status(match: Match, seat: int | None) -> str | None:
+    """Whether email reaches the seat's own address: "ok", "bouncing" (``bounces``: none is
+    sent to it), "unsubscribed" (the seat chose no turn emails); None: no address (or a
+    spectator, who has none)."""
+    email = match.seats[seat].email if seat is not None else None
+    if not email:
+        return None
+    if bounces.status(get_db(), email) is not None:
+        return "bouncing"
+    return "unsubscribed" if notify.preference(get_db(), match.id, seat) == "none" else "ok"
 
 
 def _between_computers() -> bool:
