@@ -287,6 +287,39 @@ def vacation(token: str):
     return jsonify(game_json(after, access.seat))
 
 
+@bp.route("/play/<token>/email", methods=["GET", "PUT"])
+@limits.acting
+def email_settings(token: str):
+    """``{"emails": "each" | "digest" | "once" | "none", "deadline_reminders": [hours, ...]
+    | null}``: the seat's choice of emails, and the hours before its deadline at which it
+    is reminded (null: the one warning). A PUT sets what it names of them, or nothing."""
+    match, seat = open_link(token, "play")
+    db = get_db()
+    if request.method == "PUT":
+        try:
+            body = json_body()
+            emails = body.get("emails", notify.preference(db, match.id, seat))
+            if emails not in notify.PREFERENCES:
+                raise matches.InvalidRequest("'emails' is one of %(choices)s.",
+                                             choices=", ".join(notify.PREFERENCES))
+            hours = body.get("deadline_reminders", ...)
+            if hours is not ... and hours is not None and not (
+                    isinstance(hours, list) and all(
+                        type(h) is int and h in clocks.DEADLINE_REMINDERS for h in hours)):
+                raise matches.InvalidRequest(
+                    "'deadline_reminders' is null or a list of hours among %(hours)s.",
+                    hours=", ".join(map(str, clocks.DEADLINE_REMINDERS)))
+            with write(db):
+                notify.set_preference(db, match.id, seat, emails)
+                if hours is not ...:
+                    notify.set_deadline_reminders(db, match.id, seat, hours)
+        except matches.ActionError as error:
+            return languages.refusal(error.status, error.message)
+    reminders = notify.deadline_reminders(db, match.id, seat)
+    return jsonify({"emails": notify.preference(db, match.id, seat),
+                    "deadline_reminders": None if reminders is None else list(reminders)})
+
+
 @bp.put("/play/<token>/webhook")
 @limits.acting  # it looks the host up in the DNS
 def set_webhook(token: str):

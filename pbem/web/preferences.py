@@ -21,7 +21,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from flask_babel import gettext
 
-from .. import computer, languages, limits, links, matches, mygames, players
+from .. import clocks, computer, languages, limits, links, matches, mygames, players
 from . import feeds
 from ..mail import bounces, channels, compose, notify, webhooks
 from ..store.db import get_db, write
@@ -59,6 +59,9 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
         entries.append({"match": match, "seat": row["seat"],
                         "field": f"notify-{match.id}-{row['seat']}",
                         "choice": notify.preference(db, match.id, row["seat"]),
+                        # None: the one warning; a game without a clock has no deadline
+                        "reminders": notify.deadline_reminders(db, match.id, row["seat"]),
+                        "clock": bool(match.clock) and not match.finished,
                         "language": matches.language_of(db, match.id, row["seat"]),
                         "players": match.sides})
     return entries
@@ -104,6 +107,11 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
                     choice = request.form.get(entry["field"])
                     if choice in notify.PREFERENCES:
                         notify.set_preference(db, entry["match"].id, entry["seat"], choice)
+                    reminders = request.form.get(f"reminders-{entry['field']}")
+                    if entry["clock"] and reminders in ("warning", "chosen"):
+                        notify.set_deadline_reminders(
+                            db, entry["match"].id, entry["seat"], None if reminders == "warning"
+                            else _hours(request.form.getlist(f"hours-{entry['field']}")))
                     language = languages.known(request.form.get(f"language-{entry['field']}"))
                     if language:
                         matches.set_language(db, entry["match"].id, entry["seat"], language)
@@ -128,7 +136,7 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
         topics=channels.TOPICS, channel_choices=channels.CHOICES,
         channels=channels.of_seat(get_db(), *seat) if seat else None,
         home_on=address is not None and not notify.home_opted_out(get_db(), address),
-        bouncing=bounces.status(get_db(), email)
+        bouncing=bounces.status(get_db(), email), reminder_hours=clocks.DEADLINE_REMINDERS
     ), 400 if error else 200
 
 
@@ -150,6 +158,11 @@ def play_settings(token: str):
     link = {"purpose": "seat", "game_id": access.game_id, "seat": access.seat, "email": None}
     return _settings_page(link, url_for(".play_settings", token=token),
                           game_page=url_for("play.page", role="play", token=token))
+
+
+def _hours(ticked: list[str]) -> list[int]:
+    """The reminders' hours a form ticked, of those offered (others are left out)."""
+    return [hours for hours in clocks.DEADLINE_REMINDERS if str(hours) in ticked]
 
 
 def _channels_chosen() -> dict[str, str]:

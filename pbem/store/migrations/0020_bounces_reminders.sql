@@ -24,3 +24,12 @@ ALTER TABLE seats ADD COLUMN deadline_reminders TEXT;
 -- When a digest last listed the seat: a seat whose choice is one digest until its next
 -- visit is listed again only once its page was open since (seen_at).
 ALTER TABLE seats ADD COLUMN digested_at TEXT;
+-- The reminders of the seats' own choice sent, one per seat, turn and hours before.
+CREATE TABLE deadline_reminders_sent (
+    game_id TEXT REFERENCES games(id),
+    seat INTEGER,
+    turn_seq INTEGER,               -- the event that began the turn (0: the game's start)
+    hours INTEGER,                  -- how long before the deadline it was due
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat, turn_seq, hours)
+);
