@@ -463,7 +463,7 @@ def warning_at(clock: SeatClock) -> datetime:
 
 # The hours before its deadline at which a seat may choose to be reminded, instead of the
 # one warning (``warning_at``): each once per turn, where it falls after the turn began.
-DEADLINE_REMINDERS = (48, 24, 8, 3, 1)
+DEADLINE_REMINDERS = (48, 24, 12, 8, 3, 1)
 
 
 def first_reminder_at(clock: SeatClock) -> datetime:
