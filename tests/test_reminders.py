@@ -84,6 +84,16 @@ def test_the_reminders_durations_and_dates_are_in_the_seats_language(client, app
                          sent["body"].split("--")[0]), sent["body"]
 
 
+def test_the_reminder_of_a_long_wait_is_in_the_seats_language_too(client, app):
+    create(client, players=RUSSIAN)
+    assert scheduler.send_reminders(app, later(49 * HOUR)) == 1
+    [sent] = outbox(app, "WHERE recipient = 'ann@example.org' AND kind = 'reminder'")
+    assert "ждёт вашего хода" in sent["body"] or "ждет" in sent["body"], sent["body"]
+    assert re.search(r"\d+ (час|часа|часов|дня|дней|день)", sent["body"]), sent["body"]
+    assert not re.search(r"\b(hours?|days?)\b|\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\b",
+                         sent["body"].split("--")[0]), sent["body"]
+
+
 @pytest.mark.one_database  # what is refused, before anything is stored
 def test_the_api_refuses_what_is_not_a_choice_and_changes_nothing(client):
     created = create(client, THREE_DAYS)
