@@ -20,6 +20,7 @@ from pbem.store.db import (
     SchemaBehind, applied, connect, dialect, hold_name, is_url, migrate, migrations,
     require_migrated, write)
 
+from helpers import database_errors
 from test_cli import flask
 
 BEFORE_MIGRATIONS = Path(__file__).parent / "schema_before_migrations"
@@ -323,7 +324,7 @@ def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
                    [number + 1, channel, status, attempts])
 
     monkeypatch.undo()
-    assert migrate(db) == ["0018_operations"]
+    assert migrate(db)[0] == "0018_operations"  # (and any later ones)
     assert db.execute("SELECT moves FROM games").fetchone()[0] == 3
     counted = {(row[0], row[1]): row[2] for row in db.execute("SELECT * FROM delivery_counts")}
     assert counted == {("email", "sent"): 2, ("email", "failed"): 1,
@@ -335,3 +336,22 @@ def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
     assert db.execute("SELECT moves FROM games").fetchone()[0] == 4
     assert db.execute("SELECT count FROM delivery_counts WHERE channel = 'webhook' "
                       "AND outcome = 'sent'").fetchone()[0] == 1
+
+
+def test_migration_0021_leaves_older_seats_offered_to_nobody_and_keeps_events_unchanged(
+        empty, tmp_path, monkeypatch):
+    """0021 adds the players' events, which no UPDATE changes, and the bot accounts; the
+    seats before it are offered to nobody in particular."""
+    db = migrated_before(21, empty, tmp_path, monkeypatch)
+    db.execute("INSERT INTO games (id, game, players, options, seed, created_at) "
+               "VALUES ('g1', 'mastery', 2, '{}', 's', 'now')")
+    db.execute("INSERT INTO seats (game_id, seat) VALUES ('g1', 1)")
+    monkeypatch.undo()
+    assert migrate(db)[0] == "0021_platform"
+    assert db.execute("SELECT offered_to FROM seats").fetchone()[0] is None
+    db.execute("INSERT INTO player_events (player_id, seq, kind, game_id, seat, version, "
+               "created_at) VALUES (1, 1, 'turn', 'g1', 1, 0, 'now')")
+    with pytest.raises(database_errors(), match="append-only"):
+        db.execute("UPDATE player_events SET version = 2")
+    db.execute("DELETE FROM player_events")  # with its player
+    assert db.execute("SELECT count(*) FROM bot_accounts").fetchone()[0] == 0

@@ -10,7 +10,8 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import languages, limits, links, matches, mygames, players, ratings, talk
+from .. import (botaccounts, languages, limits, links, matches, mygames, players, ratings,
+               talk)
 from . import records
 from ..mail import notify
 from ..matches import Match
@@ -248,6 +249,7 @@ def profile(handle: str):
     player = _by_handle(handle)
     games = _profile_games(player)
     return render_template("profile.html", player=player,
+                           bot=botaccounts.of(get_db(), player),
                            ratings=ratings.of_player(get_db(), player.id), games=engine.GAMES,
                            running=[m for m in games if not m.finished],
                            finished=[m for m in games if m.finished])
@@ -256,7 +258,12 @@ def profile(handle: str):
 @bp.get("/api/players/<handle>")
 def profile_api(handle: str):
     player = _by_handle(handle)
-    return jsonify(handle=player.handle, ratings=_ratings_json(get_db(), player), games=[
+    bot = botaccounts.of(get_db(), player)
+    return jsonify(handle=player.handle, ratings=_ratings_json(get_db(), player),
+                   # a bot account: run by a program, registered by its owner (a handle)
+                   bot=bot is not None, owner=bot.owner if bot else None,
+                   **({"accepts": {"games": list(bot.games), "clocks": list(bot.clocks),
+                                   "rated": bot.rated}} if bot else {}), games=[
         {"id": m.id, "game": m.game.id, "players": [s.name for s in m.seats],
          "outcome": m.outcome_json(), "rated": m.rated} for m in _profile_games(player)])
 
