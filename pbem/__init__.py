@@ -68,7 +68,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         # before its client reconnects, how often a quiet one says it is alive, how often it
         # looks for new events, and how many streams and long polls a process holds at once
         EVENTS_STREAM_SECONDS=55, EVENTS_HEARTBEAT_SECONDS=15, EVENTS_POLL_SECONDS=0.5,
-        EVENTS_LISTENERS=100,
+        EVENTS_LISTENERS=96,          # (below gunicorn.conf.py's threads per worker)
         AWAY_MINUTES=5,               # a "Your move" email waits while its player was there
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour

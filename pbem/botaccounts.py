@@ -33,6 +33,7 @@ from .store.db import hold_name, write
 class Bot:
     player: Player
     owner: str  # the handle of the player who registered it
+    owner_id: int
     games: tuple[str, ...]  # the game ids it plays
     clocks: tuple[str, ...]  # the clock modes it accepts (``clocks.MODES``)
     rated: bool  # its owner lets it play rated games
@@ -56,14 +57,14 @@ class Bot:
         return None
 
 
-_SELECT = ("SELECT b.games, b.clocks, b.rated, o.handle AS owner, p.id, p.handle, p.email, "
-           "p.generation, p.language FROM bot_accounts b JOIN players p ON p.id = b.player_id "
-           "JOIN players o ON o.id = b.owner_id")
+_SELECT = ("SELECT b.games, b.clocks, b.rated, b.owner_id, o.handle AS owner, p.id, "
+           "p.handle, p.email, p.generation, p.language FROM bot_accounts b "
+           "JOIN players p ON p.id = b.player_id JOIN players o ON o.id = b.owner_id")
 
 
 def _bot(row: Any) -> Bot:
     player = Player(row["id"], row["handle"], row["email"], row["generation"], row["language"])
-    return Bot(player, row["owner"], tuple(json.loads(row["games"])),
+    return Bot(player, row["owner"], row["owner_id"], tuple(json.loads(row["games"])),
                tuple(json.loads(row["clocks"])), bool(row["rated"]))
 
 
@@ -121,12 +122,17 @@ def _store(db: sqlite_utils.Database, bot: Player, owner: Player, games: Sequenc
 def register(db: sqlite_utils.Database, owner: Player, handle: Any, games: Any,
              modes: Any = None, rated: Any = False) -> Bot:
     """A new bot account owned by ``owner`` (a person: a bot registers no bots), under
-    ``handle``; its key is ``players.key`` of its player."""
+    ``handle``; its key is ``players.key`` of its player. The handle of a bot of
+    ``owner``'s changes what that bot accepts instead."""
     with write(db):
         if (owned := of(db, owner)) is not None:
             raise Refused("%(handle)s is a bot: only a person registers bots.",
                           handle=owned.player.handle)
         games, modes, rated = checked_games(games), checked_clocks(modes), _checked_rated(rated)
+        known = players.by_handle(db, handle) if isinstance(handle, str) else None
+        if known is not None and (own := of(db, known)) is not None and own.owner_id == owner.id:
+            hold_name(db, f"bot:{known.id}")
+            return _store(db, known, owner, games, modes, rated)
         if isinstance(handle, str) and players.skeleton(handle).startswith(
                 players.skeleton(players.RESERVED)):
             raise players.HandleTaken("Handles that begin with %(reserved)s are the "
@@ -136,16 +142,19 @@ def register(db: sqlite_utils.Database, owner: Player, handle: Any, games: Any,
 
 
 def declare(db: sqlite_utils.Database, player: Player, games: Any, modes: Any = None,
-            rated: Any = False) -> Bot:
+            rated: Any = None) -> Bot:
     """Mark ``player`` a bot run by a program (its own owner), or change what a bot
-    accepts (its owner stays)."""
+    accepts. A bot another player owns keeps its owner, and plays rated games only as its
+    owner lets it: its own ``rated`` is left as the owner set it."""
     with write(db):
-        games, modes, rated = checked_games(games), checked_clocks(modes), _checked_rated(rated)
         hold_name(db, f"bot:{player.id}")
-        known = db.execute("SELECT owner_id FROM bot_accounts WHERE player_id = ?",
-                           [player.id]).fetchone()
-        owner = players.find(db, known[0]) if known else player
-        return _store(db, player, owner or player, games, modes, rated)
+        known = of(db, player)
+        owner = players.find(db, known.owner_id) if known else None
+        games, modes = checked_games(games), checked_clocks(modes)
+        if known is not None and known.owner_id != player.id:
+            rated = known.rated
+        return _store(db, player, owner or player, games, modes,
+                      _checked_rated(False if rated is None else rated))
 
 
 def offers(db: sqlite_utils.Database, entries: Any, game_id: Any, clock: Any,

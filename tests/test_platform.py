@@ -71,7 +71,7 @@ def test_a_person_registers_a_bot_that_is_listed_and_names_its_owner(client, db)
     assert person["bot"] is False and person["owner"] is None
 
     # refused, and nothing changed: a taken handle, unknown games, a bot registering bots
-    for body, status in (({"handle": "robo", "games": ["mastery"]}, 409),
+    for body, status in (({"handle": "ann", "games": ["mastery"]}, 409),
                          ({"handle": "Other", "games": ["chess"]}, 400),
                          ({"handle": "Other", "games": []}, 400),
                          ({"handle": "Other", "games": ["mastery"], "clocks": ["hourly"]}, 400),
@@ -85,6 +85,20 @@ def test_a_person_registers_a_bot_that_is_listed_and_names_its_owner(client, db)
     assert client.post("/api/player/" + "x" * 32 + "/bot", json={
         "games": ["mastery"]}).status_code == 404
     assert len(client.get("/api/bots").json["bots"]) == 1
+
+    # its owner changes what it accepts; its program, holding its key, may change its games
+    # but not let itself play rated games
+    changed = client.post(f"{path_of(ann)}/bot", json={"handle": "Robo", "games": ["mastery"],
+                                                       "rated": True})
+    assert changed.status_code == 200 and changed.json["rated"] is True
+    assert changed.json["key"] == bot["key"]
+    itself = client.post(f"{path_of(bot['key'])}/bot", json={"games": ["the-right-moves"],
+                                                             "rated": False})
+    assert itself.status_code == 200, itself.json
+    assert itself.json["games"] == ["the-right-moves"] and itself.json["rated"] is True
+    assert itself.json["owner"] == "Ann"
+    client.post(f"{path_of(ann)}/bot", json={"handle": "Robo", "games": ["mastery"]})
+    assert client.get("/api/players/Robo").json["accepts"]["rated"] is False
 
 
 def test_a_player_marks_itself_a_bot_and_changes_what_it_accepts(client, db):

@@ -163,18 +163,22 @@ def _bot_json(bot: botaccounts.Bot) -> dict[str, Any]:
 def declare_bot(token: str):
     """``{"games", "rated", "clocks"?}`` marks the key's player a bot run by a program (or
     changes what it accepts) → 200; with ``"handle"``, registers a new bot account owned by
-    the key's player instead → 201, with the new bot's ``key``."""
+    the key's player instead → 201, with the new bot's ``key`` (a bot of theirs already:
+    changes what it accepts → 200)."""
     owner = _player(token)
     db = get_db()
     try:
         body = json_body()
         if "handle" in body:
+            known = players.by_handle(db, body["handle"]) \
+                if isinstance(body["handle"], str) else None
             bot = botaccounts.register(db, owner, body["handle"], body.get("games"),
                                        body.get("clocks"), body.get("rated", False))
             return jsonify({**_bot_json(bot), "key": links.external_url(
-                "players.player_api", token=players.key(bot.player))}), 201
+                "players.player_api", token=players.key(bot.player))}), \
+                200 if known is not None else 201
         bot = botaccounts.declare(db, owner, body.get("games"), body.get("clocks"),
-                                  body.get("rated", False))
+                                  body.get("rated"))
     except matches.ActionError as error:
         return languages.refusal(error.status, error.message)
     return jsonify(_bot_json(bot))
