@@ -25,6 +25,7 @@ import engine
 from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
                    render_template, request, stream_with_context, url_for)
 from flask_babel import gettext
+from werkzeug.datastructures import MultiDict
 
 from .. import botaccounts, clocks, languages, links, matches, player_events, players
 from ..player_events import Told
@@ -217,4 +218,4 @@ def bots_page():
         keys={bot.player.id: links.external_url("players.player_api",
                                                 token=players.key(bot.player)) for bot in own},
         games=engine.GAMES, clock_modes=clocks.MODES, error=error, rule=players.HANDLE_RULE,
-        form=request.form if error else {}), status
+        form=request.form if error else MultiDict()), status
