@@ -233,6 +233,11 @@ def test_a_players_events_never_change_and_go_with_the_player(client, db):
     bot = register_bot(client, ann)
     client.post("/api/games", json={"game": "mastery", "players": [{"key": ann},
                                                                    {"handle": "Robo"}]})
+    exported = client.get(f"{path_of(ann)}/export").json
+    assert exported["bots"] == ["Robo"] and exported["bot"] is None
+    robo = client.get(f"{path_of(bot['key'])}/export").json
+    assert robo["bot"]["owner"] == "Ann"
+    assert [e["event"] for e in robo["events"]] == ["challenge"]
     with pytest.raises(database_errors(), match="append-only"), write(db):
         db.execute("UPDATE player_events SET seq = 7")
     owner = players.by_handle(db, "Ann")

@@ -196,7 +196,8 @@ def _export(player: Player) -> dict[str, Any]:
     """Everything the site keeps about ``player``: their address and settings; each game of
     theirs, its record as their seat may know it, the whole chat with its authors' names,
     and their private notes; their ratings and what each rated game did to them; their
-    tournaments; and the reports they made (none yet: there are no reports)."""
+    tournaments; the reports they made (none yet: there are no reports); the events kept
+    for their programs, their bot account if they are one, and the bots they own."""
     db, public_url = get_db(), current_app.config["PUBLIC_URL"]
     games = []
     for game_id, seat in players.seats_of(db, player):
@@ -226,6 +227,14 @@ def _export(player: Player) -> dict[str, Any]:
             "JOIN tournaments t ON t.id = e.tournament_id WHERE e.player_id = ? "
             "ORDER BY t.created_at", [player.id])],
         "reports": [],
+        # the stream of events kept for their programs, and the bot account they are
+        "events": [{"id": row[0], "event": row[1], "game_id": row[2], "seat": row[3],
+                    "version": row[4], "at": row[5]} for row in db.execute(
+            "SELECT seq, kind, game_id, seat, version, created_at FROM player_events "
+            "WHERE player_id = ? ORDER BY seq", [player.id])],
+        "bot": bot.to_json() if (bot := botaccounts.of(db, player)) else None,
+        "bots": [bot.player.handle for bot in botaccounts.listed(db, player)
+                 if bot.player.id != player.id],
     }
 
 
