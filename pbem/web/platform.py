@@ -27,7 +27,8 @@ from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redi
 from flask_babel import gettext
 from werkzeug.datastructures import MultiDict
 
-from .. import botaccounts, clocks, languages, links, matches, player_events, players
+from .. import (botaccounts, clocks, languages, limits, links, matches, player_events,
+               players)
 from ..player_events import Told
 from ..players import Player
 from ..store.db import get_db
@@ -161,6 +162,7 @@ def _bot_json(bot: botaccounts.Bot) -> dict[str, Any]:
 
 
 @bp.post("/api/player/<token>/bot")
+@limits.registering
 def declare_bot(token: str):
     """``{"games", "rated", "clocks"?}`` marks the key's player a bot run by a program (or
     changes what it accepts) → 200; with ``"handle"``, registers a new bot account owned by
@@ -191,6 +193,7 @@ def bots_api():
 
 
 @bp.route("/bots", methods=["GET", "POST"])
+@limits.registering
 def bots_page():
     """Every bot; for a signed-in person, their own (with each one's key) and the form that
     registers another."""
