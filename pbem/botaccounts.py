@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import engine
 import sqlite_utils
@@ -188,12 +188,28 @@ def offers(db: sqlite_utils.Database, entries: Any, game_id: Any, clock: Any,
     return resolved, offered
 
 
-def seat_refusal(db: sqlite_utils.Database, seat: matches.Seat,
+def seat_refusal(db: sqlite_utils.Database, match: matches.Match, seat: int,
                  player: Player | None) -> engine.Text | None:
     """Why ``player`` (None: someone not signed in) may not take ``seat``: one offered to
-    another player."""
-    if seat.offered_to is None or (player is not None and player.id == seat.offered_to):
+    another player, or a rated game's whose bot its owner keeps from rated games."""
+    if player is not None and match.rated and (
+            refusal := rated_refusal(db, [player.id])) is not None:
+        return refusal
+    offered_to = match.seats[seat].offered_to
+    if offered_to is None or (player is not None and player.id == offered_to):
         return None
-    offered = players.find(db, seat.offered_to)
+    offered = players.find(db, offered_to)
     return engine.Text("This seat is offered to %(handle)s alone.",
                        handle=offered.handle if offered else players.FORMER_PLAYER)
+
+
+def rated_refusal(db: sqlite_utils.Database, player_ids: Iterable[int]) -> engine.Text | None:
+    """Why a rated game may not seat these players: a bot among them whose owner keeps it
+    from rated games; None if none is."""
+    for player_id in player_ids:
+        player = players.find(db, player_id)
+        bot = of(db, player) if player else None
+        if bot is not None and not bot.rated:
+            return engine.Text("The owner of the bot %(handle)s does not let it play rated "
+                               "games.", handle=bot.player.handle)
+    return None

@@ -223,7 +223,7 @@ def _take_seat(game_id: str, seat: int, here: str):
         with write(db):
             match = matches.load(db, game_id)
             if 0 <= seat < match.players and (
-                    refusal := botaccounts.seat_refusal(db, match.seats[seat], player)):
+                    refusal := botaccounts.seat_refusal(db, match, seat, player)):
                 raise matches.Refused(refusal)
             if match.rated:  # a rated seat: a player's, by handle
                 if refusal := _rated_seat_refusal(db, match, player):

@@ -160,7 +160,7 @@ def test_offering_a_bot_a_seat_challenges_it_and_its_program_plays_through_the_s
 
 def test_a_bot_is_offered_only_the_games_it_accepts(client, db):
     ann = sign_up(client, db, "Ann")
-    register_bot(client, ann, clocks=["per_move"])
+    robo = register_bot(client, ann, clocks=["per_move"])["key"]
     register_bot(client, ann, "Rated", rated=True)
 
     def offer(handle, **body):
@@ -178,6 +178,17 @@ def test_a_bot_is_offered_only_the_games_it_accepts(client, db):
     assert offer("Robo").status_code == 201
     rated = offer("Rated", rated=True)
     assert rated.status_code == 201, rated.json
+    # nor does a bot kept from rated games take a rated seat another way: by its key, in the
+    # lobby or in a new game
+    public = client.post("/api/games", json={"game": "mastery", "rated": True, "public": True,
+                                             "clock": MASTERY_CLOCK, "players": [
+                                                 {"key": ann}, {"open": True}]})
+    assert public.status_code == 201, public.json
+    taken = client.post(path_of(public.json["seats"][1]["join"]), json={"key": robo})
+    assert taken.status_code == 422 and "rated" in taken.json["error"]
+    assert client.post("/api/games", json={"game": "mastery", "rated": True,
+                                           "clock": MASTERY_CLOCK, "players": [
+                                               {"key": ann}, {"key": robo}]}).status_code == 422
 
 
 def test_the_stream_resumes_after_the_last_event_id_and_begins_with_what_is_current(

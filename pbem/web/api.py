@@ -119,6 +119,9 @@ def create_game():
                                              str(current_app.config["SECRET_KEY"]))
                 computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
             entries, claimed = _players_by_key(db, body.get("players"))
+            if body.get("rated") is True and (
+                    refusal := botaccounts.rated_refusal(db, claimed.values())):
+                raise matches.Refused(refusal)
             entries, offered = botaccounts.offers(db, entries, body.get("game"),
                                                   body.get("clock"), body.get("rated", False))
             created = matches.create(db, body.get("game"), entries,
