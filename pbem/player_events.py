@@ -79,10 +79,12 @@ def current(db: sqlite_utils.Database, player: Player, upto: int) -> list[Told]:
     whose seat is still open to the player. What a stream begins with when its client has
     seen nothing yet."""
     rows = db.execute(
-        "SELECT seq, kind, game_id, seat, version FROM player_events e WHERE player_id = ? "
-        "AND seq <= ? AND kind IN ('turn', 'challenge') AND seq = (SELECT MAX(seq) FROM "
-        "player_events l WHERE l.player_id = e.player_id AND l.game_id = e.game_id "
-        "AND l.seat = e.seat AND l.seq <= ?) ORDER BY seq", [player.id, upto, upto])
+        "SELECT e.seq, e.kind, e.game_id, e.seat, e.version FROM player_events e "
+        "JOIN games g ON g.id = e.game_id AND g.status <> 'finished' "
+        "WHERE e.player_id = ? AND e.seq <= ? AND e.kind IN ('turn', 'challenge') "
+        "AND e.seq = (SELECT MAX(seq) FROM player_events l WHERE l.player_id = e.player_id "
+        "AND l.game_id = e.game_id AND l.seat = e.seat AND l.seq <= ?) ORDER BY e.seq",
+        [player.id, upto, upto])
     still = []
     for told in (Told(row[0], row[1], row[2], row[3], row[4]) for row in rows):
         match = matches.load(db, told.game_id)

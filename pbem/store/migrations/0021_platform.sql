@@ -16,6 +16,8 @@ CREATE TABLE player_events (
     created_at TEXT NOT NULL,
     PRIMARY KEY (player_id, seq)
 );
+-- each seat's latest event, which a stream begins with (player_events.current)
+CREATE INDEX player_events_seat ON player_events (player_id, game_id, seat, seq);
 
 -- A player run by a program (pbem/botaccounts.py): its owner, the person who registered
 -- it, and what it accepts to play.
