@@ -14,6 +14,10 @@ challenge's join link) are derived from the server's secret key as it is sent
 """
 from __future__ import annotations
 
+import logging
+import os
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Sequence
 
@@ -24,11 +28,12 @@ from .events import Event
 from .matches import Created, Match
 from .players import Player
 from .store import utc
-from .store.db import hold_name
+from .store.db import connect, hold_name
 
 Kind = Literal["turn", "challenge", "game_end"]
 BATCH = 100  # events read at once
-_SEATS_AT_ONCE = 500  # games whose seats' players one query finds
+_SEATS_AT_ONCE = 500  # games whose seats' players (or players whose events) one query finds
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,82 @@ def current(db: sqlite_utils.Database, player: Player, upto: int) -> list[Told]:
         elif told.kind == "challenge" and told.seat in match.open_seats and not match.expired:
             still.append(told)
     return still
+
+
+class Watcher:
+    """Of one process and database: a thread that looks every ``poll`` seconds for new
+    events of all the players whose streams this process holds, in one query for them all
+    (an index lookup each), and wakes those streams; a listener costs a wait, not queries of
+    its own. The thread starts with the first listener and ends with the last."""
+
+    def __init__(self, database: str, poll: float) -> None:
+        self.database, self.poll = database, poll
+        self._lock = threading.Lock()
+        self._waiting: dict[int, set[threading.Event]] = {}  # by player id
+        self._latest: dict[int, int] = {}  # each player's latest event number, as last seen
+        self._thread: threading.Thread | None = None
+
+    def listen(self, player_id: int) -> threading.Event:
+        """An event set whenever the player may have new events (now, to begin with)."""
+        woken = threading.Event()
+        woken.set()
+        with self._lock:
+            self._waiting.setdefault(player_id, set()).add(woken)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._watch, daemon=True,
+                                                name="player-events")
+                self._thread.start()
+        return woken
+
+    def leave(self, player_id: int, woken: threading.Event) -> None:
+        with self._lock:
+            waiting = self._waiting.get(player_id, set())
+            waiting.discard(woken)
+            if not waiting:
+                self._waiting.pop(player_id, None)
+                self._latest.pop(player_id, None)
+
+    def _watch(self) -> None:
+        db = None
+        while True:
+            with self._lock:
+                listened = list(self._waiting)
+                if not listened:
+                    self._thread = None
+                    break
+            try:
+                db = db or connect(self.database)
+                found: dict[int, int] = {}
+                for start in range(0, len(listened), _SEATS_AT_ONCE):
+                    chunk = listened[start:start + _SEATS_AT_ONCE]
+                    found.update((row[0], row[1]) for row in db.execute(
+                        f"SELECT player_id, MAX(seq) FROM player_events WHERE player_id IN "
+                        f"({', '.join('?' * len(chunk))}) GROUP BY player_id", chunk))
+            except Exception:  # the database away: the streams look for themselves meanwhile
+                log.exception("Looking for the players' new events failed")
+                if db is not None:
+                    db.close()
+                db, found = None, {}
+            with self._lock:
+                for player_id in listened:
+                    latest = found.get(player_id, 0)
+                    if player_id in self._waiting and self._latest.get(player_id) != latest:
+                        self._latest[player_id] = latest
+                        for woken in self._waiting[player_id]:
+                            woken.set()
+            time.sleep(self.poll)
+        if db is not None:
+            db.close()
+
+
+_WATCHERS: dict[tuple[int, str], Watcher] = {}
+_WATCHERS_LOCK = threading.Lock()
+
+
+def watcher(database: str, poll: float) -> Watcher:
+    """This process's watcher of ``database`` (a forked worker makes its own)."""
+    with _WATCHERS_LOCK:
+        return _WATCHERS.setdefault((os.getpid(), database), Watcher(database, poll))
 
 
 def append(db: sqlite_utils.Database,

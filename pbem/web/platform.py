@@ -108,50 +108,67 @@ def events(token: str):
 def _long_poll(player: Player, seen: int) -> Response:
     """The events after ``seen``, waiting up to ``wait`` seconds (at most a stream's) for
     the first."""
+    watched = _watcher()
+    woken = watched.listen(player.id)
     try:
-        config = current_app.config
         wait = request.args.get("wait", "25")
-        most = float(config["EVENTS_STREAM_SECONDS"])
+        most = float(current_app.config["EVENTS_STREAM_SECONDS"])
         waiting = min(float(wait), most) if wait.replace(".", "", 1).isdigit() else most
         deadline = time.monotonic() + waiting
-        while not (told := player_events.after(get_db(), player, seen)) \
-                and time.monotonic() < deadline:
-            time.sleep(float(config["EVENTS_POLL_SECONDS"]))
+        while True:
+            woken.clear()
+            told = player_events.after(get_db(), player, seen)
+            if told or time.monotonic() >= deadline:
+                break
+            woken.wait(deadline - time.monotonic())
         return jsonify(events=[{"id": t.seq, "event": t.kind, "data": t.data(get_db(), player)}
                                for t in told],
                        last=told[-1].seq if told else seen)
     finally:
+        watched.leave(player.id, woken)
         LISTENERS.leave()
+
+
+def _watcher() -> player_events.Watcher:
+    config = current_app.config
+    return player_events.watcher(config["DATABASE"], float(config["EVENTS_POLL_SECONDS"]))
 
 
 def _stream(player: Player, seen: int | None) -> Iterator[str]:
     """The stream's text: events after ``seen`` (None: those still current, then the new
     ones), a heartbeat while nothing happens, until the connection's time is up."""
     config = current_app.config
-    poll, beat = float(config["EVENTS_POLL_SECONDS"]), float(config["EVENTS_HEARTBEAT_SECONDS"])
+    beat = float(config["EVENTS_HEARTBEAT_SECONDS"])
     start = time.monotonic()
     deadline, next_beat = start + float(config["EVENTS_STREAM_SECONDS"]), start + beat
     yield f"retry: {RETRY_MILLISECONDS}\n: {player.handle}'s events\n\n"
-    if seen is None:
-        db = get_db()
-        seen = player_events.last(db, player)
-        for told in player_events.current(db, player, seen):
-            yield _event(told, player)
-        yield f"id: {seen}\n\n"  # where a reconnect resumes
-    while True:
-        told_now = player_events.after(get_db(), player, seen)
-        for told in told_now:
-            yield _event(told, player)
-            seen = told.seq
-        if len(told_now) == player_events.BATCH:
-            continue  # more waiting
-        now = time.monotonic()
-        if now >= deadline:
-            return
-        if now >= next_beat:
-            yield ": heartbeat\n\n"
-            next_beat = now + beat
-        time.sleep(min(poll, deadline - now))
+    watched = _watcher()
+    woken = watched.listen(player.id)  # (the server closing the stream ends the wait)
+    try:
+        if seen is None:
+            db = get_db()
+            seen = player_events.last(db, player)
+            for told in player_events.current(db, player, seen):
+                yield _event(told, player)
+            yield f"id: {seen}\n\n"  # where a reconnect resumes
+        while True:
+            woken.clear()
+            told_now = player_events.after(get_db(), player, seen)
+            for told in told_now:
+                yield _event(told, player)
+                seen = told.seq
+            if len(told_now) == player_events.BATCH:
+                continue  # more waiting
+            now = time.monotonic()
+            if now >= deadline:
+                return
+            if now >= next_beat:
+                yield ": heartbeat\n\n"
+                next_beat = now + beat
+            # woken by the watcher; at the heartbeat at the latest, it looks itself
+            woken.wait(min(next_beat, deadline) - now)
+    finally:
+        watched.leave(player.id, woken)
 
 
 # -- bot accounts -----------------------------------------------------------------------------
