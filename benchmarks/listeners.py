@@ -173,7 +173,9 @@ def main() -> None:
             print(f"{'listeners':>10} {'open':>6} {'refused':>8} {'move median':>12} "
                   f"{'move max':>9} {'told median':>12} {'told max':>9}")
             for count in counts:
-                time.sleep(HEARTBEAT + 2)
+                # a write to a stream whose client left succeeds once (the kernel takes
+                # it), and the next fails: two heartbeats free the last step's streams
+                time.sleep(2 * HEARTBEAT + 2)
                 cpu = serving.Server(port, server.pid).cpu()
                 start = time.monotonic()
                 figures = asyncio.run(measure(port, keys, count, options.moves))
