@@ -215,7 +215,7 @@ def test_the_stream_resumes_after_the_last_event_id_and_begins_with_what_is_curr
                     headers={"Last-Event-ID": resumed[0][0]}) as quiet:
         text = quiet.get_data(as_text=True)
     assert text.startswith("retry: 1000\n") and ": heartbeat" in text and "event:" not in text
-    for bad in ("x", "-1"):
+    for bad in ("x", "-1", "²", "9" * 40):
         assert client.get(f"{path_of(ann)}/events",
                           headers={"Last-Event-ID": bad}).status_code == 400
         assert client.get(f"{path_of(ann)}/events?after={bad}").status_code == 400

@@ -8,7 +8,9 @@ with ``Last-Event-ID`` (browsers' EventSource does it by itself): a worker threa
 that long, never for good, and a reconnect may reach any worker or machine, since the
 events are rows of the database. Without ``Last-Event-ID`` the stream begins with the
 events still current (the seats to move now, the challenges still open). A comment every
-``EVENTS_HEARTBEAT_SECONDS`` keeps proxies from closing a quiet connection. Each process
+``EVENTS_HEARTBEAT_SECONDS`` keeps proxies from closing a quiet connection. The streams
+wait, and the process's one ``player_events.Watcher`` wakes those whose player has new
+events. Each process
 holds at most ``EVENTS_LISTENERS`` of them (and of the long polls) at once, so that the
 threads left answer moves; over that, 503 with Retry-After. ``?after=<n>`` instead
 answers JSON, the events after number n, waiting up to ``wait`` seconds for the first:
@@ -17,6 +19,7 @@ a long poll, for clients without SSE.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from typing import Any, Iterator
@@ -38,6 +41,8 @@ bp = Blueprint("platform", __name__)
 
 NO_KEY = "This key opens no player. Sign in again for the current one."
 RETRY_MILLISECONDS = 1000  # how soon a client reconnects after a stream ends
+EVENT_NUMBER = re.compile(r"[0-9]{1,15}")  # a player's event's number (any an integer column holds)
+SECONDS = re.compile(r"[0-9]{1,5}(\.[0-9]{1,3})?")
 
 
 class _Listeners:
@@ -86,11 +91,11 @@ def events(token: str):
     player = _player(token)
     config = current_app.config
     after = request.args.get("after")
-    if after is not None and not after.isdigit():
+    if after is not None and not EVENT_NUMBER.fullmatch(after):
         return _refusal(400, "'after' must be the number of the last event you saw (0: "
                              "from the first).")
     resumed = request.headers.get("Last-Event-ID", "").strip()
-    if resumed and not resumed.isdigit():
+    if resumed and not EVENT_NUMBER.fullmatch(resumed):
         return _refusal(400, "Last-Event-ID must be the number of the last event you saw.")
     if not LISTENERS.enter(int(config["EVENTS_LISTENERS"])):
         return _refusal(503, "This server has as many listeners as it can hold: try again "
@@ -113,7 +118,7 @@ def _long_poll(player: Player, seen: int) -> Response:
     try:
         wait = request.args.get("wait", "25")
         most = float(current_app.config["EVENTS_STREAM_SECONDS"])
-        waiting = min(float(wait), most) if wait.replace(".", "", 1).isdigit() else most
+        waiting = min(float(wait), most) if SECONDS.fullmatch(wait) else most
         deadline = time.monotonic() + waiting
         while True:
             woken.clear()
