@@ -340,6 +340,28 @@ def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
                       "AND outcome = 'sent'").fetchone()[0] == 1
 
 
+def test_migration_0020_leaves_older_seats_their_one_warning_and_every_mailbox_open(
+        empty, tmp_path, monkeypatch):
+    """0020: a seat from before it has no reminders of its own (the one warning) and was
+    never in a digest; no mailbox bounces, and one is noted once, by its secret's hash."""
+    db = migrated_before(20, empty, tmp_path, monkeypatch)
+    db.execute("INSERT INTO games (id, game, players, options, seed, created_at) "
+               "VALUES ('g1', 'mastery', 2, '{}', 's', 'now')")
+    db.execute("INSERT INTO seats (game_id, seat, name, email, notify) "
+               "VALUES ('g1', 0, 'Ann', 'ann@example.org', 'digest')")
+    monkeypatch.undo()
+    assert migrate(db)[0] == "0020_bounces_reminders"
+    assert tuple(db.execute("SELECT notify, deadline_reminders, digested_at FROM seats")
+                 .fetchone()) == ("digest", None, None)
+    db.execute("INSERT INTO mailboxes (address, return_hash, created_at) "
+               "VALUES ('ann@example.org', 'h1', 'now')")
+    with pytest.raises(database_errors()):
+        db.execute("INSERT INTO mailboxes (address, return_hash, created_at) "
+                   "VALUES ('bob@example.org', 'h1', 'now')")
+    assert [tuple(row) for row in db.execute(
+        "SELECT bouncing_since, temporary_failures FROM mailboxes")] == [(None, 0)]
+
+
 def test_migration_0021_leaves_older_seats_offered_to_nobody_and_keeps_events_unchanged(
         empty, tmp_path, monkeypatch):
     """0021 adds the players' events, which no UPDATE changes, and the bot accounts; the
