@@ -24,8 +24,8 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext
 
-from . import (clocks, commands, glicko, languages, limits, links, matches, players, ratings,
-               tournaments)
+from . import (botaccounts, clocks, commands, glicko, languages, limits, links, matches,
+               players, ratings, tournaments)
 from .events import Command, Joiner
 from .store.db import get_db, write
 from .store import utc
@@ -99,7 +99,8 @@ def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
             if not all(s.seat in standings and filters.admits(standings[s.seat].rating.rating)
                        for s in match.seats if not s.open):
                 continue
-        found.extend((match, seat) for seat in match.open_seats)
+        found.extend((match, seat) for seat in match.open_seats
+                     if match.seats[seat].offered_to is None)  # a bot's is not for anyone
     return found
 
 
@@ -223,16 +224,19 @@ def _take_seat(game_id: str, seat: int, here: str):
             name, email, spoken = player.handle, player.email, player.language
         with write(db):
             match = matches.load(db, game_id)
+            if 0 <= seat < match.players and (
+                    refusal := botaccounts.seat_refusal(db, match, seat, player)):
+                raise matches.Refused(refusal)
             if match.rated:  # a rated seat: a player's, by handle
                 if refusal := _rated_seat_refusal(db, match, player):
                     raise matches.Refused(refusal)
                 name, email = player.handle, player.email
             matches.set_language(db, game_id, seat, spoken)
+            if player is not None:  # before the join: what it sets off knows whose seat
+                players.claim(db, player, game_id, seat)
             after = commands.submit(db, game_id, seat,
                                     Command.of("join", Joiner(name, email))).match
             token = links.mint(db, game_id, seat)
-            if player is not None:
-                players.claim(db, player, game_id, seat)
     except matches.ActionError as error:
         if wants_json:
             return languages.refusal(error.status, error.message)

@@ -10,7 +10,8 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import languages, limits, links, matches, mygames, players, ratings, talk
+from .. import (botaccounts, languages, limits, links, matches, mygames, players, ratings,
+               talk)
 from . import records
 from ..mail import bounces, notify
 from ..matches import Match
@@ -197,7 +198,8 @@ def _export(player: Player) -> dict[str, Any]:
     """Everything the site keeps about ``player``: their address and settings; each game of
     theirs, its record as their seat may know it, the whole chat with its authors' names,
     and their private notes; their ratings and what each rated game did to them; their
-    tournaments; and the reports they made (none yet: there are no reports)."""
+    tournaments; the reports they made (none yet: there are no reports); the events kept
+    for their programs, their bot account if they are one, and the bots they own."""
     db, public_url = get_db(), current_app.config["PUBLIC_URL"]
     games = []
     for game_id, seat in players.seats_of(db, player):
@@ -227,6 +229,14 @@ def _export(player: Player) -> dict[str, Any]:
             "JOIN tournaments t ON t.id = e.tournament_id WHERE e.player_id = ? "
             "ORDER BY t.created_at", [player.id])],
         "reports": [],
+        # the stream of events kept for their programs, and the bot account they are
+        "events": [{"id": row[0], "event": row[1], "game_id": row[2], "seat": row[3],
+                    "version": row[4], "at": row[5]} for row in db.execute(
+            "SELECT seq, kind, game_id, seat, version, created_at FROM player_events "
+            "WHERE player_id = ? ORDER BY seq", [player.id])],
+        "bot": bot.to_json() if (bot := botaccounts.of(db, player)) else None,
+        "bots": [bot.player.handle for bot in botaccounts.listed(db, player)
+                 if bot.player.id != player.id],
     }
 
 
@@ -250,6 +260,7 @@ def profile(handle: str):
     player = _by_handle(handle)
     games = _profile_games(player)
     return render_template("profile.html", player=player,
+                           bot=botaccounts.of(get_db(), player),
                            ratings=ratings.of_player(get_db(), player.id), games=engine.GAMES,
                            running=[m for m in games if not m.finished],
                            finished=[m for m in games if m.finished])
@@ -258,7 +269,12 @@ def profile(handle: str):
 @bp.get("/api/players/<handle>")
 def profile_api(handle: str):
     player = _by_handle(handle)
-    return jsonify(handle=player.handle, ratings=_ratings_json(get_db(), player), games=[
+    bot = botaccounts.of(get_db(), player)
+    return jsonify(handle=player.handle, ratings=_ratings_json(get_db(), player),
+                   # a bot account: run by a program, registered by its owner (a handle)
+                   bot=bot is not None, owner=bot.owner if bot else None,
+                   **({"accepts": {"games": list(bot.games), "clocks": list(bot.clocks),
+                                   "rated": bot.rated}} if bot else {}), games=[
         {"id": m.id, "game": m.game.id, "players": [s.name for s in m.seats],
          "outcome": m.outcome_json(), "rated": m.rated} for m in _profile_games(player)])
 
