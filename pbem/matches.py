@@ -62,9 +62,10 @@ def _naming(text: Any, names: Mapping[str, str]) -> Any:
     return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)], text)
 
 
-def bot_name(level: str) -> str:
-    """A computer player's name, as pages and emails show it: "Computer (easy)"."""
-    return f"Computer ({level})"
+def bot_name(level: str) -> engine.Text:
+    """A computer player's name, as pages and emails show it: "Computer (easy)" (stored so;
+    each reader sees it in their language, "Компьютер (лёгкий)")."""
+    return engine.Text("Computer (%(level)s)", level=engine.Text(level))
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,9 @@ class Match:
         return None if outcome is None else {**outcome.to_json(), "reason": self.reason}
 
     def seat_name(self, seat: int | None) -> str:
-        return "Spectator" if seat is None else self.game.side_name(self.states[0], seat)
+        if seat is None:
+            return engine.Text("Spectator")
+        return self.game.side_name(self.states[0], seat)
 
     def people(self, seats: Sequence[int]) -> str:
         """The players of ``seats`` by name: "Ann", "Ann and Cid" ("" for none); ``Text``,
@@ -475,7 +478,8 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     row = rows[0]
     game = engine.get(row["game"])
     options = json.loads(row["options"])
-    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"]) for r in db.execute(
+    seats = tuple(Seat(r["seat"], bot_name(r["bot"]) if r["bot"] else r["name"], r["email"],
+                       r["bot"]) for r in db.execute(
         "SELECT seat, name, email, bot FROM seats WHERE game_id = ? ORDER BY seat", [game_id]))
     start = game.start(row["players"], options, row["seed"])
     return Match(id=game_id, game=game, players=row["players"], options=options,

@@ -22,6 +22,7 @@ KEPT = {
     "Abstract", "Play", "Discord", "Slack",  # a site's and services' names
     "English", "UTC", "Atom", "JSON", "Glicko", "SHA", "Python",  # languages, standards, a system
     "setup",  # Magnet's notation of a setup move
+    "seed",  # the word programmers know for the generator's start value, once in brackets
 }
 SKIPPED_CLASSES: set[str] = set()
 SKIPPED_TAGS = {"script", "style", "code", "kbd", "samp"}

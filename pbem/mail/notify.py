@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import sqlite_utils
 from flask import current_app, render_template
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import LazyString, gettext, lazy_gettext, ngettext
 
 from .. import clocks, due, events, invites, languages, links, matches, players, signals
 from . import channels, compose, outbox, push, sentences, webhooks
@@ -267,7 +267,10 @@ def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock,
     returns when it is due (``DEADLINE_EMAIL_HOURS`` later, or sooner for a short turn).
     ``by_push`` False: the email alone, which that time has come for."""
     team = len(match.game.team_of(match.players, seat)) > 1
-    context = dict(deadline=clock.deadline_text, left=clock.left_text,
+    # the time left and the deadline are written when the seat's email or push is, in its
+    # language (a LazyString reads them then)
+    context = dict(deadline=LazyString(lambda: clock.deadline_text),
+                   left=LazyString(lambda: clock.left_text),
                    on_timeout=match.clock["on_timeout"], team=team,
                    vacation_left=clock.vacation_days_left, clock=clock)
     wanted = channels.wanted(db, match.id, seat, "deadline")
@@ -472,7 +475,8 @@ def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
         queued = not _queued(db, key) and _send(
             db, match, seat, "reminder", unique_key=key,
-            since=languages.moment(since), waited=_duration(now - since),
+            since=LazyString(lambda: languages.moment(since)),
+            waited=LazyString(lambda: _duration(now - since)),  # in the seat's language
             mover=match.seats[began.seat].name if began else None,
             last_move=match.game.public_move(began.seat, began.move, seat, match.current)
             if began else None) is not None
@@ -544,12 +548,13 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
                 entries = [_digest_entry(db, match, seat) for match, seat in seats]
                 shown_day = languages.day(now.date())
                 compose.to_address(
-                    db, recipient, gettext("Your games: %(count)s waiting for you (%(day)s)",
-                                           count=len(entries), day=shown_day),
+                    db, recipient, ngettext("Your games: %(num)d waiting for you (%(day)s)",
+                                            "Your games: %(num)d waiting for you (%(day)s)",
+                                            len(entries), day=shown_day),
                     render_template("email/digest.txt", entries=entries, day=shown_day),
                     kind="digest",
                     buttons={e["link"]: gettext("Open %(game)s: %(players)s",
-                                                game=e["match"].game.title,
+                                                game=languages.translated(e["match"].game.title),
                                                 players=e["players"]) for e in entries},
                     unique_key=f"digest:{address}:{day}")
     return len(by_address)
