@@ -203,6 +203,8 @@ def test_a_seats_emails_are_in_its_language(app, client, db, smtp):
     sent = {m["To"]: m for m in smtp.messages}
     russian, english = sent["anya@example.org"], sent["bob@example.org"]
     assert russian["Subject"].startswith("Партия началась — Mastery")
+    assert russian["From"] == "Игры по переписке <games@localhost>"  # MAIL_FROM's name
+    assert english["From"] == "Correspondence games <games@localhost>"
     body = russian.get_body(("plain",)).get_content()
     assert "Здравствуйте, Аня!" in body and "Ваша секретная ссылка на партию" in body
     assert "Отписаться от писем о ходах этой партии" in body

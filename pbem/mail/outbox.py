@@ -24,7 +24,8 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import timedelta
-from email.utils import format_datetime, formataddr, make_msgid, parseaddr
+from email.headerregistry import Address
+from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
@@ -78,7 +79,9 @@ def _sender_in_language(sender: str) -> dict[str, str]:
     none where it reads the same (the message is then from ``MAIL_FROM`` as it is)."""
     name, address = parseaddr(sender)
     shown = gettext(name) if name else name
-    return {"From": formataddr((shown, address))} if shown != name else {}
+    # as written (the message encodes its headers), quoted where the name needs it
+    return {"From": str(Address(display_name=shown, addr_spec=address))} if shown != name \
+        else {}
 
 
 def withdraw(db: sqlite_utils.Database, game_id: str, kind: str,
