@@ -62,6 +62,11 @@ def _naming(text: Any, names: Mapping[str, str]) -> Any:
     return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)], text)
 
 
+# A deleted player's name in the games they played (not a handle: it has a space), stored
+# in English and read in each reader's language
+FORMER_PLAYER = engine.Text("Former player")
+
+
 def bot_name(level: str) -> engine.Text:
     """A computer player's name, as pages and emails show it: "Computer (easy)" (stored so;
     each reader sees it in their language, "Компьютер (лёгкий)")."""
@@ -470,6 +475,16 @@ def _events_after(db: sqlite_utils.Database, game_id: str, seq: int) -> list[Eve
     return [Event.stored(*row) for row in rows]
 
 
+def _shown_name(row: Mapping[str, Any]) -> str | None:
+    """A seat's stored name as readers see it: the computer's and a deleted player's in
+    their language (each ``Text``, its English what is stored)."""
+    if row["bot"]:
+        return bot_name(row["bot"])
+    if row["name"] == FORMER_PLAYER and row["email"] is None:
+        return FORMER_PLAYER
+    return row["name"]
+
+
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     rows = db.execute("SELECT *, (SELECT tournament_id FROM tournament_games WHERE game_id = "
                       "games.id) AS tournament FROM games WHERE id = ?", [game_id]).fetchall()
@@ -478,8 +493,7 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     row = rows[0]
     game = engine.get(row["game"])
     options = json.loads(row["options"])
-    seats = tuple(Seat(r["seat"], bot_name(r["bot"]) if r["bot"] else r["name"], r["email"],
-                       r["bot"]) for r in db.execute(
+    seats = tuple(Seat(r["seat"], _shown_name(r), r["email"], r["bot"]) for r in db.execute(
         "SELECT seat, name, email, bot FROM seats WHERE game_id = ? ORDER BY seat", [game_id]))
     start = game.start(row["players"], options, row["seed"])
     return Match(id=game_id, game=game, players=row["players"], options=options,

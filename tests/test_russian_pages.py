@@ -20,7 +20,7 @@ pytestmark = pytest.mark.one_database  # the pages' words, whatever stores the g
 # Words that stay as they are in Russian, and why
 KEPT = {
     "Ann", "Bob", "Cid", "Dee", "Anya", "Vera", "Autumn", "cup",  # players', a tournament's names
-    "Mastery", "Right", "Moves", "The", "Magnetic", "Field", "Magnet",  # the games' names
+    "Mastery", "Right", "Moves", "The", "Magnet",  # the games' names (no Russian edition)
     "Imperial", "Crown",  # Mastery's setups by name, as its Russian rules call them
     "John", "Ross", "Matt", "Calkins", "Diversified", "Ventures",  # authors, a publisher
     "Abstract", "Play", "Discord", "Slack",  # a site's and services' names
@@ -71,10 +71,7 @@ class VisibleWords(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.open and self.open[-1]:
             return
-        # addresses, and the names of the computer and of a deleted player as seats and
-        # ratings keep them, are not words
-        text = re.sub(r"\S+@\S+|https?://\S+|Computer \((easy|medium|hard)\)|Former player", "",
-                      " ".join(data.split()))
+        text = re.sub(r"\S+@\S+|https?://\S+", "", " ".join(data.split()))  # addresses
         self.words += re.findall(r"[A-Za-z]{3,}", text)
 
 
@@ -93,6 +90,8 @@ def russian_page_types(client, db) -> dict[str, str]:
         assert resigned.status_code == 200, resigned.json
         pages[f"finished {game}"] = path_of(created["seats"][0]["url"])
         pages[f"finished {game}, spectator"] = path_of(created["spectator"])
+    computer = two_player_game(client, "mastery", second={"bot": "easy"})
+    pages["against the computer"] = path_of(computer["seats"][0]["url"])
     return pages | {"all games' notifications": "/me/notifications"}  # signed in as Ann
 
 
