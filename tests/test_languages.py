@@ -137,7 +137,7 @@ def test_errors_dates_and_numbers_in_russian(client, new_game):
     assert missing.status_code == 404 and "<h1>Не найдено</h1>" in missing.text
     game = new_game("mastery")
     page = client.get(game.urls[0] + "/history/9", headers={"Accept-Language": "ru"})
-    assert "Полуходов в этой партии пока: 0; полухода 9 нет." in page.text
+    assert "В этой партии пока 0 полуходов; полухода 9 нет." in page.text
     client.post(game.urls[0] + "/chat", data={"text": "Привет"})
     played = client.get(game.urls[0], headers={"Accept-Language": "ru"}).text
     assert re.search(r"<time datetime=[^>]+>\d+\s[а-я]+\.?\s\d{4}\sг\.,\s\d\d:\d\d UTC",
@@ -331,7 +331,7 @@ def test_a_players_emails_are_in_the_players_language(client, db):
     english = {"Accept-Language": "en"}
     client.post("/api/sign-in", json={"email": "anya@example.org"}, headers=english)
     subject, body = last_email("anya@example.org", "sign_in")
-    assert subject == "Войти" and body.startswith("Здравствуйте!")
+    assert subject == "Вход на сайт" and body.startswith("Здравствуйте!")
     assert "Кто-то (надеемся, вы) попросил войти с этим адресом" in body
     client.post("/home", data={"email": "anya@example.org"}, headers=english)
     subject, body = last_email("anya@example.org", "home")
@@ -339,7 +339,7 @@ def test_a_players_emails_are_in_the_players_language(client, db):
     # no player: the language of the page that asked
     client.post("/api/sign-in", json={"email": "new@example.org"},
                 headers={"Accept-Language": "ru"})
-    assert last_email("new@example.org", "sign_in")[0] == "Войти"
+    assert last_email("new@example.org", "sign_in")[0] == "Вход на сайт"
     # the player's notifications page changes it
     page = client.get("/me/notifications", headers=english).text
     assert re.search(r'<select name="language">.*<option value="ru" lang="ru" selected>', page)
