@@ -222,9 +222,8 @@ class Match:
         its "and" in the reader's language."""
         names = [self.seats[seat].name or "" for seat in seats]
         if len(names) < 2:
-            return "".join(names)
-        return engine.Text("%(names)s and %(last)s", names=", ".join(names[:-1]),
-                           last=names[-1])
+            return names[0] if names else ""  # as it is: the computer's name is Text
+        return engine.Text("%(names)s and %(last)s", names=tuple(names[:-1]), last=names[-1])
 
     @property
     def sides(self) -> str:

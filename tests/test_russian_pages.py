@@ -92,6 +92,9 @@ def russian_page_types(client, db) -> dict[str, str]:
         pages[f"finished {game}, spectator"] = path_of(created["spectator"])
     computer = two_player_game(client, "mastery", second={"bot": "easy"})
     pages["against the computer"] = path_of(computer["seats"][0]["url"])
+    lost = two_player_game(client, "magnet", second={"bot": "easy"})
+    assert client.post(f"{lost['seats'][0]['api']}/resign", json={}).status_code == 200
+    pages["lost to the computer"] = path_of(lost["seats"][0]["url"])  # the computer won
     return pages | {"all games' notifications": "/me/notifications"}  # signed in as Ann
 
 
@@ -154,6 +157,9 @@ def every_email_kind(app, client, db) -> None:
     scheduler.check_clocks(app, later)  # the deadline's warning
     assert client.post(f"{anya}/resign", json={}).status_code == 200  # finished
     client.post(f"{anya}/rematch")
+    lost = client.post("/api/games", json={"game": "magnet", "players": [
+        {"name": "Аня", "email": "anya@example.org", "language": "ru"}, {"bot": "easy"}]}).json
+    client.post(f"{path_of(lost['seats'][0]['api'])}/resign", json={})  # the computer won
     teams = client.post("/api/games", json={"game": "the-right-moves", "players": [
         {"name": name, "email": f"{name.lower()}@example.org", "language": "ru"}
         for name in ("Ann", "Bob", "Cid", "Dee")]}).json
