@@ -195,12 +195,15 @@ def every_email_kind(app, client, db) -> None:
 def test_every_email_kind_is_in_russian(app, client, db):
     every_email_kind(app, client, db)
     english, kinds = {}, set()
-    for row in db.execute("SELECT kind, subject, body, headers FROM outbox "
+    for row in db.execute("SELECT kind, subject, body, headers, html FROM outbox "
                           "WHERE channel = 'email'"):
         kinds.add(row["kind"])
         # from the site by its Russian name (MAIL_FROM's, as the catalog translates it)
         assert json.loads(row["headers"])["From"] == "Игры по переписке <games@localhost>"
-        if found := english_in_email(f"{row['subject']}\n{row['body']}"):
+        found = english_in_email(f"{row['subject']}\n{row['body']}")
+        if row["html"]:  # its buttons too
+            found |= english_words(NOT_WORDS.sub("", row["html"])) - REPLY_WORDS
+        if found:
             english.setdefault(row["kind"], set()).update(found)
     assert kinds >= {"start", "turn", "chat", "draw_offer", "draw_declined", "takeback_offer",
                      "takeback_answer", "reminder", "deadline", "end", "rematch",
