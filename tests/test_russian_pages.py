@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
 from html.parser import HTMLParser
 
 import pytest
 
 from pbem.jobs import scheduler
+from pbem.mail import inbound
 
 from helpers import api_move, path_of, sign_up
 from test_accessibility import GAMES, page_types, two_player_game
@@ -143,6 +145,13 @@ def every_email_kind(app, client, db) -> None:
     game = russian_game(client, clock={"mode": "per_move", "days": 3, "vacation_days": 21})
     anya, boris = (path_of(seat["api"]) for seat in game["seats"])
     api_move(client, anya, client.get(anya).json["legal_moves"][0])  # your_turn
+    turn = db.execute("SELECT headers FROM outbox WHERE kind = 'turn'").fetchone()
+    reply = EmailMessage()  # Борис answers by email, with no move: the answer explains
+    reply["From"], reply["To"] = "boris@example.org", json.loads(turn[0])["Reply-To"]
+    reply["Subject"], reply["Message-ID"] = "Re: Ваш ход", "<reply@example.org>"
+    reply.set_content("привет")  # (the answer quotes it)
+    with app.app_context():
+        inbound.receive(db, bytes(reply))
     client.post(f"{anya}/chat", json={"text": "Привет"})
     client.post(f"{anya}/draw", json={"answer": "offer"})
     client.post(f"{boris}/draw", json={"answer": "decline"})  # the declined email
@@ -206,7 +215,7 @@ def test_every_email_kind_is_in_russian(app, client, db):
         if found:
             english.setdefault(row["kind"], set()).update(found)
     assert kinds >= {"start", "turn", "chat", "draw_offer", "draw_declined", "takeback_offer",
-                     "takeback_answer", "reminder", "deadline", "end", "rematch",
+                     "takeback_answer", "reminder", "deadline", "end", "rematch", "answer",
                      "resign_offer", "joined", "expired", "digest", "home", "sign_in",
                      "tournament"}, kinds
     assert not english, "\n".join(f"{kind}: {sorted(words)}" for kind, words in english.items())
