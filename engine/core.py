@@ -205,7 +205,9 @@ class Game(Generic[StateT]):
               seed: str = "") -> StateT:
         if isinstance(players, bool) or not isinstance(players, int) \
                 or players not in self.player_counts:
-            counts = " or ".join(map(str, self.player_counts))
+            *some, last = map(str, self.player_counts)  # "2 or 4", in the reader's words
+            counts = Text("%(some)s or %(last)s", some=", ".join(some), last=last) if some \
+                else last
             raise InvalidGameSetup("%(game)s is played by %(counts)s players, not %(players)s.",
                                    game=self.title, counts=counts, players=repr(players))
         return self.initial_state(players, self.resolve_options(options), str(seed))

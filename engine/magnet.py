@@ -618,7 +618,7 @@ def _draw_kinds(slots: list[tuple[int, bool]], pool: tuple[int, ...],
 class Magnet(Game[MagnetState]):
     id = "magnet"
     hidden_information = True  # piece values and the setup
-    title = "Magnet"
+    title = Text("Magnet")
     state_type = MagnetState
     player_counts = (2,)
     seat_names = {2: (Text("Red"), Text("Blue"))}

@@ -414,7 +414,7 @@ def _tile_list(codes: str) -> tuple[Text, ...] | Text:
 class MagneticField(Game[MagneticFieldState]):
     id = "magnetic-field"
     hidden_information = True  # hands and the deck
-    title = "Magnetic Field"
+    title = Text("Magnetic Field")
     state_type = MagneticFieldState
     lists_every_move = False  # turns placing two or more tiles are legal but not listed
     player_counts = (2,)

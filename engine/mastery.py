@@ -232,7 +232,7 @@ START_BOARDS = {name: _setup_board(placements) for name, placements in SETUPS.it
 
 class Mastery(Game[MasteryState]):
     id = "mastery"
-    title = "Mastery"
+    title = Text("Mastery")
     state_type = MasteryState
     player_counts = (2,)
     seat_names = {2: (Text("Dark"), Text("Light"))}

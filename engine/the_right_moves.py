@@ -141,6 +141,7 @@ STEP_TEXT = [[f"{a}-{b}" for b in NAMES] for a in NAMES]
 
 EMPTY = "."
 COLOURS = ("red", "blue")  # colour index 0 = Red = seat 0 (and 2); 1 = Blue = seat 1 (and 3)
+SIDES = (Text("Red"), Text("Blue"))  # the colours as players read them (a team's name too)
 PIECES = ("r", "b")  # unpromoted; upper case = promoted
 START = {"r": "fgh nop", "b": "bcd jkl"}
 
@@ -379,7 +380,7 @@ def read_move(text: str) -> tuple[list[int], bool | None]:
 
 class TheRightMoves(Game[TheRightMovesState]):
     id = "the-right-moves"
-    title = "The Right Moves"
+    title = Text("The Right Moves")
     state_type = TheRightMovesState
     player_counts = (2, 4)
     seat_names = {2: (Text("Red"), Text("Blue")),
@@ -394,7 +395,7 @@ class TheRightMoves(Game[TheRightMovesState]):
         return ((0, 2), (1, 3)) if players == 4 else ((0,), (1,))
 
     def team_name(self, players: int, seat: int) -> str | None:
-        return COLOURS[colour_of_seat(seat)].capitalize() if players == 4 else None
+        return SIDES[colour_of_seat(seat)] if players == 4 else None
 
     def initial_state(self, players: int, options: dict[str, Any],
                       seed: str) -> TheRightMovesState:
@@ -432,8 +433,8 @@ class TheRightMoves(Game[TheRightMovesState]):
         if colour_of(piece) != colour:
             raise IllegalMove("%(text)s: the piece on %(space)s is %(theirs)s's; you play "
                               "%(yours)s.", text=text, space=NAMES[start],
-                              theirs=COLOURS[1 - colour].capitalize(),
-                              yours=COLOURS[colour].capitalize())
+                              theirs=SIDES[1 - colour],
+                              yours=SIDES[colour])
         found = []
         if jump is not True and len(path) == 1 and path[0] in destinations(board, start):
             found.append(Move(start, path))
@@ -523,14 +524,14 @@ class TheRightMoves(Game[TheRightMovesState]):
         """The outcome after ``seat``'s move, if the game ends."""
         players = state.players
         colour = colour_of_seat(seat)
-        side = COLOURS[colour].capitalize()
+        side = SIDES[colour]
         winners = self.team_of(players, seat)
         if all(colour_of(board[i]) == colour and board[i] != EMPTY for i in INNER_CIRCLE):
             return Outcome(winners, False, Text("%(side)s filled the inner circle", side=side))
         enemy = PIECES[1 - colour]
         left = board.count(enemy) + board.count(enemy.upper())
         if left <= 3:
-            loser = COLOURS[1 - colour].capitalize()
+            loser = SIDES[1 - colour]
             return Outcome(winners, False, Text("%(side)s has only 1 piece left", side=loser)
                            if left == 1 else Text("%(side)s has only %(count)s pieces left",
                                                   side=loser, count=left))

@@ -200,7 +200,7 @@ def seat_refusal(db: sqlite_utils.Database, match: matches.Match, seat: int,
         return None
     offered = players.find(db, offered_to)
     return engine.Text("This seat is offered to %(handle)s alone.",
-                       handle=offered.handle if offered else players.FORMER_PLAYER)
+                       handle=offered.handle if offered else matches.FORMER_PLAYER)
 
 
 def rated_refusal(db: sqlite_utils.Database, player_ids: Iterable[int]) -> engine.Text | None:

@@ -130,23 +130,25 @@ def stored(text: str | None) -> dict[str, Any] | None:
 
 
 def describe(clock: Mapping[str, Any] | None) -> str:
-    """The time control in words, for pages."""
+    """The time control in words, for pages: clauses each whole in itself, between
+    semicolons ("3 days per move; running out of time loses; ...")."""
     if not clock:
         return gettext("no time limit")
     if clock["mode"] == "per_move":
-        text = gettext("%(days)s per move", days=_days(clock["days"]))
+        control = gettext("%(days)s per move", days=_days(clock["days"]))
     else:
-        text = gettext("%(initial)s, plus %(increment)s per move, at most %(most)s",
-                       initial=_days(clock["initial_days"]),
-                       increment=_days(clock["increment_days"]), most=_days(clock["max_days"]))
+        control = gettext("%(initial)s, plus %(increment)s per move, at most %(most)s",
+                          initial=_days(clock["initial_days"]),
+                          increment=_days(clock["increment_days"]),
+                          most=_days(clock["max_days"]))
     if clock["weekends"] == "pause":
-        text += gettext(", weekends not counted")
-    text += gettext("; running out of time loses") if clock["on_timeout"] == "loss" \
-        else gettext("; running out of time draws")
+        control = gettext("%(control)s, weekends not counted", control=control)
+    clauses = [control, gettext("running out of time loses") if clock["on_timeout"] == "loss"
+               else gettext("running out of time draws")]
     if clock["vacation_days"]:
-        text += gettext("; %(days)s of vacation per player per year",
-                        days=_days(clock["vacation_days"]))
-    return text
+        clauses.append(gettext("%(days)s of vacation per player per year",
+                               days=_days(clock["vacation_days"])))
+    return "; ".join(clauses)
 
 
 def _days(n: int) -> str:

@@ -71,19 +71,20 @@ def in_language(language: str | None) -> Iterator[None]:
 def refusal(status: int | None, message: Any) -> tuple[Response, int | None]:
     """A refusal as JSON, ``{"error": message}`` in the reader's language (English without
     an Accept-Language), with its status: every JSON answer's."""
-    return jsonify(error=translated(message)), status
+    return jsonify(error=str(translated(message))), status
 
 
 def moment(at: datetime | str) -> str:
     """A time in UTC as the language writes it: "Thu 26 Nov 2026, 14:05 UTC",
-    "чт, 26 нояб. 2026 г., 14:05 UTC" (``at``: a datetime, or ISO text as stored)."""
+    "26 нояб. 2026 г., 14:05 UTC", without the weekday, which reads wrong after the
+    prepositions it follows ("до", "с") (``at``: a datetime, or ISO text as stored)."""
     if isinstance(at, str):
         at = datetime.fromisoformat(at)
     at = at.astimezone(timezone.utc) if at.tzinfo else at.replace(tzinfo=timezone.utc)
     locale = get_locale()
     if locale is None or locale.language == DEFAULT:  # the form the site always had
         return at.strftime("%a %d %b %Y, %H:%M UTC")
-    return (f"{format_skeleton('yMMMEd', at, tzinfo=timezone.utc, locale=locale)}, "
+    return (f"{format_skeleton('yMMMd', at, tzinfo=timezone.utc, locale=locale)}, "
             f"{format_skeleton('Hm', at, tzinfo=timezone.utc, locale=locale)} UTC")
 
 

@@ -65,9 +65,15 @@ def _naming(text: Any, names: Mapping[str, str]) -> Any:
     return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)], text)
 
 
-def bot_name(level: str) -> str:
-    """A computer player's name, as pages and emails show it: "Computer (easy)"."""
-    return f"Computer ({level})"
+# A deleted player's name in the games they played (not a handle: it has a space), stored
+# in English and read in each reader's language
+FORMER_PLAYER = engine.Text("Former player")
+
+
+def bot_name(level: str) -> engine.Text:
+    """A computer player's name, as pages and emails show it: "Computer (easy)" (stored so;
+    each reader sees it in their language, "Компьютер (лёгкий)")."""
+    return engine.Text("Computer (%(level)s)", level=engine.Text(level))
 
 
 @dataclass(frozen=True)
@@ -210,16 +216,17 @@ class Match:
         return None if outcome is None else {**outcome.to_json(), "reason": self.reason}
 
     def seat_name(self, seat: int | None) -> str:
-        return "Spectator" if seat is None else self.game.side_name(self.states[0], seat)
+        if seat is None:
+            return engine.Text("Spectator")
+        return self.game.side_name(self.states[0], seat)
 
     def people(self, seats: Sequence[int]) -> str:
         """The players of ``seats`` by name: "Ann", "Ann and Cid" ("" for none); ``Text``,
         its "and" in the reader's language."""
         names = [self.seats[seat].name or "" for seat in seats]
         if len(names) < 2:
-            return "".join(names)
-        return engine.Text("%(names)s and %(last)s", names=", ".join(names[:-1]),
-                           last=names[-1])
+            return names[0] if names else ""  # as it is: the computer's name is Text
+        return engine.Text("%(names)s and %(last)s", names=tuple(names[:-1]), last=names[-1])
 
     @property
     def sides(self) -> str:
@@ -470,6 +477,16 @@ def _events_after(db: sqlite_utils.Database, game_id: str, seq: int) -> list[Eve
     return [Event.stored(*row) for row in rows]
 
 
+def _shown_name(row: Mapping[str, Any]) -> str | None:
+    """A seat's stored name as readers see it: the computer's and a deleted player's in
+    their language (each ``Text``, its English what is stored)."""
+    if row["bot"]:
+        return bot_name(row["bot"])
+    if row["name"] == FORMER_PLAYER and row["email"] is None:
+        return FORMER_PLAYER
+    return row["name"]
+
+
 def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     rows = db.execute("SELECT *, (SELECT tournament_id FROM tournament_games WHERE game_id = "
                       "games.id) AS tournament FROM games WHERE id = ?", [game_id]).fetchall()
@@ -478,7 +495,7 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     row = rows[0]
     game = engine.get(row["game"])
     options = json.loads(row["options"])
-    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"], r["offered_to"])
+    seats = tuple(Seat(r["seat"], _shown_name(r), r["email"], r["bot"], r["offered_to"])
                   for r in db.execute("SELECT seat, name, email, bot, offered_to FROM seats "
                                       "WHERE game_id = ? ORDER BY seat", [game_id]))
     start = game.start(row["players"], options, row["seed"])

@@ -416,13 +416,9 @@ def sign_out_everywhere(db: sqlite_utils.Database, player: Player) -> Player:
     return player
 
 
-# A deleted player's name in the games they played (not a handle: it has a space)
-FORMER_PLAYER = "Former player"
-
-
 def delete(db: sqlite_utils.Database, player: Player) -> None:
     """Forget the player: their games stay, as played, with their name there made
-    ``FORMER_PLAYER`` and their address gone (nor is any email of them sent or kept);
+    ``matches.FORMER_PLAYER`` and their address gone (nor is any email of them sent or kept);
     every row of a table keyed by the player (a ``player_id`` column: their ratings, their
     links, their roles, their events) goes, and so do the bot accounts they own."""
     with write(db):
@@ -432,7 +428,7 @@ def delete(db: sqlite_utils.Database, player: Player) -> None:
             if owned is not None:
                 delete(db, owned)
         for game_id, seat in seats_of(db, player):
-            matches.anonymise(db, game_id, seat, FORMER_PLAYER)
+            matches.anonymise(db, game_id, seat, matches.FORMER_PLAYER)
         if player.email:
             db.execute("DELETE FROM outbox WHERE lower(recipient) = ?", [player.email])
             db.execute("DELETE FROM home_links WHERE lower(email) = ?", [player.email])

@@ -157,7 +157,7 @@ TIME = re.compile(r"\d(?<!\d\d)(?:\d{3}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:
                   # and what is read off the clock: a time of day (a move's, or a message's
                   # with its year), the time a move took; in English and in Russian
                   r"|\d [A-Z][a-z]{2}(?: \d{4},)? \d\d:\d\d|\d [а-я]{3,4}\.?(?: \d{4} г\.,)? \d\d:\d\d)"
-                  r"|took [\d a-z]+(?=<)|\"took\": ?\d+|думал\(а\) [\d а-я.]+(?=<)")
+                  r"|took [\d a-z]+(?=<)|\"took\": ?\d+|на ход: [\d а-я.\xa0]+(?=<)")
 
 
 # A secret token where the server writes one: the last segment of a URL's path (in an

@@ -446,7 +446,7 @@ def test_a_declined_takeback_is_told_to_both_players_in_their_languages(person, 
     expect(dark.locator("p.notice.offers")).to_contain_text("Player 2 просит вернуть")
     dark.get_by_role("button", name="Отказать в возврате хода").click()
     expect(dark.locator("p.notice.offers")).to_have_text(
-        "Вы отклонили просьбу Player 2 вернуть последний ход.")
+        "Вы отклонили просьбу игрока Player 2 вернуть последний ход.")
     light.reload()
     expect(light.locator("p.notice.offers")).to_have_text(
         "Player 1 declined your request to take back your last move: the game goes on.")

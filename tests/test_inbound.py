@@ -171,10 +171,10 @@ def test_a_russian_seat_is_answered_in_russian(client, db, post, listener):
     send(listener.port, reply)
     delivered = post()
     answer = answer_to(delivered, reply, P1)
-    assert answer["Subject"] == f"Принято — Mastery: Аня против Bob [{created['id']}]"
+    assert answer["Subject"] == f"Принято — Mastery: Аня — Bob [{created['id']}]"
     body = text_of(answer)
     assert body.startswith("Здравствуйте, Аня!")
-    assert re.search(r"^Ходит .*\(Bob\) \(полуход 1\)\.$", body, re.M)
+    assert re.search(r"^Ход: Bob \(Светлые\), полуход 1\.$", body, re.M)
     assert "Партия: http" in body and "Ответьте на это письмо, написав первой строкой" in body
     assert "Hello" not in body and "Reply to this email" not in body
     # a refused reply: the refusal, the legal moves and the turn in Russian too
@@ -187,7 +187,7 @@ def test_a_russian_seat_is_answered_in_russian(client, db, post, listener):
     assert refused["Subject"].startswith("Не сыграно — Mastery")
     body = text_of(refused)
     assert "В вашем ответе нет хода: напишите его первой строкой, над цитатой письма." in body
-    assert "Ходит" in body and "Ваши возможные ходы:" not in body  # not Аня's turn
+    assert "Ход: Bob (Светлые)" in body and "Ваши возможные ходы:" not in body  # not Аня's turn
     wrong = write_reply(answer, "z9xz8")
     send(listener.port, wrong)
     assert 'Ваш ответ «z9xz8» не удалось сыграть:' in text_of(answer_to(post(), wrong, P1))

@@ -140,7 +140,7 @@ def test_errors_dates_and_numbers_in_russian(client, new_game):
     assert "В этой партии пока 0 полуходов; полухода 9 нет." in page.text
     client.post(game.urls[0] + "/chat", data={"text": "Привет"})
     played = client.get(game.urls[0], headers={"Accept-Language": "ru"}).text
-    assert re.search(r"<time datetime=[^>]+>[а-я]{2},\s\d+\s[а-я]+\.?\s\d{4}\sг\.,\s\d\d:\d\d UTC",
+    assert re.search(r"<time datetime=[^>]+>\d+\s[а-я]+\.?\s\d{4}\sг\.,\s\d\d:\d\d UTC",
                      played)
     assert "Ходов пока нет." in played and "Ваш ход." in played
     english = client.get(game.urls[0], headers={"Accept-Language": "en"}).text
@@ -203,6 +203,8 @@ def test_a_seats_emails_are_in_its_language(app, client, db, smtp):
     sent = {m["To"]: m for m in smtp.messages}
     russian, english = sent["anya@example.org"], sent["bob@example.org"]
     assert russian["Subject"].startswith("Партия началась — Mastery")
+    assert russian["From"] == "Игры по переписке <games@localhost>"  # MAIL_FROM's name
+    assert english["From"] == "Correspondence games <games@localhost>"
     body = russian.get_body(("plain",)).get_content()
     assert "Здравствуйте, Аня!" in body and "Ваша секретная ссылка на партию" in body
     assert "Отписаться от писем о ходах этой партии" in body
@@ -230,7 +232,7 @@ def test_a_russian_digest_writes_its_day_in_russian(app, client, db):
     db.execute("UPDATE seats SET notify = 'digest' WHERE game_id = ?", [created["id"]])
     assert scheduler.send_digests(app, datetime(2026, 11, 26, 8, tzinfo=timezone.utc)) == 1
     digest = db.execute("SELECT subject, body FROM outbox WHERE kind = 'digest'").fetchone()
-    assert re.fullmatch(r"Ваши партии: ждут вас — 1 \(26 ноября 2026\sг\.\)", digest["subject"])
+    assert re.fullmatch(r"1 партия ждёт вашего хода \(26 ноября 2026\sг\.\)", digest["subject"])
     assert re.search(r"Сегодня \(26 ноября 2026\sг\.\) вас ждёт 1 партия:", digest["body"])
 
 
@@ -245,7 +247,7 @@ def test_a_takeback_request_reaches_a_russian_seat_in_russian(app, client, db):
     email = db.execute("SELECT subject, body FROM outbox WHERE recipient = ? AND kind = ?",
                        ["anya@example.org", "takeback_offer"]).fetchone()
     assert email["subject"].startswith("Просьба вернуть ход — Mastery")
-    assert "Тёмные (Bob) просит вернуть свой последний ход в партии Mastery" in email["body"]
+    assert "Bob (Тёмные): просьба вернуть последний ход в партии «Mastery»" in email["body"]
     page = client.get(path_of(created["seats"][1]["url"]),
                       headers={"Accept-Language": "ru"}).text
     assert "Bob просит вернуть свой последний ход: примите или отклоните просьбу." in page
@@ -329,7 +331,7 @@ def test_a_players_emails_are_in_the_players_language(client, db):
     english = {"Accept-Language": "en"}
     client.post("/api/sign-in", json={"email": "anya@example.org"}, headers=english)
     subject, body = last_email("anya@example.org", "sign_in")
-    assert subject == "Войти" and body.startswith("Здравствуйте!")
+    assert subject == "Вход на сайт" and body.startswith("Здравствуйте!")
     assert "Кто-то (надеемся, вы) попросил войти с этим адресом" in body
     client.post("/home", data={"email": "anya@example.org"}, headers=english)
     subject, body = last_email("anya@example.org", "home")
@@ -337,7 +339,7 @@ def test_a_players_emails_are_in_the_players_language(client, db):
     # no player: the language of the page that asked
     client.post("/api/sign-in", json={"email": "new@example.org"},
                 headers={"Accept-Language": "ru"})
-    assert last_email("new@example.org", "sign_in")[0] == "Войти"
+    assert last_email("new@example.org", "sign_in")[0] == "Вход на сайт"
     # the player's notifications page changes it
     page = client.get("/me/notifications", headers=english).text
     assert re.search(r'<select name="language">.*<option value="ru" lang="ru" selected>', page)
@@ -407,9 +409,9 @@ def test_the_api_answers_errors_in_the_requests_language(client, new_game):
                             "or a skip as its start and destination, like 4b-3b or 1i-3k, and "
                             "a jump as its start and every landing space, like 4ex2e or "
                             "3ex3gx3i."}
-    assert russian.json == {"error": "«hello» — не ход The Right Moves. Шаг или скольжение "
+    assert russian.json == {"error": "«hello»\u00a0— не ход The Right Moves. Шаг или скольжение "
                             "записываются полем начала и полем назначения, например 4b-3b или "
-                            "1i-3k, а прыжок — полем начала и каждым полем приземления, "
+                            "1i-3k, а прыжок\u00a0— полем начала и каждым полем приземления, "
                             "например 4ex2e или 3ex3gx3i."}
     out_of_turn = client.post(f"{game.apis[1]}/moves", json={"move": "3j-2k", "ply": 0},
                               headers={"Accept-Language": "ru"})
@@ -515,7 +517,7 @@ def test_a_russian_play_page_says_the_boards_words_in_russian(client, new_game, 
 
 @pytest.mark.parametrize("game_id, legend, english", [
     ("magnetic-field", "Поле пусто.", "The field is empty."),  # its start: the draft
-    ("magnet", "R — красные, B — синие, затем ценность",
+    ("magnet", "R\u00a0— красные, B\u00a0— синие, затем ценность",
      "R Red, B Blue, then the value"),
 ])
 def test_a_russian_seats_email_shows_the_board_in_russian(app, client, db, smtp, game_id,
@@ -560,6 +562,6 @@ def test_sides_are_named_in_the_readers_language(app, client, db, smtp):
                        app.config["MAIL_FROM"], app.config["PUBLIC_URL"])
     sent = {m["To"]: m.get_body(("plain",)).get_content() for m in smtp.messages}
     assert "Тёмные: Аня" in sent["anya@example.org"]
-    assert "Вы играете за: Тёмные;" in sent["anya@example.org"]
+    assert "Ваша сторона: Тёмные;" in sent["anya@example.org"]
     assert "Dark" not in sent["anya@example.org"]
     assert "You play Light;" in sent["bob@example.org"]

@@ -365,7 +365,7 @@ def test_the_preview_warns_that_emptying_your_field_before_the_opponent_enters_l
         assert "sticks to the figure on e7 and both go back to hand" in note
         russian = preview_words(app, state, "e7", "n", language="ru")
         assert ("<strong>Этим ходом вы проиграете партию:</strong> Синие: ни одной фигурки на "
-                "поле, а Красные ещё не выставляли фигурок.") in russian
+                "поле; Красные: фигурки ещё не выставлялись.") in russian
         assert "Очки решают при пустом поле, только когда оба игрока уже выставляли" in russian
     # a figure entered anywhere else keeps the game going, without a warning
     assert "mf-outcome" not in preview_words(app, state, "c3", "n")
@@ -634,7 +634,7 @@ def test_rules_in_english_and_russian_with_a_switch(client):
     assert russian.status_code == 200 and '<html lang="ru">' in text
     assert "<h1>Магнитное поле</h1>" in text
     for words in ("Выбор плиток", "Магнитная реакция", "отталкиваются", "притягиваются",
-                  "выбита", "Ринг", "Шесть пасов", "15 очков", "Что скрыто", "зерно",
+                  "выбита", "Ринг", "Шесть пасов", "15 очков", "Что скрыто", "значение генератора",
                   "<code>+e4:n</code>", "<code>pass</code>"):
         assert words in text, words
     for page, current, other in ((english, "English", "ru"), (text, "Русский", "en")):

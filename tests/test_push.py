@@ -202,7 +202,7 @@ def test_a_seat_and_a_player_each_tell_ten_devices_at_most(app, client, new_game
                                          "there can be: switch them off on one of those first.")
         russian = client.put(f"{owner}/push", json=devices[-1].subscription,
                              headers={"Accept-Language": "ru"})
-        assert russian.status_code == 409 and "10 устройств" in russian.json["error"]
+        assert russian.status_code == 409 and "устройств (10)" in russian.json["error"]
         subscribe(client, owner, devices[0])  # a device already told, again: its new keys
         assert client.delete(f"{owner}/push",
                              json={"endpoint": devices[1].endpoint}).status_code == 200

@@ -139,7 +139,7 @@ def test_every_move_shows_when_it_was_played_and_the_time_it_took(client, new_ga
     page = client.get(game.urls[0]).get_data(as_text=True)
     assert '<time datetime="2026-01-03T13:05:00+00:00">03 Jan 13:05</time>, took 2 d 3 h' in page
     russian = client.get(game.urls[0], headers={"Accept-Language": "ru"}).get_data(as_text=True)
-    assert '<time datetime="2026-01-03T13:05:00+00:00">03 янв. 13:05</time>, думал(а) 2 д 3 ч' \
+    assert '<time datetime="2026-01-03T13:05:00+00:00">03 янв. 13:05</time>, на ход: 2\xa0дн. 3\xa0ч' \
         in russian
     record = client.get(f"{game.apis[0]}/record").json
     assert record["events"][-1]["took"] == 2 * 86400 + 3 * 3600 + 5 * 60

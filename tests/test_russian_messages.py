@@ -1,5 +1,5 @@
 """What reaches a Russian reader besides the pages (test_russian_pages): the players named
-together ("Ann и Cid", "Ann против Bob") in emails, push messages in the seat's language,
+together ("Ann и Cid", "Ann — Bob") in emails, push messages in the seat's language,
 feeds, game records; English as it was."""
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_team_games_name_the_players_together_in_the_seats_language(app, client,
     started = {row["recipient"]: row for row in db.execute(
         "SELECT recipient, subject, body FROM outbox WHERE kind = 'start'").fetchall()}
     bob, ann = started["bob@example.org"], started["ann@example.org"]
-    assert bob["subject"].endswith(f": Ann и Cid против Bob и Dee [{created['id']}]")
+    assert bob["subject"].endswith(f": Ann и Cid\u00a0— Bob и Dee [{created['id']}]")
     assert "Dee" in bob["body"] and "Ann и Cid" in bob["body"]  # his opponents
     assert ann["subject"].endswith(f": Ann & Cid vs Bob & Dee [{created['id']}]")
     assert "Bob and Dee" in ann["body"]
@@ -55,9 +55,9 @@ def test_a_russian_seats_push_names_the_players_and_the_result_in_russian(
     deliver(app)
     turn, end = service.payloads("bob")
     assert turn["title"] == "Ваш ход — Mastery"
-    assert turn["body"] == f"Ann против Bob [{game['id']}]. Ann сыграл(а) {move}."
+    assert turn["body"] == f"Ann\u00a0— Bob [{game['id']}]. Ann: ход {move}."
     assert end["title"] == "Партия окончена — Mastery"
-    assert end["body"] == f"Ann против Bob [{game['id']}]. Ann сдаётся"
+    assert end["body"] == f"Ann\u00a0— Bob [{game['id']}]. Ann сдаётся"
 
 
 def test_an_english_seats_push_is_as_it_was(app, client, service):
@@ -83,7 +83,7 @@ def test_a_russian_seats_feed_is_in_russian(client):
     assert english[0].startswith("Game over: Ann won") and english[1:] == [
         "Bob (Light) resigned", f"Ann (Dark) played {move}"]
     assert russian[0] == "Партия окончена: Победа: Ann (Bob сдаётся)"
-    assert russian[1:] == ["Bob (Light) сдаётся", f"Ann (Dark) сыграл(а) {move}"]
+    assert russian[1:] == ["Bob (Светлые) сдаётся", f"Ann (Тёмные): ход {move}"]
 
 
 def test_a_tournaments_feed_names_its_format_in_the_readers_language(client, db):
@@ -93,7 +93,7 @@ def test_a_tournaments_feed_names_its_format_in_the_readers_language(client, db)
     feed = path_of(cup["url"]) + "/feed"
     title = {language: ET.fromstring(client.get(feed, headers={
         "Accept-Language": language}).data).findtext(f"{ATOM}title") for language in ("en", "ru")}
-    assert title == {"en": "Autumn cup (Mastery round robin)", "ru": "Autumn cup (Mastery круговой)"}
+    assert title == {"en": "Autumn cup (Mastery round robin)", "ru": "Autumn cup (Mastery, круговой турнир)"}
 
 
 def test_a_game_record_in_the_readers_language(client):
@@ -141,4 +141,4 @@ def test_a_russian_seats_deadline_warning_is_pushed_in_russian(app, client, serv
     deliver(app)
     [warning] = service.payloads("ann")
     assert warning["title"] == "Время на исходе — Mastery"
-    assert warning["body"].startswith(f"Ann против Bob [{created['id']}]. ")
+    assert warning["body"].startswith(f"Ann\u00a0— Bob [{created['id']}]. ")

@@ -579,10 +579,10 @@ def test_each_entrant_is_emailed_in_their_own_language(client, db):
             "subject LIKE ?", [f"{subject}%"])}
 
     russian = emails("Тур 1 — ")["anya@example.org"]
-    assert russian[0] == "Тур 1 — Autumn cup"
+    assert russian[0] == "Тур 1 — «Autumn cup»"
     assert "Здравствуйте, Anya!" in russian[1]
-    assert "Начался тур 1 турнира Autumn cup (Mastery, швейцарская система)." in russian[1]
-    assert re.search(r"Конец тура: [а-я]{2}, \d+ [а-я]+\.?\s\d{4}\sг\., \d\d:\d\d UTC; тогда в "
+    assert "Начался тур 1 турнира «Autumn cup» (Mastery, швейцарская система)." in russian[1]
+    assert re.search(r"Конец тура: \d+ [а-я]+\.?\s\d{4}\sг\., \d\d:\d\d UTC; тогда в "
                      r"незаконченных партиях присуждается ничья\.", russian[1])
     english = emails("Round 1 — ")["bob@example.org"][1]
     assert "Round 1 of the tournament Autumn cup (Mastery, Swiss system) has started." in english
@@ -596,8 +596,8 @@ def test_each_entrant_is_emailed_in_their_own_language(client, db):
                             ).fetchall())
     assert turns["anya@example.org"].startswith("Ваш ход — Mastery: ")
     assert turns["bob@example.org"].startswith("Your move — Mastery: ")
-    assert emails("Турнир окончен — ")["anya@example.org"][0] == "Турнир окончен — Autumn cup"
-    assert "Anya: очков: 0,5 (Бухгольц 0,5)" in emails("Турнир окончен")["anya@example.org"][1]
+    assert emails("Турнир окончен — ")["anya@example.org"][0] == "Турнир окончен — «Autumn cup»"
+    assert "Anya: 0,5 очка (Бухгольц 0,5)" in emails("Турнир окончен")["anya@example.org"][1]
     assert "Bob: 0.5 points (Buchholz 0.5)" in emails("Tournament over")["bob@example.org"][1]
 
 

@@ -35,7 +35,8 @@ class Board:
         own = self.game.drawing(view, seat)
         if own is not None:  # the game's own SVG, drawn from the view alone
             return Markup(own)
-        label = escape(gettext("%(game)s: the position", game=self.game.title))
+        # the title is the msgid of its Russian (a game's own, or a plugin's as it is)
+        label = escape(gettext("%(game)s: the position", game=gettext(self.game.title)))
         return Markup(f'<div class="board generic" role="group" aria-label="{label}">'
                       f'{_html(view, 0)}</div>')
 

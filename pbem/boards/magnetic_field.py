@@ -359,16 +359,14 @@ def move_hint(game: Any, state: Any, seat: int, moves: list[str]) -> str:
         examples.append((f"{tile} {actions[0]}", gettext("a tile, then a figure action")))
     examples.append((PASS, gettext("no tile, no figure action")))
     width = max(len(move) for move, _ in examples)
-    return "\n".join([
-        gettext("You have %(count)s or more legal moves. A turn places tiles from your hand",
-                count=len(moves)),
-        gettext("(any number, each as CODE@cell, next to a tile on the field), then makes at "
-                "most"),
-        gettext("one figure action, d being n, e, s or w (north is rank 10):"),
-        gettext("  +cell:d    enter a figure with its N pole pointing d"),
-        gettext("  cell:d     turn one of your figures to point d"),
-        gettext("  cell-cell  slide one of your figures 1 to 3 cells in a line"),
-        gettext("or it is: pass. For example:"),
+    return "\n".join([  # one message, its lines as a translation breaks them
+        gettext("You have %(count)s or more legal moves. A turn places tiles from your hand\n"
+                "(any number, each as CODE@cell, next to a tile on the field), then makes at "
+                "most\none figure action, d being n, e, s or w (north is rank 10):\n"
+                "  +cell:d    enter a figure with its N pole pointing d\n"
+                "  cell:d     turn one of your figures to point d\n"
+                "  cell-cell  slide one of your figures 1 to 3 cells in a line\n"
+                "or it is: pass. For example:", count=len(moves)),
         *(f"  {move:<{width}}  {words}" for move, words in examples
           if move == PASS or move in moves)])
 

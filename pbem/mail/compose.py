@@ -44,7 +44,8 @@ def thread_root(match: Match) -> str:
 
 def game_title(match: Match) -> str:
     """The game in a line: "Mastery: Ann vs Bob [id]"."""
-    return f"{match.game.title}: {languages.translated(match.sides)} [{match.id}]"
+    return (f"{languages.translated(match.game.title)}: {languages.translated(match.sides)} "
+            f"[{match.id}]")
 
 
 def subject(match: Match, what: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import sqlite_utils
 from flask import current_app, render_template
-from flask_babel import gettext, lazy_gettext, ngettext
+from flask_babel import gettext, lazy_gettext, ngettext, pgettext
 
 from .. import clocks, due, events, invites, languages, links, matches, players, signals
 from . import channels, compose, outbox, push, sentences, webhooks
@@ -204,8 +204,9 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                 your_turn(db, after, seat, now, by_email=not present(db, after, seat, now))
     elif tells is not None:
         for seat in tells.to(before, after, event):
-            _send(db, after, seat, tells.template or tells.email, kind=tells.email,
-                  **told(after, event, seat))
+            with languages.in_language(matches.language_of(db, after.id, seat)):
+                fields = told(after, event, seat)  # its news in the seat's words
+            _send(db, after, seat, tells.template or tells.email, kind=tells.email, **fields)
 
 
 def told(match: Match, event: Event, seat: int) -> dict[str, Any]:
@@ -409,9 +410,8 @@ def sign_in_link(db: sqlite_utils.Database, email: str, token: str) -> None:
         body = render_template("email/sign_in.txt",
                                link=links.email_url("players.sign_in_page", token=token),
                                hours=players.SIGN_IN_VALID // timedelta(hours=1))
-        subject = gettext("Sign in")
-    outbox.queue(db, recipient=email, subject=subject, body=body,
-                 domain=current_app.config["MAIL_DOMAIN"], kind="sign_in")
+        outbox.queue(db, recipient=email, subject=pgettext("an email's subject", "Sign in"),
+                     body=body, domain=current_app.config["MAIL_DOMAIN"], kind="sign_in")
 
 
 def _address_language(db: sqlite_utils.Database, email: str) -> str:
@@ -618,12 +618,13 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
                 entries = [_digest_entry(db, match, seat) for match, seat in seats]
                 shown_day = languages.day(now.date())
                 compose.to_address(
-                    db, recipient, gettext("Your games: %(count)s waiting for you (%(day)s)",
-                                           count=len(entries), day=shown_day),
+                    db, recipient, ngettext("Your games: %(num)d waiting for you (%(day)s)",
+                                            "Your games: %(num)d waiting for you (%(day)s)",
+                                            len(entries), day=shown_day),
                     render_template("email/digest.txt", entries=entries, day=shown_day),
                     kind="digest",
                     buttons={e["link"]: gettext("Open %(game)s: %(players)s",
-                                                game=e["match"].game.title,
+                                                game=languages.translated(e["match"].game.title),
                                                 players=e["players"]) for e in entries},
                     unique_key=f"digest:{address}:{day}")
     return len(by_address)

@@ -24,12 +24,15 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import timedelta
+from email.headerregistry import Address
 from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 from urllib.parse import urlsplit
 
 import sqlite_utils
+from flask import current_app, has_app_context
+from flask_babel import gettext
 from markupsafe import escape
 
 from . import bounces, pictures, signing, webhooks
@@ -59,6 +62,8 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
     page, drawn as PNG pictures when the message is built) by ``pictures.numbered``."""
     message_id = make_msgid(domain=domain)
     now = utc.iso(utc.now())
+    if channel == "email" and has_app_context():
+        headers = {**_sender_in_language(current_app.config["MAIL_FROM"]), **(headers or {})}
     db.execute(
         "INSERT INTO outbox (message_id, game_id, recipient, subject, body, headers, "
         "created_at, status, attempts, next_attempt_at, kind, seat, unique_key, channel, "
@@ -66,6 +71,17 @@ def queue(db: sqlite_utils.Database, *, recipient: str, subject: str, body: str,
         [message_id, game_id, recipient, subject, body, json.dumps(dict(headers or {})),
          now, now, kind, seat, unique_key, channel, html, board])
     return message_id
+
+
+def _sender_in_language(sender: str) -> dict[str, str]:
+    """A From header naming the sender in the language the email is written in, where the
+    catalog translates ``MAIL_FROM``'s name ("Игры по переписке <games@example.org>");
+    none where it reads the same (the message is then from ``MAIL_FROM`` as it is)."""
+    name, address = parseaddr(sender)
+    shown = gettext(name) if name else name
+    # as written (the message encodes its headers), quoted where the name needs it
+    return {"From": str(Address(display_name=shown, addr_spec=address))} if shown != name \
+        else {}
 
 
 def withdraw(db: sqlite_utils.Database, game_id: str, kind: str,

@@ -227,7 +227,7 @@ def queue(db: sqlite_utils.Database, match: Match, seat: int, kind: str, what: s
             detail = languages.translated(match.reason) if match.finished else ""
         else:
             detail = DETAILS.get(kind, "").format_map(context)
-        title = f"{what} — {match.game.title}"
+        title = f"{what} — {languages.translated(match.game.title)}"
         sides = languages.translated(match.sides)
     link = links.email_url("play.page", role="play", token=links.mint(db, match.id, seat))
     body = payload(title, f"{sides} [{match.id}]. {detail}".strip(), link, tag(match.id, seat))

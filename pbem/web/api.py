@@ -15,6 +15,7 @@ from . import feeds, records
 from ..mail import bounces, notify, push, webhooks
 from ..store.db import get_db, write
 from ..matches import Match
+from .site import described
 from .play import open_link, open_seat, record
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -22,7 +23,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 @bp.errorhandler(HTTPException)
 def _json_error(error: HTTPException):
-    return languages.refusal(error.code, error.description)
+    return languages.refusal(error.code, described(error))
 
 
 def json_body() -> dict[str, Any]:
@@ -241,8 +242,9 @@ def resign(token: str):
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
     if answer is not None and answer != "decline":
-        return languages.refusal(400, "'answer' may only be decline (to decline a partner's "
-                                 "proposal to resign); leave it out to resign.")
+        return languages.refusal(400, engine.Text(
+            "'answer' may only be decline (to decline a partner's proposal to resign); leave "
+            "it out to resign."))
     return _act(token, "resign", answer)
 
 
@@ -252,7 +254,7 @@ def draw(token: str):
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
     if not isinstance(answer, str) or not events.kinds_named("api", ("draw", answer)):
-        return languages.refusal(400, "'answer' must be offer, accept or decline.")
+        return languages.refusal(400, engine.Text("'answer' must be offer, accept or decline."))
     return _act(token, "draw", answer)
 
 
@@ -368,8 +370,8 @@ def player_push(token: str):
     """The same for a player (their key): the device is told of all their seats' news."""
     player = players.by_key(get_db(), token)
     if player is None:
-        return languages.refusal(404, "This key opens no player. Sign in again for the "
-                                 "current one.")
+        return languages.refusal(404, engine.Text("This key opens no player. Sign in again for "
+                                                  "the current one."))
     return _push_subscription(push.Owner(player_id=player.id, generation=player.generation))
 
 

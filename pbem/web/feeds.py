@@ -45,7 +45,8 @@ def feed(token: str):
 
 def _atom(match: matches.Match, seat: int, token: str) -> Response:
     game = record(match, seat)
-    names = {p["seat"]: f"{p['name']} ({p['side']})" for p in game["players"]}
+    names = {p["seat"]: gettext("%(name)s (%(side)s)", name=p["name"],
+                                side=languages.translated(p["side"])) for p in game["players"]}
     generator = FeedGenerator()
     generator.id(f"tag:{current_app.config['MAIL_DOMAIN']},2026:game/{match.id}/seat/{seat}")
     generator.title(compose.game_title(match))

@@ -371,8 +371,9 @@ def version(role: str, token: str):
 def history(role: str, token: str, ply: int):
     match, seat = open_link(token, role)
     if ply > match.ply:
-        abort(404, gettext("This game has %(plies)s plies so far; there is no ply %(ply)s.",
-                           plies=match.ply, ply=ply))
+        abort(404, ngettext("This game has %(num)s ply so far; there is no ply %(ply)s.",
+                            "This game has %(num)s plies so far; there is no ply %(ply)s.",
+                            match.ply, ply=ply))
     return _viewed(match, seat, token, role, ply)
 
 

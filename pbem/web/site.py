@@ -312,6 +312,14 @@ REASONS = {
     500: lazy_gettext("Something went wrong on the server. Please try again later."),
     503: lazy_gettext("The server cannot answer this now. Please try again later.")}
 
+def described(error: HTTPException) -> Any:
+    """What an error says: the view's own reason, else ours in the reader's language for
+    werkzeug's English one."""
+    if error.description == type(error).description:
+        return REASONS.get(error.code or 0, error.description)
+    return error.description
+
+
 @bp.app_errorhandler(engine.UnknownGame)
 def game_unknown(error: engine.UnknownGame):
     """A stored game of a game the server does not have now: a plugin's that was removed,
@@ -332,8 +340,6 @@ def http_error(error: HTTPException):
                         "host name.\n", error.code, mimetype="text/plain")
     # e.g. the API's POST <join>, and the addresses whose answer is JSON to any client
     if request.path.startswith("/api/") or request.is_json or request.endpoint in JSON_PAGES:
-        return languages.refusal(error.code, error.description)
-    description = REASONS.get(error.code or 0, error.description) \
-        if error.description == type(error).description else error.description
-    return render_template("error.html", error=error, description=description,
+        return languages.refusal(error.code, described(error))
+    return render_template("error.html", error=error, description=described(error),
                            name=STATUS_NAMES.get(error.code or 0, error.name)), error.code

@@ -293,7 +293,9 @@ def feed(tournament_id: str):
     domain = current_app.config["MAIL_DOMAIN"]
     generator = FeedGenerator()
     generator.id(f"tag:{domain},2026:tournament/{t.id}")
-    generator.title(f"{t.name} ({t.game.title} {languages.translated(t.format_name)})")
+    generator.title(gettext("%(tournament)s (%(game)s %(format)s)", tournament=t.name,
+                             game=languages.translated(t.game.title),
+                             format=languages.translated(t.format_name)))
     generator.author({"name": t.organiser})
     generator.link(href=links.external_url(".feed", tournament_id=t.id), rel="self")
     generator.link(href=links.external_url(".page", tournament_id=t.id), rel="alternate")
