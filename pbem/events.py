@@ -44,6 +44,9 @@ class ActionError(Exception):
     page, an email or the API shows it (``languages.translated``)."""
 
     status = 400
+    # the game as the refusal found it (``commands.submit`` sets it): nothing was written,
+    # so whoever shows the refusal beside the game need not load it again
+    match: Match | None = None
 
     def __init__(self, message: str, /, headers: dict[str, str] | None = None, **fields: Any):
         self.message = engine.Text(message, **fields)
@@ -71,6 +74,9 @@ class SeatTaken(ActionError):
     status = 409
 
 
+Match = Any  # matches.Match, which imports this module
+
+
 # -- payloads: what an event carries, and how it is stored (the log's move and text columns) -
 
 @dataclass(frozen=True)
@@ -83,6 +89,14 @@ class Move:
     @classmethod
     def stored(cls, move: str | None, text: str | None) -> Move:
         return cls(move or "")
+
+
+@dataclass(frozen=True)
+class PlayedMove(Move):
+    """A move as its check leaves it: spelled as the engine writes it, with the position
+    it leads to (so that folding it in does not play it again). The log keeps the ``Move``
+    (``matches.record``)."""
+    after: engine.State = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -218,6 +232,8 @@ class Fold:
     takeback_declined: Declined | None
     played: list[tuple[int, str]] = field(default_factory=list)  # moves not yet replayed
     played_seqs: list[int] = field(default_factory=list)  # their events'
+    # the seq of a move already played (by its check), and the position it led to
+    ahead: tuple[int, engine.State] | None = None
 
     def team(self, seat: int) -> tuple[int, ...]:
         return self.game.team_of(self.players, seat)
@@ -226,7 +242,9 @@ class Fold:
         """The position after the events so far."""
         if self.played:
             first = len(self.states)
-            self.states, self.played = self.states.played(self.played), []
+            known = self.ahead[1] if self.ahead and self.ahead[0] == self.played_seqs[-1] \
+                else None
+            self.states, self.played = self.states.played(self.played, known), []
             self.turns.update((seq, (ply, self.states.to_move(ply)))
                               for ply, seq in enumerate(self.played_seqs, start=first))
             self.played_seqs = []
@@ -366,17 +384,18 @@ def _changes_nothing(fold: Fold, event: Event) -> None:
 
 # -- the checks: whether a seat may record an event now, and its payload as kept -------------
 
-Match = Any  # matches.Match, which imports this module
-
 
 def _check_move(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
     if not isinstance(payload, Move) or not isinstance(payload.move, str) \
             or not payload.move.strip():
         raise Refused("Write a move in the game's notation.")
     try:
-        return Move(match.game.canonical(match.current, seat, payload.move))
+        spelled, after = match.game.played(match.current, seat, payload.move)
     except engine.IllegalMove as error:
         raise Refused(error.text) from None
+    # a move sent as the engine spells it (as the legal moves list it) led to ``after``;
+    # one spelled otherwise is played again as the log spells it, as a replay would
+    return PlayedMove(spelled, after) if spelled == payload.move else Move(spelled)
 
 
 def _check_draw_offer(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:

@@ -67,9 +67,12 @@ class Positions(Sequence):
         return cls(game, (), (tuple(start.to_move),), start,
                    {0: (start, _size(start))}, restored)
 
-    def played(self, moves: Sequence[tuple[int, str]]) -> Positions:
+    def played(self, moves: Sequence[tuple[int, str]],
+               after: engine.State | None = None) -> Positions:
         """These positions and those after ``moves`` ((seat, move) each, in order); raises
-        ``engine.IllegalMove`` as ``game.apply`` does."""
+        ``engine.IllegalMove`` as ``game.apply`` does. ``after``: the position after the
+        last of them, where the caller has played it already."""
+        final = len(self._moves) + len(moves)
         restored, kept, last = self._restored, self._kept, self.last
         to_move: list[tuple[int, ...]] = []
         for ply, (seat, move) in enumerate(moves, start=len(self._moves) + 1):
@@ -79,7 +82,8 @@ class Positions(Sequence):
                 if ply == restored.ply:
                     kept = {**kept, ply: (last, restored.size)}
                 continue
-            last = self._game.apply(last, seat, move)
+            last = after if after is not None and ply == final \
+                else self._game.apply(last, seat, move)
             to_move.append(tuple(last.to_move))
             if ply % EVERY == 0:
                 kept = {**kept, ply: (last, _size(last))}

@@ -465,7 +465,7 @@ def _act(token: str, command: events.Command, typed: str = ""):
         submitted = commands.submit(get_db(), access.game_id, seat, command, ply,
                                     seen_version=version)
     except matches.ActionError as error:
-        current = matches.load(get_db(), access.game_id)
+        current = error.match or matches.load(get_db(), access.game_id)
         return _game_page(current, seat, token, "play", error=error.message, typed=typed,
                           status=error.status)
     if submitted.already_recorded:
@@ -569,7 +569,7 @@ def vacation(token: str):
         after = commands.submit(get_db(), access.game_id, seat,
                                 _command("vacation", payload=events.Days(int(days)))).match
     except matches.ActionError as error:
-        current = matches.load(get_db(), access.game_id)
+        current = error.match or matches.load(get_db(), access.game_id)
         return _game_page(current, seat, token, "play", error=error.message,
                           status=error.status)
     until = clocks.of_match(after)[seat].vacation_text
@@ -582,7 +582,7 @@ def _talk_refused(match: Match, seat: int, token: str, section: str,
                   error: matches.ActionError):
     """The page with ``error`` shown in ``section`` (chat, notes, rematch), beside the text
     the player typed there."""
-    current = matches.load(get_db(), match.id)
+    current = error.match or matches.load(get_db(), match.id)
     return *_game_page(current, seat, token, "play", error=error.message, status=error.status,
                        error_in=section, draft=request.form.get("text", "")), error.headers
 
