@@ -30,48 +30,12 @@ import engine
 from flask_babel import lazy_gettext as _
 
 from . import clocks, positions
+from .errors import ActionError as ActionError  # where the game log's users find them
+from .errors import InvalidRequest, Refused, SeatTaken
+from .errors import StalePosition as StalePosition
 
 MAX_CHAT = 2000  # characters of one chat message
 MAX_NAME = 60  # characters of a player's name
-
-
-# -- what a request may be refused with ----------------------------------------------------
-
-class ActionError(Exception):
-    """A request the server refuses; ``status`` is the HTTP status it maps to, ``headers``
-    what its answer carries besides (a Retry-After). Its ``message`` is an ``engine.Text``
-    of ``message`` and ``fields``: English as a str, and in the reader's language where a
-    page, an email or the API shows it (``languages.translated``)."""
-
-    status = 400
-    # the game as the refusal found it (``commands.submit`` sets it): nothing was written,
-    # so whoever shows the refusal beside the game need not load it again
-    match: Match | None = None
-
-    def __init__(self, message: str, /, headers: dict[str, str] | None = None, **fields: Any):
-        self.message = engine.Text(message, **fields)
-        super().__init__(self.message)
-        self.headers = headers or {}
-
-
-class InvalidRequest(ActionError):
-    status = 400
-
-
-class StalePosition(ActionError):
-    status = 409
-
-
-class Refused(ActionError):
-    """Illegal moves, moves out of turn, and actions the game's situation does not allow."""
-
-    status = 422
-
-
-class SeatTaken(ActionError):
-    """A join link used for a seat someone already took (or a game withdrawn meanwhile)."""
-
-    status = 409
 
 
 Match = Any  # matches.Match, which imports this module

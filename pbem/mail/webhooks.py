@@ -29,16 +29,13 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-import engine
 import sqlite_utils
 from flask import current_app
 
+from ..errors import BadWebhook
+
 MAX_URL = 500
 DEADLINE = 10  # seconds a post may take in all: connecting, sending and reading the answer
-
-
-class BadWebhook(engine.TextError):
-    """A URL the server will not post to; the message tells a player why."""
 
 
 def checked_url(url: Any, allow_private: bool = False) -> str | None:

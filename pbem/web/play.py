@@ -457,17 +457,36 @@ def _command(route: str, answer: str | None = None,
     return events.Command(events.kinds_named("page", (route, answer)), payload)
 
 
-def _act(token: str, command: events.Command, typed: str = ""):
+# the forms of the game page's sections other than the move forms at its top, whose
+# refusals show in their section, beside the text typed there
+SECTIONS = {"play.chat": "chat", "play.notes": "notes", "play.rematch": "rematch"}
+
+
+@bp.errorhandler(matches.ActionError)
+def _refused(error: matches.ActionError):
+    """A refusal of one of the game page's forms: the game page, as the refusal found the
+    game (``ActionError.match``, else as it is now), the refusal shown at the form with
+    what was typed there, with its status and headers."""
+    token = (request.view_args or {})["token"]
     access = open_seat(token, "play")
+    current = error.match or matches.load(get_db(), access.game_id)
+    section = SECTIONS.get(request.endpoint or "")
+    if section is None:
+        shown = _game_page(current, access.seat, token, "play", error=error.message,
+                           typed=request.form.get("move", ""), status=error.status)
+    else:
+        shown = _game_page(current, access.seat, token, "play", error=error.message,
+                           status=error.status, error_in=section,
+                           draft=request.form.get("text", ""))
+    return *shown, error.headers
+
+
+def _act(token: str, command: events.Command):
+    access = open_seat(token, "play")
+    ply, version = _seen()
+    submitted = commands.submit(get_db(), access.game_id, access.seat, command, ply,
+                                seen_version=version)
     seat = access.seat
-    try:
-        ply, version = _seen()
-        submitted = commands.submit(get_db(), access.game_id, seat, command, ply,
-                                    seen_version=version)
-    except matches.ActionError as error:
-        current = error.match or matches.load(get_db(), access.game_id)
-        return _game_page(current, seat, token, "play", error=error.message, typed=typed,
-                          status=error.status)
     if submitted.already_recorded:
         flash(gettext("Your move was already recorded."))
     elif submitted.kind == "move":
@@ -493,8 +512,7 @@ def _played(match: Match, seat: int) -> str:
 @bp.post("/play/<token>/move")
 @limits.acting
 def move(token: str):
-    typed = request.form.get("move", "")
-    return _act(token, _command("move", payload=events.Move(typed)), typed)
+    return _act(token, _command("move", payload=events.Move(request.form.get("move", ""))))
 
 
 @bp.post("/play/<token>/resign")
@@ -563,28 +581,14 @@ def vacation(token: str):
     """Pause the player's clock for the form's ``days`` (the year's allowance permitting)."""
     access = open_seat(token, "play")
     seat, days = access.seat, request.form.get("days", "").strip()
-    try:
-        if not re.fullmatch(r"[0-9]{1,3}", days):
-            raise matches.InvalidRequest(gettext("Enter a whole number of days."))
-        after = commands.submit(get_db(), access.game_id, seat,
-                                _command("vacation", payload=events.Days(int(days)))).match
-    except matches.ActionError as error:
-        current = error.match or matches.load(get_db(), access.game_id)
-        return _game_page(current, seat, token, "play", error=error.message,
-                          status=error.status)
+    if not re.fullmatch(r"[0-9]{1,3}", days):
+        raise matches.InvalidRequest("Enter a whole number of days.")
+    after = commands.submit(get_db(), access.game_id, seat,
+                            _command("vacation", payload=events.Days(int(days)))).match
     until = clocks.of_match(after)[seat].vacation_text
     flash(gettext("You are on vacation until %(date)s: your clock does not run meanwhile.",
                   date=until))
     return redirect(url_for(".page", role="play", token=token), 303)
-
-
-def _talk_refused(match: Match, seat: int, token: str, section: str,
-                  error: matches.ActionError):
-    """The page with ``error`` shown in ``section`` (chat, notes, rematch), beside the text
-    the player typed there."""
-    current = error.match or matches.load(get_db(), match.id)
-    return *_game_page(current, seat, token, "play", error=error.message, status=error.status,
-                       error_in=section, draft=request.form.get("text", "")), error.headers
 
 
 def _back_to(token: str, section: str):
@@ -595,10 +599,7 @@ def _post_text(token: str, section: str, save):
     """The chat's and the notes' forms: ``save(db, game_id, seat, text)`` the form's text,
     then back to the page's ``section``."""
     match, seat = open_link(token, "play")
-    try:
-        save(get_db(), match.id, seat, request.form.get("text", ""))
-    except matches.ActionError as error:
-        return _talk_refused(match, seat, token, section, error)
+    save(get_db(), match.id, seat, request.form.get("text", ""))
     return _back_to(token, section)
 
 
@@ -623,10 +624,7 @@ def rematch(token: str):
     """Ask for a rematch; once every player has, open the new game (with a new link for
     this player's seat in it, however often they come back for it)."""
     match, seat = open_link(token, "play")
-    try:
-        after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
-    except matches.ActionError as error:
-        return _talk_refused(match, seat, token, "rematch", error)
+    after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
     if after.rematch_id is None:
         return _back_to(token, "rematch")
     _, new_token = talk.rematch_link(get_db(), after, seat)
