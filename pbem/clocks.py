@@ -546,4 +546,5 @@ def warning_due(clock: SeatClock, now: datetime) -> bool:
 
 def warning_at(clock: SeatClock) -> datetime:
     """The moment after which a running seat's deadline warning is due (``warning_due``)."""
+    assert clock.deadline is not None and clock.turn_start is not None  # a running clock's
     return clock.deadline - min(timedelta(days=1), (clock.deadline - clock.turn_start) / 2)

@@ -45,7 +45,7 @@ class Seat:
         return self.name is None
 
 
-def _naming(text: Any, names: Mapping[str, str]) -> Any:
+def _naming(text: Any, names: Mapping[str, Any]) -> Any:
     """``text`` with each side it names replaced by ``names``: in its fields, at any depth,
     if it is ``engine.Text``; a field that is a side becomes the name itself (which may be
     Text: "team Red")."""
@@ -199,7 +199,7 @@ class Match:
         """The outcome's reason with the players named: the engine names sides ("Dark
         resigned", "Red (2) has no legal move"); each side becomes its player's name, and in
         a team game each team's colour "team Red"."""
-        names: dict[str, str] = {self.seat_name(seat): self.seats[seat].name
+        names: dict[str, Any] = {self.seat_name(seat): self.seats[seat].name
                                  for seat in range(self.players)}
         for seat in range(self.players):
             team = self.game.team_name(self.players, seat)
@@ -292,7 +292,7 @@ class Match:
         JSON API, as its contract has a stale ply, with 409."""
         played = next((ply for ply in range(max(seen, 0), self.ply)
                        if self.moves[ply].seat == seat), None)
-        if played is None or self.moved_on(seat, seen, played):
+        if played is None or move is None or self.moved_on(seat, seen, played):
             return False
         try:
             return self.game.canonical(self.states[played], seat, move) == \
@@ -875,6 +875,7 @@ def _seated(db: sqlite_utils.Database, before: Match, seat: int, joiner: events.
                [joiner.name, joiner.email, before.id, seat])
     _append(db, before.id, event)
     after = _caught_up(db, before.id, before)
+    assert after is not None  # the game is there: its seat was just taken
     _summarise(db, after, event)
     return before, after, event
 

@@ -119,5 +119,6 @@ def rematch_link(db: sqlite_utils.Database, match: Match, seat: int) -> tuple[in
     links are stored, so a player who asked before the others (and then closed the start
     email) opens the new game from the old one with a link made at that moment."""
     new_seat = rematch_seat(match, seat)
+    assert match.rematch_id is not None  # the link is asked for once every seat asked
     with write(db):
         return new_seat, links.mint(db, match.rematch_id, new_seat)

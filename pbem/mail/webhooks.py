@@ -162,8 +162,10 @@ def send(post: Post) -> int:
     parts = urlsplit(post.url)
     https = parts.scheme == "https"
     port = parts.port or (443 if https else 80)
-    address = parts.hostname if post.allow_private else _public_address(parts.hostname, port)
-    connection = _Pinned(parts.hostname, port, address, ends,
+    host = parts.hostname
+    assert host is not None  # the URL was checked (``checked_url``)
+    address = host if post.allow_private else _public_address(host, port)
+    connection = _Pinned(host, port, address, ends,
                          _deadline_tls() if https else None)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:

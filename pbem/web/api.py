@@ -384,8 +384,9 @@ def chat(role: str, token: str):
     if seat is None:
         return languages.refusal(403, "Spectators cannot post in the chat; they read it once "
                                  "the game is over.")
+    text: Any = json_body().get("text")  # as sent: the chat's check refuses all but text
     after = commands.submit(get_db(), match.id, seat, _command(
-        "chat", payload=events.Message(json_body().get("text")))).match
+        "chat", payload=events.Message(text))).match
     return jsonify(game_json(after, seat)), 201
 
 

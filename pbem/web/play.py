@@ -16,7 +16,7 @@ from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 from urllib.parse import quote_plus
 
 import engine
@@ -41,20 +41,35 @@ bp = Blueprint("play", __name__)
 ROLES = "<any(play, watch):role>"
 
 
+@overload
+def open_seat(token: str, role: Literal["play"]) -> links.PlayerAccess: ...
+@overload
+def open_seat(token: str, role: str) -> links.Access: ...
+
+
 def open_seat(token: str, role: str) -> links.Access:
     """``open_link`` without loading the game, for actions (which load it in their write
-    transaction: once is enough)."""
+    transaction: once is enough). A player's link (``role`` play) opens a seat."""
     access = links.resolve(get_db(), token)
     if access is None or (access.seat is None) != (role == "watch"):
         abort(404, gettext("This link does not open any game. Check that you copied all of it."))
+    player = access.of_player()
     acted = access.emailed and request.method not in ("GET", "HEAD")  # a person read it
-    if acted or access.player_id is not None:  # or its player opened it with their own link
-        invites.answered(get_db(), access.game_id, access.seat)
-    return access
+    if player is not None and (acted or access.player_id is not None):
+        # or its player opened it with their own link
+        invites.answered(get_db(), access.game_id, player.seat)
+    return player or access
+
+
+@overload
+def open_link(token: str, role: Literal["play"]) -> tuple[Match, int]: ...
+@overload
+def open_link(token: str, role: str) -> tuple[Match, int | None]: ...
 
 
 def open_link(token: str, role: str) -> tuple[Match, int | None]:
-    """The game (replayed) and seat a link opens; 404 as ``open_seat``."""
+    """The game (replayed) and seat a link opens (a player's: a seat); 404 as
+    ``open_seat``."""
     access = open_seat(token, role)
     return matches.load(get_db(), access.game_id), access.seat
 
@@ -585,7 +600,9 @@ def vacation(token: str):
         raise matches.InvalidRequest("Enter a whole number of days.")
     after = commands.submit(get_db(), access.game_id, seat,
                             _command("vacation", payload=events.Days(int(days)))).match
-    until = clocks.of_match(after)[seat].vacation_text
+    seat_clocks = clocks.of_match(after)
+    assert seat_clocks is not None  # a vacation is recorded only on a clock
+    until = seat_clocks[seat].vacation_text
     flash(gettext("You are on vacation until %(date)s: your clock does not run meanwhile.",
                   date=until))
     return redirect(url_for(".page", role="play", token=token), 303)
@@ -729,9 +746,9 @@ def _conditional_page(match: Match, seat: int, token: str, line: list[str], *,
     state, played = match.current, []
     for move in line[:conditional.MAX_LENGTH]:
         try:
-            mover = state.to_move[0]
-            spelled = game.canonical(state, mover, move)
-            state = game.apply(state, mover, spelled)
+            moving = state.to_move[0]
+            spelled = game.canonical(state, moving, move)
+            state = game.apply(state, moving, spelled)
         except (engine.IllegalMove, IndexError):
             error = error or f"{move} is not a legal move there: the line stops before it."
             break
