@@ -123,29 +123,65 @@ def from_form(form: Mapping[str, str]) -> dict[str, Any] | None:
                              if form.get(f"clock-{name}", "").strip()}}
 
 
-def stored(text: str | None) -> dict[str, Any] | None:
-    """The settings of a ``games.clock`` value; None for a game without a clock."""
-    clock = json.loads(text) if text else None
-    return clock if clock and clock.get("mode", "none") != "none" else None
+@dataclass(frozen=True)
+class Clock:
+    """A game's time control, of a clocked mode (a game without a clock has none: None).
+    ``to_json`` gives its settings as ``settings`` normalised them, as ``games.clock``
+    stores them and the API answers them (``time_control``)."""
+
+    mode: Literal["per_move", "fischer"]
+    weekends: Literal["count", "pause"]
+    on_timeout: Literal["loss", "draw"]
+    vacation_days: int   # each player's allowance per calendar year
+    days: int = 0            # per_move: each turn's
+    initial_days: int = 0    # fischer: the bank at the start
+    increment_days: int = 0  # fischer: added to it after each move
+    max_days: int = 0        # fischer: the most it holds
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> Clock | None:
+        """The clock of normalised settings (``settings``); None for mode none."""
+        if settings.get("mode", "none") == "none":
+            return None
+        return cls(settings["mode"], settings.get("weekends", WEEKENDS[0]),
+                   settings.get("on_timeout", ON_TIMEOUT[0]),
+                   settings.get("vacation_days", VACATION[2]),
+                   **{name: settings[name] for name in FIELDS[settings["mode"]]})
+
+    @property
+    def full(self) -> float:
+        """A seat's time at the start (per move: at each turn's start), in seconds."""
+        return (self.initial_days if self.mode == "fischer" else self.days) * DAY
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, **{name: getattr(self, name) for name in FIELDS[self.mode]},
+                "vacation_days": self.vacation_days, "weekends": self.weekends,
+                "on_timeout": self.on_timeout}
 
 
-def describe(clock: Mapping[str, Any] | None) -> str:
+def stored(text: str | None) -> Clock | None:
+    """The clock of a ``games.clock`` value; None for a game without a clock."""
+    settings = json.loads(text) if text else None
+    return Clock.of(settings) if settings else None
+
+
+def describe(clock: Clock | None) -> str:
     """The time control in words, for pages."""
     if not clock:
         return gettext("no time limit")
-    if clock["mode"] == "per_move":
-        text = gettext("%(days)s per move", days=_days(clock["days"]))
+    if clock.mode == "per_move":
+        text = gettext("%(days)s per move", days=_days(clock.days))
     else:
         text = gettext("%(initial)s, plus %(increment)s per move, at most %(most)s",
-                       initial=_days(clock["initial_days"]),
-                       increment=_days(clock["increment_days"]), most=_days(clock["max_days"]))
-    if clock["weekends"] == "pause":
+                       initial=_days(clock.initial_days),
+                       increment=_days(clock.increment_days), most=_days(clock.max_days))
+    if clock.weekends == "pause":
         text += gettext(", weekends not counted")
-    text += gettext("; running out of time loses") if clock["on_timeout"] == "loss" \
+    text += gettext("; running out of time loses") if clock.on_timeout == "loss" \
         else gettext("; running out of time draws")
-    if clock["vacation_days"]:
+    if clock.vacation_days:
         text += gettext("; %(days)s of vacation per player per year",
-                        days=_days(clock["vacation_days"]))
+                        days=_days(clock.vacation_days))
     return text
 
 
@@ -326,12 +362,7 @@ def vacation_days_used(steps: Iterable[Step], seat: int, year: int) -> int:
                and step.seat == seat and step.at.astimezone(timezone.utc).year == year)
 
 
-def _full(clock: Mapping[str, Any]) -> float:
-    """A seat's time at the start (and, per move, at each turn's start)."""
-    return (clock["initial_days"] if clock["mode"] == "fischer" else clock["days"]) * DAY
-
-
-def compute(clock: Mapping[str, Any] | None, players: int, start: datetime,
+def compute(clock: Clock | None, players: int, start: datetime,
             start_to_move: Sequence[int], steps: Sequence[Step],
             now: datetime) -> tuple[SeatClock, ...] | None:
     """Every seat's clock at ``now``; None for a game without a clock."""
@@ -346,7 +377,7 @@ class Timing:
     running turn. ``then`` folds in the steps of new events (a move costs its own step, not
     the whole log again), ``at`` reads each seat's clock at a given moment."""
 
-    clock: Mapping[str, Any]
+    clock: Clock
     players: int
     to_move: tuple[int, ...]       # after the last step (or at the start)
     counters: tuple[Counter, ...]  # each seat's, with every vacation of the steps
@@ -357,18 +388,18 @@ class Timing:
     taken: tuple[Step, ...]        # the vacations' steps
 
     @classmethod
-    def folded(cls, clock: Mapping[str, Any], players: int, start: datetime,
+    def folded(cls, clock: Clock, players: int, start: datetime,
                start_to_move: Sequence[int], steps: Sequence[Step]) -> Timing:
         """The clocks after ``steps`` from the start, each seat's time counted with every
         vacation of them known."""
-        counters = tuple(Counter(clock["weekends"] == "pause", tuple(v))
+        counters = tuple(Counter(clock.weekends == "pause", tuple(v))
                          for v in vacations(steps, players))
         since: list[datetime | None] = [None] * players
         turn: list[int | None] = [None] * players
         for seat in start_to_move:
             since[seat], turn[seat] = start, 0
         begun = cls(clock, players, tuple(start_to_move), counters,
-                    (_full(clock),) * players, tuple(since), tuple(turn), start, ())
+                    (clock.full,) * players, tuple(since), tuple(turn), start, ())
         return begun._stepped(steps, counters)
 
     def then(self, steps: Sequence[Step]) -> Timing | None:
@@ -387,8 +418,8 @@ class Timing:
 
     def _stepped(self, steps: Sequence[Step], counters: tuple[Counter, ...]) -> Timing:
         clock, players = self.clock, self.players
-        fischer = clock["mode"] == "fischer"
-        full = _full(clock)
+        fischer = clock.mode == "fischer"
+        full = clock.full
         bank, since, turn = list(self.bank), list(self.since), list(self.turn)
         latest = self.latest
 
@@ -405,8 +436,7 @@ class Timing:
                 used = stop(step.seat, step.at)
                 if fischer:
                     bank[step.seat] = min(max(bank[step.seat] - used, 0.0)
-                                          + clock["increment_days"] * DAY,
-                                          clock["max_days"] * DAY)
+                                          + clock.increment_days * DAY, clock.max_days * DAY)
                 else:
                     bank[step.seat] = full
             elif step.effect == "runs_out" and step.seat is not None:
@@ -423,7 +453,7 @@ class Timing:
 
     def at(self, now: datetime) -> tuple[SeatClock, ...]:
         """Every seat's clock at ``now``."""
-        allowance, year = self.clock["vacation_days"], now.astimezone(timezone.utc).year
+        allowance, year = self.clock.vacation_days, now.astimezone(timezone.utc).year
         result = []
         for seat in range(self.players):
             counter, began, bank = self.counters[seat], self.since[seat], self.bank[seat]
@@ -508,9 +538,9 @@ def ran_out(match: Any, now: datetime) -> SeatClock | None:
     return min(late, key=lambda c: (c.deadline, c.seat)) if late else None
 
 
-def timeout_outcome(game: Any, state: Any, seat: int, clock: Mapping[str, Any] | None) -> Outcome:
+def timeout_outcome(game: Any, state: Any, seat: int, clock: Clock | None) -> Outcome:
     reason = Text("%(side)s ran out of time", side=game.side_name(state, seat))
-    if clock and clock.get("on_timeout") == "draw":
+    if clock and clock.on_timeout == "draw":
         return Outcome((), True, reason)
     team = game.team_of(state.players, seat)
     return Outcome(tuple(s for s in range(state.players) if s not in team), False, reason)
@@ -518,7 +548,7 @@ def timeout_outcome(game: Any, state: Any, seat: int, clock: Mapping[str, Any] |
 
 def check_vacation(match: Any, seat: int, days: Any, now: datetime) -> int:
     """The number of days of a vacation ``seat`` may declare now; ``TextError`` if not."""
-    allowance = match.clock["vacation_days"] if match.clock else 0
+    allowance = match.clock.vacation_days if match.clock else 0
     if not allowance:
         raise TextError("This game has no vacation days.")
     try:

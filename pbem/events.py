@@ -12,8 +12,8 @@ adding its name to ``KindName`` and its entry here (tests/test_events.py checks 
 kind has its words); what reacts to events (``clocks``, ``mail.notify``, the records)
 reads these facts, never a list of kind names of its own.
 
-This module sits below ``matches`` (which imports it), so a check takes the match as
-``matches.Match`` duck-typed, as ``clocks`` does.
+This module sits below ``matches`` (which imports it), so a check takes the match as a
+``Match``: the protocol of what the kinds read of a game, which ``matches.Match`` is.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from email.errors import HeaderParseError
 from email.headerregistry import Address
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal, Protocol, Sequence
 
 import engine
 from flask_babel import lazy_gettext as _
@@ -38,7 +38,62 @@ MAX_CHAT = 2000  # characters of one chat message
 MAX_NAME = 60  # characters of a player's name
 
 
-Match = Any  # matches.Match, which imports this module
+class Named(Protocol):
+    """A seat of a game as the kinds read it (``matches.Seat``)."""
+
+    @property
+    def name(self) -> str | None: ...
+
+
+class Match(Protocol):
+    """What the kinds' checks and the emails they tell of read of a game:
+    ``matches.Match``, which imports this module, is one."""
+
+    @property
+    def game(self) -> engine.Game: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def current(self) -> engine.State: ...
+    @property
+    def events(self) -> tuple[Event, ...]: ...
+    @property
+    def moves(self) -> tuple[Event, ...]: ...
+    @property
+    def seats(self) -> Sequence[Named]: ...
+    @property
+    def clock(self) -> clocks.Clock | None: ...
+    @property
+    def draw_offer(self) -> int | None: ...
+    @property
+    def takeback_offer(self) -> int | None: ...
+    @property
+    def rated(self) -> bool: ...
+    @property
+    def tournament(self) -> str | None: ...
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def waiting(self) -> bool: ...
+    @property
+    def open_seats(self) -> tuple[int, ...]: ...
+    @property
+    def reason(self) -> engine.Text: ...
+    @property
+    def rematch_asked(self) -> tuple[int, ...]: ...
+    @property
+    def rematch_id(self) -> str | None: ...
+    def draw_offer_open_to(self, seat: int) -> bool: ...
+    def takeback_offer_open_to(self, seat: int | None) -> bool: ...
+    def resign_offer_open_to(self, seat: int | None) -> bool: ...
+    def resign_offer_of(self, seat: int) -> int | None: ...
+    def partners(self, seat: int) -> tuple[int, ...]: ...
+    def opponents(self, seat: int) -> tuple[int, ...]: ...
+    def people(self, seats: Sequence[int]) -> str: ...
+    def seat_name(self, seat: int | None) -> str: ...
+    def seat_refusal(self, seat: int) -> engine.Text | None: ...
+    def hosts(self, seat: int | None) -> bool: ...
+    def already_played(self, seat: int, seen: int, move: str | None) -> bool: ...
 
 
 # -- payloads: what an event carries, and how it is stored (the log's move and text columns) -
@@ -181,7 +236,7 @@ class Fold:
     faster)."""
     game: engine.Game
     players: int
-    clock: dict[str, Any] | None
+    clock: clocks.Clock | None
     states: positions.Positions
     current: engine.State
     draw_offer: int | None
@@ -685,6 +740,11 @@ class Kind:
     logged: str | None = None
 
 
+def _seat(seat: int | None) -> tuple[int, ...]:
+    """The offerer an answer tells (the offer it answers stood: it has one)."""
+    return () if seat is None else (seat,)
+
+
 def _others(match: Match, event: Event) -> list[int]:
     return [seat for seat in range(match.players) if seat != event.seat]
 
@@ -717,7 +777,7 @@ KINDS: dict[KindName, Kind] = {kind.name: kind for kind in (
         done=_("You declined the draw offer."), news=_("{name} declined the draw")),
         _fold_draw_decline, _check_draw_answer, logged=_("draw decline"),
         applies=lambda match, seat: match.draw_offer_open_to(seat), tells=Tells(
-            lambda before, after, event: (before.draw_offer,),
+            lambda before, after, event: _seat(before.draw_offer),
             "draw_declined", _("Draw declined"), "declined", topic="offers")),
     # "resign" means resigning in a two-player game; in a team game the proposal that the
     # team resign, or, once a partner has proposed it, the confirmation that ends the game
@@ -744,7 +804,7 @@ KINDS: dict[KindName, Kind] = {kind.name: kind for kind in (
         done=_("You declined {partners}'s proposal to resign: your team plays on.")),
         _fold_resign_decline, _check_resign_answer, known_to="team",
         logged=_("resign decline"), tells=Tells(
-            lambda before, after, event: (before.resign_offer_of(event.seat),),
+            lambda before, after, event: _seat(before.resign_offer_of(event.seat)),
             "resign_declined", _("Resignation declined"), "declined", topic="offers")),
     # after the draw's and the team's: a bare "accept" answers those first
     Kind("takeback_offer", Words(
@@ -761,14 +821,14 @@ KINDS: dict[KindName, Kind] = {kind.name: kind for kind in (
         news=_("{name} accepted the takeback: the position went back")),
         _fold_takeback_accept, _check_takeback_answer, logged=_("takeback accept"),
         applies=lambda match, seat: match.takeback_offer_open_to(seat), tells=Tells(
-            lambda before, after, event: (before.takeback_offer,),
+            lambda before, after, event: _seat(before.takeback_offer),
             "takeback_answer", TAKEBACK_ANSWERED, "takeback_accepted")),
     Kind("takeback_decline", Words(
         ("takeback", "decline"), ("takeback", "decline"), ("decline takeback", "decline"),
         done=_("You declined the takeback."), news=_("{name} declined the takeback")),
         _fold_takeback_decline, _check_takeback_answer, logged=_("takeback decline"),
         applies=lambda match, seat: match.takeback_offer_open_to(seat), tells=Tells(
-            lambda before, after, event: (before.takeback_offer,),
+            lambda before, after, event: _seat(before.takeback_offer),
             "takeback_answer", TAKEBACK_ANSWERED, "takeback_declined")),
     Kind("vacation", Words(
         ("vacation", None), ("vacation", None), (),

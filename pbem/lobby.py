@@ -90,7 +90,7 @@ def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
                         "AND created_at > ? ORDER BY created_at, rowid", [since]):
         match = matches.load(db, row["id"])
         if filters.game not in (None, match.game.id) \
-                or filters.clock not in (None, (match.clock or {}).get("mode", "none")):
+                or filters.clock not in (None, (match.clock.mode if match.clock else "none")):
             continue
         if filters.by_rating:
             standings = ratings.seat_standings(db, match)
@@ -110,7 +110,7 @@ def challenge_json(match: Match, seat: int) -> dict[str, Any]:
         "players": _players(match),  # who is waiting
         "created_at": match.created_at,
         "expires_at": utc.iso(match.expires_at),
-        "time_control": match.clock,
+        "time_control": match.clock.to_json() if match.clock else None,
         "rated": match.rated,
         **({"rating_range": dict(zip(("min", "max"), _rating_range(get_db(), match.id)))}
            if match.rated else {}),

@@ -85,7 +85,7 @@ class Match:
                                            # stand (a team game's; at most one per team)
     draw_declined: Declined | None = None
     resign_declined: tuple[Declined, ...] = ()
-    clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
+    clock: clocks.Clock | None = None      # the time control; None: none
     last_join: Event | None = None         # the latest seat taken (the last one starts it)
     rated: bool = False                    # its end changes its players' ratings (ratings.py)
     tournament: str | None = None          # the tournament it is a game of (tournaments.py)

@@ -105,7 +105,9 @@ def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
         {"name": s.name, "email": s.email,
          "language": matches.language_of(db, match.id, s.seat)}  # its start email's too
         for s in moved],
-                             dict(match.options), clock=match.clock, addressless=True,
+                             dict(match.options),
+                             clock=match.clock.to_json() if match.clock else None,
+                             addressless=True,
                              rated=match.rated, claimed=claimed)
     for old in moved:
         db.execute("UPDATE seats SET notify = (SELECT notify FROM seats WHERE game_id = ? "

@@ -34,12 +34,13 @@ PLAY_LINK = re.compile(r"http://localhost(/play/[A-Za-z0-9_-]{32})")
 
 
 def per_move(days=3, **more):
-    return clocks.settings({"mode": "per_move", "days": days, **more})
+    return clocks.Clock.of(clocks.settings({"mode": "per_move", "days": days, **more}))
 
 
 def fischer(initial=7, increment=1, most=14, **more):
-    return clocks.settings({"mode": "fischer", "initial_days": initial,
-                            "increment_days": increment, "max_days": most, **more})
+    return clocks.Clock.of(clocks.settings({"mode": "fischer", "initial_days": initial,
+                                            "increment_days": increment, "max_days": most,
+                                            **more}))
 
 
 class Log:
@@ -214,7 +215,7 @@ def test_a_games_clocks_kept_move_by_move_are_those_of_its_whole_log(app, db):
     those of the game's whole log, from the join that starts it on."""
     with app.test_request_context():  # the emails' links
         game = matches.create(db, "mastery", [PLAYERS[0], {"open": True}], {},
-                              clock=fischer(3, 1, 5, vacation_days=10)).match
+                              clock=fischer(3, 1, 5, vacation_days=10).to_json()).match
         submitted = [commands.submit(db, game.id, 1, Command.of(
             "join", events.Joiner("Bob", "bob@example.org")))]
         submitted.append(commands.submit(db, game.id, 1, Command.of("vacation",
@@ -585,7 +586,7 @@ def test_one_scheduler_runs_the_clock_job(tmp_path, monkeypatch):
 
 @pytest.mark.one_database  # what the email says
 def test_the_your_turn_email_says_how_long_the_player_has(client, app):
-    game = apis(create(client, per_move(days=3)))
+    game = apis(create(client, per_move(days=3).to_json()))
     assert client.post(f"{game[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code == 200
     turn = outbox(app, "WHERE kind = 'turn'")
     assert len(turn) == 1

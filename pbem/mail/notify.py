@@ -272,7 +272,7 @@ def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock,
     team = len(match.game.team_of(match.players, seat)) > 1
     assert match.clock is not None  # a deadline is a clock's
     context = dict(deadline=clock.deadline_text, left=clock.left_text,
-                   on_timeout=match.clock["on_timeout"], team=team,
+                   on_timeout=match.clock.on_timeout, team=team,
                    vacation_left=clock.vacation_days_left, clock=clock)
     wanted = channels.wanted(db, match.id, seat, "deadline")
     if by_push and wanted.push and wanted.email and push.queue(

@@ -64,7 +64,8 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "takeback_offer": match.takeback_offer,
         # team games: proposals to resign, the viewer's own team's alone while it runs
         "resign_offers": match.resign_offers_known_to(seat),
-        "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
+        # null: no clock (see pbem/clocks.py)
+        "time_control": match.clock.to_json() if match.clock else None,
         "clocks": clocks.to_json(match),    # each seat's remaining time; null: no clock
         # the caller's own conditional lines, where the game has them
         **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
