@@ -20,6 +20,7 @@ from pbem.store.db import (
     SchemaBehind, applied, connect, dialect, hold_name, is_url, migrate, migrations,
     require_migrated, write)
 
+from helpers import database_errors
 from test_cli import flask
 
 BEFORE_MIGRATIONS = Path(__file__).parent / "schema_before_migrations"
@@ -180,12 +181,14 @@ def open_files(pid: int) -> set[str]:
     return found
 
 def waiting_for_lock(db, processes: list[subprocess.Popen], url: str) -> None:
-    """Until the processes wait for a lock ``db`` holds: PostgreSQL lists them; on SQLite,
-    once they have the file open (Linux shows it), they ask for it a moment later."""
+    """Until the processes wait for a lock ``db`` holds: PostgreSQL lists the sessions it
+    blocks (only its own: other tests share the cluster); on SQLite, once they have the file
+    open (Linux shows it), they ask for it a moment later."""
     postgresql = dialect(db) == "postgresql"
     deadline = time.monotonic() + 60
-    while not (db.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").fetchone()[0]
-               == len(processes) if postgresql else
+    blocked = ("SELECT count(DISTINCT pid) FROM pg_locks"
+               " WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))")
+    while not (db.execute(blocked).fetchone()[0] == len(processes) if postgresql else
                all(url in open_files(p.pid) for p in processes)):
         assert all(p.poll() is None for p in processes), "a process ended without waiting"
         assert time.monotonic() < deadline, "the processes never asked for the lock"
@@ -323,7 +326,7 @@ def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
                    [number + 1, channel, status, attempts])
 
     monkeypatch.undo()
-    assert migrate(db) == ["0018_operations"]
+    assert migrate(db)[0] == "0018_operations"  # (and any later ones)
     assert db.execute("SELECT moves FROM games").fetchone()[0] == 3
     counted = {(row[0], row[1]): row[2] for row in db.execute("SELECT * FROM delivery_counts")}
     assert counted == {("email", "sent"): 2, ("email", "failed"): 1,
@@ -335,3 +338,25 @@ def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
     assert db.execute("SELECT moves FROM games").fetchone()[0] == 4
     assert db.execute("SELECT count FROM delivery_counts WHERE channel = 'webhook' "
                       "AND outcome = 'sent'").fetchone()[0] == 1
+
+
+def test_migration_0020_leaves_older_seats_their_one_warning_and_every_mailbox_open(
+        empty, tmp_path, monkeypatch):
+    """0020: a seat from before it has no reminders of its own (the one warning) and was
+    never in a digest; no mailbox bounces, and one is noted once, by its secret's hash."""
+    db = migrated_before(20, empty, tmp_path, monkeypatch)
+    db.execute("INSERT INTO games (id, game, players, options, seed, created_at) "
+               "VALUES ('g1', 'mastery', 2, '{}', 's', 'now')")
+    db.execute("INSERT INTO seats (game_id, seat, name, email, notify) "
+               "VALUES ('g1', 0, 'Ann', 'ann@example.org', 'digest')")
+    monkeypatch.undo()
+    assert migrate(db)[0] == "0020_bounces_reminders"
+    assert tuple(db.execute("SELECT notify, deadline_reminders, digested_at FROM seats")
+                 .fetchone()) == ("digest", None, None)
+    db.execute("INSERT INTO mailboxes (address, return_hash, created_at) "
+               "VALUES ('ann@example.org', 'h1', 'now')")
+    with pytest.raises(database_errors()):
+        db.execute("INSERT INTO mailboxes (address, return_hash, created_at) "
+                   "VALUES ('bob@example.org', 'h1', 'now')")
+    assert [tuple(row) for row in db.execute(
+        "SELECT bouncing_since, temporary_failures FROM mailboxes")] == [(None, 0)]

@@ -11,7 +11,8 @@ whichever worker is scraped adds them all up; elsewhere (``serve``) the one proc
 On several machines each machine's ``/metrics`` counts its own requests.
 
 The console shows its sections to the players who hold a role that a section is for
-(``SECTIONS``): the site's health and figures and the failed deliveries, for operators.
+(``SECTIONS``): the site's health and figures, the failed deliveries and the addresses
+that bounce (no email goes to them), for operators.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
 from .. import monitoring, players, roles
-from ..mail import outbox
+from ..mail import bounces, outbox
 from ..store import utc
 from ..store.db import get_db
 
@@ -171,11 +172,17 @@ def _failures() -> dict[str, Any]:
     return {"failures": outbox.recent_failures(get_db())}
 
 
+def _bouncing() -> dict[str, Any]:
+    return {"bouncing": bounces.bouncing(get_db())}
+
+
 # In the order shown. A moderators' queue of reports joins here, for "moderator" and
 # "operator", with its template console/reports.html.
 SECTIONS = [
     Section("health", lazy_gettext("Health"), frozenset({"operator"}), _health),
     Section("failures", lazy_gettext("Failed deliveries"), frozenset({"operator"}), _failures),
+    Section("bouncing", lazy_gettext("Addresses that bounce"), frozenset({"operator"}),
+            _bouncing),
 ]
 
 
