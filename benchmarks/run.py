@@ -14,6 +14,8 @@ the same machine (``./dev bench``, a few minutes; ``./dev bench pages mail`` for
 - commits: moves recorded per second through the same server (each a POST to the JSON API,
   committed with the email it queues), beside raw SQLite commits with the same settings
   and the same sync after each;
+- move: the CPU of one move through the JSON API in this process (Flask's test client, a
+  game on a clock), beside a bare Flask page through the same client;
 - mail: "your move" emails (text, HTML and the board's picture) delivered per second to a
   local SMTP server (aiosmtpd), beside raw smtplib sending the same messages over one
   connection to it, and the CPU the picture takes;
@@ -59,6 +61,7 @@ from pbem.store.db import connect, write
 from pbem.events import Command, Move
 from pbem.matches import CACHE
 
+import bare
 import serving
 from helpers import SlowReceiver  # tests/helpers.py
 
@@ -369,6 +372,56 @@ def commit_figures(clients: int = 8, games: int = 32) -> None:
     row("moves through the server (POST, with email)", f"{load.rate:8.0f} /s", load.cpu_ms,
         "raw SQLite commits", load.rate / raw_rate)
     FIGURES["move"], FIGURES["commits"] = load.cpu_ms, raw_rate
+
+
+# -- a move in process ----------------------------------------------------------------------
+
+def move_figures(games: int = 4, plies: int = 60) -> None:
+    """The CPU of one move through the JSON API in this process (Flask's test client, no
+    server), in games of every kind on a Fischer clock played to ``plies`` with random
+    legal moves (each read from the API beforehand, untimed), beside a bare Flask page
+    through a test client (the ratio: the page's time over the move's)."""
+    print("Move: CPU per request in this process (Flask's test client)")
+    page = bare.app.test_client()
+    for _ in range(200):
+        page.get("/")
+    pages = []
+    for _ in range(2000):
+        start = time.process_time()
+        page.get("/")
+        pages.append(time.process_time() - start)
+    bare_ms = statistics.median(pages) * 1000
+    row("bare Flask page, test client (the limit)", "", bare_ms)
+    clock = {"mode": "fischer", "initial_days": 7, "increment_days": 1, "max_days": 14}
+    with tempfile.TemporaryDirectory() as folder:
+        client = new_app(folder).test_client()
+        every: list[float] = []
+        for game_id in engine.GAMES:
+            times: list[float] = []
+            for number in range(games):
+                created = client.post("/api/games", json={
+                    "game": game_id, "options": options(engine.get(game_id)),
+                    "players": PLAYERS, "clock": clock}).json
+                apis = [path(seat["api"]) for seat in created["seats"]]
+                rng = random.Random(number)
+                for ply in range(plies):
+                    to_move = client.get(apis[0]).json["to_move"]
+                    if not to_move:
+                        break
+                    body = client.get(apis[to_move[0]]).json
+                    move = rng.choice(body["legal_moves"])
+                    start = time.process_time()
+                    answer = client.post(f"{apis[to_move[0]]}/moves",
+                                         json={"move": move, "ply": ply})
+                    times.append(time.process_time() - start)
+                    assert answer.status_code == 200, answer.json
+            move_ms = statistics.median(times) * 1000
+            every.extend(times)
+            row(f"a move of {engine.get(game_id).title} (median of {len(times)})", "",
+                move_ms, "bare Flask page", bare_ms / move_ms)
+    move_ms = statistics.median(every) * 1000
+    row("a move through the API, every game", "", move_ms, "bare Flask page",
+        bare_ms / move_ms)
 
 
 # -- mail ---------------------------------------------------------------------------------
@@ -789,7 +842,7 @@ def engine_figures() -> None:
 
 SECTIONS: dict[str, Callable[[], None]] = {
     "pages": page_figures, "cold": cold_figures, "records": record_figures,
-    "commits": commit_figures,
+    "commits": commit_figures, "move": move_figures,
     "mail": mail_figures, "strangers": stranger_figures, "jobs": job_figures,
     "fairness": fairness_figures,
     "engine": engine_figures}

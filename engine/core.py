@@ -319,8 +319,15 @@ class Game(Generic[StateT]):
     def canonical(self, state: StateT, seat: int, move: str) -> str:
         """``move`` spelled as the game writes it, which is what logs store. Raises
         ``IllegalMove`` as ``apply`` would."""
+        return self.played(state, seat, move)[0]
+
+    def played(self, state: StateT, seat: int, move: str) -> tuple[str, StateT]:
+        """``move`` played once for both what a server needs of it: its ``canonical``
+        spelling and the state after it (``apply``'s, which is the canonical spelling's
+        whenever the two spellings are the same). Raises ``IllegalMove`` as ``apply``
+        would."""
         after = self.apply(state, seat, move)
-        return self.notation(state, seat, " ".join(move.split()), after)
+        return self.notation(state, seat, " ".join(move.split()), after), after
 
     def conclude(self, state: StateT, outcome: Outcome) -> StateT:
         """End the game by a server action (resignation, agreed draw, timeout)."""

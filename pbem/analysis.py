@@ -14,15 +14,11 @@ import engine
 from engine import bots
 from flask_babel import gettext
 
+from .errors import AnalysisRefused
 from .matches import Match
 
 MAX_LINE = 200  # moves in one line: enough to play a game out, not to keep a worker busy
 ASSESSING_LEVEL = "hard"  # the computer's view of a finished game: its strongest level
-
-
-class AnalysisRefused(engine.TextError):
-    """A line that cannot be explored: hidden information in a running game, a ply the game
-    never reached."""
 
 
 @dataclass

@@ -123,31 +123,66 @@ def from_form(form: Mapping[str, str]) -> dict[str, Any] | None:
                              if form.get(f"clock-{name}", "").strip()}}
 
 
-def stored(text: str | None) -> dict[str, Any] | None:
-    """The settings of a ``games.clock`` value; None for a game without a clock."""
-    clock = json.loads(text) if text else None
-    return clock if clock and clock.get("mode", "none") != "none" else None
+@dataclass(frozen=True)
+class Clock:
+    """A game's time control, of a clocked mode (a game without a clock has none: None).
+    ``to_json`` gives its settings as ``settings`` normalised them, as ``games.clock``
+    stores them and the API answers them (``time_control``)."""
+
+    mode: Literal["per_move", "fischer"]
+    weekends: Literal["count", "pause"]
+    on_timeout: Literal["loss", "draw"]
+    vacation_days: int   # each player's allowance per calendar year
+    days: int = 0            # per_move: each turn's
+    initial_days: int = 0    # fischer: the bank at the start
+    increment_days: int = 0  # fischer: added to it after each move
+    max_days: int = 0        # fischer: the most it holds
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> Clock | None:
+        """The clock of normalised settings (``settings``); None for mode none."""
+        if settings.get("mode", "none") == "none":
+            return None
+        return cls(settings["mode"], settings.get("weekends", WEEKENDS[0]),
+                   settings.get("on_timeout", ON_TIMEOUT[0]),
+                   settings.get("vacation_days", VACATION[2]),
+                   **{name: settings[name] for name in FIELDS[settings["mode"]]})
+
+    @property
+    def full(self) -> float:
+        """A seat's time at the start (per move: at each turn's start), in seconds."""
+        return (self.initial_days if self.mode == "fischer" else self.days) * DAY
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": self.mode, **{name: getattr(self, name) for name in FIELDS[self.mode]},
+                "vacation_days": self.vacation_days, "weekends": self.weekends,
+                "on_timeout": self.on_timeout}
 
 
-def describe(clock: Mapping[str, Any] | None) -> str:
+def stored(text: str | None) -> Clock | None:
+    """The clock of a ``games.clock`` value; None for a game without a clock."""
+    settings = json.loads(text) if text else None
+    return Clock.of(settings) if settings else None
+
+
+def describe(clock: Clock | None) -> str:
     """The time control in words, for pages: clauses each whole in itself, between
     semicolons ("3 days per move; running out of time loses; ...")."""
     if not clock:
         return gettext("no time limit")
-    if clock["mode"] == "per_move":
-        control = gettext("%(days)s per move", days=_days(clock["days"]))
+    if clock.mode == "per_move":
+        control = gettext("%(days)s per move", days=_days(clock.days))
     else:
         control = gettext("%(initial)s, plus %(increment)s per move, at most %(most)s",
-                          initial=_days(clock["initial_days"]),
-                          increment=_days(clock["increment_days"]),
-                          most=_days(clock["max_days"]))
-    if clock["weekends"] == "pause":
+                          initial=_days(clock.initial_days),
+                          increment=_days(clock.increment_days), most=_days(clock.max_days))
+    if clock.weekends == "pause":
         control = gettext("%(control)s, weekends not counted", control=control)
-    clauses = [control, gettext("running out of time loses") if clock["on_timeout"] == "loss"
+    clauses = [control, gettext("running out of time loses") if clock.on_timeout == "loss"
                else gettext("running out of time draws")]
-    if clock["vacation_days"]:
+    if clock.vacation_days:
         clauses.append(gettext("%(days)s of vacation per player per year",
-                               days=_days(clock["vacation_days"])))
+                               days=_days(clock.vacation_days)))
     return "; ".join(clauses)
 
 
@@ -306,14 +341,20 @@ def duration_text(seconds: float) -> str:
     return minutes_text
 
 
-def vacations(steps: Iterable[Step], players: int) -> list[list[tuple[datetime, datetime]]]:
-    """Each seat's vacations as (start, end) intervals, in order and not overlapping."""
-    result: list[list[tuple[datetime, datetime]]] = [[] for _ in range(players)]
+Vacation = tuple[datetime, datetime]  # (start, end)
+
+
+def vacations(steps: Iterable[Step], players: int,
+              before: Sequence[Sequence[Vacation]] = ()) -> list[list[Vacation]]:
+    """Each seat's vacations of ``steps`` as (start, end) intervals, in order and not
+    overlapping, after each seat's vacations ``before`` (of earlier steps: a vacation
+    declared during another begins at its end)."""
+    result: list[list[Vacation]] = [[] for _ in range(players)]
     for step in steps:
         if step.effect == "pauses" and step.seat is not None:
-            taken = result[step.seat]
-            off = max(step.at, taken[-1][1]) if taken else step.at
-            taken.append((off, off + timedelta(days=step.days)))
+            earlier = result[step.seat] or (before[step.seat][-1:] if before else ())
+            off = max(step.at, earlier[-1][1]) if earlier else step.at
+            result[step.seat].append((off, off + timedelta(days=step.days)))
     return result
 
 
@@ -322,59 +363,112 @@ def vacation_days_used(steps: Iterable[Step], seat: int, year: int) -> int:
                and step.seat == seat and step.at.astimezone(timezone.utc).year == year)
 
 
-def compute(clock: Mapping[str, Any] | None, players: int, start: datetime,
+def compute(clock: Clock | None, players: int, start: datetime,
             start_to_move: Sequence[int], steps: Sequence[Step],
             now: datetime) -> tuple[SeatClock, ...] | None:
     """Every seat's clock at ``now``; None for a game without a clock."""
     if not clock:
         return None
-    fischer = clock["mode"] == "fischer"
-    full = (clock["initial_days"] if fischer else clock["days"]) * DAY
-    counters = [Counter(clock["weekends"] == "pause", tuple(v))
-                for v in vacations(steps, players)]
-    bank = [full] * players        # each seat's time when its turn began (or it stopped)
-    since: list[datetime | None] = [None] * players
-    turn: list[int | None] = [None] * players
-    for seat in start_to_move:
-        since[seat], turn[seat] = start, 0
+    return Timing.folded(clock, players, start, start_to_move, steps).at(now)
 
-    def stop(seat: int, at: datetime) -> float:
-        used = counters[seat].counted(since[seat], at) if since[seat] else 0.0
-        since[seat] = turn[seat] = None
-        return used
 
-    for step in steps:
-        if step.effect == "turn_ends" and step.seat is not None \
-                and since[step.seat] is not None:
-            used = stop(step.seat, step.at)
-            if fischer:
-                bank[step.seat] = min(max(bank[step.seat] - used, 0.0)
-                                      + clock["increment_days"] * DAY, clock["max_days"] * DAY)
-            else:
-                bank[step.seat] = full
-        elif step.effect == "runs_out" and step.seat is not None:
-            stop(step.seat, step.at)
-            bank[step.seat] = 0.0
-        for seat in range(players):
-            if since[seat] is not None and seat not in step.to_move:
-                bank[seat] = max(bank[seat] - stop(seat, step.at), 0.0)  # the game ended
-            elif since[seat] is None and seat in step.to_move:
-                since[seat], turn[seat] = step.at, step.seq
+@dataclass(frozen=True)
+class Timing:
+    """A game's clocks as its log leaves them, whatever the time: each seat's bank and
+    running turn. ``then`` folds in the steps of new events (a move costs its own step, not
+    the whole log again), ``at`` reads each seat's clock at a given moment."""
 
-    allowance, year = clock["vacation_days"], now.astimezone(timezone.utc).year
-    result = []
-    for seat in range(players):
-        counter, began = counters[seat], since[seat]
-        running = began is not None
-        remaining = bank[seat] - (counter.counted(began, now) if running else 0.0)
-        result.append(SeatClock(
-            seat=seat, remaining=max(remaining, 0.0),
-            deadline=counter.advance(began, bank[seat]) if running else None,
-            running=running, paused=running and counter.pausing(now),
-            vacation_until=counter.on_vacation(now),
-            vacation_days_left=max(allowance - vacation_days_used(steps, seat, year), 0),
-            turn_seq=turn[seat], turn_start=began))
-    return tuple(result)
+    clock: Clock
+    players: int
+    to_move: tuple[int, ...]       # after the last step (or at the start)
+    counters: tuple[Counter, ...]  # each seat's, with every vacation of the steps
+    bank: tuple[float, ...]        # each seat's time when its turn began (or it stopped)
+    since: tuple[datetime | None, ...]  # when its running turn began; None: not running
+    turn: tuple[int | None, ...]   # the event that began it (0: the start)
+    latest: datetime               # the latest time of a step (or the start)
+    taken: tuple[Step, ...]        # the vacations' steps
+
+    @classmethod
+    def folded(cls, clock: Clock, players: int, start: datetime,
+               start_to_move: Sequence[int], steps: Sequence[Step]) -> Timing:
+        """The clocks after ``steps`` from the start, each seat's time counted with every
+        vacation of them known."""
+        counters = tuple(Counter(clock.weekends == "pause", tuple(v))
+                         for v in vacations(steps, players))
+        since: list[datetime | None] = [None] * players
+        turn: list[int | None] = [None] * players
+        for seat in start_to_move:
+            since[seat], turn[seat] = start, 0
+        begun = cls(clock, players, tuple(start_to_move), counters,
+                    (clock.full,) * players, tuple(since), tuple(turn), start, ())
+        return begun._stepped(steps, counters)
+
+    def then(self, steps: Sequence[Step]) -> Timing | None:
+        """These clocks with ``steps`` (the next events') folded in; None if the whole log
+        must be folded again (``folded``): a vacation that begins before a time already
+        counted (events recorded out of time order) changes what was counted."""
+        counters = list(self.counters)
+        so_far = [counter.vacations for counter in self.counters]
+        for seat, added in enumerate(vacations(steps, self.players, so_far)):
+            if added and added[0][0] < self.latest:
+                return None
+            if added:
+                counters[seat] = Counter(counters[seat].pause_weekends,
+                                         counters[seat].vacations + tuple(added))
+        return self._stepped(steps, tuple(counters))
+
+    def _stepped(self, steps: Sequence[Step], counters: tuple[Counter, ...]) -> Timing:
+        clock, players = self.clock, self.players
+        fischer = clock.mode == "fischer"
+        full = clock.full
+        bank, since, turn = list(self.bank), list(self.since), list(self.turn)
+        latest = self.latest
+
+        def stop(seat: int, at: datetime) -> float:
+            began = since[seat]
+            used = counters[seat].counted(began, at) if began else 0.0
+            since[seat] = turn[seat] = None
+            return used
+
+        for step in steps:
+            latest = max(latest, step.at)
+            if step.effect == "turn_ends" and step.seat is not None \
+                    and since[step.seat] is not None:
+                used = stop(step.seat, step.at)
+                if fischer:
+                    bank[step.seat] = min(max(bank[step.seat] - used, 0.0)
+                                          + clock.increment_days * DAY, clock.max_days * DAY)
+                else:
+                    bank[step.seat] = full
+            elif step.effect == "runs_out" and step.seat is not None:
+                stop(step.seat, step.at)
+                bank[step.seat] = 0.0
+            for seat in range(players):
+                if since[seat] is not None and seat not in step.to_move:
+                    bank[seat] = max(bank[seat] - stop(seat, step.at), 0.0)  # the game ended
+                elif since[seat] is None and seat in step.to_move:
+                    since[seat], turn[seat] = step.at, step.seq
+        return Timing(clock, players, steps[-1].to_move if steps else self.to_move, counters,
+                      tuple(bank), tuple(since), tuple(turn), latest,
+                      self.taken + tuple(step for step in steps if step.effect == "pauses"))
+
+    def at(self, now: datetime) -> tuple[SeatClock, ...]:
+        """Every seat's clock at ``now``."""
+        allowance, year = self.clock.vacation_days, now.astimezone(timezone.utc).year
+        result = []
+        for seat in range(self.players):
+            counter, began, bank = self.counters[seat], self.since[seat], self.bank[seat]
+            running = began is not None
+            remaining = bank - (counter.counted(began, now) if began is not None else 0.0)
+            used = vacation_days_used(self.taken, seat, year)
+            result.append(SeatClock(
+                seat=seat, remaining=max(remaining, 0.0),
+                deadline=counter.advance(began, bank) if began is not None else None,
+                running=running, paused=running and counter.pausing(now),
+                vacation_until=counter.on_vacation(now),
+                vacation_days_left=max(allowance - used, 0),
+                turn_seq=self.turn[seat], turn_start=began))
+        return tuple(result)
 
 
 # -- the clocks of a Match (duck-typed: matches.Match) ---------------------------------------
@@ -384,10 +478,19 @@ def steps_of(match: Any) -> list[Step]:
     a game with open seats starts when the last one is taken, nor once an event ended
     it), each event's kind saying what it does (``events.Kind``: its ``clock`` and
     ``ends``)."""
+    return _steps(match, match.events, _start_to_move(match))
+
+
+def _start_to_move(match: Any) -> tuple[int, ...]:
+    """Who is to move at the start: nobody while seats are open (the last join starts it)."""
+    return tuple(match.states.to_move(0)) if match.started_seq == 0 else ()
+
+
+def _steps(match: Any, events: Iterable[Any], to_move: tuple[int, ...]) -> list[Step]:
+    """The steps of ``events`` of ``match``, after a step that left ``to_move`` to move."""
     started = match.started_seq
     steps = []
-    to_move = match.states.to_move(0) if started == 0 else ()
-    for event in match.events:
+    for event in events:
         kind = event.meaning
         if event.seq in match.turns:  # a move, or a takeback
             to_move = match.turns[event.seq][1]
@@ -400,12 +503,26 @@ def steps_of(match: Any) -> list[Step]:
     return steps
 
 
-def of_match(match: Any, now: datetime | None = None) -> tuple[SeatClock, ...] | None:
+def timing(match: Any) -> Timing | None:
+    """The clocks of the match's whole log (``Match.timing`` keeps them); None: no clock."""
     if not match.clock:
         return None
-    return compute(match.clock, match.players, utc.parse(match.created_at),
-                   match.states[0].to_move if match.started_seq == 0 else (),
-                   steps_of(match), now or utc.now())
+    return Timing.folded(match.clock, match.players, utc.parse(match.created_at),
+                         _start_to_move(match), steps_of(match))
+
+
+def timing_after(before: Any, match: Any, new: Sequence[Any]) -> Timing | None:
+    """The clocks of ``match``, which is the match ``before`` with the ``new`` events: those
+    of ``before`` with the new events' steps, unless the game started with one of them (the
+    join that took its last seat: its clocks ran from then, not from the start)."""
+    if before.started_seq != match.started_seq or before.timing is None:
+        return timing(match)
+    return before.timing.then(_steps(match, new, before.timing.to_move)) or timing(match)
+
+
+def of_match(match: Any, now: datetime | None = None) -> tuple[SeatClock, ...] | None:
+    timed = match.timing
+    return None if timed is None else timed.at(now or utc.now())
 
 
 def to_json(match: Any, now: datetime | None = None) -> list[dict[str, Any]] | None:
@@ -422,9 +539,9 @@ def ran_out(match: Any, now: datetime) -> SeatClock | None:
     return min(late, key=lambda c: (c.deadline, c.seat)) if late else None
 
 
-def timeout_outcome(game: Any, state: Any, seat: int, clock: Mapping[str, Any] | None) -> Outcome:
+def timeout_outcome(game: Any, state: Any, seat: int, clock: Clock | None) -> Outcome:
     reason = Text("%(side)s ran out of time", side=game.side_name(state, seat))
-    if clock and clock.get("on_timeout") == "draw":
+    if clock and clock.on_timeout == "draw":
         return Outcome((), True, reason)
     team = game.team_of(state.players, seat)
     return Outcome(tuple(s for s in range(state.players) if s not in team), False, reason)
@@ -432,7 +549,7 @@ def timeout_outcome(game: Any, state: Any, seat: int, clock: Mapping[str, Any] |
 
 def check_vacation(match: Any, seat: int, days: Any, now: datetime) -> int:
     """The number of days of a vacation ``seat`` may declare now; ``TextError`` if not."""
-    allowance = match.clock["vacation_days"] if match.clock else 0
+    allowance = match.clock.vacation_days if match.clock else 0
     if not allowance:
         raise TextError("This game has no vacation days.")
     try:
@@ -442,7 +559,7 @@ def check_vacation(match: Any, seat: int, days: Any, now: datetime) -> int:
     if days < 1:
         raise TextError("A vacation is at least one day.")
     year = now.astimezone(timezone.utc).year
-    left = allowance - vacation_days_used(steps_of(match), seat, year)
+    left = allowance - vacation_days_used(match.timing.taken, seat, year)
     if days > left:
         raise TextError("You have %(left)s of vacation left in %(year)s (of %(days)s a year).",
                         left=_days(max(left, 0)), year=year, days=_days(allowance))
@@ -460,6 +577,7 @@ def warning_due(clock: SeatClock, now: datetime) -> bool:
 
 def warning_at(clock: SeatClock) -> datetime:
     """The moment after which a running seat's deadline warning is due (``warning_due``)."""
+    assert clock.deadline is not None and clock.turn_start is not None  # a running clock's
     return clock.deadline - min(timedelta(days=1), (clock.deadline - clock.turn_start) / 2)
 
 
@@ -471,5 +589,6 @@ DEADLINE_REMINDERS = (48, 24, 12, 8, 3, 1)
 def first_reminder_at(clock: SeatClock) -> datetime:
     """The earliest moment a running seat may be reminded of its deadline, whatever it
     chose: its one warning, or the first of ``DEADLINE_REMINDERS`` in this turn."""
+    assert clock.deadline is not None and clock.turn_start is not None  # a running clock's
     earliest = clock.deadline - timedelta(hours=max(DEADLINE_REMINDERS))
     return min(warning_at(clock), max(earliest, clock.turn_start))

@@ -49,25 +49,40 @@ def submit(db: sqlite_utils.Database, game_id: str, seat: int, command: Command,
     outermost = not db.conn.in_transaction
     with write(db):
         before = matches.load(db, game_id)
-        kind = command.kind_for(before, seat)
-        if seen_version is not None:
-            shown = _shown(before, seat, seen_version, strict)
-            seen_ply = shown if seen_ply is None else seen_ply
-        resent = kind.recorded(before, seat, command.payload, seen_ply)
-        if resent and not strict:
-            return Submitted(before, kind.name, already_recorded=True)
-        if resent or seen_ply is not None and before.moved_on(seat, seen_ply):
-            raise events.StalePosition(
-                "The game has moved on since you loaded it (you saw ply %(seen)s, it is now at "
-                "ply %(ply)s). Look at the current position and try again.", seen=seen_ply,
-                ply=before.ply)
-        after = _record(db, before, seat, kind, command.payload, now, server)
-        if message:
-            after = _record(db, after, seat, events.KINDS["chat"], events.Message(message),
-                            now)
+        try:
+            after, kind = _submitted(db, before, seat, command, seen_ply, seen_version,
+                                     message, now, server, strict)
+        except events.ActionError as refused:
+            refused.match = before  # as it stands: the refusal rolls back what it wrote
+            raise
+    if after is None:
+        return Submitted(before, kind.name, already_recorded=True)
     if outermost:  # an enclosing transaction may still roll back: let load() catch up then
         matches.CACHE.put(after)
     return Submitted(after, kind.name)
+
+
+def _submitted(db: sqlite_utils.Database, before: Match, seat: int, command: Command,
+               seen_ply: int | None, seen_version: int | None, message: str | None,
+               now: datetime, server: bool, strict: bool) -> tuple[Match | None, Kind]:
+    """``submit``'s work in its transaction: the game after the command (None: it was
+    recorded before), and the kind it recorded."""
+    kind = command.kind_for(before, seat)
+    if seen_version is not None:
+        shown = _shown(before, seat, seen_version, strict)
+        seen_ply = shown if seen_ply is None else seen_ply
+    resent = kind.recorded(before, seat, command.payload, seen_ply)
+    if resent and not strict:
+        return None, kind
+    if resent or seen_ply is not None and before.moved_on(seat, seen_ply):
+        raise events.StalePosition(
+            "The game has moved on since you loaded it (you saw ply %(seen)s, it is now at "
+            "ply %(ply)s). Look at the current position and try again.", seen=seen_ply,
+            ply=before.ply)
+    after = _record(db, before, seat, kind, command.payload, now, server)
+    if message:
+        after = _record(db, after, seat, events.KINDS["chat"], events.Message(message), now)
+    return after, kind
 
 
 def _shown(match: Match, seat: int, version: int, strict: bool) -> int:

@@ -215,7 +215,8 @@ def check_running(db: sqlite_utils.Database, client: str, most: int) -> None:
     if running >= most:
         raise TooManyRunning("You have %(count)s games between computers running, the most "
                              "this server runs for one address (%(most)s). Please wait for "
-                             "one to end.", count=running, most=most)
+                             "one to end.", {"Retry-After": str(RETRY_SECONDS)},
+                             count=running, most=most)
 
 
 def stands_in(db: sqlite_utils.Database, game_id: str, seat: int) -> bool:

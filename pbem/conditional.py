@@ -13,14 +13,11 @@ from typing import Any
 import engine
 import sqlite_utils
 
+from .errors import BadLines
 from .store import utc
 
 MAX_LINES = 50
 MAX_LENGTH = 40  # moves in one line
-
-
-class BadLines(engine.TextError):
-    """Lines that cannot be stored; the message tells a player why."""
 
 
 def supported(game: engine.Game, players: int) -> bool:

@@ -12,8 +12,8 @@ adding its name to ``KindName`` and its entry here (tests/test_events.py checks 
 kind has its words); what reacts to events (``clocks``, ``mail.notify``, the records)
 reads these facts, never a list of kind names of its own.
 
-This module sits below ``matches`` (which imports it), so a check takes the match as
-``matches.Match`` duck-typed, as ``clocks`` does.
+This module sits below ``matches`` (which imports it), so a check takes the match as a
+``Match``: the protocol of what the kinds read of a game, which ``matches.Match`` is.
 """
 from __future__ import annotations
 
@@ -24,51 +24,76 @@ from email.errors import HeaderParseError
 from email.headerregistry import Address
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal, Protocol, Sequence
 
 import engine
 from flask_babel import lazy_gettext as _
 
 from . import clocks, positions
+from .errors import ActionError as ActionError  # where the game log's users find them
+from .errors import InvalidRequest, Refused, SeatTaken
+from .errors import StalePosition as StalePosition
 
 MAX_CHAT = 2000  # characters of one chat message
 MAX_NAME = 60  # characters of a player's name
 
 
-# -- what a request may be refused with ----------------------------------------------------
+class Named(Protocol):
+    """A seat of a game as the kinds read it (``matches.Seat``)."""
 
-class ActionError(Exception):
-    """A request the server refuses; ``status`` is the HTTP status it maps to, ``headers``
-    what its answer carries besides (a Retry-After). Its ``message`` is an ``engine.Text``
-    of ``message`` and ``fields``: English as a str, and in the reader's language where a
-    page, an email or the API shows it (``languages.translated``)."""
-
-    status = 400
-
-    def __init__(self, message: str, /, headers: dict[str, str] | None = None, **fields: Any):
-        self.message = engine.Text(message, **fields)
-        super().__init__(self.message)
-        self.headers = headers or {}
+    @property
+    def name(self) -> str | None: ...
 
 
-class InvalidRequest(ActionError):
-    status = 400
+class Match(Protocol):
+    """What the kinds' checks and the emails they tell of read of a game:
+    ``matches.Match``, which imports this module, is one."""
 
-
-class StalePosition(ActionError):
-    status = 409
-
-
-class Refused(ActionError):
-    """Illegal moves, moves out of turn, and actions the game's situation does not allow."""
-
-    status = 422
-
-
-class SeatTaken(ActionError):
-    """A join link used for a seat someone already took (or a game withdrawn meanwhile)."""
-
-    status = 409
+    @property
+    def game(self) -> engine.Game: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def current(self) -> engine.State: ...
+    @property
+    def events(self) -> tuple[Event, ...]: ...
+    @property
+    def moves(self) -> tuple[Event, ...]: ...
+    @property
+    def seats(self) -> Sequence[Named]: ...
+    @property
+    def clock(self) -> clocks.Clock | None: ...
+    @property
+    def draw_offer(self) -> int | None: ...
+    @property
+    def takeback_offer(self) -> int | None: ...
+    @property
+    def rated(self) -> bool: ...
+    @property
+    def tournament(self) -> str | None: ...
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def waiting(self) -> bool: ...
+    @property
+    def open_seats(self) -> tuple[int, ...]: ...
+    @property
+    def reason(self) -> engine.Text: ...
+    @property
+    def rematch_asked(self) -> tuple[int, ...]: ...
+    @property
+    def rematch_id(self) -> str | None: ...
+    def draw_offer_open_to(self, seat: int) -> bool: ...
+    def takeback_offer_open_to(self, seat: int | None) -> bool: ...
+    def resign_offer_open_to(self, seat: int | None) -> bool: ...
+    def resign_offer_of(self, seat: int) -> int | None: ...
+    def partners(self, seat: int) -> tuple[int, ...]: ...
+    def opponents(self, seat: int) -> tuple[int, ...]: ...
+    def people(self, seats: Sequence[int]) -> str: ...
+    def seat_name(self, seat: int | None) -> str: ...
+    def seat_refusal(self, seat: int) -> engine.Text | None: ...
+    def hosts(self, seat: int | None) -> bool: ...
+    def already_played(self, seat: int, seen: int, move: str | None) -> bool: ...
 
 
 # -- payloads: what an event carries, and how it is stored (the log's move and text columns) -
@@ -83,6 +108,14 @@ class Move:
     @classmethod
     def stored(cls, move: str | None, text: str | None) -> Move:
         return cls(move or "")
+
+
+@dataclass(frozen=True)
+class PlayedMove(Move):
+    """A move as its check leaves it: spelled as the engine writes it, with the position
+    it leads to (so that folding it in does not play it again). The log keeps the ``Move``
+    (``matches.record``)."""
+    after: engine.State = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -203,7 +236,7 @@ class Fold:
     faster)."""
     game: engine.Game
     players: int
-    clock: dict[str, Any] | None
+    clock: clocks.Clock | None
     states: positions.Positions
     current: engine.State
     draw_offer: int | None
@@ -218,6 +251,8 @@ class Fold:
     takeback_declined: Declined | None
     played: list[tuple[int, str]] = field(default_factory=list)  # moves not yet replayed
     played_seqs: list[int] = field(default_factory=list)  # their events'
+    # the seq of a move already played (by its check), and the position it led to
+    ahead: tuple[int, engine.State] | None = None
 
     def team(self, seat: int) -> tuple[int, ...]:
         return self.game.team_of(self.players, seat)
@@ -226,7 +261,9 @@ class Fold:
         """The position after the events so far."""
         if self.played:
             first = len(self.states)
-            self.states, self.played = self.states.played(self.played), []
+            known = self.ahead[1] if self.ahead and self.ahead[0] == self.played_seqs[-1] \
+                else None
+            self.states, self.played = self.states.played(self.played, known), []
             self.turns.update((seq, (ply, self.states.to_move(ply)))
                               for ply, seq in enumerate(self.played_seqs, start=first))
             self.played_seqs = []
@@ -366,17 +403,18 @@ def _changes_nothing(fold: Fold, event: Event) -> None:
 
 # -- the checks: whether a seat may record an event now, and its payload as kept -------------
 
-Match = Any  # matches.Match, which imports this module
-
 
 def _check_move(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
     if not isinstance(payload, Move) or not isinstance(payload.move, str) \
             or not payload.move.strip():
         raise Refused("Write a move in the game's notation.")
     try:
-        return Move(match.game.canonical(match.current, seat, payload.move))
+        spelled, after = match.game.played(match.current, seat, payload.move)
     except engine.IllegalMove as error:
         raise Refused(error.text) from None
+    # a move sent as the engine spells it (as the legal moves list it) led to ``after``;
+    # one spelled otherwise is played again as the log spells it, as a replay would
+    return PlayedMove(spelled, after) if spelled == payload.move else Move(spelled)
 
 
 def _check_draw_offer(match: Match, seat: int, payload: Payload, now: datetime) -> Payload:
@@ -702,6 +740,11 @@ class Kind:
     logged: str | None = None
 
 
+def _seat(seat: int | None) -> tuple[int, ...]:
+    """The offerer an answer tells (the offer it answers stood: it has one)."""
+    return () if seat is None else (seat,)
+
+
 def _others(match: Match, event: Event) -> list[int]:
     return [seat for seat in range(match.players) if seat != event.seat]
 
@@ -734,7 +777,7 @@ KINDS: dict[KindName, Kind] = {kind.name: kind for kind in (
         done=_("You declined the draw offer."), news=_("{name} declined the draw")),
         _fold_draw_decline, _check_draw_answer, logged=_("draw decline"),
         applies=lambda match, seat: match.draw_offer_open_to(seat), tells=Tells(
-            lambda before, after, event: (before.draw_offer,),
+            lambda before, after, event: _seat(before.draw_offer),
             "draw_declined", _("Draw declined"), "declined", topic="offers")),
     # "resign" means resigning in a two-player game; in a team game the proposal that the
     # team resign, or, once a partner has proposed it, the confirmation that ends the game
@@ -761,7 +804,7 @@ KINDS: dict[KindName, Kind] = {kind.name: kind for kind in (
         done=_("You declined {partners}'s proposal to resign: your team plays on.")),
         _fold_resign_decline, _check_resign_answer, known_to="team",
         logged=_("resign decline"), tells=Tells(
-            lambda before, after, event: (before.resign_offer_of(event.seat),),
+            lambda before, after, event: _seat(before.resign_offer_of(event.seat)),
             "resign_declined", _("Resignation declined"), "declined", topic="offers")),
     # after the draw's and the team's: a bare "accept" answers those first
     Kind("takeback_offer", Words(
@@ -778,14 +821,14 @@ KINDS: dict[KindName, Kind] = {kind.name: kind for kind in (
         news=_("{name} accepted the takeback: the position went back")),
         _fold_takeback_accept, _check_takeback_answer, logged=_("takeback accept"),
         applies=lambda match, seat: match.takeback_offer_open_to(seat), tells=Tells(
-            lambda before, after, event: (before.takeback_offer,),
+            lambda before, after, event: _seat(before.takeback_offer),
             "takeback_answer", TAKEBACK_ANSWERED, "takeback_accepted")),
     Kind("takeback_decline", Words(
         ("takeback", "decline"), ("takeback", "decline"), ("decline takeback", "decline"),
         done=_("You declined the takeback."), news=_("{name} declined the takeback")),
         _fold_takeback_decline, _check_takeback_answer, logged=_("takeback decline"),
         applies=lambda match, seat: match.takeback_offer_open_to(seat), tells=Tells(
-            lambda before, after, event: (before.takeback_offer,),
+            lambda before, after, event: _seat(before.takeback_offer),
             "takeback_answer", TAKEBACK_ANSWERED, "takeback_declined")),
     Kind("vacation", Words(
         ("vacation", None), ("vacation", None), (),

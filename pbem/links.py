@@ -66,6 +66,19 @@ class Access:
     emailed: bool = False  # the link was minted for an email to the seat's address
     player_id: int | None = None  # the link was made for that player (players.seat_link)
 
+    def of_player(self) -> PlayerAccess | None:
+        """This access as a player's, whose seat is known; None: a spectator's."""
+        if self.seat is None:
+            return None
+        return PlayerAccess(self.game_id, self.seat, self.emailed, self.player_id)
+
+
+@dataclass(frozen=True)
+class PlayerAccess(Access):
+    """A player's access: a seat of the game."""
+
+    seat: int
+
 
 INVITATIONS = "invitations"  # the table of join links (an open seat's ``table``)
 
@@ -116,7 +129,9 @@ def _redact_path(path: re.Match) -> str:
         if not pieces[at]:
             continue  # "//": empty segments are merged
         if secret_next:
-            pieces[at], secret_next = "[secret]" + CLOSING.search(pieces[at]).group(), False
+            closing = CLOSING.search(pieces[at])
+            assert closing is not None  # it matches at the end, if only nothing
+            pieces[at], secret_next = "[secret]" + closing.group(), False
         else:
             secret_next = unquote(pieces[at]).lower() in SECRET_ROUTES
     return "".join(pieces)
@@ -185,7 +200,7 @@ LOOPBACK_HOSTS = ("localhost", "127.0.0.1")
 def trusted_hosts(public: str | None) -> list[str]:
     """The Host headers a request may carry (Flask's TRUSTED_HOSTS): PUBLIC_URL's host and
     the loopback names (for a person on the machine and for health checks)."""
-    hosts = [urlsplit(public).hostname] if public else []
+    hosts = [host for host in [urlsplit(public).hostname] if host] if public else []
     return hosts + [host for host in LOOPBACK_HOSTS if host not in hosts]
 
 

@@ -92,7 +92,7 @@ def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
                         "AND created_at > ? ORDER BY created_at, rowid", [since]):
         match = matches.load(db, row["id"])
         if filters.game not in (None, match.game.id) \
-                or filters.clock not in (None, (match.clock or {}).get("mode", "none")):
+                or filters.clock not in (None, (match.clock.mode if match.clock else "none")):
             continue
         if filters.by_rating:
             standings = ratings.seat_standings(db, match)
@@ -113,7 +113,7 @@ def challenge_json(match: Match, seat: int) -> dict[str, Any]:
         "players": _players(match),  # who is waiting
         "created_at": match.created_at,
         "expires_at": utc.iso(match.expires_at),
-        "time_control": match.clock,
+        "time_control": match.clock.to_json() if match.clock else None,
         "rated": match.rated,
         **({"rating_range": dict(zip(("min", "max"), _rating_range(get_db(), match.id)))}
            if match.rated else {}),
@@ -177,7 +177,7 @@ def _facts(match: Match, seat: int) -> dict[str, Any]:
 
 def _players(match: Match) -> list[str]:
     """The names of the players who took their seats, waiting for the others."""
-    return [s.name for s in match.seats if not s.open]
+    return [s.name for s in match.seats if s.name is not None]  # (an open seat's is None)
 
 
 @bp.route("/join/<token>", methods=["GET", "POST"])
@@ -185,7 +185,7 @@ def _players(match: Match) -> list[str]:
 def join(token: str):
     """An open seat's join link: a form to take the seat, or the API's ``POST <join>``."""
     access = links.resolve(get_db(), token, table=links.INVITATIONS)
-    if access is None:
+    if access is None or access.seat is None:  # (a join link opens a seat)
         abort(404, gettext("This join link does not open any game. Check that you copied "
                            "all of it."))
     return _take_seat(access.game_id, access.seat, url_for(".join", token=token))
@@ -213,7 +213,8 @@ def _take_seat(game_id: str, seat: int, here: str):
         if not isinstance(form, dict):
             raise matches.InvalidRequest("The request body must be a JSON object with "
                                          "'name' and, if you like, 'email' (or 'key').")
-        name, email = form.get("name"), form.get("email")
+        name: Any = form.get("name")  # as sent: the join's check refuses all but a name
+        email: Any = form.get("email")
         # the seat's emails, its start email first, in the language of the page it was
         # taken from, or of the player whose key took it
         spoken = languages.current()
@@ -230,6 +231,7 @@ def _take_seat(game_id: str, seat: int, here: str):
             if match.rated:  # a rated seat: a player's, by handle
                 if refusal := _rated_seat_refusal(db, match, player):
                     raise matches.Refused(refusal)
+                assert player is not None  # the refusal's: nobody signed in
                 name, email = player.handle, player.email
             matches.set_language(db, game_id, seat, spoken)
             if player is not None:  # before the join: what it sets off knows whose seat

@@ -48,7 +48,7 @@ class Seat:
         return self.name is None
 
 
-def _naming(text: Any, names: Mapping[str, str]) -> Any:
+def _naming(text: Any, names: Mapping[str, Any]) -> Any:
     """``text`` with each side it names replaced by ``names``: in its fields, at any depth,
     if it is ``engine.Text``; a field that is a side becomes the name itself (which may be
     Text: "team Red")."""
@@ -94,7 +94,7 @@ class Match:
                                            # stand (a team game's; at most one per team)
     draw_declined: Declined | None = None
     resign_declined: tuple[Declined, ...] = ()
-    clock: dict[str, Any] | None = None    # the time control (pbem/clocks.py); None: none
+    clock: clocks.Clock | None = None      # the time control; None: none
     last_join: Event | None = None         # the latest seat taken (the last one starts it)
     rated: bool = False                    # its end changes its players' ratings (ratings.py)
     tournament: str | None = None          # the tournament it is a game of (tournaments.py)
@@ -157,6 +157,12 @@ class Match:
         return self.last_join.created_at if self.last_join else self.created_at
 
     @functools.cached_property
+    def timing(self) -> clocks.Timing | None:
+        """Its clocks as the log leaves them (None: no clock), which ``clocks.of_match``
+        reads at a moment; ``with_events`` folds in only the new events."""
+        return clocks.timing(self)
+
+    @functools.cached_property
     def to_move(self) -> tuple[int, ...]:
         """The seats that may move now: the engine's, and none before the game starts."""
         return () if self.waiting else self.current.to_move
@@ -202,7 +208,7 @@ class Match:
         """The outcome's reason with the players named: the engine names sides ("Dark
         resigned", "Red (2) has no legal move"); each side becomes its player's name, and in
         a team game each team's colour "team Red"."""
-        names: dict[str, str] = {self.seat_name(seat): self.seats[seat].name
+        names: dict[str, Any] = {self.seat_name(seat): self.seats[seat].name
                                  for seat in range(self.players)}
         for seat in range(self.players):
             team = self.game.team_name(self.players, seat)
@@ -296,7 +302,7 @@ class Match:
         JSON API, as its contract has a stale ply, with 409."""
         played = next((ply for ply in range(max(seen, 0), self.ply)
                        if self.moves[ply].seat == seat), None)
-        if played is None or self.moved_on(seat, seen, played):
+        if played is None or move is None or self.moved_on(seat, seen, played):
             return False
         try:
             return self.game.canonical(self.states[played], seat, move) == \
@@ -394,23 +400,30 @@ class Match:
         return [seat for seat in self.resign_offers
                 if self.known_to(Event(0, seat, "resign_offer", None, ""), viewer)]
 
-    def with_events(self, new: Sequence[Event]) -> Match:
+    def with_events(self, new: Sequence[Event],
+                    ahead: tuple[int, engine.State] | None = None) -> Match:
         """This match with ``new`` events (the next ones in the log) applied, each folded
-        in by its kind (``events.KINDS``)."""
+        in by its kind (``events.KINDS``). ``ahead``: the seq of a move of them already
+        played, and the position it led to."""
         fold = events.Fold(self.game, self.players, self.clock, self.states, self.current,
                            self.draw_offer, self.resign_offers, self.draw_declined,
                            self.resign_declined, self.last_join, list(self.moves),
-                           dict(self.turns), self.takeback_offer, self.takeback_declined)
+                           dict(self.turns), self.takeback_offer, self.takeback_declined,
+                           ahead=ahead)
         for event in new:
             fold.apply(event)
         fold.position()
-        return replace(self, events=self.events + tuple(new), states=fold.states,
-                       moves=tuple(fold.moves), current=fold.current,
-                       draw_offer=fold.draw_offer, resign_offers=fold.resign_offers,
-                       draw_declined=fold.draw_declined, resign_declined=fold.resign_declined,
-                       last_join=fold.last_join, turns=fold.turns,
-                       takeback_offer=fold.takeback_offer,
-                       takeback_declined=fold.takeback_declined)
+        after = replace(self, events=self.events + tuple(new), states=fold.states,
+                        moves=tuple(fold.moves), current=fold.current,
+                        draw_offer=fold.draw_offer, resign_offers=fold.resign_offers,
+                        draw_declined=fold.draw_declined, resign_declined=fold.resign_declined,
+                        last_join=fold.last_join, turns=fold.turns,
+                        takeback_offer=fold.takeback_offer,
+                        takeback_declined=fold.takeback_declined)
+        # the clocks so far, with the new events' steps: not the whole log again (as
+        # ``cached_property`` keeps a value, in the instance's dictionary)
+        vars(after)["timing"] = clocks.timing_after(self, after, new)
+        return after
 
 
 # -- the per-process cache of replayed matches ---------------------------------------------
@@ -863,9 +876,13 @@ def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: events.Ki
     payload = events.check(before, seat, kind, payload, server=server, now=now)
     if isinstance(payload, events.Joiner):
         return _seated(db, before, seat, payload, now)
+    ahead = None
+    if isinstance(payload, events.PlayedMove):  # the log keeps the move, not its position
+        ahead = (before.last_seq + 1, payload.after)
+        payload = events.Move(payload.move)
     event = Event(before.last_seq + 1, seat, kind.name, payload, utc.iso(now))
     try:
-        after = before.with_events([event])
+        after = before.with_events([event], ahead)
     except engine.IllegalMove as error:
         raise Refused(error.text) from None
     _append(db, before.id, event)
@@ -884,6 +901,7 @@ def _seated(db: sqlite_utils.Database, before: Match, seat: int, joiner: events.
                [joiner.name, joiner.email, before.id, seat])
     _append(db, before.id, event)
     after = _caught_up(db, before.id, before)
+    assert after is not None  # the game is there: its seat was just taken
     _summarise(db, after, event)
     return before, after, event
 

@@ -67,9 +67,12 @@ class Positions(Sequence):
         return cls(game, (), (tuple(start.to_move),), start,
                    {0: (start, _size(start))}, restored)
 
-    def played(self, moves: Sequence[tuple[int, str]]) -> Positions:
+    def played(self, moves: Sequence[tuple[int, str]],
+               after: engine.State | None = None) -> Positions:
         """These positions and those after ``moves`` ((seat, move) each, in order); raises
-        ``engine.IllegalMove`` as ``game.apply`` does."""
+        ``engine.IllegalMove`` as ``game.apply`` does. ``after``: the position after the
+        last of them, where the caller has played it already."""
+        final = len(self._moves) + len(moves)
         restored, kept, last = self._restored, self._kept, self.last
         to_move: list[tuple[int, ...]] = []
         for ply, (seat, move) in enumerate(moves, start=len(self._moves) + 1):
@@ -77,9 +80,10 @@ class Positions(Sequence):
                 last = restored.state if ply == restored.ply else None  # not replayed
                 to_move.append(restored.to_move[ply])
                 if ply == restored.ply:
-                    kept = {**kept, ply: (last, restored.size)}
+                    kept = {**kept, ply: (restored.state, restored.size)}
                 continue
-            last = self._game.apply(last, seat, move)
+            last = after if after is not None and ply == final \
+                else self._game.apply(last, seat, move)
             to_move.append(tuple(last.to_move))
             if ply % EVERY == 0:
                 kept = {**kept, ply: (last, _size(last))}
@@ -135,13 +139,15 @@ class Positions(Sequence):
         return isinstance(other, Positions) and len(self) == len(other) \
             and all(a == b for a, b in zip(self, other))
 
-    __hash__ = None  # like a list of states: compared by value
+    __hash__ = None  # type: ignore[assignment]  # like a list of states: compared by value
 
     def _replay(self, first: int, last: int) -> Iterator[engine.State]:
         """The positions after ``first`` to ``last`` moves, replayed from the nearest kept
         one at or before ``first`` (each ``EVERY``-th one met on the way is kept)."""
+        latest = self.last
+        assert latest is not None  # (None only while the moves to a snapshot are read)
         if first == last == len(self._moves):
-            yield self.last
+            yield latest
             return
         base = max(ply for ply in list(self._kept) if ply <= first)  # others may add
         state = self._kept[base][0]
@@ -149,7 +155,7 @@ class Positions(Sequence):
             yield state
         for ply in range(base + 1, last + 1):
             if ply == len(self._moves):
-                state = self.last
+                state = latest
             else:
                 state = self._kept[ply][0] if ply in self._kept \
                     else self._game.apply(state, *self._moves[ply - 1])
@@ -208,7 +214,7 @@ def store(db: sqlite_utils.Database, game_id: str, positions: Positions) -> None
     db.execute("INSERT INTO snapshots (game_id, ply, engine, state, to_move) "
                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET ply = excluded.ply, "
                "engine = excluded.engine, state = excluded.state, to_move = excluded.to_move",
-               [game_id, ply, ENGINE, _pickled(positions.last),
+               [game_id, ply, ENGINE, _pickled(positions[ply]),
                 json.dumps([positions.to_move(p) for p in range(ply + 1)])])
 
 

@@ -105,7 +105,9 @@ def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
         {"name": s.name, "email": s.email,
          "language": matches.language_of(db, match.id, s.seat)}  # its start email's too
         for s in moved],
-                             dict(match.options), clock=match.clock, addressless=True,
+                             dict(match.options),
+                             clock=match.clock.to_json() if match.clock else None,
+                             addressless=True,
                              rated=match.rated, claimed=claimed)
     for old in moved:
         db.execute("UPDATE seats SET notify = (SELECT notify FROM seats WHERE game_id = ? "
@@ -119,5 +121,6 @@ def rematch_link(db: sqlite_utils.Database, match: Match, seat: int) -> tuple[in
     links are stored, so a player who asked before the others (and then closed the start
     email) opens the new game from the old one with a link made at that moment."""
     new_seat = rematch_seat(match, seat)
+    assert match.rematch_id is not None  # the link is asked for once every seat asked
     with write(db):
         return new_seat, links.mint(db, match.rematch_id, new_seat)

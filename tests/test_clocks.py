@@ -14,7 +14,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from pbem import clocks, commands, create_app, due, matches
+from pbem import clocks, commands, create_app, due, events, matches
 from pbem.events import Command
 from pbem.jobs import scheduler
 from pbem.clocks import Step
@@ -34,12 +34,13 @@ PLAY_LINK = re.compile(r"http://localhost(/play/[A-Za-z0-9_-]{32})")
 
 
 def per_move(days=3, **more):
-    return clocks.settings({"mode": "per_move", "days": days, **more})
+    return clocks.Clock.of(clocks.settings({"mode": "per_move", "days": days, **more}))
 
 
 def fischer(initial=7, increment=1, most=14, **more):
-    return clocks.settings({"mode": "fischer", "initial_days": initial,
-                            "increment_days": increment, "max_days": most, **more})
+    return clocks.Clock.of(clocks.settings({"mode": "fischer", "initial_days": initial,
+                                            "increment_days": increment, "max_days": most,
+                                            **more}))
 
 
 class Log:
@@ -185,6 +186,49 @@ def test_the_yearly_vacation_allowance_counts_the_calendar_year_of_each_declarat
     seats = clocks.compute(per_move(3, vacation_days=5), 2, datetime(2023, 12, 1, tzinfo=timezone.utc),
                            (0,), steps, datetime(2024, 1, 4, tzinfo=timezone.utc))
     assert [c.vacation_days_left for c in seats] == [3, 2]
+
+
+def test_clocks_folded_event_by_event_are_those_of_the_whole_log():
+    """A move folds its own step into the clocks kept so far (``Timing.then``), which
+    must give what folding the whole log again gives, also where a vacation declared
+    out of time order begins before a time already counted (then it folds all again)."""
+    clock = fischer(3, 1, 5, weekends="pause", vacation_days=20)
+    log = (Log(clock).move(0, MONDAY + 5 * HOUR).vacation(1, MONDAY + DAY, 2)
+           .move(1, MONDAY + 4 * DAY).vacation(0, MONDAY + 4 * DAY, 3)
+           .move(0, MONDAY + 9 * DAY).vacation(1, MONDAY + 2 * DAY, 1)  # recorded late
+           .move(1, MONDAY + 10 * DAY).vacation(1, MONDAY + 10 * DAY, 1))
+    whole = clocks.Timing.folded(clock, 2, MONDAY, (0,), log.steps)
+    assert whole.at(MONDAY + 11 * DAY) == log.at(MONDAY + 11 * DAY)
+    for split in range(len(log.steps) + 1):
+        for now in (MONDAY + 3 * DAY, MONDAY + 11 * DAY, MONDAY + 30 * DAY):
+            early = clocks.Timing.folded(clock, 2, MONDAY, (0,), log.steps[:split])
+            later = early.then(log.steps[split:])
+            if later is None:  # the vacation recorded late: the log is folded again
+                assert any(step.effect == "pauses" and step.at < early.latest
+                           for step in log.steps[split:])
+                continue
+            assert later.at(now) == whole.at(now), (split, now)
+
+
+def test_a_games_clocks_kept_move_by_move_are_those_of_its_whole_log(app, db):
+    """The clocks each recorded event leaves (folded into the game's clocks before it) are
+    those of the game's whole log, from the join that starts it on."""
+    with app.test_request_context():  # the emails' links
+        game = matches.create(db, "mastery", [PLAYERS[0], {"open": True}], {},
+                              clock=fischer(3, 1, 5, vacation_days=10).to_json()).match
+        submitted = [commands.submit(db, game.id, 1, Command.of(
+            "join", events.Joiner("Bob", "bob@example.org")))]
+        submitted.append(commands.submit(db, game.id, 1, Command.of("vacation",
+                                                                   events.Days(2))))
+        for ply in range(6):
+            after = submitted[-1].match
+            seat = after.to_move[0]
+            move = after.game.legal_moves(after.current, seat)[0]
+            submitted.append(commands.submit(db, game.id, seat,
+                                             Command.of("move", events.Move(move)), ply))
+    for each in submitted:
+        assert each.match.timing == clocks.timing(each.match), each.kind
+    assert submitted[-1].match.timing.turn[0] != 0  # its clock began with the join
 
 
 def test_remaining_time_in_words():
@@ -542,7 +586,7 @@ def test_one_scheduler_runs_the_clock_job(tmp_path, monkeypatch):
 
 @pytest.mark.one_database  # what the email says
 def test_the_your_turn_email_says_how_long_the_player_has(client, app):
-    game = apis(create(client, per_move(days=3)))
+    game = apis(create(client, per_move(days=3).to_json()))
     assert client.post(f"{game[0]}/moves", json={"move": "d4xc5", "ply": 0}).status_code == 200
     turn = outbox(app, "WHERE kind = 'turn'")
     assert len(turn) == 1

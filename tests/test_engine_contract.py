@@ -116,7 +116,9 @@ def test_every_listed_move_is_accepted_and_already_canonical(game):
     for seat in state.to_move:
         legal = game.legal_moves(state, seat)
         for move in legal[:300]:
-            record = game.canonical(state, seat, move)
+            record, after = game.played(state, seat, move)
+            assert record == game.canonical(state, seat, move)
+            assert after == game.apply(state, seat, move)
             # A record may leave out what did not happen (Magnet: the promotion of a piece a
             # trap destroyed): then it is another listed move with the same result.
             assert record == move or record in legal and \

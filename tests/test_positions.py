@@ -91,6 +91,27 @@ def test_a_process_without_the_game_replays_from_its_snapshot(app, client, new_g
     assert applied.count == len(moves)
 
 
+def test_a_move_is_played_once_and_its_game_is_the_one_its_log_replays_to(
+        app, client, new_game, monkeypatch):
+    """The check plays a move for its spelling and its position, which the game keeps: the
+    engine applies it once. A move spelled otherwise than the engine writes it is played
+    again as the log spells it, as a replay would play it."""
+    game = new_game("mastery")
+    applied = CountedApply(monkeypatch)
+    first = client.get(game.apis[0]).json["legal_moves"][0]
+    assert client.post(f"{game.apis[0]}/moves", json={"move": first, "ply": 0}).status_code == 200
+    assert applied.count == 1
+    second = client.get(game.apis[1]).json["legal_moves"][0]
+    assert client.post(f"{game.apis[1]}/moves",
+                       json={"move": second.upper(), "ply": 1}).status_code == 200
+    assert applied.count == 3
+    db = connect(app.config["DATABASE"])
+    kept = matches.load(db, game.id)
+    assert [event.move for event in kept.moves] == [first, second]
+    CACHE.clear()
+    assert matches.load(db, game.id).states == kept.states
+
+
 class Exploit:
     def __reduce__(self):
         return os.system, ("echo unpickled > /dev/null",)

@@ -121,7 +121,7 @@ def move_cells(move: str) -> set[str]:
 
 # -- the builders ------------------------------------------------------------------------------
 
-def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
+def build(game: Any, state: Any, seat: int, path: tuple[str, ...],
           legal: Sequence[str] | None = None) -> Build:
     """What ``seat`` (who is to move) may click after ``path``; an unknown path starts over.
     Reads the state only through ``view``, ``legal_moves`` (``legal``, if the caller has
@@ -695,8 +695,9 @@ def _vertex(name: str, spot: _Spot, view: Mapping[str, Any], seat: int | None,
     """A vertex that something stands on, marks or clicks: a link if ``href``."""
     x, y = spot.x, spot.y
     words = [name]
-    piece = None
+    piece: tuple[int, Any, str | None] | None = None
     if name in marks.placed:
+        assert seat is not None  # the pieces being placed are their setter's
         piece = (seat, 1, marks.placed[name])
         words.append(gettext("%(piece)s (placed, not yet confirmed)",
                              piece=_piece_title(*piece, seat)))

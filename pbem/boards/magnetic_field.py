@@ -127,7 +127,7 @@ def move_cells(move: str) -> set[str]:
 
 # -- the turn builder ------------------------------------------------------------------------
 
-def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
+def build(game: Any, state: Any, seat: int, path: tuple[str, ...],
           legal: Sequence[str] | None = None) -> Build:
     """What ``seat`` (who is to move) may click after ``path``; an unknown path starts over.
     Reads the state only through ``view``, ``turn_options`` and ``preview``, which give the
@@ -145,9 +145,8 @@ def build(game: Any, state: Any, seat: int | None, path: tuple[str, ...],
                      hint=gettext("Pick one face-up tile: click it under the field or use a "
                                   "button."))
     walked = _walk(game, state, seat, path)
-    if walked is None:
-        walked = _walk(game, state, seat, ())
-    return _build_from(game, state, seat, view, walked)
+    return _build_from(game, state, seat, view,
+                       _started(game, state, seat) if walked is None else walked)
 
 
 class _Walk:
@@ -162,6 +161,13 @@ class _Walk:
         self.cell = ""            # stage cell / figure: the cell clicked
         self.facing = ""          # stage facing: the direction chosen before the cell
         self.action = ""          # stage done: the figure action ("" for tiles only / pass)
+
+
+def _started(game: Any, state: Any, seat: int) -> _Walk:
+    """The walk of a turn not begun, where an unknown path starts over."""
+    walk = _walk(game, state, seat, ())
+    assert walk is not None  # nothing clicked yet: nothing to refuse
+    return walk
 
 
 def _walk(game: Any, state: Any, seat: int, path: tuple[str, ...]) -> _Walk | None:
@@ -241,7 +247,7 @@ def _build_from(game: Any, state: Any, seat: int, view: Mapping[str, Any], walk:
         try:
             preview = game.preview(state, seat, move)
         except IllegalMove:
-            return _build_from(game, state, seat, view, _walk(game, state, seat, ()))
+            return _build_from(game, state, seat, view, _started(game, state, seat))
         words = gettext("pass") if walk.action == PASS else "; ".join(
             so_far + ([_action_words(walk.action)] if walk.action else []))
         if walk.action and walk.action != PASS:  # the field shows the turn's result

@@ -44,7 +44,9 @@ def is_cell(token: str) -> bool:
 
 def click_path(move: str) -> tuple[str, ...]:
     """``d2-d4`` → (d2, d4); ``~c6-c4`` → (c6, c4); ``d1xd5=O@b4`` → (d1, d5, O, b4)."""
-    return tuple(token for token in _MOVE.fullmatch(move).groups() if token)
+    found = _MOVE.fullmatch(move)
+    assert found is not None, move  # a legal move's text
+    return tuple(token for token in found.groups() if token)
 
 
 def choice_label(token: str) -> str:

@@ -52,6 +52,7 @@ from flask import current_app, has_request_context, render_template
 from flask_babel import gettext, lazy_gettext, ngettext
 
 from .. import commands, events, invites, languages, links, matches
+from ..errors import Unreadable
 from ..events import Command, Message, Move
 from . import sentences
 from . import compose
@@ -400,10 +401,6 @@ class Result:
         return f"{self.status}{where}" + (f": {self.error}" if self.error else "")
 
 
-class Unreadable(ValueError):
-    """A message too large, too deep or too malformed to read: refused for good."""
-
-
 @dataclass(frozen=True)
 class Reply:
     """What the server reads of a message, all of it taken before anything is played."""
@@ -491,12 +488,11 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         status, error, kind = "recorded", None, asked.kinds[0]
         try:
             if not text:
-                raise matches.InvalidRequest(gettext("Your reply has no move: write it as "
-                                                     "the first line, above the quoted email."))
+                raise matches.InvalidRequest("Your reply has no move: write it as the first "
+                                             "line, above the quoted email.")
             if len(text) > MAX_LINE and not chat:
-                raise matches.InvalidRequest(gettext("The first line of your reply is too "
-                                                     "long to be a move: write only the move "
-                                                     "on it."))
+                raise matches.InvalidRequest("The first line of your reply is too long to be "
+                                             "a move: write only the move on it.")
             # Only a move depends on the position seen; resigning and answering a draw
             # offer do not (as in the API).
             seen = addressed.seen if kind == "move" else Seen()

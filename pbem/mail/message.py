@@ -44,6 +44,7 @@ UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 ENCODED_WORD_OPENER = re.compile(r"=\s*\?")
 ADDRESSES = {"from", "to", "cc", "bcc", "reply-to", "sender"}  # headers readers parse
 LINE_LIMIT = 998  # RFC 5322: characters of a line, its end aside
+SMTP_LINE = policy.SMTP.max_line_length or 78  # the longest line the SMTP policy writes
 # Values set raw are written as they are; header objects (the others) still fold themselves.
 WRITTEN = policy.SMTP.clone(refold_source="none")
 
@@ -61,7 +62,7 @@ def _text(subtype: str, content: str) -> bytes:
     Russian, whose letters quoted-printable writes in six characters each)."""
     data = content.encode("utf-8")
     lines = data.splitlines()
-    if max(map(len, lines), default=0) <= policy.SMTP.max_line_length:
+    if max(map(len, lines), default=0) <= SMTP_LINE:
         encoding, payload = ("7bit" if data.isascii() else "8bit"), CRLF.join(lines) + CRLF
     else:
         text = b"\n".join(lines) + b"\n"
@@ -112,7 +113,7 @@ def compose(headers: Mapping[str, str], body: str, html: str | None = None,
     message = EmailMessage(policy=WRITTEN)
     for name, text in texts.items():
         line = len(name) + 2 + len(text)
-        if text.isascii() and (line <= policy.SMTP.max_line_length or " " not in text):
+        if text.isascii() and (line <= SMTP_LINE or " " not in text):
             if line > LINE_LIMIT:
                 raise HeaderInjection(f"the {name} header is longer than a line may be")
             message.set_raw(name, text)  # one plain line: nothing to encode or fold

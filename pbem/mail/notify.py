@@ -144,6 +144,7 @@ def legal_hint(match: Match, seat: int) -> str:
 def games_created(db: sqlite_utils.Database, *, games: Sequence[Created], announce: bool) -> None:
     for game in games if announce else ():
         if not game.match.open_seats:  # else it starts when the last open seat is taken
+            assert game.spectator_token is not None  # an announced game has its links
             game_started(db, game.match, game.spectator_token)
 
 
@@ -178,6 +179,7 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
     if before.waiting:  # before the game starts, only its creator hears of each join
         if event.kind == "join":
             joiner = after.seats[event.seat].name
+            assert joiner is not None  # the seat was just taken
             creators = [s.seat for s in before.seats if not s.open and before.hosts(s.seat)]
             if not after.open_seats:
                 game_started(db, after, links.mint(db, after.id, None),
@@ -223,6 +225,7 @@ def your_turn(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
     """Queue the "Your move" email and push message of ``seat``'s turn (begun by a move),
     once per turn each."""
     began = match.turn_began(seat)
+    assert began is not None  # a turn a move began (the start email tells of the first)
     clock = clocks.of_match(match, now)
     _send(db, match, seat, "your_turn", unique_key=f"turn:{match.id}:{seat}:{began.seq}",
           by_email=by_email, by_push=by_push,
@@ -286,7 +289,7 @@ def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock,
 def _deadline_context(match: Match, seat: int, clock: clocks.SeatClock) -> dict[str, Any]:
     """What the "time running out" email and push message say, in the language in force."""
     return dict(deadline=clock.deadline_text, left=clock.left_text,
-                on_timeout=match.clock["on_timeout"] if match.clock else None,
+                on_timeout=match.clock.on_timeout if match.clock else None,
                 team=len(match.game.team_of(match.players, seat)) > 1,
                 vacation_left=clock.vacation_days_left, clock=clock)
 
@@ -372,6 +375,7 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
                 email_at = deadline_warning(db, match, seat, clock, now)
                 warnings += 1
             else:
+                assert clock.turn_seq is not None  # a running clock's turn
                 email_at = _deadline_email_at(db, game_id, seat, clock.turn_seq)
                 if email_at is not None and email_at <= now:
                     deadline_warning(db, match, seat, clock, now, by_push=False)
@@ -529,13 +533,16 @@ def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
     reminded of this turn. The row is dropped once the turn needs none, also when the
     seat's choice holds reminders back (``set_preference`` writes it again)."""
     seat_clocks = clocks.of_match(match, now)
-    if seat_clocks and seat_clocks[seat].vacation_until is not None:
-        due.hold(db, match.id, seat, "reminder", seat_clocks[seat].vacation_until)
+    back = seat_clocks[seat].vacation_until if seat_clocks else None
+    if back is not None:
+        due.hold(db, match.id, seat, "reminder", back)
         return False
     queued = False
     if seat in match.to_move:
         began = match.turn_began(seat)
-        since = utc.parse(began.created_at if began else match.started_at)
+        turn_began = began.created_at if began else match.started_at
+        assert turn_began is not None  # a seat to move: the game has started
+        since = utc.parse(turn_began)
         if since > cutoff:
             return False  # the row only says where to look: the log decides
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
@@ -565,7 +572,9 @@ def send_turn_emails(db: sqlite_utils.Database, now: datetime) -> int:
                 if last is not None:  # still there: look again once they may have left
                     due.hold(db, game_id, seat, "turn", last + away)
                     continue
-                key = f"turn:{game_id}:{seat}:{match.turn_began(seat).seq}"
+                began = match.turn_began(seat)
+                assert began is not None  # a ``turn`` row is a turn a move began (``due``)
+                key = f"turn:{game_id}:{seat}:{began.seq}"
                 if not _queued(db, key):
                     your_turn(db, match, seat, now, by_push=False)  # pushed when it began
                     queued += 1

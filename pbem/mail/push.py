@@ -33,7 +33,6 @@ from datetime import datetime, timedelta
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-import engine
 import http_ece
 import sqlite_utils
 from cryptography.hazmat.primitives import hashes, serialization
@@ -43,6 +42,7 @@ from flask_babel import lazy_gettext
 
 from .. import clocks, events, languages, links, matches, players
 from . import outbox, webhooks
+from ..errors import BadSubscription, TooManyDevices
 from ..store.db import hold_name, write
 from ..matches import Match
 from ..store import utc
@@ -60,14 +60,6 @@ DETAILS = {"turn": lazy_gettext("{mover} played {last_move}."),
            "deadline": lazy_gettext("{left} left to move, until {deadline}."),
            **{kind.tells.email: kind.tells.detail for kind in events.KINDS.values()
               if kind.tells and kind.tells.detail}}
-
-
-class BadSubscription(engine.TextError):
-    """A subscription the server will not push to; the message says why."""
-
-
-class TooManyDevices(engine.TextError):
-    """A seat or player already told ``MOST_DEVICES`` devices."""
 
 
 class SubscriptionGone(outbox.Undeliverable):

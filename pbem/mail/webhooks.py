@@ -29,16 +29,13 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-import engine
 import sqlite_utils
 from flask import current_app
 
+from ..errors import BadWebhook
+
 MAX_URL = 500
 DEADLINE = 10  # seconds a post may take in all: connecting, sending and reading the answer
-
-
-class BadWebhook(engine.TextError):
-    """A URL the server will not post to; the message tells a player why."""
 
 
 def checked_url(url: Any, allow_private: bool = False) -> str | None:
@@ -165,8 +162,10 @@ def send(post: Post) -> int:
     parts = urlsplit(post.url)
     https = parts.scheme == "https"
     port = parts.port or (443 if https else 80)
-    address = parts.hostname if post.allow_private else _public_address(parts.hostname, port)
-    connection = _Pinned(parts.hostname, port, address, ends,
+    host = parts.hostname
+    assert host is not None  # the URL was checked (``checked_url``)
+    address = host if post.allow_private else _public_address(host, port)
+    connection = _Pinned(host, port, address, ends,
                          _deadline_tls() if https else None)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:

@@ -109,7 +109,7 @@ class Connection:
         # An acknowledged move must survive a crash, as on SQLite: a server set not to wait
         # for the disk at commit is asked to, for this connection (stronger settings, such
         # as waiting for a standby, are kept).
-        if self.raw.execute("SHOW synchronous_commit").fetchone()[0] == "off":
+        if (self.raw.execute("SHOW synchronous_commit").fetchone() or ("on",))[0] == "off":
             self.raw.execute("SET synchronous_commit = on")
 
     @property
@@ -127,6 +127,7 @@ class Connection:
         self._trace = trace
 
     def _traced(self, sql: str, parameters: Any) -> None:
+        assert self._trace is not None  # (called only while a trace is set)
         self._trace(sql if parameters is None else
                     psycopg.ClientCursor(self.raw).mogrify(translated(sql), parameters))
 
@@ -177,7 +178,7 @@ class PostgresDatabase:
     def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = None
               ) -> Iterator[dict[str, Any]]:
         cursor = self.execute(sql, params)
-        names = [column.name for column in cursor.description]
+        names = [column.name for column in cursor.description or ()]
         return (dict(zip(names, row)) for row in cursor)
 
     def __getitem__(self, name: str) -> Table:
@@ -217,7 +218,8 @@ class Table:
 
     @property
     def count(self) -> int:
-        return self.db.execute(f"SELECT count(*) FROM {self.name}").fetchone()[0]
+        (count,) = self.db.execute(f"SELECT count(*) FROM {self.name}").fetchone() or (0,)
+        return count
 
     def insert(self, record: Mapping[str, Any]) -> Table:
         return self.insert_all([record])

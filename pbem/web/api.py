@@ -1,4 +1,6 @@
-"""The JSON API (docs/api.md), plus the same answers for spectators."""
+"""The JSON API (docs/api.md), plus the same answers for spectators. A refusal a view
+lets out (``errors.ActionError``) is answered as JSON, ``{"error"}`` with its status and
+headers, by the app's handler of refusals (``site.refused``)."""
 from __future__ import annotations
 
 import json
@@ -63,7 +65,8 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         "takeback_offer": match.takeback_offer,
         # team games: proposals to resign, the viewer's own team's alone while it runs
         "resign_offers": match.resign_offers_known_to(seat),
-        "time_control": match.clock,        # null: no clock (see pbem/clocks.py)
+        # null: no clock (see pbem/clocks.py)
+        "time_control": match.clock.to_json() if match.clock else None,
         "clocks": clocks.to_json(match),    # each seat's remaining time; null: no clock
         # the caller's own conditional lines, where the game has them
         **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
@@ -84,7 +87,7 @@ def email_status(match: Match, seat: int | None) -> str | None:
     sent to it), "unsubscribed" (the seat chose no turn emails); None: no address (or a
     spectator, who has none)."""
     email = match.seats[seat].email if seat is not None else None
-    if not email:
+    if seat is None or not email:
         return None
     if bounces.status(get_db(), email) is not None:
         return "bouncing"
@@ -124,31 +127,25 @@ def _players_by_key(db, entries: Any) -> tuple[Any, dict[int, int]]:
 @limits.between_computers(_between_computers)
 def create_game():
     db = get_db()
-    try:
-        body = json_body()
-        with write(db):  # a client's running games counted with its new one
-            client = None
-            if _between_computers():
-                client = computer.client_key(get_remote_address(),
-                                             str(current_app.config["SECRET_KEY"]))
-                computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
-            entries, claimed = _players_by_key(db, body.get("players"))
-            if body.get("rated") is True and (
-                    refusal := botaccounts.rated_refusal(db, claimed.values())):
-                raise matches.Refused(refusal)
-            entries, offered = botaccounts.offers(db, entries, body.get("game"),
-                                                  body.get("clock"), body.get("rated", False))
-            created = matches.create(db, body.get("game"), entries,
-                                     body.get("options"), clock=body.get("clock"),
-                                     public=body.get("public", False), client=client,
-                                     rated=body.get("rated", False),
-                                     rating_range=body.get("rating_range"), claimed=claimed,
-                                     offered=offered)
-    except computer.TooManyRunning as error:
-        return *languages.refusal(error.status, error.message), {
-            "Retry-After": str(computer.RETRY_SECONDS)}
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    body = json_body()
+    with write(db):  # a client's running games counted with its new one
+        client = None
+        if _between_computers():
+            client = computer.client_key(get_remote_address(),
+                                         str(current_app.config["SECRET_KEY"]))
+            computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
+        entries, claimed = _players_by_key(db, body.get("players"))
+        if body.get("rated") is True and (
+                refusal := botaccounts.rated_refusal(db, claimed.values())):
+            raise matches.Refused(refusal)
+        entries, offered = botaccounts.offers(db, entries, body.get("game"),
+                                              body.get("clock"), body.get("rated", False))
+        created = matches.create(db, body.get("game"), entries,
+                                 body.get("options"), clock=body.get("clock"),
+                                 public=body.get("public", False), client=client,
+                                 rated=body.get("rated", False),
+                                 rating_range=body.get("rating_range"), claimed=claimed,
+                                 offered=offered)
     match = created.match
     held_back = invites.held_back(get_db(), match.id)
     offered_to = {seat: bot.handle for seat, player_id in offered.items()
@@ -212,19 +209,16 @@ def _act(token: str, route: str, answer: str | None = None):
     ply it was played at is stale, as any other (409, as a ``ply`` or a ``version`` not the
     current one is: a client learns the game moved on), and changes nothing."""
     access = open_seat(token, "play")
-    try:
-        body = json_body()
-        (ply, version), payload = _seen(body, required=route == "moves"), None
-        if route == "moves":
-            payload = body.get("move")
-            if not isinstance(payload, str):
-                raise matches.InvalidRequest("'move' must be a move in the game's notation.")
-            payload = events.Move(payload)
-        submitted = commands.submit(get_db(), access.game_id, access.seat,
-                                    _command(route, answer, payload), ply,
-                                    seen_version=version, strict=True)
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    body = json_body()
+    (ply, version), payload = _seen(body, required=route == "moves"), None
+    if route == "moves":
+        payload = body.get("move")
+        if not isinstance(payload, str):
+            raise matches.InvalidRequest("'move' must be a move in the game's notation.")
+        payload = events.Move(payload)
+    submitted = commands.submit(get_db(), access.game_id, access.seat,
+                                _command(route, answer, payload), ply,
+                                seen_version=version, strict=True)
     return jsonify(game_json(submitted.match, access.seat))
 
 
@@ -264,15 +258,12 @@ def takeback(token: str):
     """Ask to take back one's last move (no body, or no ``answer``): 202; the opponent's
     ``{"answer": "accept" | "decline"}``: 200. Both with the game answer."""
     access = open_seat(token, "play")
-    try:
-        answer = json_body().get("answer")
-        if answer is not None and answer not in ("accept", "decline"):
-            raise matches.InvalidRequest("'answer' must be accept or decline (leave it out to "
-                                         "ask to take back your last move).")
-        submitted = commands.submit(get_db(), access.game_id, access.seat,
-                                    _command("takeback", answer), None)
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    answer = json_body().get("answer")
+    if answer is not None and answer not in ("accept", "decline"):
+        raise matches.InvalidRequest("'answer' must be accept or decline (leave it out to "
+                                     "ask to take back your last move).")
+    submitted = commands.submit(get_db(), access.game_id, access.seat,
+                                _command("takeback", answer), None)
     return jsonify(game_json(submitted.match, access.seat)), 202 if answer is None else 200
 
 
@@ -288,14 +279,11 @@ def vacation(token: str):
     """Pause the player's clock for ``{"days": N}`` days, from now (or from the end of a
     vacation already running); 422 beyond the year's allowance."""
     access = open_seat(token, "play")
-    try:
-        days = json_body().get("days")
-        if isinstance(days, bool) or not isinstance(days, int):
-            raise matches.InvalidRequest("'days' must be a whole number of days.")
-        after = commands.submit(get_db(), access.game_id, access.seat,
-                                _command("vacation", payload=events.Days(days))).match
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    days = json_body().get("days")
+    if isinstance(days, bool) or not isinstance(days, int):
+        raise matches.InvalidRequest("'days' must be a whole number of days.")
+    after = commands.submit(get_db(), access.game_id, access.seat,
+                            _command("vacation", payload=events.Days(days))).match
     return jsonify(game_json(after, access.seat))
 
 
@@ -338,14 +326,9 @@ def set_webhook(token: str):
     """``{"url": "https://..."}`` (or null) → ``{"webhook": url}``: where this seat's news
     is posted as well as emailed (``pbem/mail/webhooks.py``)."""
     match, seat = open_link(token, "play")
-    try:
-        body = json_body()
-        with write(get_db()):
-            url = webhooks.set_url(get_db(), match.id, seat, body.get("url"))
-    except webhooks.BadWebhook as bad:
-        return languages.refusal(400, bad.text)
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    body = json_body()
+    with write(get_db()):
+        url = webhooks.set_url(get_db(), match.id, seat, body.get("url"))
     return jsonify({"webhook": url})
 
 
@@ -376,19 +359,16 @@ def player_push(token: str):
 
 
 def _push_subscription(owner: push.Owner):
-    try:
-        body = json_body()
-        if request.method == "PUT":
-            subscription = push.checked(body, current_app.config["PUSH_ALLOW_PRIVATE"])
-            with write(get_db()):
-                push.subscribe(get_db(), owner, subscription)
-            return jsonify({"endpoint": subscription[0]}), 201
-        with write(get_db()):  # a device that was not subscribed is not, as asked
-            push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
-    except (push.BadSubscription, matches.InvalidRequest) as bad:
-        return languages.refusal(400, bad.args[0])
-    except push.TooManyDevices as full:  # until a device is switched off
-        return languages.refusal(409, full.args[0])
+    """A device is refused while the most devices there may be are told (409, until one is
+    switched off)."""
+    body = json_body()
+    if request.method == "PUT":
+        subscription = push.checked(body, current_app.config["PUSH_ALLOW_PRIVATE"])
+        with write(get_db()):
+            push.subscribe(get_db(), owner, subscription)
+        return jsonify({"endpoint": subscription[0]}), 201
+    with write(get_db()):  # a device that was not subscribed is not, as asked
+        push.unsubscribe(get_db(), owner, str(body.get("endpoint")))
     return jsonify({})
 
 
@@ -408,22 +388,16 @@ def set_conditional(token: str):
     """``{"lines": [[their_move, my_reply, ...], ...]}`` replaces the caller's conditional
     lines (``pbem/conditional.py``) → the game answer; an illegal line → 422, nothing kept."""
     match, seat = open_link(token, "play")
-    try:
-        raw = json_body().get("lines")
-        if not conditional.supported(match.game, match.players):
-            raise matches.Refused("%(game)s with %(players)s players has no conditional moves "
-                                  "(they need two players and nothing hidden).",
-                                  game=match.game.title, players=match.players)
-        db = get_db()
-        with write(db):
-            current = matches.load(db, match.id)
-            try:
-                lines = conditional.checked(current.game, current.current, seat, raw)
-            except conditional.BadLines as bad:
-                raise matches.Refused(bad.text) from None
-            conditional.store(db, match.id, seat, lines)
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    raw = json_body().get("lines")
+    if not conditional.supported(match.game, match.players):
+        raise matches.Refused("%(game)s with %(players)s players has no conditional moves "
+                              "(they need two players and nothing hidden).",
+                              game=match.game.title, players=match.players)
+    db = get_db()
+    with write(db):
+        current = matches.load(db, match.id)
+        conditional.store(db, match.id, seat,
+                          conditional.checked(current.game, current.current, seat, raw))
     return jsonify(game_json(current, seat))
 
 
@@ -434,20 +408,15 @@ def analyse(role: str, token: str):
     after those moves, as the caller would see it; nothing is recorded. 422 for an illegal
     move, and in a game with hidden information until it is over."""
     match, seat = open_link(token, role)
-    try:
-        body = json_body()
-        ply, moves = body.get("ply", match.ply), body.get("moves", [])
-        if isinstance(ply, bool) or not isinstance(ply, int):
-            raise matches.InvalidRequest("'ply' must be a ply of the game (an integer).")
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) \
-                or len(moves) > analysis.MAX_LINE:
-            raise matches.InvalidRequest("'moves' must be a list of at most %(most)s moves in "
-                                         "the game's notation.", most=analysis.MAX_LINE)
-        line = analysis.explore(match, seat, ply, moves)
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
-    except analysis.AnalysisRefused as refused:
-        return languages.refusal(422, refused.text)
+    body = json_body()
+    ply, moves = body.get("ply", match.ply), body.get("moves", [])
+    if isinstance(ply, bool) or not isinstance(ply, int):
+        raise matches.InvalidRequest("'ply' must be a ply of the game (an integer).")
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves) \
+            or len(moves) > analysis.MAX_LINE:
+        raise matches.InvalidRequest("'moves' must be a list of at most %(most)s moves in "
+                                     "the game's notation.", most=analysis.MAX_LINE)
+    line = analysis.explore(match, seat, ply, moves)
     if line.error:
         return languages.refusal(422, line.error)
     return jsonify(line.to_json())
@@ -474,11 +443,9 @@ def chat(role: str, token: str):
     if seat is None:
         return languages.refusal(403, "Spectators cannot post in the chat; they read it once "
                                  "the game is over.")
-    try:
-        after = commands.submit(get_db(), match.id, seat, _command(
-            "chat", payload=events.Message(json_body().get("text")))).match
-    except matches.ActionError as error:
-        return *languages.refusal(error.status, error.message), error.headers
+    text: Any = json_body().get("text")  # as sent: the chat's check refuses all but text
+    after = commands.submit(get_db(), match.id, seat, _command(
+        "chat", payload=events.Message(text))).match
     return jsonify(game_json(after, seat)), 201
 
 
@@ -489,10 +456,7 @@ def notes(token: str):
     match, seat = open_link(token, "play")
     if request.method == "GET":
         return jsonify(talk.notes(get_db(), match.id, seat))
-    try:
-        return jsonify(talk.save_notes(get_db(), match.id, seat, json_body().get("text")))
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    return jsonify(talk.save_notes(get_db(), match.id, seat, json_body().get("text")))
 
 
 @bp.post("/play/<token>/rematch")
@@ -501,10 +465,7 @@ def rematch(token: str):
     """Ask for a rematch of the finished game: 202 and the game answer while other seats
     have not asked; once all have, 201 and the caller's new game (a new link each time)."""
     match, seat = open_link(token, "play")
-    try:
-        after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
     if after.rematch_id is None:
         return jsonify(game_json(after, seat)), 202
     new_seat, new_token = talk.rematch_link(get_db(), after, seat)

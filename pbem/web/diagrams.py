@@ -106,7 +106,7 @@ def draw(game_id: str, name: str) -> Drawn:
     def svg(state: engine.State, **marks: Any) -> Markup:
         return board.render(game.view(state, diagram.viewer), seat=diagram.viewer, **marks)
 
-    if after is None:
+    if after is None or diagram.example is None:  # (no example move, no position after it)
         return Drawn(svg(before), None, None)
     marked = board.move_cells(diagram.example)
     # as the game records it (Magnet drops a promotion a trap cancelled)

@@ -1,7 +1,7 @@
 """Atom feeds: each seat may make a feed link (its own secret, like an email's settings
 link: only its hash is kept, and it opens the feed and nothing else), which a feed reader
 polls for the game's events as that seat may know them: the game record's events
-(``play.record``), so a feed shows exactly what the seat's download shows."""
+(``gamerecord.record``), so a feed shows exactly what the seat's download shows."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -14,7 +14,7 @@ from .. import events, languages, links, matches
 from ..mail import compose
 from ..store import utc
 from ..store.db import get_db
-from .play import record
+from .gamerecord import record
 
 bp = Blueprint("feeds", __name__)
 

@@ -1,5 +1,7 @@
 """The pages a secret link opens: the game as a player (``/play/<token>``) or a spectator
-(``/watch/<token>``), its actions, its history plies and its downloadable record.
+(``/watch/<token>``), its actions, its history plies and its downloadable record; the
+analysis board (``analysis_page``) and the conditional moves' page (``conditional_page``)
+are routes of this blueprint, made there, and the record is ``gamerecord``'s.
 
 Everything shown is built from ``game.view(state, seat)`` (``game.review_view`` for a
 position of the history, which may show more once the game is over) and
@@ -12,10 +14,8 @@ import hashlib
 import json
 import re
 import secrets
-from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -26,57 +26,26 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from ..boards import builder, cells
-from .. import (analysis, clocks, commands, commitment, conditional, events, invites,
-               languages, limits, links, lobby, matches, mygames, players, ratings, talk)
+from .. import (analysis, clocks, commands, commitment, conditional, events, languages,
+               limits, links, lobby, matches, mygames, players, ratings, talk)
 from ..mail import bounces, notify
 from ..boards import board_for
 from ..store import utc
 from ..store.db import get_db, write
-from ..store.lru import BytesLRU
-from ..events import Event
 from ..matches import Match
+from . import analysis_page, conditional_page
+from .gamerecord import record
+from .shown import ROLES, RENDERS, move_texts, move_times, open_link, open_seat
 
 bp = Blueprint("play", __name__)
-
-ROLES = "<any(play, watch):role>"
-
-
-def open_seat(token: str, role: str) -> links.Access:
-    """``open_link`` without loading the game, for actions (which load it in their write
-    transaction: once is enough)."""
-    access = links.resolve(get_db(), token)
-    if access is None or (access.seat is None) != (role == "watch"):
-        abort(404, gettext("This link does not open any game. Check that you copied all of it."))
-    acted = access.emailed and request.method not in ("GET", "HEAD")  # a person read it
-    if acted or access.player_id is not None:  # or its player opened it with their own link
-        invites.answered(get_db(), access.game_id, access.seat)
-    return access
+bp.add_url_rule(f"/{ROLES}/<token>/analysis", view_func=limits.assessing(
+    analysis_page.analysis_board), methods=["GET", "POST"])
+bp.add_url_rule("/play/<token>/conditional", view_func=limits.acting(
+    conditional_page.conditional_moves), methods=["GET", "POST"])
 
 
-def open_link(token: str, role: str) -> tuple[Match, int | None]:
-    """The game (replayed) and seat a link opens; 404 as ``open_seat``."""
-    access = open_seat(token, role)
-    return matches.load(get_db(), access.game_id), access.seat
 
 
-def move_texts(match: Match, viewer: int | None) -> list[str]:
-    """Each move as ``viewer`` may see it; index p - 1 holds ply p."""
-    final = match.current
-    return [match.game.public_move(event.seat, event.move, viewer, final)
-            for event in match.moves]
-
-
-def move_times(match: Match, moves: Sequence[Event] | None = None
-               ) -> list[tuple[datetime, int]]:
-    """When each of ``moves`` (default: the game's line, index p - 1 holding ply p) was
-    played and the seconds it took (since the move before it, or the game's start). Public:
-    every seat sees when others moved."""
-    times, previous = [], datetime.fromisoformat(match.started_at or match.created_at)
-    for event in match.moves if moves is None else moves:
-        at = datetime.fromisoformat(event.created_at)
-        times.append((at, max(0, int((at - previous).total_seconds()))))
-        previous = at
-    return times
 
 
 def duration(seconds: int) -> str:
@@ -97,7 +66,6 @@ def duration(seconds: int) -> str:
 # where the viewer's secret token goes (each of a seat's links gets the same page) --------
 
 PLACEHOLDER = secrets.token_hex(16)  # no page can hold it by chance, nor anyone type it
-RENDERS = BytesLRU(32 * 2**20)  # create_app sets its size: RENDER_CACHE_MB
 # The code that draws pages, and the plugins' games by their versions: an ETag made by
 # other code is a different page.
 CODE = hashlib.sha256(b"".join(
@@ -377,69 +345,6 @@ def history(role: str, token: str, ply: int):
     return _viewed(match, seat, token, role, ply)
 
 
-@bp.route(f"/{ROLES}/<token>/analysis", methods=["GET", "POST"])
-@limits.assessing
-def analysis_board(role: str, token: str):
-    """The analysis board: the position at history ``ply`` (default: the game now) after
-    the line of moves ``m`` (the first ``at`` of them shown, default all), a move builder
-    for whoever is to move there, and steps back and forth; nothing is recorded. Playing
-    another move where the line goes on starts a branch. A POST (the same query) asks the
-    computer's view too, in a finished game: seconds of work, so rate-limited and kept."""
-    match, seat = open_link(token, role)
-    try:
-        start = request.args.get("ply", match.ply, type=int)
-        line = analysis.explore(match, seat, start, request.args.getlist("m")[:analysis.MAX_LINE])
-    except analysis.AnalysisRefused as refused:
-        abort(422, refused.text)
-    shown = min(max(request.args.get("at", len(line.played), type=int), 0), len(line.played))
-    position = line if shown == len(line.played) else analysis.explore(
-        match, seat, start, line.played[:shown])
-    game, drawing = match.game, board_for(match.game.id)
-    mover = position.mover
-    build = builder.for_board(drawing, game, position.state, mover, position.legal_moves(),
-                              builder.parse_path(request.args.get("path")))
-
-    def link(moves: list[str], at: int | None = None, path: str | None = None,
-             **more: Any) -> str:
-        return url_for(".analysis_board", role=role, token=token, ply=start, m=moves,
-                       at=None if at is None or at == len(moves) else at, path=path, **more)
-
-    played = line.played[:shown]
-
-    def then(move: str) -> str:
-        """The line after ``move`` where it is shown: a step along it, or a new branch."""
-        if line.played[shown:shown + 1] == [move]:
-            return link(line.played, shown + 1)
-        return link(played + [move])
-
-    svg = drawing.render({**position.view(), **(build.overlay or {})}, seat=seat,
-                         selected=tuple(t for t in build.path if drawing.is_cell(t)),
-                         targets={t: link(played, path=build.extend(t))
-                                  for t in build.cells + build.choices},
-                         last=drawing.move_cells(played[-1]) if played else set())
-    assessed = _assessed(match, start, tuple(played), position.state) \
-        if request.method == "POST" else None
-    waiting = seat is not None and not match.finished and seat not in match.current.to_move
-    return render_template(
-        "analysis.html", match=match, seat=seat, role=role, token=token, svg=svg,
-        start=start, line=line.played, shown=shown, state=position.state, mover=mover,
-        legal=position.legal_moves(), build=build, error=line.error, link=link, then=then,
-        choices=[(drawing.choice_label(c), link(played, path=build.extend(c)))
-                 for c in build.choices],
-        assessed=assessed, texts=move_texts(match, seat),
-        # a line from the position now, opponent's move first, becomes conditional moves
-        as_conditional=waiting and start == match.ply and played and len(played) % 2 == 0
-        and conditional.supported(match.game, match.players))
-
-
-def _assessed(match: Match, start: int, played: tuple[str, ...],
-              state: engine.State) -> analysis.Assessment | None:
-    key = ("assessed", match.id, start, played)
-    assessed = RENDERS.get(key)
-    if assessed is None:
-        assessed = analysis.assess(match, state)
-        RENDERS.put(key, assessed, 200 + sum(map(len, played)))
-    return assessed
 
 
 def _seen() -> tuple[int | None, int | None]:
@@ -460,17 +365,36 @@ def _command(route: str, answer: str | None = None,
     return events.Command(events.kinds_named("page", (route, answer)), payload)
 
 
-def _act(token: str, command: events.Command, typed: str = ""):
+# the forms of the game page's sections other than the move forms at its top, whose
+# refusals show in their section, beside the text typed there
+SECTIONS = {"play.chat": "chat", "play.notes": "notes", "play.rematch": "rematch"}
+
+
+@bp.errorhandler(matches.ActionError)
+def _refused(error: matches.ActionError):
+    """A refusal of one of the game page's forms: the game page, as the refusal found the
+    game (``ActionError.match``, else as it is now), the refusal shown at the form with
+    what was typed there, with its status and headers."""
+    token = (request.view_args or {})["token"]
     access = open_seat(token, "play")
+    current = error.match or matches.load(get_db(), access.game_id)
+    section = SECTIONS.get(request.endpoint or "")
+    if section is None:
+        shown = _game_page(current, access.seat, token, "play", error=error.message,
+                           typed=request.form.get("move", ""), status=error.status)
+    else:
+        shown = _game_page(current, access.seat, token, "play", error=error.message,
+                           status=error.status, error_in=section,
+                           draft=request.form.get("text", ""))
+    return *shown, error.headers
+
+
+def _act(token: str, command: events.Command):
+    access = open_seat(token, "play")
+    ply, version = _seen()
+    submitted = commands.submit(get_db(), access.game_id, access.seat, command, ply,
+                                seen_version=version)
     seat = access.seat
-    try:
-        ply, version = _seen()
-        submitted = commands.submit(get_db(), access.game_id, seat, command, ply,
-                                    seen_version=version)
-    except matches.ActionError as error:
-        current = matches.load(get_db(), access.game_id)
-        return _game_page(current, seat, token, "play", error=error.message, typed=typed,
-                          status=error.status)
     if submitted.already_recorded:
         flash(gettext("Your move was already recorded."))
     elif submitted.kind == "move":
@@ -496,8 +420,7 @@ def _played(match: Match, seat: int) -> str:
 @bp.post("/play/<token>/move")
 @limits.acting
 def move(token: str):
-    typed = request.form.get("move", "")
-    return _act(token, _command("move", payload=events.Move(typed)), typed)
+    return _act(token, _command("move", payload=events.Move(request.form.get("move", ""))))
 
 
 @bp.post("/play/<token>/resign")
@@ -566,28 +489,16 @@ def vacation(token: str):
     """Pause the player's clock for the form's ``days`` (the year's allowance permitting)."""
     access = open_seat(token, "play")
     seat, days = access.seat, request.form.get("days", "").strip()
-    try:
-        if not re.fullmatch(r"[0-9]{1,3}", days):
-            raise matches.InvalidRequest(gettext("Enter a whole number of days."))
-        after = commands.submit(get_db(), access.game_id, seat,
-                                _command("vacation", payload=events.Days(int(days)))).match
-    except matches.ActionError as error:
-        current = matches.load(get_db(), access.game_id)
-        return _game_page(current, seat, token, "play", error=error.message,
-                          status=error.status)
-    until = clocks.of_match(after)[seat].vacation_text
+    if not re.fullmatch(r"[0-9]{1,3}", days):
+        raise matches.InvalidRequest("Enter a whole number of days.")
+    after = commands.submit(get_db(), access.game_id, seat,
+                            _command("vacation", payload=events.Days(int(days)))).match
+    seat_clocks = clocks.of_match(after)
+    assert seat_clocks is not None  # a vacation is recorded only on a clock
+    until = seat_clocks[seat].vacation_text
     flash(gettext("You are on vacation until %(date)s: your clock does not run meanwhile.",
                   date=until))
     return redirect(url_for(".page", role="play", token=token), 303)
-
-
-def _talk_refused(match: Match, seat: int, token: str, section: str,
-                  error: matches.ActionError):
-    """The page with ``error`` shown in ``section`` (chat, notes, rematch), beside the text
-    the player typed there."""
-    current = matches.load(get_db(), match.id)
-    return *_game_page(current, seat, token, "play", error=error.message, status=error.status,
-                       error_in=section, draft=request.form.get("text", "")), error.headers
 
 
 def _back_to(token: str, section: str):
@@ -598,10 +509,7 @@ def _post_text(token: str, section: str, save):
     """The chat's and the notes' forms: ``save(db, game_id, seat, text)`` the form's text,
     then back to the page's ``section``."""
     match, seat = open_link(token, "play")
-    try:
-        save(get_db(), match.id, seat, request.form.get("text", ""))
-    except matches.ActionError as error:
-        return _talk_refused(match, seat, token, section, error)
+    save(get_db(), match.id, seat, request.form.get("text", ""))
     return _back_to(token, section)
 
 
@@ -626,54 +534,13 @@ def rematch(token: str):
     """Ask for a rematch; once every player has, open the new game (with a new link for
     this player's seat in it, however often they come back for it)."""
     match, seat = open_link(token, "play")
-    try:
-        after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
-    except matches.ActionError as error:
-        return _talk_refused(match, seat, token, "rematch", error)
+    after = commands.submit(get_db(), match.id, seat, _command("rematch")).match
     if after.rematch_id is None:
         return _back_to(token, "rematch")
     _, new_token = talk.rematch_link(get_db(), after, seat)
     return redirect(url_for(".page", role="play", token=new_token), 303)
 
 
-def record(match: Match, viewer: int | None) -> dict[str, Any]:
-    """The whole game as ``viewer`` may know it, for download (with the chat as the
-    viewer may read it); each move a takeback undid says so (``taken_back``)."""
-    final = match.current
-    moved = [event for event in match.events if event.kind == "move"]
-    times = iter(move_times(match, moved))
-    logged = []
-    line: list[dict[str, Any]] = []  # the entries of the moves of the line as it stands
-    for event in filter(lambda event: match.known_to(event, viewer), match.events):
-        entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
-                 "at": event.created_at}
-        if event.kind == "move":
-            ply = match.turns[event.seq][0]
-            entry.update(ply=ply, took=next(times)[1], move=match.game.public_move(
-                event.seat, event.move, viewer, final))
-            line.append(entry)
-        elif event.seq in match.turns:  # a takeback: back to this ply
-            entry["ply"] = back = match.turns[event.seq][0]
-            for undone in line[back:]:
-                undone["taken_back"] = True
-            del line[back:]
-        elif isinstance(event.payload, events.Days):
-            entry["days"] = event.payload.days
-        elif isinstance(event.payload, events.Message):
-            entry["text"] = event.payload.text
-        elif isinstance(event.payload, events.Verdict):
-            entry["draw"] = event.payload.draw
-        logged.append(entry)
-    return {
-        "id": match.id, "game": match.game.id, "title": match.game.title,
-        "options": match.options, "created_at": match.created_at,
-        "players": [{"seat": s.seat, "side": match.seat_name(s.seat), "name": s.name}
-                    for s in match.seats],
-        "events": logged, "ply": match.ply,
-        "outcome": match.outcome_json(), "result": languages.translated(match.result),
-        # the seed decides every chance event: public only once nothing is left to hide
-        **({"seed": match.seed} if match.finished else {}),
-    }
 
 
 @bp.get(f"/{ROLES}/<token>/record.json")
@@ -692,72 +559,3 @@ def record_text(role: str, token: str):
     return Response(text, mimetype="text/plain",
                     headers={"Content-Disposition":
                              f'attachment; filename="{match.game.id}-{match.id}.txt"'})
-
-
-@bp.route("/play/<token>/conditional", methods=["GET", "POST"])
-@limits.acting
-def conditional_moves(token: str):
-    """Conditional moves by clicking through an analysis of the position: the board after
-    the line so far (its moves are the ``m`` parameters) and a move builder for whoever is
-    to move there. POST stores the line (or removes the stored line ``remove``)."""
-    match, seat = open_link(token, "play")
-    if not conditional.supported(match.game, match.players):
-        abort(404, gettext("%(game)s with %(players)s players has no conditional moves: they "
-                           "need two players and nothing hidden.", game=match.game.title,
-                           players=match.players))
-    if request.method == "GET":
-        line = request.args.getlist("m") + [m for m in [request.args.get("add")] if m]
-        return _conditional_page(match, seat, token, line)
-    db = get_db()
-    try:
-        with write(db):
-            current = matches.load(db, match.id)
-            lines = conditional.lines_of(db, match.id, seat)
-            removed = request.form.get("remove", "")
-            if re.fullmatch(r"[0-9]{1,3}", removed) and int(removed) < len(lines):
-                del lines[int(removed)]
-            else:
-                lines.append(request.form.getlist("m"))
-            conditional.store(db, match.id, seat,
-                              conditional.checked(current.game, current.current, seat, lines))
-    except conditional.BadLines as bad:
-        return _conditional_page(matches.load(db, match.id), seat, token,
-                                 request.form.getlist("m"), error=bad.text, status=422)
-    flash(gettext("Your conditional moves are saved.") if not removed
-          else gettext("The line is removed."))
-    return redirect(url_for(".conditional_moves", token=token), 303)
-
-
-def _conditional_page(match: Match, seat: int, token: str, line: list[str], *,
-                      error: str | None = None, status: int = 200):
-    game, board = match.game, board_for(match.game.id)
-    state, played = match.current, []
-    for move in line[:conditional.MAX_LENGTH]:
-        try:
-            mover = state.to_move[0]
-            spelled = game.canonical(state, mover, move)
-            state = game.apply(state, mover, spelled)
-        except (engine.IllegalMove, IndexError):
-            error = error or f"{move} is not a legal move there: the line stops before it."
-            break
-        played.append(spelled)
-    mover = state.to_move[0] if state.outcome is None and state.to_move else None
-    legal = game.legal_moves(state, mover) if mover is not None else []
-    build = builder.build(legal, board.click_path, board.is_cell,
-                          builder.parse_path(request.args.get("path")))
-
-    def with_line(moves: list[str], path: str | None = None) -> str:
-        return url_for(".conditional_moves", token=token, path=path, m=moves)
-
-    svg = board.render(game.view(state, seat), seat=seat,
-                       selected=tuple(t for t in build.path if board.is_cell(t)),
-                       targets={t: with_line(played, build.extend(t))
-                                for t in build.cells + build.choices},
-                       last=board.move_cells(played[-1]) if played else set())
-    waiting = not match.finished and seat not in match.current.to_move
-    return render_template(
-        "conditional.html", match=match, seat=seat, token=token, svg=svg, played=played,
-        mover=mover, legal=legal, build=build, error=error, waiting=waiting,
-        lines=conditional.lines_of(get_db(), match.id, seat), with_line=with_line,
-        choices=[(board.choice_label(c), with_line(played, build.extend(c)))
-                 for c in build.choices]), status

@@ -126,8 +126,8 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
     feed = feeds.url(kept["feed"]) if kept else None
     # the computer may stand in for the seat only in a game with vacations (None: no choice)
     clock = entries[0]["match"].clock if seat and entries else None
-    stand_in = computer.stands_in(get_db(), *seat) if clock and clock["vacation_days"] \
-        else None
+    stand_in = computer.stands_in(get_db(), *seat) \
+        if seat and clock and clock.vacation_days else None
     return render_template(
         "email_settings.html", entries=entries, choices=CHOICES, address=address, email=email,
         here=here, game_page=game_page, feed=feed, error=error, stand_in=stand_in,

@@ -25,6 +25,7 @@ import engine
 
 from .. import languages, limits, positions
 from ..boards import board_for
+from ..errors import BadRecord
 from ..matches import Match
 from ..store.db import get_db, hold_name, insert_rows, write
 from .play import RENDERS, move_texts
@@ -81,10 +82,6 @@ def result(outcome: engine.Outcome | None, seat: int) -> int:
     if outcome is None or outcome.draw:
         return 0 if outcome is None else 1
     return int(seat in outcome.winners)
-
-
-class BadRecord(engine.TextError):
-    """An uploaded record this server cannot replay; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -147,8 +144,8 @@ def replay(data: Any) -> Replayed:
         try:
             state = game.apply(state, seat, text)
         except engine.IllegalMove as illegal:
-            where = dict(number=number, side=game.seat_name(len(names), seat), move=text,
-                         illegal=illegal.text)
+            where: dict[str, Any] = dict(number=number, move=text, illegal=illegal.text,
+                                         side=game.seat_name(len(names), seat))
             if seed:
                 raise BadRecord("Round %(number)s, %(side)s: %(move)s is not legal there: "
                                 "%(illegal)s", **where) from None
@@ -197,7 +194,7 @@ def upload():
         else request.form.get("pasted", "")
     try:
         replayed = replay(json.loads(text))
-    except ValueError as error:  # BadRecord, and JSON that does not parse
+    except (BadRecord, ValueError) as error:  # JSON that does not parse, a ValueError
         message = error.text if isinstance(error, BadRecord) else \
             gettext("This is not JSON: upload the game record file as Abstract Play writes it.")
         return render_template("record_upload.html", games=engine.GAMES.values(),

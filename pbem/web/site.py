@@ -11,15 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from flask import (Blueprint, Response, abort, current_app, flash, redirect, render_template,
-                   request, url_for)
+from flask import (Blueprint, Response, abort, current_app, flash, make_response, redirect,
+                   render_template, request, url_for)
 from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
-from werkzeug.exceptions import HTTPException, SecurityError, ServiceUnavailable
+from werkzeug.exceptions import (HTTPException, SecurityError, ServiceUnavailable,
+                                 default_exceptions)
 
 from .. import (botaccounts, clocks, computer, invites, languages, limits, links, matches,
                mygames, players, ratings)
 from . import diagrams
+from ..errors import ActionError
 from ..mail import notify
 from ..players import claim_signed_in
 from ..store.db import get_db, hold_name, write
@@ -327,6 +329,18 @@ def game_unknown(error: engine.UnknownGame):
     return http_error(ServiceUnavailable(gettext(
         "%(error)s This server cannot play it now: the plugin that brings it is not "
         "installed, or failed to load.", error=languages.translated(error.args[0]))))
+
+
+@bp.app_errorhandler(ActionError)
+def refused(error: ActionError):
+    """A refusal a view lets out, as Datasette's ``handle_exception`` answers: JSON for the
+    API (and a request that sent JSON), else the error page, with the refusal's status,
+    its headers (a Retry-After) and its message in the reader's language. A blueprint of
+    forms whose refusals show on the form's own page answers them itself (``play``)."""
+    response = make_response(http_error(
+        default_exceptions[error.status](languages.translated(error.message))))
+    response.headers.update(error.headers)
+    return response
 
 
 # the links' addresses that answer JSON, outside /api/: their refusals are JSON too

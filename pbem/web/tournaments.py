@@ -47,10 +47,7 @@ def _keyed(token: str) -> players.Player:
 
 def _json(action: Callable[[], Any], status: int = 200):
     """The answer of an action: its JSON (``{}`` for None), or its error's."""
-    try:
-        answer = action()
-    except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+    answer = action()  # a refusal is answered as JSON (``site.refused``)
     return jsonify(answer if answer is not None else {}), status
 
 
@@ -147,10 +144,7 @@ def _form() -> dict[str, Any]:
 @limits.creating
 def create():
     organiser = _signed_in()
-    try:
-        tournament = tournaments.create(get_db(), organiser, _form())
-    except matches.ActionError as error:
-        abort(error.status, error.message)
+    tournament = tournaments.create(get_db(), organiser, _form())
     return redirect(url_for(".page", tournament_id=tournament.id), 303)
 
 
