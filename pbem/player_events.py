@@ -54,7 +54,8 @@ class Told:
             return {**told, "join": links.external_url(
                         "lobby.join", token=players.join_link(db, player, self.game_id,
                                                               self.seat)),
-                    "options": match.options, "time_control": match.clock,
+                    "options": match.options,
+                    "time_control": match.clock.to_json() if match.clock else None,
                     "rated": match.rated, "expires_at": utc.iso(match.expires_at)}
         told["api"] = links.external_url(
             "api.game", role="play", token=players.seat_link(db, player, self.game_id,

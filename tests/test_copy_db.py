@@ -8,8 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import create_app, players
-from pbem import create_app
+from pbem import botaccounts, create_app, players
 from pbem.store import utc
 from pbem.mail import notify
 from pbem.jobs import scheduler
@@ -106,6 +105,7 @@ def installation(tmp_path, monkeypatch):
             # a player, and a sign-in link not used yet
             players.sign_in(db, players.mint_sign_in(db, "ann@example.org"), "ann")
             players.mint_sign_in(db, "ann@example.org")
+        botaccounts.register(db, players.by_handle(db, "Cid"), "Robo", ["mastery"])
     now = utc.now()
     assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 2)
     scheduler.recorded(scheduler.play_bots, app, "play-bots", 3)  # the job's run, noted

@@ -578,8 +578,8 @@ def test_each_entrant_is_emailed_in_their_own_language(client, db):
             "SELECT recipient, subject, body FROM outbox WHERE kind = 'tournament' AND "
             "subject LIKE ?", [f"{subject}%"])}
 
-    russian = emails("Тур 1 — ")["anya@example.org"]
-    assert russian[0] == "Тур 1 — «Autumn cup»"
+    russian = emails("Тур 1\xa0— ")["anya@example.org"]
+    assert russian[0] == "Тур 1\xa0— «Autumn cup»"
     assert "Здравствуйте, Anya!" in russian[1]
     assert "Начался тур 1 турнира «Autumn cup» (Mastery, швейцарская система)." in russian[1]
     assert re.search(r"Конец тура: \d+ [а-я]+\.?\s\d{4}\sг\., \d\d:\d\d UTC; тогда в "
@@ -596,7 +596,7 @@ def test_each_entrant_is_emailed_in_their_own_language(client, db):
                             ).fetchall())
     assert turns["anya@example.org"].startswith("Ваш ход — Mastery: ")
     assert turns["bob@example.org"].startswith("Your move — Mastery: ")
-    assert emails("Турнир окончен — ")["anya@example.org"][0] == "Турнир окончен — «Autumn cup»"
+    assert emails("Турнир окончен\xa0— ")["anya@example.org"][0] == "Турнир окончен\xa0— «Autumn cup»"
     assert "Anya: 0,5 очка (Бухгольц 0,5)" in emails("Турнир окончен")["anya@example.org"][1]
     assert "Bob: 0.5 points (Buchholz 0.5)" in emails("Tournament over")["bob@example.org"][1]
 
