@@ -24,8 +24,8 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext
 
-from . import (clocks, commands, glicko, languages, limits, links, matches, players, ratings,
-               tournaments)
+from . import (blocks, clocks, commands, fairplay, glicko, languages, limits, links, matches,
+               players, ratings, sanctions, tournaments)
 from .events import Command, Joiner
 from .store.db import get_db, write
 from .store import utc
@@ -49,13 +49,16 @@ def options_text(match: Match, reader: int | None) -> list[str]:
 @dataclass(frozen=True)
 class Filters:
     """What a visitor narrows the lobby to (its page's form, the API's query string):
-    a game (engine id), a clock mode (``clocks.MODES``) and a range of the waiting
-    players' ratings in their game (unrated challenges then drop out). Unknown or empty
-    values filter nothing."""
+    a game (engine id), a clock mode (``clocks.MODES``), a range of the waiting
+    players' ratings in their game (unrated challenges then drop out) and the least share
+    of their finished games that the waiting players completed (``fairplay.Record``; those
+    without an account or a finished game then drop out). Unknown or empty values filter
+    nothing."""
     game: str | None = None
     clock: str | None = None
     min_rating: int | None = None
     max_rating: int | None = None
+    min_completion: int | None = None
 
     @classmethod
     def of(cls, args: Mapping[str, str]) -> Filters:
@@ -65,7 +68,7 @@ class Filters:
         game, clock = args.get("game", ""), args.get("clock", "")
         return cls(game if game in engine.GAMES else None,
                    clock if clock in clocks.MODES else None,
-                   whole("min_rating"), whole("max_rating"))
+                   whole("min_rating"), whole("max_rating"), whole("min_completion"))
 
     @property
     def active(self) -> bool:
@@ -80,9 +83,11 @@ class Filters:
             and (self.max_rating is None or rating <= self.max_rating)
 
 
-def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
+def challenges(filters: Filters = Filters(), viewer: players.Player | None = None
+               ) -> list[tuple[Match, int]]:
     """Every open seat of the public games that wait for players and have not expired,
-    oldest first, as far as ``filters`` let them through."""
+    oldest first, as far as ``filters`` let them through; for ``viewer``, not those of
+    players they block or who block them (``blocks.estranged``)."""
     db = get_db()
     since = utc.iso(utc.now() - matches.CHALLENGE_LIFETIME)
     found: list[tuple[Match, int]] = []
@@ -97,8 +102,26 @@ def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
             if not all(s.seat in standings and filters.admits(standings[s.seat].rating.rating)
                        for s in match.seats if not s.open):
                 continue
+        if filters.min_completion is not None and not _completed(db, match,
+                                                                 filters.min_completion):
+            continue
+        if viewer is not None and blocks.estranged(db, match.id, viewer):
+            continue
         found.extend((match, seat) for seat in match.open_seats)
     return found
+
+
+def _completed(db: sqlite_utils.Database, match: Match, least: int) -> bool:
+    """Whether every waiting player of the challenge completed at least ``least`` percent
+    of their finished games (a seat without an account has no record: it does not)."""
+    seated = ratings.seat_players(db, match.id)
+    waiting = [s.seat for s in match.seats if not s.open]
+    if not all(seat in seated for seat in waiting):
+        return False
+    found = fairplay.records(db, [seated[seat] for seat in waiting])
+    return all((record := found.get(seated[seat])) is not None
+               and record.completion is not None and record.completion >= least
+               for seat in waiting)
 
 
 def challenge_json(match: Match, seat: int) -> dict[str, Any]:
@@ -119,8 +142,13 @@ def challenge_json(match: Match, seat: int) -> dict[str, Any]:
 
 @bp.get("/api/challenges")
 def challenges_api():
-    return jsonify(challenges=[challenge_json(match, seat)
-                               for match, seat in challenges(Filters.of(request.args))])
+    """The lobby's challenges; with a player key in ``key`` (or signed in), as that player's
+    lobby shows them (those of players they block, or who block them, left out)."""
+    db = get_db()
+    key = request.args.get("key")
+    viewer = players.by_key(db, key) if key else players.current(db)
+    return jsonify(challenges=[challenge_json(match, seat) for match, seat
+                               in challenges(Filters.of(request.args), viewer)])
 
 
 @bp.get("/lobby")
@@ -138,7 +166,7 @@ def lobby():
                     max((now - utc.parse(match.created_at)).total_seconds(), 1)),
                 "join": url_for(".join_challenge", game_id=match.id, seat=seat),
                 "refusal": player and match.rated and _rated_seat_refusal(db, match, player)}
-               for match, seat in challenges(filters) if match.id not in mine]
+               for match, seat in challenges(filters, player) if match.id not in mine]
     return render_template("lobby.html", entries=entries, filters=filters,
                            mine=list(mine.values()), games=engine.GAMES.values(), player=player,
                            tournaments=tournaments.listed(db, ("open",), most=10))
@@ -221,6 +249,12 @@ def _take_seat(game_id: str, seat: int, here: str):
             name, email, spoken = player.handle, player.email, player.language
         with write(db):
             match = matches.load(db, game_id)
+            if refusal := blocks.refusal(db, game_id, player):
+                raise matches.Refused(refusal)
+            if player is not None:  # a suspended player takes no rated or public seat
+                if match.rated or _public(db, game_id):
+                    sanctions.refuse_suspended(db, [player.id])
+                fairplay.refuse_over_room(db, [player.id])
             if match.rated:  # a rated seat: a player's, by handle
                 if refusal := _rated_seat_refusal(db, match, player):
                     raise matches.Refused(refusal)
@@ -243,6 +277,10 @@ def _take_seat(game_id: str, seat: int, here: str):
     flash(gettext("You have joined the game: it starts now.") if not after.waiting else
           gettext("You have joined the game. It starts when every seat is taken."))
     return redirect(url_for("play.page", role="play", token=token), 303)
+
+
+def _public(db: sqlite_utils.Database, game_id: str) -> bool:
+    return db.execute("SELECT public FROM games WHERE id = ?", [game_id]).fetchone()[0] == 1
 
 
 def _rated_seat_refusal(db: sqlite_utils.Database, match: Match,

@@ -323,7 +323,7 @@ def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
                    [number + 1, channel, status, attempts])
 
     monkeypatch.undo()
-    assert migrate(db) == ["0018_operations"]
+    assert migrate(db)[0] == "0018_operations"  # (and any later ones)
     assert db.execute("SELECT moves FROM games").fetchone()[0] == 3
     counted = {(row[0], row[1]): row[2] for row in db.execute("SELECT * FROM delivery_counts")}
     assert counted == {("email", "sent"): 2, ("email", "failed"): 1,
@@ -335,3 +335,19 @@ def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
     assert db.execute("SELECT moves FROM games").fetchone()[0] == 4
     assert db.execute("SELECT count FROM delivery_counts WHERE channel = 'webhook' "
                       "AND outcome = 'sent'").fetchone()[0] == 1
+
+
+def test_migration_0019_leaves_the_players_before_it_unsanctioned(empty, tmp_path, monkeypatch):
+    """0019 (blocks, reports, moderation): a player made before it is neither muted,
+    suspended nor closed, and its moderation log is append-only from the start."""
+    db = migrated_before(19, empty, tmp_path, monkeypatch)
+    db.execute("INSERT INTO players (handle, skeleton, email, created_at) VALUES "
+               "('Ann', 'ann', 'ann@example.org', 'now')")
+    monkeypatch.undo()
+    assert migrate(db) == ["0019_moderation"]
+    assert tuple(db.execute("SELECT muted_at, suspended_at, closed_at FROM players")
+                 .fetchone()) == (None, None, None)
+    db.execute("INSERT INTO moderation_log (moderator_id, moderator, handle, action, note, "
+               "created_at) VALUES (1, 'Mod', 'Ann', 'warn', '', 'now')")
+    with pytest.raises(Exception, match="append-only"):
+        db.execute("UPDATE moderation_log SET note = 'changed'")

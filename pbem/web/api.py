@@ -9,8 +9,8 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (analysis, clocks, commands, commitment, computer, conditional, events,
-               invites, languages, limits, links, matches, players, ratings, talk)
+from .. import (analysis, blocks, clocks, commands, commitment, computer, conditional, events,
+               fairplay, invites, languages, limits, links, matches, players, ratings, talk)
 from . import feeds, records
 from ..mail import push, webhooks
 from ..store.db import get_db, write
@@ -67,7 +67,8 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         # the caller's own conditional lines, where the game has them
         **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
            if seat is not None and conditional.supported(match.game, match.players) else {}),
-        "chat": talk.chat_json(match, seat),  # spectators: only once the game is over
+        # spectators: only once the game is over; a player: not of those they block or muted
+        "chat": talk.chat_json(match, seat, blocks.hidden_seats(get_db(), match.id, seat)),
         "rematch": {"id": match.rematch_id} if match.rematch_id else None,
         "rematch_asked": list(match.rematch_asked),
         # the seats nobody has taken yet: nobody moves until they are
@@ -119,6 +120,7 @@ def create_game():
                                              str(current_app.config["SECRET_KEY"]))
                 computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
             entries, claimed = _players_by_key(db, body.get("players"))
+            fairplay.refuse_over_room(db, claimed.values())
             created = matches.create(db, body.get("game"), entries,
                                      body.get("options"), clock=body.get("clock"),
                                      public=body.get("public", False), client=client,

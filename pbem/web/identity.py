@@ -10,7 +10,8 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import languages, limits, links, matches, mygames, players, ratings, talk
+from .. import (blocks, fairplay, languages, limits, links, matches, moderation, mygames,
+               players, ratings, sanctions, talk)
 from . import records
 from ..mail import notify
 from ..matches import Match
@@ -169,7 +170,8 @@ def player_api(token: str):
             "your_turn": entry.your_turn, "outcome": entry.match.outcome_json(),
             "rated": entry.match.rated, "tournament": entry.match.tournament})
     return jsonify(handle=player.handle, email=player.email, games=games,
-                   ratings=_ratings_json(db, player), language=player.language)
+                   ratings=_ratings_json(db, player), language=player.language,
+                   blocks=blocks.blocked_by(db, player))
 
 
 # -- everything the site keeps about a player --------------------------------------------------
@@ -195,7 +197,7 @@ def _export(player: Player) -> dict[str, Any]:
     """Everything the site keeps about ``player``: their address and settings; each game of
     theirs, its record as their seat may know it, the whole chat with its authors' names,
     and their private notes; their ratings and what each rated game did to them; their
-    tournaments; and the reports they made (none yet: there are no reports)."""
+    tournaments; the players they block; and the reports they made."""
     db, public_url = get_db(), current_app.config["PUBLIC_URL"]
     games = []
     for game_id, seat in players.seats_of(db, player):
@@ -224,7 +226,8 @@ def _export(player: Player) -> dict[str, Any]:
             "SELECT t.id, t.name, t.game, e.withdrawn_at FROM tournament_players e "
             "JOIN tournaments t ON t.id = e.tournament_id WHERE e.player_id = ? "
             "ORDER BY t.created_at", [player.id])],
-        "reports": [],
+        "blocks": blocks.blocked_by(db, player),
+        "reports": moderation.made_by(db, player),
     }
 
 
@@ -245,18 +248,35 @@ def _by_handle(handle: str) -> Player:
 
 @bp.get("/players/<handle>")
 def profile(handle: str):
+    """A player's public page: their ratings, their record (fair play) and their games; a
+    closed account's says so and nothing more. The player signed in may block or report
+    them from it."""
     player = _by_handle(handle)
-    games = _profile_games(player)
-    return render_template("profile.html", player=player,
-                           ratings=ratings.of_player(get_db(), player.id), games=engine.GAMES,
+    db = get_db()
+    viewer = players.signed_in()
+    closed = sanctions.of(db, player.id).closed
+    games = [] if closed else _profile_games(player)
+    record = fairplay.record(db, player.id, player.email)
+    return render_template("profile.html", player=player, closed=closed,
+                           ratings={} if closed else ratings.of_player(db, player.id),
+                           games=engine.GAMES, record=record,
+                           room=fairplay.room(record.finished) if player.email else None,
                            running=[m for m in games if not m.finished],
-                           finished=[m for m in games if m.finished])
+                           finished=[m for m in games if m.finished],
+                           viewer=viewer if viewer and viewer.id != player.id else None,
+                           blocking=viewer is not None and blocks.blocks(db, viewer, player))
 
 
 @bp.get("/api/players/<handle>")
 def profile_api(handle: str):
+    """The public facts of a player: ratings, record, games (``closed``: none but that)."""
     player = _by_handle(handle)
-    return jsonify(handle=player.handle, ratings=_ratings_json(get_db(), player), games=[
+    db = get_db()
+    record = fairplay.record(db, player.id, player.email).to_json()
+    if sanctions.of(db, player.id).closed:
+        return jsonify(handle=player.handle, closed=True, ratings={}, games=[], record=record)
+    return jsonify(handle=player.handle, closed=False, ratings=_ratings_json(db, player),
+                   record=record, games=[
         {"id": m.id, "game": m.game.id, "players": [s.name for s in m.seats],
          "outcome": m.outcome_json(), "rated": m.rated} for m in _profile_games(player)])
 

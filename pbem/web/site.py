@@ -17,8 +17,8 @@ from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, SecurityError, ServiceUnavailable
 
-from .. import (clocks, computer, invites, languages, limits, links, matches, mygames, players,
-               ratings)
+from .. import (clocks, computer, fairplay, invites, languages, limits, links, matches, mygames,
+               players, ratings)
 from . import diagrams
 from ..mail import notify
 from ..players import claim_signed_in
@@ -76,17 +76,21 @@ def new_game(game_id: str):
     options = {option.name: form[f"option-{option.name}"] for option in game.options
                if f"option-{option.name}" in form}
     # A rated game: the signed-in player plays the first seat, by handle.
-    rated = form.get("rated") == "yes"
+    rated, public = form.get("rated") == "yes", form.get("public") == "yes"
     claimed = {}
     if rated and player is not None:
         entries[0], claimed = {**entries[0], "name": player.handle,
                                 "email": player.email}, {0: player.id}
+    elif public and player is not None:  # a public challenge of theirs (fair play counts it)
+        claimed = {0: player.id}
     rating_range = {end: int(form[f"rating-{end}"]) for end in ("min", "max")
                     if form.get(f"rating-{end}", "").strip().isdigit()}
     try:
+        if player is not None:
+            fairplay.refuse_over_room(get_db(), [player.id])
         created = matches.create(get_db(), game.id, entries, options,
                                  clock=clocks.from_form(form),
-                                 public=form.get("public") == "yes", rated=rated,
+                                 public=public, rated=rated,
                                  rating_range=rating_range or None, claimed=claimed)
     except matches.ActionError as error:
         return render_template("new.html", game=game, count=count, form=form,
