@@ -165,11 +165,21 @@ def lobby():
                 "waited": clocks.duration_text(
                     max((now - utc.parse(match.created_at)).total_seconds(), 1)),
                 "join": url_for(".join_challenge", game_id=match.id, seat=seat),
-                "refusal": player and match.rated and _rated_seat_refusal(db, match, player)}
+                "refusal": player and match.rated and _rated_seat_refusal(db, match, player),
+                "records": _records(db, match)}
                for match, seat in challenges(filters, player) if match.id not in mine]
     return render_template("lobby.html", entries=entries, filters=filters,
                            mine=list(mine.values()), games=engine.GAMES.values(), player=player,
                            tournaments=tournaments.listed(db, ("open",), most=10))
+
+
+def _records(db: sqlite_utils.Database, match: Match) -> list[tuple[str, fairplay.Record]]:
+    """The waiting players' records (fair play), of those who have an account."""
+    seated = {seat: player for seat, player in ratings.seat_players(db, match.id).items()
+              if not match.seats[seat].bot}
+    found = fairplay.records(db, seated.values())
+    return [(match.seats[seat].name or "", found[player]) for seat, player in seated.items()
+            if player in found]
 
 
 def _own_challenges(db: sqlite_utils.Database, player: players.Player) -> dict[str, Any]:
