@@ -65,7 +65,7 @@ def page_types(client, db, games: tuple[str, ...] = GAMES) -> dict[str, str]:
                                         "reason": "abuse", "text": "Rude."})
     client.post(f"{key}/blocks", json={"handle": "Bob"})
     client.post(f"{key}/moderation/actions", json={"handle": "Bob", "action": "warn",
-                                                   "note": "Be kind."})
+                                                   "note": "Будьте вежливы."})
     (told,) = db.execute("SELECT body FROM outbox WHERE kind = 'moderation'").fetchone()
     pages["appeal"] = path_of(next(w for w in told.split() if "/appeal/" in w))
     bob_seat = path_of(shared["seats"][1]["url"])

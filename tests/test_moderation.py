@@ -358,3 +358,16 @@ def test_a_timeout_counts_against_completion_and_the_lobby_filters_by_it(app, cl
         "/api/challenges", query_string={"min_completion": "50"}).json["challenges"]}
     assert waiting == {"Bob"}
     assert len(client.get("/api/challenges").json["challenges"]) == 2
+
+
+def test_the_console_shows_the_queue_to_moderators_and_operators(app, client, db):
+    ann, _bob = two_keys(client, db, "Ann", "Bob")
+    client.post(f"{key_path(ann)}/reports", json={"handle": "Bob", "reason": "other",
+                                                  "text": "Odd."})
+    assert client.get("/console").status_code == 403  # Bob: no role
+    moderator(app, client, db)  # this client is signed in as Mod now
+    html = client.get("/console").get_data(as_text=True)
+    assert 'id="reports"' in html and "1 report waits for a moderator." in html
+    assert 'id="health"' not in html  # the operators' sections are theirs
+    assert flask(app, "operators", "add", "Mod").exit_code == 0
+    assert 'id="health"' in client.get("/console").get_data(as_text=True)

@@ -105,6 +105,19 @@ def test_a_player_reports_and_blocks_and_a_moderator_mutes(app, db, live_server,
     mod.screenshot(path=str(SHOTS / f"moderation-{suffix}.png"), full_page=True)
     if viewport is DESKTOP:
         no_serious_violation(mod)
+    if viewport is PHONE:  # the same page in Russian, to look at
+        russian = open_context(viewport=viewport, locale="ru",
+                               extra_http_headers={"Accept-Language": "ru"})
+        russian.add_cookies([{"name": "session", "url": live_server,
+                              "value": people["Mod"].get_cookie("session").value}])
+        in_russian = russian.new_page()
+        in_russian.goto(f"{live_server}/moderation")
+        expect(in_russian.get_by_role("heading", name="Модерация")).to_be_visible()
+        fits(in_russian)
+        in_russian.screenshot(path=str(SHOTS / "moderation-phone-ru.png"), full_page=True)
+        in_russian.goto(f"{live_server}/players/Bob")
+        expect(in_russian.locator("#fair-play")).to_contain_text("2 партии доиграны")
+        in_russian.screenshot(path=str(SHOTS / "profile-phone-ru.png"))
     report.get_by_label("Action", exact=True).select_option("mute")
     report.get_by_label("Note to the player").fill("Mind your words, please.")
     act = report.get_by_role("button", name="Act")
