@@ -224,6 +224,13 @@ def reply_address(token: str, version: int) -> str | None:
     return None if base is None else f"{base[0]}+v{version}.{token}@{base[1]}"
 
 
+def appeal_address(token: str) -> str | None:
+    """The address a reply to a moderator's email goes to: the player's appeal, by the
+    secret of its appeal link (``moderation.appealed``)."""
+    base = _reply_base()
+    return None if base is None else f"{base[0]}+appeal.{token}@{base[1]}"
+
+
 def reply_to_header(token: str, version: int) -> dict[str, str]:
     """``{"Reply-To": address}`` for an email to the seat ``token`` opens, or ``{}``."""
     address = reply_address(token, version)

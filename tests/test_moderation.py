@@ -3,9 +3,12 @@ appeals, and fair play in numbers, through the JSON API and the forms, stored on
 engines; the emails read off the outbox as the server queued them."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pbem import glicko
+from pbem.mail import inbound
 from pbem.store.db import write
 
 from helpers import database_errors, path_of, sign_up
@@ -298,6 +301,20 @@ def test_an_appeal_returns_to_the_queue_and_the_moderation_page_shows_it(app, cl
         "appeal", "Bob", "My internet was down.")
     assert appeal["evidence"]["action"]["action"] == "suspend"
 
+    # a reply to the email appeals too, what is above the quote
+    reply_to = db.execute("SELECT headers FROM outbox WHERE kind = 'moderation'").fetchone()[0]
+    address = json.loads(reply_to)["Reply-To"]
+    assert "+appeal." in address
+    raw = (f"From: bob@example.org\r\nTo: {address}\r\nSubject: Re: A message\r\n\r\n"
+           f"I was ill that week.\r\n\r\nOn Mon, Mod wrote:\r\n> The site's moderators\r\n"
+           ).encode()
+    with app.app_context():
+        assert inbound.receive(db, raw).status == "appealed"
+        assert inbound.receive(db, raw.replace(b"+appeal.", b"+appeal.x")).status == "unknown"
+    (_, by_mail) = client.get(f"{key_path(mod)}/moderation/reports").json["reports"]
+    assert (by_mail["reason"], by_mail["text"]) == ("appeal", "I was ill that week.")
+    assert not emails(db, "bob@example.org", "answer")  # the moderators answer, not a robot
+
     # the page: the moderator signed in (sign_up signed this client in as Mod last)
     html = client.get("/moderation").get_data(as_text=True)
     assert "My internet was down." in html and 'name="confirm"' in html
@@ -308,8 +325,9 @@ def test_an_appeal_returns_to_the_queue_and_the_moderation_page_shows_it(app, cl
         "report": str(appeal["id"]), "handle": "Bob", "action": "restore",
         "note": "Fair enough.", "confirm": "yes"})
     assert done.status_code == 303
-    assert client.get(f"{key_path(mod)}/moderation/reports").json["reports"][0][
-        "status"] == "handled"
+    statuses = {r["id"]: r["status"] for r in
+                client.get(f"{key_path(mod)}/moderation/reports").json["reports"]}
+    assert statuses == {appeal["id"]: "handled", by_mail["id"]: "open"}
     assert "Fair enough." in emails(db, "bob@example.org", "moderation")[-1]
     sign_up(client, db, "Ann")  # anyone else: 403
     assert client.get("/moderation").status_code == 403

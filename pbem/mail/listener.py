@@ -42,7 +42,8 @@ class Handler:
     def _known(self, address: str) -> bool:
         db = connect(self.app.config["DATABASE"])
         try:
-            return inbound.addressed_seat(db, [address]) is not None
+            return inbound.addressed_seat(db, [address]) is not None \
+                or inbound.appeal_token(db, [address]) is not None
         finally:
             db.close()
 

@@ -576,7 +576,8 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
 def moderation_action(db: sqlite_utils.Database, player: players.Player, action: str,
                       note: str, appeal_token: str | None) -> None:
     """Tell ``player`` what a moderator did about them (``pbem/moderation.py``) and why,
-    with the link to appeal it; nothing to a player with no address (a computer's)."""
+    with the link to appeal it, and a reply address that appeals it too (``inbound``);
+    nothing to a player with no address (a computer's)."""
     if not player.email:
         return
     with languages.in_language(player.language):
@@ -585,8 +586,10 @@ def moderation_action(db: sqlite_utils.Database, player: players.Player, action:
             appeal=appeal_token and links.email_url("moderation.appeal_page",
                                                     token=appeal_token))
         subject = gettext("A message from the site's moderators")
+    reply_to = appeal_token and links.appeal_address(appeal_token)
     outbox.queue(db, recipient=player.email, subject=subject, body=body,
-                 domain=current_app.config["MAIL_DOMAIN"], kind="moderation")
+                 domain=current_app.config["MAIL_DOMAIN"], kind="moderation",
+                 headers={"Reply-To": reply_to} if reply_to else None)
 
 
 def report_handled(db: sqlite_utils.Database, recipient: str | None, language: str,
