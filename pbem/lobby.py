@@ -322,10 +322,13 @@ def _rating_range(db: sqlite_utils.Database, game_id: str) -> tuple[int | None, 
 
 def _join_page(match: Match, seat: int, here: str, *, form: Any = None,
                error: str | None = None, status: int = 200):
-    """The page of a join link: the game's facts and, while the seat is open, the form."""
-    refusal = match.seat_refusal(seat)
+    """The page of a join link: the game's facts and, while the seat is open and the
+    player signed in is not blocked by a player of the game, the form."""
     player = players.current(get_db())  # signed in: the seat will be theirs
+    taken = match.seat_refusal(seat)
+    blocked = None if taken else blocks.refusal(get_db(), match.id, player)
+    refusal = taken or blocked
     return render_template(
         "join.html", match=match, here=here, error=error or refusal, player=player,
         form=form or {}, taken=refusal is not None,
-        **_facts(match, seat)), status if error or not refusal else 409
+        **_facts(match, seat)), status if error or not refusal else 409 if taken else 422

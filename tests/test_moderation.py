@@ -84,7 +84,9 @@ def test_a_block_keeps_the_blocked_player_out_of_seats_lobby_and_chat(app, clien
     assert challenge.json["id"] in [c["id"] for c in everyone]
     refused = client.post(path_of(join), json={"key": bob})
     assert refused.status_code == 422 and "blocked" in refused.json["error"]
-    assert client.get(path_of(join)).status_code == 200  # the seat is still open
+    shown = client.get(path_of(join))  # Bob, signed in, is told; the seat is still open
+    assert shown.status_code == 422 and "blocked you" in shown.get_data(as_text=True)
+    assert app.test_client().get(path_of(join)).status_code == 200
 
     # undone: all as before
     assert client.delete(f"{key_path(ann)}/blocks/Bob").status_code == 200
@@ -92,6 +94,16 @@ def test_a_block_keeps_the_blocked_player_out_of_seats_lobby_and_chat(app, clien
     assert client.get(key_path(ann)).json["blocks"] == []
     assert len(client.get(path_of(ann_api)).json["chat"]) == 3
     assert client.post(path_of(join), json={"key": bob}).status_code == 201
+
+    # a player deleted: the blocks of them go with them, the reports stay
+    client.post(f"{key_path(bob)}/blocks", json={"handle": "Ann"})
+    client.post(f"{key_path(ann)}/blocks", json={"handle": "Bob"})
+    client.post(f"{key_path(ann)}/reports", json={"handle": "Bob", "reason": "other",
+                                                  "text": "Odd."})
+    assert client.post("/me/delete", data={"confirm": "yes"}).status_code == 303  # Bob
+    assert client.get(key_path(ann)).json["blocks"] == []
+    assert db.execute("SELECT reported_name, reported_id FROM reports").fetchone()[:] == (
+        "Bob", None)
 
 
 def test_a_seat_without_an_account_mutes_its_opponent_in_that_game(client, new_game):
@@ -209,6 +221,10 @@ def test_mute_suspend_close_and_restore(app, client, db):
     assert tournament.status_code == 201, tournament.json
     entry = client.post(f"{key_path(bob)}/tournaments/{tournament.json['id']}/entry")
     assert entry.status_code == 422
+    challenge = client.post("/api/games", json={"game": "mastery", "public": True,
+                                                "players": [{"key": cid}, {"open": True}]})
+    taken = client.post(path_of(challenge.json["seats"][1]["join"]), json={"key": bob})
+    assert taken.status_code == 422 and "suspended" in taken.json["error"]
     # running games go on, and an unrated private game may be made
     state = client.get(path_of(bob_api)).json
     moved = client.post(f"{path_of(ann_api)}/moves", json={
