@@ -691,7 +691,10 @@ class MagneticField(Game[MagneticFieldState]):
         the mover and six passes (at the end of the turn). The draw cannot change any of them.
 
         Ring-out is judged at the end of the player's own turn only: one whose last figure
-        was knocked out or stuck in the opponent's turn has a turn to bring one back."""
+        was knocked out or stuck in the opponent's turn has a turn to bring one back. The
+        scores settle a ring-out only when both players have entered a figure and neither has
+        one on the field; a player who empties their own field before the opponent has ever
+        entered loses (else Blue could stick its second figure to its first and draw 0-0)."""
         scores = effects.scores
         reached = [s for s in (0, 1) if scores[s] >= TARGET]
         if len(reached) == 2:
@@ -701,13 +704,17 @@ class MagneticField(Game[MagneticFieldState]):
             return Outcome((reached[0],), False, Text("%(side)s reached %(points)s points",
                                                       side=state.colour(reached[0]),
                                                       points=TARGET))
-        mover = effects.seat
+        mover, other = effects.seat, 1 - effects.seat
         if effects.entered[mover] and not figures_of(effects.figures, mover):
-            if not figures_of(effects.figures, 1 - mover):
+            if not effects.entered[other]:
+                return Outcome((other,), False, Text(
+                    "%(side)s has no figure on the field, and %(other)s has not entered one "
+                    "yet", side=state.colour(mover), other=state.colour(other)))
+            if not figures_of(effects.figures, other):
                 return self._on_points(state, scores,
                                        Text("neither player has a figure on the field"))
-            return Outcome((1 - mover,), False, Text("%(side)s has no figure on the field",
-                                                     side=state.colour(mover)))
+            return Outcome((other,), False, Text("%(side)s has no figure on the field",
+                                                 side=state.colour(mover)))
         if effects.passes >= PASS_LIMIT:
             return self._on_points(state, scores, Text("%(passes)s passes in a row",
                                                        passes=PASS_LIMIT))

@@ -19,9 +19,11 @@ from typing import Any, Iterable, Iterator
 from babel.dates import format_date, format_skeleton, get_month_names
 from babel.lists import format_list
 from flask import Flask, Response, current_app, has_request_context, jsonify, request
-from engine.core import Text, listed
-from flask_babel import Babel, force_locale, get_locale, gettext
+from flask_babel import Babel, force_locale, get_locale
 from jinja2 import pass_context
+
+# What the engines say to players, in the reader's language (the boards say it too)
+from .boards.words import translated as translated
 
 LANGUAGES = {"en": "English", "ru": "Русский"}  # each named in itself, for the switch
 DEFAULT = "en"
@@ -64,16 +66,6 @@ def in_language(language: str | None) -> Iterator[None]:
     """Write what is rendered inside (an email, its subject) in ``language``."""
     with force_locale(known(language) or DEFAULT):
         yield
-
-
-def translated(text: Any) -> Any:
-    """``text`` in the language in force if it is ``engine.Text`` (its template looked up in
-    the catalog, its fields translated alike); anything else as it is."""
-    if not isinstance(text, Text):
-        return text
-    return gettext(text.template, **{
-        name: listed(tuple(map(translated, value))) if isinstance(value, tuple)
-        else translated(value) for name, value in text.fields.items()})
 
 
 def refusal(status: int | None, message: Any) -> tuple[Response, int | None]:

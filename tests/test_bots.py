@@ -217,6 +217,42 @@ def test_magnetic_field_ring_out_threats_are_judged_at_the_end_of_the_movers_tur
     assert not threat(dataclasses.replace(ahead, scores=(1, 3)), 0)
 
 
+def test_magnetic_field_bots_do_not_empty_their_own_field_before_the_opponent_enters():
+    # Blue is ahead and Red has never entered: sticking a second figure to Blue's only one
+    # would leave neither a figure on the field, which loses (the amended Ruling), not a
+    # win on points. The bot neither sees it as a threat nor plays it.
+    heuristics = bots.HEURISTICS["magnetic-field"]
+    state = field_position(figures={"e5": "N"}, in_hand=(4, 5), entered=(True, False),
+                           scores=(3, 0), deck="KK")
+    sticking = "+e7:n"
+    assert MF.GAME.apply(state, 0, sticking).outcome.winners == (1,)
+    assert not heuristics.threat(state, 0)
+    moves = heuristics.moves(state, 0)
+    losing = [m for m in moves if MF.GAME.apply(state, 0, m).outcome is not None]
+    assert sticking in losing and moves[-len(losing):] == losing  # ranked below all others
+    for level in bots.LEVELS:
+        move = bots.choose(MF.GAME, state, 0, level=level, seed=1)
+        assert MF.GAME.apply(state, 0, move).outcome is None, (level, move)
+
+
+def test_magnetic_field_bots_stay_off_the_field_when_entering_would_give_the_game_away():
+    # Red has never entered and Blue is ahead with one figure on e5. Staying off the field,
+    # Red is safe: Blue cannot empty its own field for the points. Entering on e8 (S pole
+    # south) would let Blue slide to e6 and stick the two: neither a figure, both entered,
+    # Blue wins on points. The bot knows which is which.
+    heuristics = bots.HEURISTICS["magnetic-field"]
+    state = field_position(figures={"e5": "N"}, in_hand=(4, 5), entered=(True, False),
+                           scores=(3, 0), deck="KK", to_move=1)
+    assert not heuristics.threat(MF.GAME.apply(state, 1, "pass"), 0)
+    entered = MF.GAME.apply(state, 1, "+e8:n")
+    assert heuristics.threat(entered, 0)
+    assert MF.GAME.apply(entered, 0, "e5-e6").outcome.winners == (0,)
+    for seed in range(2):
+        move = bots.choose(MF.GAME, state, 1, level=WEAKEST, seed=seed)
+        after = MF.GAME.apply(state, 1, move)
+        assert after.outcome is None and not heuristics.threat(after, 0), move
+
+
 def test_magnetic_field_a_player_without_a_figure_on_the_field_brings_one_back():
     # Blue's last figure was pulled off in Red's turn: a pass loses now, and comes last of
     # the turns the search looks at (not first, as a pass that brings nothing otherwise does)

@@ -465,11 +465,73 @@ def test_ring_out_neither_has_a_figure_equal_scores_draw():
     state = position(figures={"e6": "n"}, in_hand=(5, 4), scores=(2, 2))
     after = GAME.apply(state, 0, "+e4:n")
     assert after.outcome.draw and after.outcome.winners == ()
-    # The rule reads "the opponent has no figure on the field": it need not have entered one
-    # (Blue sticks its new figure to its only one, Red has not entered yet)
-    alone = position(figures={"e5": "N"}, in_hand=(4, 5), entered=(True, False))
+    assert after.outcome.reason == ("neither player has a figure on the field; the scores are "
+                                    "equal")
+
+
+# The amended Ruling: the scores settle a ring-out only if the opponent has also entered a
+# figure at least once; a player who empties their own field before that loses.
+
+def test_blue_sticking_its_second_figure_to_its_first_before_red_enters_loses():
+    # The exploit the amendment closes, from the start of play: Blue enters, Red stays out,
+    # Blue enters a second figure whose S pole faces its first one's N: both stick and go
+    # back to hand. Neither player has a figure on the field and the scores are 0-0, but Red
+    # has never entered one: not a draw, Blue loses.
+    state = GAME.apply(drafted(), 0, "K@e5 +e5:n")
+    state = GAME.apply(state, 1, "pass")
+    assert state.entered == (True, False) and state.outcome is None
+    after = GAME.apply(state, 0, "+e7:n")
+    assert [e.kind for e in after.last.events] == ["stick"] and figures_of(after) == {}
+    assert after.scores == (0, 0) and after.in_hand == (5, 5)
+    assert not after.outcome.draw and after.outcome.winners == (1,)
+    assert after.outcome.reason == ("Blue has no figure on the field, and Red has not entered "
+                                    "one yet")
+    assert after.to_move == ()
+
+
+@pytest.mark.parametrize("scores", [(0, 0), (3, 0), (14, 0)])
+def test_emptying_your_own_field_before_the_opponent_enters_loses_whatever_the_score(scores):
+    # Ahead or level, it is the same: the scores do not count (the unamended rule gave Blue
+    # a draw at 0-0 and a win when ahead)
+    alone = position(figures={"e5": "N"}, in_hand=(4, 5), entered=(True, False), scores=scores)
     after = GAME.apply(alone, 0, "+e7:n")
-    assert figures_of(after) == {} and after.outcome.draw
+    assert figures_of(after) == {} and after.outcome.winners == (1,)
+    assert not after.outcome.draw and "Red has not entered one yet" in after.outcome.reason
+    # The preview, which a player sees before confirming, says the same
+    assert GAME.preview(alone, 0, "+e7:n")["outcome"] == after.outcome.to_json()
+
+
+def test_the_amended_ruling_holds_for_red_too():
+    # Blue has only placed tiles; Red entered, and empties its own field: Red loses
+    red = position(figures={"c3": "e"}, in_hand=(5, 4), entered=(False, True), to_move=1,
+                   scores=(0, 2))
+    after = GAME.apply(red, 1, "+e3:e")  # its S pole faces c3's N: pulled to d3, stuck
+    assert figures_of(after) == {} and after.outcome.winners == (0,)
+    assert after.outcome.reason == ("Red has no figure on the field, and Blue has not entered "
+                                    "one yet")
+
+
+def test_once_the_opponent_has_entered_the_scores_settle_an_empty_field():
+    # Red entered once and its figure is back in hand (stuck): now both players have entered,
+    # so Blue sticking its own two figures together leaves neither a figure, on points.
+    for scores, winners, draw in (((0, 0), (), True), ((2, 1), (0,), False),
+                                  ((1, 2), (1,), False)):
+        state = position(figures={"e5": "N"}, in_hand=(4, 5), entered=(True, True),
+                         scores=scores)
+        after = GAME.apply(state, 0, "+e7:n")
+        assert figures_of(after) == {}
+        assert after.outcome.draw == draw and after.outcome.winners == winners
+        assert after.outcome.reason.startswith("neither player has a figure on the field")
+
+
+def test_a_player_who_has_not_entered_may_stay_off_the_field():
+    # The amendment changes nothing for the player who has never entered: Red may keep
+    # passing while Blue has figures on the field (ring-out needs an entered figure)
+    state = position(figures={"e5": "N"}, in_hand=(4, 5), entered=(True, False), to_move=1)
+    for _ in range(2):
+        state = GAME.apply(state, state.to_move[0], "pass")
+        assert state.outcome is None
+    assert GAME.apply(state, 1, "pass").outcome is None and state.entered == (True, False)
 
 
 def test_six_passes_in_a_row_end_the_game():

@@ -317,7 +317,7 @@ def test_preview_shows_the_reaction_and_the_points_before_confirming(app):
     assert "+1 Control tile held (c3)" in note
     assert "You score <strong>+6</strong>" in note and "Score: Blue 6 – Red 0" in note
     # Red's last figure on the field is knocked out: Red has its turn to bring one back
-    assert "This turn ends the game" not in note
+    assert "mf-outcome" in note and "This turn" not in note
     assert ("Red has no figure on the field: Red loses at the end of its turn unless it "
             "brings one back.") in note
     none_left = dataclasses.replace(state, in_hand=(5, 0), knocked_out=(0, 4))
@@ -335,13 +335,76 @@ def test_a_player_with_no_figure_on_the_field_is_told_to_bring_one_back(app):
     assert builds(app, GAME, state, 0).hint.startswith(
         "You have no figure on the field: enter one this turn, or you lose at its end.")
     for clicks in (("pass",), ("K", "e4")):  # ending the turn without a figure loses
-        assert "This turn ends the game:</strong> Blue has no figure on the field" in str(
+        assert "This turn loses the game:</strong> Blue has no figure on the field." in str(
             builds(app, GAME, state, 0, *clicks).note)
     entering = str(builds(app, GAME, state, 0, "c3", "n").note)
-    assert "This turn ends the game" not in entering and "Then you draw a tile" in entering
+    assert "This turn" not in entering and "Then you draw a tile" in entering
     # no warning before Blue has ever entered a figure
     fresh = dataclasses.replace(state, entered=(False, True))
     assert "no figure" not in builds(app, GAME, fresh, 0).hint
+
+
+def preview_words(app, state, *clicks, language="en") -> str:
+    """The builder's words before the confirm button, on a page in ``language``."""
+    with app.test_request_context(f"/?lang={language}"):
+        return str(board.build(GAME, state, state.to_move[0], tuple(clicks)).note)
+
+
+def test_the_preview_warns_that_emptying_your_field_before_the_opponent_enters_loses(app):
+    # Red has never entered: Blue's second figure on e7 (S pole at e5's N) would stick to
+    # its first. Not a draw at 0-0 (nor a win when ahead): the preview says Blue loses, why,
+    # and that the scores do not count, in English and in Russian.
+    for scores in ((0, 0), (3, 0)):
+        state = dataclasses.replace(position(figures={"e5": "N"}, in_hand=(4, 5), deck="K",
+                                             scores=scores), entered=(True, False))
+        note = preview_words(app, state, "e7", "n")
+        assert ('<p class="mf-outcome loss"><strong>This turn loses the game:</strong> Blue '
+                "has no figure on the field, and Red has not entered one yet. The scores "
+                "settle an empty field only once both players have entered a figure: until "
+                "then, emptying your own field loses.</p>") in note
+        assert "sticks to the figure on e7 and both go back to hand" in note
+        russian = preview_words(app, state, "e7", "n", language="ru")
+        assert ("<strong>Этим ходом вы проиграете партию:</strong> Синие: ни одной фигурки на "
+                "поле, а Красные ещё не выставляли фигурок.") in russian
+        assert "Очки решают при пустом поле, только когда оба игрока уже выставляли" in russian
+    # a figure entered anywhere else keeps the game going, without a warning
+    assert "mf-outcome" not in preview_words(app, state, "c3", "n")
+
+
+def test_the_preview_says_when_a_turn_draws_or_wins_the_game(app):
+    # Once both players have entered, an empty field goes to the scores
+    for scores, english, russian in (
+            ((2, 2), '<p class="mf-outcome draw"><strong>This turn ends the game in a draw:'
+                     "</strong> neither player has a figure on the field; the scores are "
+                     "equal.</p>",
+             "<strong>Этот ход заканчивает партию вничью:</strong> ни у одного игрока нет "
+             "фигурок на поле; очков поровну."),
+            ((3, 1), '<p class="mf-outcome win"><strong>This turn wins the game:</strong> '
+                     "neither player has a figure on the field; Blue has more points.</p>",
+             "<strong>Этим ходом вы выиграете партию:</strong> ни у одного игрока нет фигурок на "
+             "поле; больше очков: Синие.")):
+        state = position(figures={"e5": "N"}, in_hand=(4, 5), scores=scores, deck="K")
+        assert english in preview_words(app, state, "e7", "n")
+        assert russian in preview_words(app, state, "e7", "n", language="ru")
+    # six passes in a row, the sixth in the making
+    passes = dataclasses.replace(position(figures={"e5": "N", "c3": "s"}, deck="K"), passes=5)
+    assert "This turn ends the game in a draw:</strong> 6 passes in a row" in preview_words(
+        app, passes, "pass")
+
+
+def test_the_preview_warning_is_the_same_whatever_the_opponents_tiles_and_the_deck(app):
+    # The preview reads only the field, the counts and the mover's own hand: two games that
+    # differ only in Red's hidden tiles and the deck's order give Blue the same words.
+    base = dataclasses.replace(position(figures={"e5": "N"}, in_hand=(4, 5), deck="KDDK",
+                                        hands=("", "XK"), public=("", "")),
+                               entered=(True, False))
+    twin = dataclasses.replace(base, hands=("", "DD"), deck="KXKK")
+    assert GAME.view(base, 0) == GAME.view(twin, 0)
+    for clicks in (("e7", "n"), ("c3", "n"), ("pass",)):
+        for language in ("en", "ru"):
+            assert preview_words(app, base, *clicks, language=language) == \
+                preview_words(app, twin, *clicks, language=language)
+    assert "This turn loses the game" in preview_words(app, base, "e7", "n")
 
 
 def test_the_turn_being_built_is_drawn_on_the_main_field(app):
@@ -582,6 +645,37 @@ def test_rules_in_english_and_russian_with_a_switch(client):
     fallback = client.get("/rules/magnetic-field?lang=de").get_data(as_text=True)
     assert '<html lang="ru">' in fallback and "<h1>Магнитное поле</h1>" in fallback
     assert client.get("/rules/magnetic-field?lang=../x").status_code == 200
+
+
+def test_the_rules_pages_state_the_amended_ring_out_ruling_with_its_diagram(client):
+    # The diagram is the case itself, replayed by the engine: Red has only placed a tile,
+    # Blue sticks its second figure to its first, and loses (not a 0-0 draw)
+    from pbem.web import diagrams
+
+    before, after = diagrams.DIAGRAMS["magnetic-field"]["own-field"].positions(GAME)
+    blue, red = before.blue, before.red
+    assert before.entered[blue] and not before.entered[red] and before.on_field(blue) == 1
+    assert after.scores == (0, 0) and after.on_field(blue) == after.on_field(red) == 0
+    assert after.outcome.winners == (red,) and not after.outcome.draw
+    english = client.get("/rules/magnetic-field").get_data(as_text=True)
+    for words in ("If the opponent has also entered at least one figure during the game and "
+                  "has no figure on the field either when such a turn ends, the higher score "
+                  "wins, and equal scores are a draw. If the opponent has never entered a "
+                  "figure, the scores do not count: the player who emptied their own field "
+                  "loses.",
+                  "yet this is no draw: Red has never entered a figure, so Blue, who emptied "
+                  "its own field, loses."):
+        assert words in " ".join(english.split()), words
+    russian = client.get("/rules/magnetic-field?lang=ru").get_data(as_text=True)
+    for words in ("Если же соперник ещё ни разу не выставлял фигурку, очки не считаются: "
+                  "проигрывает тот, кто сам опустошил своё поле.",
+                  "но это не ничья: Красные ни разу не выставляли фигурку, поэтому Синие, "
+                  "сами опустошившие своё поле, проигрывают."):
+        assert words in " ".join(russian.split()), words
+    for page, caption in ((english, "yet this is no draw"), (russian, "но это не ничья")):
+        figure = next(f for f in page.split('<figure class="diagram">')[1:] if caption in f)
+        assert figure.count('class="board magnetic-field field"') == 2  # before and after
+        assert "<code>+e2:n</code>" in figure
 
 
 # -- in a real browser ------------------------------------------------------------------------

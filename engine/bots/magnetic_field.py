@@ -165,14 +165,16 @@ class MagneticFieldHeuristics(Heuristics[MagneticFieldState]):
         """Whether ``seat`` can reach 15 points this turn (by a figure action, with a tile
         where it lands), or end it with no figure on the field on either side and more points
         (ring-out is judged at the end of the mover's own turn: leaving the opponent without
-        a figure does not win yet)."""
+        a figure does not win yet). The points settle an empty field only once the opponent
+        has entered a figure: before that, emptying one's own field loses, so an opponent
+        that stays off the field is safe from it."""
         if state.drafting:
             return False
         enemy = 1 - seat
         most = state.scores[seat] + _income(state.figures, state.tiles, seat) + MOST_GAINED
         # An action takes at most three figures off the field: the acting one, and one on
         # each of its sides.
-        ring_out = (state.on_field(seat) + state.on_field(enemy) <= 3
+        ring_out = (state.entered[enemy] and state.on_field(seat) + state.on_field(enemy) <= 3
                     and most > state.scores[enemy])
         if not ring_out and most < TARGET:
             return False

@@ -36,6 +36,7 @@ from engine.magnetic_field import (CELL_INDEX, CENTRE, COLOURS, DIRECTIONS, FILE
                                    SIZE, TILE_NAMES, TILE_ORDER)
 
 from .builder import Build
+from .words import translated
 
 FRAMED = True  # the field alone pans in its .board-frame on a phone, not the panel below it
 
@@ -423,6 +424,27 @@ def ring_out_warning(them: str, in_hand: int) -> str:
                    "%(side)s loses at the end of its turn.", side=gettext(COLOUR_NAMES[them]))
 
 
+VERDICTS = {"win": Text("This turn wins the game:"),
+            "draw": Text("This turn ends the game in a draw:"),
+            "loss": Text("This turn loses the game:")}
+
+
+def outcome_warning(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
+    """What a turn that ends the game means to the player building it: won, drawn or lost,
+    and why; a ring-out lost because the opponent has never entered a figure says that the
+    scores do not count then. From the view and the preview alone (the mover's knowledge)."""
+    outcome = preview["outcome"]
+    kind = "draw" if outcome["draw"] else "win" if seat in outcome["winners"] else "loss"
+    words = Markup('<p class="mf-outcome %s"><strong>%s</strong> %s.') % (
+        kind, gettext(VERDICTS[kind]), translated(outcome["reason"]))
+    if (kind == "loss" and not preview["figures_on_field"][seat]
+            and not view["entered"][1 - seat]):
+        words += Markup(" %s") % gettext(
+            "The scores settle an empty field only once both players have entered a figure: "
+            "until then, emptying your own field loses.")
+    return words + Markup("</p>")
+
+
 def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any]) -> Markup:
     """The result of the turn being built, up to the draw, in words (the main field draws
     it: see ``render``)."""
@@ -445,10 +467,7 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
         gained=escape(gained), points=escape((": " + ", ".join(points)) if points else ""),
         mine=escape(f"{gettext(COLOUR_NAMES[colours[seat]])} {mine}"),
         theirs=escape(f"{gettext(COLOUR_NAMES[colours[1 - seat]])} {theirs}"))))
-    if preview["outcome"]:
-        lines.append(Markup('<p class="mf-outcome"><strong>%s</strong> %s.</p>') % (
-            gettext("This turn ends the game:"), preview["outcome"]["reason"]))
-    else:
+    if not preview["outcome"]:
         if view["entered"][1 - seat] and not preview["figures_on_field"][1 - seat]:
             lines.append(Markup('<p class="mf-outcome">%s</p>') % ring_out_warning(
                 colours[1 - seat], preview["figures_in_hand"][1 - seat]))
@@ -456,6 +475,8 @@ def preview_note(view: Mapping[str, Any], seat: int, preview: Mapping[str, Any])
             lines.append(Markup('<p class="help">%s</p>')
                          % gettext("Then you draw a tile from the deck."))
     lines.append(Markup("</section>"))
+    if preview["outcome"]:  # beside the box, so that a phone can show it above the button
+        lines.append(outcome_warning(view, seat, preview))
     return Markup("\n").join(lines)
 
 

@@ -80,6 +80,9 @@ DIAGRAMS: dict[str, dict[str, Diagram]] = {
         "knockout": Diagram(_MF_DRAFT + (_MF_FIRST, "+e10:n"), "+e8:s"),
         # Red pulls Blue's only figure off the field, keeping one of its own: Blue enters again
         "bring-back": Diagram(_MF_DRAFT + (_MF_FIRST, "+h8:w", "pass", "+e2:n"), "+e6:n"),
+        # Before Red has entered (it only placed a tile), Blue sticks its second figure to
+        # its first: Blue loses
+        "own-field": Diagram(_MF_DRAFT + (_MF_FIRST, "K@f5"), "+e2:n"),
     },
 }
 
