@@ -344,7 +344,13 @@ def test_an_appeal_returns_to_the_queue_and_the_moderation_page_shows_it(app, cl
     statuses = {r["id"]: r["status"] for r in
                 client.get(f"{key_path(mod)}/moderation/reports").json["reports"]}
     assert statuses == {appeal["id"]: "handled", by_mail["id"]: "open"}
-    assert "Fair enough." in emails(db, "bob@example.org", "moderation")[-1]
+    # an appeal dismissed is answered: the action stands
+    assert client.post(f"{key_path(mod)}/moderation/actions", json={
+        "handle": "Bob", "action": "dismiss", "report": by_mail["id"], "note": "No."}
+        ).status_code == 201
+    restored, dismissed = emails(db, "bob@example.org", "moderation")[-2:]
+    assert "Fair enough." in restored and "have restored your account" in restored
+    assert "leave their action as it is" in dismissed
     sign_up(client, db, "Ann")  # anyone else: 403
     assert client.get("/moderation").status_code == 403
 

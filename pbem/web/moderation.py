@@ -337,10 +337,12 @@ def _take(moderator: Player, body: Any) -> moderation.Done:
             subject = _other(handle)
         done = moderation.act(db, moderator, subject, body.get("action"), body.get("note"),
                               report_id=report_id, game_id=body.get("game"))
-        if subject is not None and done.action.action != "dismiss":
+        appeal = done.report is not None and done.report.reason == moderation.APPEAL
+        if subject is not None and (done.action.action != "dismiss" or appeal):
+            # a dismissed appeal is answered too: the action stands
             notify.moderation_action(db, subject, done.action.action, done.action.note,
                                      done.appeal_token)
-        if done.report is not None and done.report.reason != moderation.APPEAL:
+        if done.report is not None and not appeal:
             _tell_reporter(done.report)
     return done
 
