@@ -68,7 +68,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
            if seat is not None and conditional.supported(match.game, match.players) else {}),
         # spectators: only once the game is over; a player: not of those they block or muted
-        "chat": talk.chat_json(match, seat, blocks.hidden_seats(get_db(), match.id, seat)),
+        "chat": talk.chat_json(match, seat, _hidden(match, seat)),
         "rematch": {"id": match.rematch_id} if match.rematch_id else None,
         "rematch_asked": list(match.rematch_asked),
         # the seats nobody has taken yet: nobody moves until they are
@@ -76,6 +76,13 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         # a hidden setup's commitment, and its seed once the game is over
         **commitment.published(match),
     }
+
+
+def _hidden(match: Match, seat: int | None) -> frozenset[int]:
+    """The seats whose chat ``seat`` does not read (``blocks``), looked up only when there
+    is chat to read: a move's answer asks nothing more of the database."""
+    return blocks.hidden_seats(get_db(), match.id, seat) if match.chat_seen_by(seat) \
+        else frozenset()
 
 
 def _between_computers() -> bool:

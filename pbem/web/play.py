@@ -226,7 +226,8 @@ def _extras(match: Match, seat: int | None) -> dict[str, Any]:
         and conditional.supported(match.game, match.players) else None,
         "notes": talk.notes(db, match.id, seat) if seat is not None else None,
         # the seats whose chat the viewer does not read: those they block or muted
-        "hidden": blocks.hidden_seats(db, match.id, seat),
+        "hidden": blocks.hidden_seats(db, match.id, seat) if match.chat_seen_by(seat)
+        else frozenset(),
         "others": _others(match, seat),
     }
 
