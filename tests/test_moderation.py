@@ -8,7 +8,7 @@ import json
 import pytest
 
 from pbem import glicko
-from pbem.mail import inbound
+from pbem.mail import inbound, listener
 from pbem.store.db import write
 
 from helpers import database_errors, path_of, sign_up
@@ -324,6 +324,8 @@ def test_an_appeal_returns_to_the_queue_and_the_moderation_page_shows_it(app, cl
     raw = (f"From: bob@example.org\r\nTo: {address}\r\nSubject: Re: A message\r\n\r\n"
            f"I was ill that week.\r\n\r\nOn Mon, Mod wrote:\r\n> The site's moderators\r\n"
            ).encode()
+    handler = listener.Handler(app)  # the mail listener takes mail to it at RCPT
+    assert handler._known(address) and not handler._known(address.replace("+appeal.", "+ap."))
     with app.app_context():
         assert inbound.receive(db, raw).status == "appealed"
         assert inbound.receive(db, raw.replace(b"+appeal.", b"+appeal.x")).status == "unknown"
