@@ -413,3 +413,27 @@ def test_the_console_shows_the_queue_to_moderators_and_operators(app, client, db
     assert 'id="health"' not in html  # the operators' sections are theirs
     assert flask(app, "operators", "add", "Mod").exit_code == 0
     assert 'id="health"' in client.get("/console").get_data(as_text=True)
+
+
+def test_a_seat_without_an_account_reports_by_the_form_and_is_told_when_handled(
+        app, client, db, new_game):
+    game = new_game()
+    client.post(f"{game.apis[1]}/chat", json={"text": "spam spam"})
+    form = client.get(f"{game.urls[0]}/report", query_string={"message": "1"})
+    page = form.get_data(as_text=True)
+    assert form.status_code == 200 and "spam spam" in page and 'name="reason"' in page
+    assert client.get(f"{game.urls[0]}/report", query_string={"seat": "0"}).status_code == 400
+    refused = client.post(f"{game.urls[0]}/report", data={"message": "1", "text": "Ads."})
+    assert refused.status_code == 400  # no reason chosen: the form again, nothing kept
+    assert db.execute("SELECT count(*) FROM reports").fetchone()[0] == 0
+    sent = client.post(f"{game.urls[0]}/report", data={"message": "1", "reason": "spam",
+                                                       "text": "Ads."})
+    assert sent.status_code == 303 and sent.location.endswith(game.urls[0])
+    mod = moderator(app, client, db)
+    (report,) = client.get(f"{key_path(mod)}/moderation/reports").json["reports"]
+    assert (report["reporter"], report["handle"], report["message"]) == (
+        "Player 1", "Player 2", 1)
+    assert client.post(f"{key_path(mod)}/moderation/actions", json={
+        "action": "dismiss", "report": report["id"], "note": ""}).status_code == 201
+    (told,) = emails(db, "p1@example.org", "report_handled")
+    assert "Player 2" in told
