@@ -52,7 +52,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # hel
 
 import engine
 from pbem import commands, computer, create_app, matches, positions
-from pbem.mail import outbox, notify, pictures, webhooks
+from pbem.mail import bounces, outbox, notify, pictures, webhooks
 from pbem.mail import compose
 from pbem.web import play, records
 from pbem.store.db import connect, write
@@ -421,8 +421,9 @@ def mail_figures(count: int = 200) -> None:
             """Messages per second and CPU ms each, delivering what is queued."""
             transport = outbox.transport_from_config(app.config)
             sent, start, cpu = 0, time.perf_counter(), time.process_time()
-            while done := outbox.deliver_due(db, transport, app.config["MAIL_FROM"],
-                                             app.config["PUBLIC_URL"])[0]:
+            while done := outbox.deliver_due(
+                    db, transport, app.config["MAIL_FROM"], app.config["PUBLIC_URL"],
+                    return_paths=bounces.ReturnPaths.of(app.config))[0]:  # as the job does
                 sent += done
             assert sent == count
             return sent / (time.perf_counter() - start), \

@@ -18,7 +18,8 @@ from flask import Flask, abort, current_app, request
 from flask_babel import gettext
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, console, feeds, identity, play, preferences, records, site, webapp
+from .web import api, console, feeds, identity, openapi, play, preferences, records, site, \
+    webapp
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
 from .web import moderation as moderation_pages  # pbem.moderation is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
@@ -135,6 +136,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(webapp.bp)
     app.register_blueprint(console.bp)
     app.register_blueprint(moderation_pages.bp)
+    app.register_blueprint(openapi.bp)
     # the offers between the players in words, for pages and emails alike
     app.jinja_env.globals["notices"] = sentences.notices
     limits.init_app(app)

@@ -102,7 +102,7 @@ def _whole(raw: Mapping[str, Any], name: str, low: int, high: int, default: int 
     value = raw.get(name, default)
     if value is None:
         raise TextError("The clock needs '%(name)s' (a whole number of days).", name=name)
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isdecimal():  # int() reads every such text
         value = int(value)  # from a form
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise TextError("The clock's '%(name)s' must be a whole number of days from %(low)s "
@@ -459,3 +459,15 @@ def warning_due(clock: SeatClock, now: datetime) -> bool:
 def warning_at(clock: SeatClock) -> datetime:
     """The moment after which a running seat's deadline warning is due (``warning_due``)."""
     return clock.deadline - min(timedelta(days=1), (clock.deadline - clock.turn_start) / 2)
+
+
+# The hours before its deadline at which a seat may choose to be reminded, instead of the
+# one warning (``warning_at``): each once per turn, where it falls after the turn began.
+DEADLINE_REMINDERS = (48, 24, 12, 8, 3, 1)
+
+
+def first_reminder_at(clock: SeatClock) -> datetime:
+    """The earliest moment a running seat may be reminded of its deadline, whatever it
+    chose: its one warning, or the first of ``DEADLINE_REMINDERS`` in this turn."""
+    earliest = clock.deadline - timedelta(hours=max(DEADLINE_REMINDERS))
+    return min(warning_at(clock), max(earliest, clock.turn_start))

@@ -6,7 +6,8 @@ Instead, every transaction that makes a game or records an event (``matches.crea
 from its log, one per seat and kind:
 
 - ``timeout``: a seat to move under a clock; ``at`` its deadline (``commands.record_timeouts``);
-- ``warning``: the same seat; ``at`` when its deadline warning falls due
+- ``warning``: the same seat; ``at`` when its first deadline reminder may fall due, and
+  ``not_before`` the next one the seat's choice waits for
   (``notify.send_deadline_warnings``);
 - ``reminder``: a seat with an email address to move; ``at`` when its turn began, since
   ``REMINDER_HOURS`` (a setting) count from there, and ``not_before`` the end of a vacation
@@ -60,7 +61,7 @@ def plan(match: Any) -> list[tuple[int, str, str]]:
     for clock in seat_clocks or ():
         if clock.running:
             rows.append((clock.seat, "timeout", utc.iso(clock.deadline)))
-            rows.append((clock.seat, "warning", utc.iso(clocks.warning_at(clock))))
+            rows.append((clock.seat, "warning", utc.iso(clocks.first_reminder_at(clock))))
     for seat in range(match.players):
         if match.waits_for(seat):
             rows.append((seat, "waiting", last))
@@ -108,12 +109,15 @@ def hold(db: sqlite_utils.Database, game_id: str, seat: int, kind: str,
 
 def waiting_for_digests(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """The seats with an address that chose the daily digest and that an active game waits
-    for, in the order the games were created (from the few seats that chose it)."""
+    for, in the order the games were created (from the few seats that chose it); of those
+    that chose one digest until their next visit, those not listed since their game's
+    page was last open."""
     return [dict(row) for row in db.execute(
         "SELECT d.game_id, d.seat, s.email FROM seats s "
         "JOIN due d ON d.game_id = s.game_id AND d.seat = s.seat AND d.kind = 'waiting' "
         "JOIN games g ON g.id = d.game_id "
-        "WHERE s.notify = 'digest' AND s.email IS NOT NULL "
+        "WHERE (s.notify = 'digest' OR s.notify = 'once' AND (s.digested_at IS NULL "
+        "OR s.seen_at > s.digested_at)) AND s.email IS NOT NULL "
         "ORDER BY g.created_at, d.seat").fetchall()]
 
 

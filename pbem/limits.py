@@ -19,7 +19,7 @@ import sqlite3
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from flask import Flask, current_app
+from flask import Flask, current_app, request
 from flask_babel import LazyString, lazy_gettext
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -41,6 +41,8 @@ DEFAULTS: dict[str, Any] = {  # the settings, as create_app takes them
     "RATE_LIMIT_INVITATIONS": "5 per day",
     "RATE_LIMIT_SIGN_IN": "3 per minute; 10 per hour; 30 per day",  # sign-in emails asked
     "RATE_LIMIT_SIGN_IN_EMAILS": "3 per hour; 10 per day",  # per recipient (pbem/players.py)
+    # email sent again to an address that bounces (pbem/mail/bounces.py)
+    "RATE_LIMIT_EMAIL_RETRIES": "3 per hour; 10 per day",
     # the computer's view of a position in the analysis: seconds of a worker's time each
     "RATE_LIMIT_COMPUTER_VIEWS": "6 per minute; 60 per day",
     # game pages, their history and uploaded records' review pages (GET): drawing them takes
@@ -77,6 +79,9 @@ asking_sign_in = _limit("RATE_LIMIT_SIGN_IN", lazy_gettext(
     "again."))
 acting = _limit("RATE_LIMIT_ACTIONS", lazy_gettext(
     "Too many actions from your address. Please wait a while and try again."))
+retrying = _limit("RATE_LIMIT_EMAIL_RETRIES", lazy_gettext(
+    "Too many tries to send email again from your address. Please wait a while and try "
+    "again."), exempt_when=lambda: "retry" not in request.form)
 assessing = _limit("RATE_LIMIT_COMPUTER_VIEWS", lazy_gettext(
     "Too many requests for the computer's view from your address. Please wait a while and "
     "try again."))

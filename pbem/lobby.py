@@ -63,8 +63,10 @@ class Filters:
     @classmethod
     def of(cls, args: Mapping[str, str]) -> Filters:
         def whole(name: str) -> int | None:
-            text = args.get(name, "").strip()
-            return int(text) if text.lstrip("-").isdigit() else None
+            try:
+                return int(args.get(name, ""))
+            except ValueError:  # not a whole number ("", "1.5", "²", "--5"): no filter
+                return None
         game, clock = args.get("game", ""), args.get("clock", "")
         return cls(game if game in engine.GAMES else None,
                    clock if clock in clocks.MODES else None,

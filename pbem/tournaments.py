@@ -326,7 +326,7 @@ def _whole(body: dict[str, Any], name: str, low: int, high: int,
     value = body.get(name, default)
     if value is None:
         return None
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isdecimal():  # int() reads every such text
         value = int(value)  # from a form
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidRequest("'%(name)s' must be a whole number from %(low)s to %(high)s.",

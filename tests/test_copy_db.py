@@ -58,6 +58,8 @@ def installation(tmp_path, monkeypatch):
     post(f"{apis[0]}/conditional", {"lines": [[answer["legal_moves"][0], "f4xe5"]]}, "put")
     post(f"{apis[1]}/vacation", {"days": 1})
     create([ANN, BOB], clock=clock)  # Ann's deadline warning comes 13 hours on
+    reminded = create([ANN, BOB], clock=clock)  # ... and there, a reminder she chose
+    post(f"{path_of(reminded['seats'][0]['api'])}/email", {"deadline_reminders": [12]}, "put")
 
     waiting = create([ANN, {"open": True}], public=True)  # a lobby challenge, its join link
     create([BOB, {"open": True}])
@@ -118,7 +120,7 @@ def installation(tmp_path, monkeypatch):
     post(f"/api/player/{ann_key}/moderation/actions",
          {"handle": "Cid", "action": "annul", "game": rated["id"], "note": ""})
     now = utc.now()
-    assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 1)
+    assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 2)
     scheduler.recorded(scheduler.play_bots, app, "play-bots", 3)  # the job's run, noted
     assert flask(app, "operators", "add", "Cid").exit_code == 0
     scheduler.send_digests(app, now.replace(hour=23))

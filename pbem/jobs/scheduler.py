@@ -29,7 +29,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
 from .. import commands, computer, monitoring, tournaments
-from ..mail import outbox, notify, push, webhooks
+from ..mail import bounces, outbox, notify, push, webhooks
 from ..store import utc
 from ..store.db import connect, is_url, try_lock
 
@@ -52,7 +52,7 @@ def send_emails(app: Flask) -> tuple[int, int]:
     """The emails that are due, to the configured mail server (``outbox.deliver_due``)."""
     return _delivered(app, "mail", lambda db: outbox.deliver_due(
         db, outbox.transport_from_config(app.config), app.config["MAIL_FROM"],
-        app.config["PUBLIC_URL"]))
+        app.config["PUBLIC_URL"], return_paths=bounces.ReturnPaths.of(app.config)))
 
 
 def send_posts(app: Flask) -> tuple[int, int]:

@@ -399,9 +399,10 @@ def automatic(message: EmailMessage, sender: str | None = None) -> bool:
 class Result:
     """What became of a message. ``status``: recorded, duplicate, stale, refused (the
     answer says why), appealed (a reply to a moderator's email, now in their queue),
-    ignored (automatic mail, no answer), unknown (no valid token: the message should
-    bounce) or unreadable (too big, too deep or malformed: it should bounce too, never be
-    retried)."""
+    ignored (automatic mail, no answer; or a message to an envelope sender that reports no
+    failure), unknown (no valid token: the message should bounce) or unreadable (too big,
+    too deep or malformed: it should bounce too, never be retried); of a delivery report
+    (``bounces``), bouncing or counted."""
 
     status: str
     game_id: str | None = None
@@ -432,8 +433,8 @@ class Reply:
 MIME_CONTAINER = re.compile(rb"(?im)^content-type:[ \t]*(?:multipart|message)/")
 
 
-def read(raw: bytes, sender: str | None = None) -> Reply:
-    """Read a reply, within bounds checked before parsing (its size, the size of its
+def parse(raw: bytes) -> EmailMessage:
+    """A message parsed within bounds checked before parsing (its size, the size of its
     header section, how many parts it nests). Raises ``Unreadable`` for what breaks them
     or cannot be parsed at all: such a message will never be readable, so it is refused
     at once rather than retried."""
@@ -447,6 +448,16 @@ def read(raw: bytes, sender: str | None = None) -> Reply:
         raise Unreadable("the message nests too many parts")
     try:
         message = BytesParser(policy=policy.default).parsebytes(raw)
+    except Exception as error:  # noqa: BLE001 - RecursionError, header and charset errors
+        raise Unreadable(f"the message cannot be read ({type(error).__name__})") from None
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def read(raw: bytes, sender: str | None = None) -> Reply:
+    """Read a reply (``parse``; ``Unreadable`` where it cannot be)."""
+    message = parse(raw)
+    try:
         replied = str(message.get("Message-ID", "")).strip()
         try:
             line, said = written(reply_text(message))

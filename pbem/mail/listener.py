@@ -1,11 +1,14 @@
 """Incoming mail: ``flask receive-mail`` (one message on standard input, for an MTA's pipe
 transport) and ``flask mail-listener`` (a small SMTP or LMTP server, aiosmtpd, for an MTA
-to relay to). Both hand each message to ``inbound.receive``.
+to relay to). Both hand each message to ``receive``: a reply to a game email to
+``inbound.receive``, a delivery report sent back to an email's envelope sender to
+``bounces.receive``.
 
-The listener takes only recipients whose address holds a valid player token, refusing the
-others at RCPT time (550), so it never relays and never accepts mail it cannot use; the
-MTA then bounces them to their sender. A message it cannot process for a passing reason
-(a locked database) gets a 451, and the MTA tries again later.
+The listener takes only recipients whose address holds a valid player token or is the
+envelope sender of the server's emails, refusing the others at RCPT time (550), so it never
+relays and never accepts mail it cannot use; the MTA then bounces them to their sender. A
+message it cannot process for a passing reason (a locked database) gets a 451, and the MTA
+tries again later.
 """
 from __future__ import annotations
 
@@ -14,22 +17,44 @@ import logging
 import signal
 import sys
 import threading
-from typing import Any
+from typing import Any, Sequence
 
 import click
+import sqlite_utils
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
-from . import inbound
+from . import bounces, inbound
 from .. import links
 from ..store.db import connect, get_db
 
 log = logging.getLogger(__name__)
 
 EX_NOUSER, EX_TEMPFAIL = 67, 75  # sysexits.h: MTAs bounce the first, retry the second
+
+
+def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | None = None,
+            sender: str | None = None) -> inbound.Result:
+    """Take one message: a delivery report to an email's envelope sender counts against its
+    mailbox (``bounces``: status bouncing, counted or ignored), anything else is read as a
+    reply (``inbound.receive``). The envelope's ``recipients``, when known; else its
+    headers tell."""
+    mailbox = bounces.addressed(
+        db, list(recipients or []) or bounces.header_recipients(raw, inbound.MAX_HEADERS))
+    if mailbox is None:
+        return inbound.receive(db, raw, recipients, sender)
+    try:
+        message = inbound.parse(raw)
+        return inbound.Result(bounces.receive(db, mailbox, message))
+    except inbound.Unreadable as unreadable:
+        return inbound.Result("unreadable", error=str(unreadable))
+    except (LookupError, ValueError, TypeError, AttributeError, RecursionError) as broken:
+        # headers or parts too malformed to read: it never will be
+        return inbound.Result("unreadable", error=f"the message cannot be read "
+                                                  f"({type(broken).__name__})")
 
 
 class Handler:
@@ -43,7 +68,8 @@ class Handler:
         db = connect(self.app.config["DATABASE"])
         try:
             return inbound.addressed_seat(db, [address]) is not None \
-                or inbound.appeal_token(db, [address]) is not None
+                or inbound.appeal_token(db, [address]) is not None \
+                or bounces.addressed(db, [address]) is not None
         finally:
             db.close()
 
@@ -64,7 +90,7 @@ class Handler:
         with self.app.app_context():
             db = connect(self.app.config["DATABASE"])
             try:
-                result = inbound.receive(db, raw, [recipient], sender)
+                result = receive(db, raw, [recipient], sender)
             except Exception:  # never lose a reply: the MTA retries
                 log.exception("mail listener: could not process a message")
                 return "451 4.3.0 Temporary failure, try again later"
@@ -131,7 +157,7 @@ def receive_mail_command(recipient: tuple[str, ...], sender: str | None) -> None
     """Play a reply read from standard input (for an MTA's pipe transport)."""
     raw = sys.stdin.buffer.read(inbound.MAX_MESSAGE + 1)  # more is refused, unread
     try:
-        result = inbound.receive(get_db(), raw, list(recipient), sender)
+        result = receive(get_db(), raw, list(recipient), sender)
     except Exception:  # a passing failure: the MTA keeps the mail and retries
         log.exception("receive-mail: could not process the message")
         click.echo("4.3.0 Temporary failure, try again later", err=True)

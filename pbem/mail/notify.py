@@ -7,13 +7,15 @@ The game's start, turns and end are told here; what else an event tells, and who
 says (``events.Kind.tells``).
 
 Each seat chooses (``seats.notify``, see ``PREFERENCES``) an email at every turn, a daily
-digest of the games waiting for its address, or none; ``HELD_BACK`` says which kinds of
+digest of the games waiting for its address (or one, then none until the player's next
+visit to the game's page), or none; ``HELD_BACK`` says which kinds of
 email each choice stops. The scheduler's jobs (``send_reminders``, ``send_digests``) take
 the time as a parameter and derive everything from the database: when a turn began from the
 event log, what was already sent from the outbox (``unique_key``) and ``digest_days``.
 """
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping, Sequence
 
@@ -31,6 +33,8 @@ from ..store.db import write
 
 PREFERENCES = {"each": lazy_gettext("an email at every turn and for every chat message"),
                "digest": lazy_gettext("one email a day listing the games that wait for you"),
+               "once": lazy_gettext("one such email, then none until your next visit to the "
+                                    "game's page"),
                "none": lazy_gettext("no turn emails (only the start and the result of the "
                                     "game)")}
 # The emails the players' own events send (``events.Kind.tells``: offers, their answers, chat
@@ -40,6 +44,7 @@ TOLD = frozenset(kind.tells.email for kind in events.KINDS.values() if kind.tell
 # player's own emailed moves, ...) is always sent.
 HELD_BACK = {"each": frozenset(),
              "digest": frozenset({"turn", "reminder"}) | TOLD,
+             "once": frozenset({"turn", "reminder"}) | TOLD,
              "none": frozenset({"turn", "reminder", "deadline", "digest"}) | TOLD}
 KINDS = {"started": "start", "your_turn": "turn", "finished": "end"}  # others: the template
 # What each kind of email says first in its subject.
@@ -268,22 +273,80 @@ def deadline_warning(db: sqlite_utils.Database, match: Match, seat: int, clock,
     both ways and has a device is told by push first: then the email waits, and this
     returns when it is due (``DEADLINE_EMAIL_HOURS`` later, or sooner for a short turn).
     ``by_push`` False: the email alone, which that time has come for."""
-    team = len(match.game.team_of(match.players, seat)) > 1
-    context = dict(deadline=clock.deadline_text, left=clock.left_text,
-                   on_timeout=match.clock["on_timeout"], team=team,
-                   vacation_left=clock.vacation_days_left, clock=clock)
-    wanted = channels.wanted(db, match.id, seat, "deadline")
-    if by_push and wanted.push and wanted.email and push.queue(
-            db, match, seat, "deadline", SUBJECTS["deadline"], context):
-        return push.deadline_email_at(now, clock.deadline,
-                                      float(current_app.config["DEADLINE_EMAIL_HOURS"]))
-    _send(db, match, seat, "deadline", by_push=by_push, **context)
+    with languages.in_language(matches.language_of(db, match.id, seat)):
+        context = _deadline_context(match, seat, clock)
+        wanted = channels.wanted(db, match.id, seat, "deadline")
+        if by_push and wanted.push and wanted.email and push.queue(
+                db, match, seat, "deadline", SUBJECTS["deadline"], context):
+            return push.deadline_email_at(now, clock.deadline,
+                                          float(current_app.config["DEADLINE_EMAIL_HOURS"]))
+        _send(db, match, seat, "deadline", by_push=by_push, **context)
     return None
+
+
+def _deadline_context(match: Match, seat: int, clock: clocks.SeatClock) -> dict[str, Any]:
+    """What the "time running out" email and push message say, in the language in force."""
+    return dict(deadline=clock.deadline_text, left=clock.left_text,
+                on_timeout=match.clock["on_timeout"] if match.clock else None,
+                team=len(match.game.team_of(match.players, seat)) > 1,
+                vacation_left=clock.vacation_days_left, clock=clock)
+
+
+def deadline_reminders(db: sqlite_utils.Database, game_id: str,
+                       seat: int) -> tuple[int, ...] | None:
+    """The hours before its deadline at which ``seat`` chose to be reminded (of
+    ``clocks.DEADLINE_REMINDERS``), the most first; None: the one warning
+    (``clocks.warning_at``)."""
+    row = db.execute("SELECT deadline_reminders FROM seats WHERE game_id = ? AND seat = ?",
+                     [game_id, seat]).fetchone()
+    if row is None or row[0] is None:
+        return None
+    chosen = json.loads(row[0])
+    return tuple(sorted((h for h in chosen if h in clocks.DEADLINE_REMINDERS), reverse=True))
+
+
+def set_deadline_reminders(db: sqlite_utils.Database, game_id: str, seat: int,
+                           hours: Sequence[int] | None) -> None:
+    """Remind ``seat`` at ``hours`` before its deadline (of ``clocks.DEADLINE_REMINDERS``;
+    none: never), or with the one warning (None). Its game's ``due`` rows are written
+    again, so that the clock job looks at the turn under way from the first of them."""
+    if hours is not None and not set(hours) <= set(clocks.DEADLINE_REMINDERS):
+        raise ValueError(f"unknown reminder hours {hours!r}")
+    db.execute("UPDATE seats SET deadline_reminders = ? WHERE game_id = ? AND seat = ?",
+               [None if hours is None else json.dumps(sorted(set(hours), reverse=True)),
+                game_id, seat])
+    due.schedule(db, matches.load(db, game_id))
+
+
+def _remind_before(db: sqlite_utils.Database, match: Match, seat: int,
+                   clock: clocks.SeatClock, now: datetime, hours: Sequence[int]) -> bool:
+    """The reminder of the seat's own choice that is due now, once per turn and
+    threshold: of the thresholds passed in this turn, the nearest the deadline (a job that
+    did not run for a while sends one reminder, not each it missed). Then the ``warning``
+    row waits for the next threshold, or is done. Returns whether one was sent."""
+    assert clock.deadline is not None and clock.turn_start is not None
+    moments = {h: clock.deadline - timedelta(hours=h) for h in hours
+               if clock.deadline - timedelta(hours=h) > clock.turn_start}
+    passed = [h for h, at in moments.items() if at <= now]
+    sent = bool(passed) and bool(db.execute(
+        "INSERT INTO deadline_reminders_sent (game_id, seat, turn_seq, hours, created_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [match.id, seat, clock.turn_seq, min(passed), utc.iso(utc.now())]).rowcount)
+    if sent:
+        with languages.in_language(matches.language_of(db, match.id, seat)):
+            _send(db, match, seat, "deadline", **_deadline_context(match, seat, clock))
+    later = [at for at in moments.values() if at > now]
+    if later:
+        due.hold(db, match.id, seat, "warning", min(later))
+    else:
+        due.done(db, match.id, seat, "warning")
+    return sent
 
 
 def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
     """Warn each seat to move whose deadline is near, once per turn (the clock job's
-    second half), found by their ``due`` rows; ``clock_warnings`` remembers what was sent,
+    second half), found by their ``due`` rows: at the thresholds the seat chose
+    (``_remind_before``), else once; ``clock_warnings`` remembers what was sent,
     and when the email of a warning pushed first follows (the row waits for it, and a
     move, which writes the game's rows anew, drops it). Returns how many."""
     warnings = 0
@@ -291,10 +354,16 @@ def send_deadline_warnings(db: sqlite_utils.Database, now: datetime) -> int:
         with write(db):
             match = matches.load(db, game_id)
             clock = (clocks.of_match(match, now) or [None] * match.players)[seat]
-            if clock is None or not clocks.warning_due(clock, now):
-                if clock is None or not clock.running or clock.expired:
-                    due.done(db, game_id, seat, "warning")  # too late: the timeout ends it
-                continue  # else the row's time was rounded down: the next run warns
+            if clock is None or not clock.running or clock.expired:
+                due.done(db, game_id, seat, "warning")  # too late: the timeout ends it
+                continue
+            chosen = deadline_reminders(db, game_id, seat)
+            if chosen is not None:
+                warnings += _remind_before(db, match, seat, clock, now, chosen)
+                continue
+            if not clocks.warning_due(clock, now):  # the row is there for the earliest
+                due.hold(db, game_id, seat, "warning", clocks.warning_at(clock))
+                continue
             inserted = db.execute(
                 "INSERT INTO clock_warnings (game_id, seat, turn_seq, deadline, "
                 "created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -406,7 +475,7 @@ def unsubscribe(db: sqlite_utils.Database, link: dict[str, Any]) -> None:
         set_preference(db, link["game_id"], link["seat"], "none")
     elif link["purpose"] == "digest":
         db.execute("UPDATE seats SET notify = 'none' WHERE lower(email) = lower(?) "
-                   "AND notify = 'digest'", [link["email"]])
+                   "AND notify IN ('digest', 'once')", [link["email"]])
     elif link["purpose"] == "home":
         set_home_opt_out(db, link["email"], True)
 
@@ -417,7 +486,7 @@ def unsubscribed(db: sqlite_utils.Database, link: dict[str, Any]) -> bool:
         return preference(db, link["game_id"], link["seat"]) == "none"
     if link["purpose"] == "digest":
         return not db.execute("SELECT 1 FROM seats WHERE lower(email) = lower(?) "
-                              "AND notify = 'digest'", [link["email"]]).fetchall()
+                              "AND notify IN ('digest', 'once')", [link["email"]]).fetchall()
     return home_opted_out(db, link["email"])
 
 
@@ -472,12 +541,13 @@ def _remind(db: sqlite_utils.Database, match: Match, seat: int, now: datetime,
         if since > cutoff:
             return False  # the row only says where to look: the log decides
         key = f"reminder:{match.id}:{seat}:{began.seq if began else 0}"
-        queued = not _queued(db, key) and _send(
-            db, match, seat, "reminder", unique_key=key,
-            since=languages.moment(since), waited=_duration(now - since),
-            mover=match.seats[began.seat].name if began else None,
-            last_move=match.game.public_move(began.seat, began.move, seat, match.current)
-            if began else None) is not None
+        with languages.in_language(matches.language_of(db, match.id, seat)):
+            queued = not _queued(db, key) and _send(
+                db, match, seat, "reminder", unique_key=key,
+                since=languages.moment(since), waited=_duration(now - since),
+                mover=match.seats[began.seat].name if began else None,
+                last_move=match.game.public_move(began.seat, began.move, seat, match.current)
+                if began else None) is not None
     due.done(db, match.id, seat, "reminder")
     return queued
 
@@ -539,6 +609,10 @@ def send_digests(db: sqlite_utils.Database, now: datetime, hour: int) -> int:
             if not match.waits_for(row["seat"]):
                 continue
             by_address.setdefault(row["email"].lower(), []).append((match, row["seat"]))
+        db.conn.executemany(  # what "once until the next visit" counts from
+            "UPDATE seats SET digested_at = ? WHERE game_id = ? AND seat = ?",
+            [(utc.iso(now), match.id, seat) for seats in by_address.values()
+             for match, seat in seats])
         for address, seats in by_address.items():
             recipient = next(r["email"] for r in rows if r["email"].lower() == address)
             first, first_seat = seats[0]  # the digest speaks the language of its first game

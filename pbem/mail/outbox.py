@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import sqlite_utils
 from markupsafe import escape
 
-from . import pictures, signing, webhooks
+from . import bounces, pictures, signing, webhooks
 from ..store import utc
 from ..store.db import claiming, write
 from ..links import PUBLIC_URL_MARK, redact
@@ -77,9 +77,15 @@ def withdraw(db: sqlite_utils.Database, game_id: str, kind: str,
     rows = db.execute(f"SELECT id, body, headers, html FROM outbox WHERE game_id = ? AND "
                       f"kind = ? AND status = 'pending'{marks}",
                       [game_id, kind, *(seats or ())]).fetchall()
+    _set_aside(db, rows, "withdrawn")
+
+
+def _set_aside(db: sqlite_utils.Database, rows: Sequence[Mapping[str, Any]],
+               status: str) -> None:
+    """Never send ``rows``: they stay, with ``status``, without their secrets."""
     db.conn.executemany(
-        "UPDATE outbox SET status = 'withdrawn', body = ?, headers = ?, html = ?, board = NULL "
-        "WHERE id = ?", [(redact(row["body"]), redact(row["headers"]),
+        "UPDATE outbox SET status = ?, body = ?, headers = ?, html = ?, board = NULL "
+        "WHERE id = ?", [(status, redact(row["body"]), redact(row["headers"]),
                           row["html"] and redact(row["html"]), row["id"]) for row in rows])
 
 
@@ -110,10 +116,12 @@ class Outgoing:
     data: bytes
 
 
-def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
+def build(row: Mapping[str, Any], sender: str, public_url: str,
+          envelope: str | None = None) -> Outgoing:
     """The message of an outbox row from ``sender`` (MAIL_FROM), its links beginning with
-    the configured ``public_url``. Raises ``HeaderInjection`` for headers that would not
-    stay as written."""
+    the configured ``public_url``, sent with the envelope sender ``envelope`` (else
+    ``sender``'s address). Raises ``HeaderInjection`` for headers that would not stay as
+    written."""
     headers = {"From": sender, "To": row["recipient"], "Subject": row["subject"],
                "Message-ID": row["message_id"],
                "Date": format_datetime(utc.parse(row["created_at"])),
@@ -130,7 +138,7 @@ def build(row: Mapping[str, Any], sender: str, public_url: str) -> Outgoing:
         LOG.warning("outbox %s: the board's picture could not be drawn (%s); sent as plain "
                     "text", row["id"], type(error).__name__)
         html, drawn = None, []
-    return Outgoing(_address(sender), row["recipient"], row["message_id"],
+    return Outgoing(envelope or _address(sender), row["recipient"], row["message_id"],
                     compose(headers, row["body"].replace(PUBLIC_URL_MARK, public_url),
                             html and html.replace(PUBLIC_URL_MARK, escape(public_url)),
                             list(drawn)))
@@ -270,16 +278,20 @@ class Poster(Protocol):
 
 
 def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
-                public_url: str | None, chunk: int = CHUNK) -> tuple[int, int]:
+                public_url: str | None, chunk: int = CHUNK,
+                return_paths: bounces.ReturnPaths | None = None) -> tuple[int, int]:
     """Send the emails that are due, their links given ``public_url``, ``chunk`` at a time
     until none is due, over one connection of ``transport``; returns (sent, failed this
     round). Raises ``PublicURLMissing`` without a ``public_url``. The webhook posts and
-    push messages go by ``post_due``, so that no receiver of those can hold up an email."""
+    push messages go by ``post_due``, so that no receiver of those can hold up an email.
+    With ``return_paths``, each email's envelope sender names its recipient, and no email
+    goes to a mailbox that bounces (``bounces``: it is "held", not sent); else every
+    email's is ``sender``'s address."""
     if not public_url:
         raise PublicURLMissing()
     sent = failed = 0
     try:
-        while rows := _claim(db, chunk, EMAIL):
+        while rows := _claim(db, chunk, EMAIL, return_paths):
             outcomes = _deliver(db, rows, transport, sender, public_url)
             sent += sum(error is None for _row, error in outcomes)
             failed += sum(error is not None for _row, error in outcomes)
@@ -288,18 +300,31 @@ def deliver_due(db: sqlite_utils.Database, transport: Transport, sender: str,
     return sent, failed
 
 
-def _claim(db: sqlite_utils.Database, chunk: int,
-           channels: tuple[str, ...]) -> list[dict[str, Any]]:
+def _claim(db: sqlite_utils.Database, chunk: int, channels: tuple[str, ...],
+           return_paths: bounces.ReturnPaths | None = None) -> list[dict[str, Any]]:
     """Claim up to ``chunk`` due messages of ``channels`` by pushing their next attempt past
-    a lease, so a second deliverer running at the same time leaves them alone."""
-    with write(db):
-        rows = [dict(row) for row in db.execute(
-            "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
-            f"AND channel IN ({', '.join('?' * len(channels))}) "
-            f"ORDER BY id LIMIT ?{claiming(db)}",
-            [utc.iso(utc.now()), *channels, chunk]).fetchall()]
-        _lease(db, rows)
-    return rows
+    a lease, so a second deliverer running at the same time leaves them alone. With
+    ``return_paths`` (emails), each row gets its ``envelope`` sender, and the rows to a
+    mailbox that bounces are held instead (none of them is returned, unless all are: the
+    caller goes on while any row is)."""
+    while True:
+        with write(db):
+            rows = [dict(row) for row in db.execute(
+                "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? "
+                f"AND channel IN ({', '.join('?' * len(channels))}) "
+                f"ORDER BY id LIMIT ?{claiming(db)}",
+                [utc.iso(utc.now()), *channels, chunk]).fetchall()]
+            if return_paths is None or not rows:
+                _lease(db, rows)
+                return rows
+            senders = bounces.envelopes(db, return_paths, rows)
+            held = [row for row in rows if senders[row["id"]] is None]
+            rows = [{**row, "envelope": senders[row["id"]]} for row in rows
+                    if senders[row["id"]] is not None]
+            _set_aside(db, held, "held")  # to a mailbox that bounces
+            _lease(db, rows)
+        if rows:
+            return rows
 
 
 def _lease(db: sqlite_utils.Database, rows: list[dict[str, Any]]) -> None:
@@ -322,7 +347,7 @@ def _deliver(db: sqlite_utils.Database, rows: list[dict[str, Any]], transport: T
                 _lease(db, rows[index:])
             recorded, leased = len(outcomes), time.monotonic()
         try:
-            transport.send(build(row, sender, public_url))
+            transport.send(build(row, sender, public_url, row.get("envelope")))
         except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
             outcomes.append((row, error))
         else:

@@ -189,6 +189,8 @@ def subscribe(db: sqlite_utils.Database, owner: Owner,
 
 
 def unsubscribe(db: sqlite_utils.Database, owner: Owner, endpoint: str) -> None:
+    if "\x00" in endpoint:  # no endpoint holds one (``checked``), nor can PostgreSQL's text
+        return
     where, params = owner.where()
     db.execute(f"DELETE FROM push_subscriptions WHERE {where} AND endpoint = ?",
                [*params, endpoint])

@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 from .. import (analysis, blocks, clocks, commands, commitment, computer, conditional, events,
                fairplay, invites, languages, limits, links, matches, players, ratings, talk)
 from . import feeds, records
-from ..mail import push, webhooks
+from ..mail import bounces, notify, push, webhooks
 from ..store.db import get_db, write
 from ..matches import Match
 from .play import open_link, open_seat, record
@@ -75,6 +75,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         **({"open_seats": list(match.open_seats)} if match.waiting else {}),
         # a hidden setup's commitment, and its seed once the game is over
         **commitment.published(match),
+        "email_status": email_status(match, seat),
     }
 
 
@@ -83,6 +84,18 @@ def _hidden(match: Match, seat: int | None) -> frozenset[int]:
     is chat to read: a move's answer asks nothing more of the database."""
     return blocks.hidden_seats(get_db(), match.id, seat) if match.chat_seen_by(seat) \
         else frozenset()
+
+
+def email_status(match: Match, seat: int | None) -> str | None:
+    """Whether email reaches the seat's own address: "ok", "bouncing" (``bounces``: none is
+    sent to it), "unsubscribed" (the seat chose no turn emails); None: no address (or a
+    spectator, who has none)."""
+    email = match.seats[seat].email if seat is not None else None
+    if not email:
+        return None
+    if bounces.status(get_db(), email) is not None:
+        return "bouncing"
+    return "unsubscribed" if notify.preference(get_db(), match.id, seat) == "none" else "ok"
 
 
 def _between_computers() -> bool:
@@ -281,6 +294,39 @@ def vacation(token: str):
     except matches.ActionError as error:
         return languages.refusal(error.status, error.message)
     return jsonify(game_json(after, access.seat))
+
+
+@bp.route("/play/<token>/email", methods=["GET", "PUT"])
+@limits.acting
+def email_settings(token: str):
+    """``{"emails": "each" | "digest" | "once" | "none", "deadline_reminders": [hours, ...]
+    | null}``: the seat's choice of emails, and the hours before its deadline at which it
+    is reminded (null: the one warning). A PUT sets what it names of them, or nothing."""
+    match, seat = open_link(token, "play")
+    db = get_db()
+    if request.method == "PUT":
+        try:
+            body = json_body()
+            emails = body.get("emails", notify.preference(db, match.id, seat))
+            if emails not in notify.PREFERENCES:
+                raise matches.InvalidRequest("'emails' is one of %(choices)s.",
+                                             choices=", ".join(notify.PREFERENCES))
+            hours = body.get("deadline_reminders", ...)
+            if hours is not ... and hours is not None and not (
+                    isinstance(hours, list) and all(
+                        type(h) is int and h in clocks.DEADLINE_REMINDERS for h in hours)):
+                raise matches.InvalidRequest(
+                    "'deadline_reminders' is null or a list of hours among %(hours)s.",
+                    hours=", ".join(map(str, clocks.DEADLINE_REMINDERS)))
+            with write(db):
+                notify.set_preference(db, match.id, seat, emails)
+                if hours is not ...:
+                    notify.set_deadline_reminders(db, match.id, seat, hours)
+        except matches.ActionError as error:
+            return languages.refusal(error.status, error.message)
+    reminders = notify.deadline_reminders(db, match.id, seat)
+    return jsonify({"emails": notify.preference(db, match.id, seat),
+                    "deadline_reminders": None if reminders is None else list(reminders)})
 
 
 @bp.put("/play/<token>/webhook")

@@ -11,9 +11,9 @@ whichever worker is scraped adds them all up; elsewhere (``serve``) the one proc
 On several machines each machine's ``/metrics`` counts its own requests.
 
 The console shows its sections to the players who hold a role that a section is for
-(``SECTIONS``): the site's health and figures and the failed deliveries, for operators;
-the queue of open reports, for operators and moderators (who handle them on the moderation
-page).
+(``SECTIONS``): the site's health and figures, the failed deliveries and the addresses
+that bounce (no email goes to them), for operators; the queue of open reports, for
+operators and moderators (who handle them on the moderation page).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
 from .. import moderation, monitoring, players, roles
-from ..mail import outbox
+from ..mail import bounces, outbox
 from ..store import utc
 from ..store.db import get_db
 
@@ -173,6 +173,10 @@ def _failures() -> dict[str, Any]:
     return {"failures": outbox.recent_failures(get_db())}
 
 
+def _bouncing() -> dict[str, Any]:
+    return {"bouncing": bounces.bouncing(get_db())}
+
+
 def _reports() -> dict[str, Any]:
     return {"reports": moderation.open_reports(get_db())}
 
@@ -181,6 +185,8 @@ def _reports() -> dict[str, Any]:
 SECTIONS = [
     Section("health", lazy_gettext("Health"), frozenset({"operator"}), _health),
     Section("failures", lazy_gettext("Failed deliveries"), frozenset({"operator"}), _failures),
+    Section("bouncing", lazy_gettext("Addresses that bounce"), frozenset({"operator"}),
+            _bouncing),
     Section("reports", lazy_gettext("Reports"), frozenset({"operator", "moderator"}),
             _reports),
 ]

@@ -13,7 +13,7 @@ from flask_babel import gettext, lazy_gettext
 from .. import (blocks, fairplay, languages, limits, links, matches, moderation, mygames,
                players, ratings, sanctions, talk)
 from . import records
-from ..mail import notify
+from ..mail import bounces, notify
 from ..matches import Match
 from ..store.db import get_db, write
 from ..players import Player
@@ -105,6 +105,8 @@ def sign_in(token: str):
     if player is None:
         abort(404, NO_LINK)
     players.remember(db, player)
+    if player.email:  # the link reached that mailbox: email goes to it again
+        bounces.enable(db, player.email)
     if wants_json:
         return jsonify(handle=player.handle,
                        profile=links.external_url(".profile", handle=player.handle),

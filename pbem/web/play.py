@@ -28,7 +28,7 @@ from markupsafe import Markup, escape
 from ..boards import builder, cells
 from .. import (analysis, blocks, clocks, commands, commitment, conditional, events, invites,
                languages, limits, links, lobby, matches, mygames, players, ratings, talk)
-from ..mail import notify
+from ..mail import bounces, notify
 from ..boards import board_for
 from ..store import utc
 from ..store.db import get_db, write
@@ -216,8 +216,8 @@ def _legal(match: Match, seat: int) -> Legal:
 
 
 def _extras(match: Match, seat: int | None) -> dict[str, Any]:
-    """What a game page shows besides the game's log: its clocks (which run), and the
-    viewer's conditional moves and notes."""
+    """What a game page shows besides the game's log: its clocks (which run), the
+    viewer's conditional moves and notes, and whether email to the viewer bounces."""
     db = get_db()
     return {
         "clocks": clocks.of_match(match),
@@ -229,6 +229,8 @@ def _extras(match: Match, seat: int | None) -> dict[str, Any]:
         "hidden": blocks.hidden_seats(db, match.id, seat) if match.chat_seen_by(seat)
         else frozenset(),
         "others": _others(match, seat),
+        # email to the seat's address bounces: the page says so, with a button to try again
+        "bouncing": bounces.status(db, match.seats[seat].email) if seat is not None else None,
     }
 
 
@@ -267,7 +269,7 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
     parts = (CODE, languages.current(), signed_in and signed_in.handle, seat, ply, path,
              match.known_events(seat), match.expired, shown_clocks,
              None if lines is None else len(lines), saved, sorted(extras["hidden"]),
-             extras["others"])
+             extras["others"], extras["bouncing"])
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
 
 

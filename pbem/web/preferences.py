@@ -7,7 +7,8 @@ play page with the seat's own play link (``/play/<token>/email``), which also se
 seat's webhook (``webhooks``), makes feed links (``feeds``) and, in a game with vacation
 days, lets the computer play the seat's moves during a vacation (``computer``), and
 chooses which channel (push notifications, email, both, neither) tells it of what
-(``channels``). A GET
+(``channels``). Where email to the address bounces (``bounces``), both pages say so, with
+a button to send it email again. A GET
 never changes anything (mail scanners fetch links); a POST to an unsubscribe URL
 unsubscribes with no further step, which is what mail providers do with the
 ``List-Unsubscribe-Post`` header.
@@ -20,9 +21,9 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from flask_babel import gettext
 
-from .. import computer, languages, limits, links, matches, mygames, players
+from .. import clocks, computer, languages, limits, links, matches, mygames, players
 from . import feeds
-from ..mail import channels, compose, notify, webhooks
+from ..mail import bounces, channels, compose, notify, webhooks
 from ..store.db import get_db, write
 
 bp = Blueprint("preferences", __name__)
@@ -58,6 +59,9 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
         entries.append({"match": match, "seat": row["seat"],
                         "field": f"notify-{match.id}-{row['seat']}",
                         "choice": notify.preference(db, match.id, row["seat"]),
+                        # None: the one warning; a game without a clock has no deadline
+                        "reminders": notify.deadline_reminders(db, match.id, row["seat"]),
+                        "clock": bool(match.clock) and not match.finished,
                         "language": matches.language_of(db, match.id, row["seat"]),
                         "players": match.sides})
     return entries
@@ -75,6 +79,14 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
                            "feed links and the computer standing in are set on the "
                            "notification settings of the game's own page."))
     error = None
+    email = address or (entries[0]["match"].seats[entries[0]["seat"]].email if entries else "")
+    if request.method == "POST" and request.form.get("retry") in ("game", "settings"):
+        # email to a mailbox that bounces: its owner asks to try again (limits.retrying)
+        if email and bounces.enable(get_db(), email):
+            flash(gettext("Emails go to %(email)s again. If they bounce again, this page "
+                          "will say so.", email=email))
+        back = game_page if request.form["retry"] == "game" and game_page else here
+        return redirect(back, 303)
     feed_page = f"feed {seat[0]} {seat[1]}" if seat else ""  # its kept link's
     if request.method == "POST" and seat and request.form.get("feed") == "new":
         db = get_db()
@@ -95,6 +107,11 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
                     choice = request.form.get(entry["field"])
                     if choice in notify.PREFERENCES:
                         notify.set_preference(db, entry["match"].id, entry["seat"], choice)
+                    reminders = request.form.get(f"reminders-{entry['field']}")
+                    if entry["clock"] and reminders in ("warning", "chosen"):
+                        notify.set_deadline_reminders(
+                            db, entry["match"].id, entry["seat"], None if reminders == "warning"
+                            else _hours(request.form.getlist(f"hours-{entry['field']}")))
                     language = languages.known(request.form.get(f"language-{entry['field']}"))
                     if language:
                         matches.set_language(db, entry["match"].id, entry["seat"], language)
@@ -107,7 +124,6 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
             return redirect(here, 303)
     kept = mygames.kept_links(feed_page) if seat else None
     feed = feeds.url(kept["feed"]) if kept else None
-    email = address or (entries[0]["match"].seats[entries[0]["seat"]].email if entries else "")
     # the computer may stand in for the seat only in a game with vacations (None: no choice)
     clock = entries[0]["match"].clock if seat and entries else None
     stand_in = computer.stands_in(get_db(), *seat) if clock and clock["vacation_days"] \
@@ -119,18 +135,21 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
         webhook=webhooks.url_of(get_db(), *seat) if seat else None,
         topics=channels.TOPICS, channel_choices=channels.CHOICES,
         channels=channels.of_seat(get_db(), *seat) if seat else None,
-        home_on=address is not None and not notify.home_opted_out(get_db(), address)
+        home_on=address is not None and not notify.home_opted_out(get_db(), address),
+        bouncing=bounces.status(get_db(), email), reminder_hours=clocks.DEADLINE_REMINDERS
     ), 400 if error else 200
 
 
 @bp.route("/email/<token>", methods=["GET", "POST"])
 @limits.acting
+@limits.retrying
 def settings(token: str):
     return _settings_page(_email_link(token), url_for(".settings", token=token))
 
 
 @bp.route("/play/<token>/email", methods=["GET", "POST"])
 @limits.acting  # a webhook is looked up in the DNS, a feed link made
+@limits.retrying
 def play_settings(token: str):
     """The same settings for the seat a play link opens, linked from the play page."""
     access = links.resolve(get_db(), token)
@@ -139,6 +158,11 @@ def play_settings(token: str):
     link = {"purpose": "seat", "game_id": access.game_id, "seat": access.seat, "email": None}
     return _settings_page(link, url_for(".play_settings", token=token),
                           game_page=url_for("play.page", role="play", token=token))
+
+
+def _hours(ticked: list[str]) -> list[int]:
+    """The reminders' hours a form ticked, of those offered (others are left out)."""
+    return [hours for hours in clocks.DEADLINE_REMINDERS if str(hours) in ticked]
 
 
 def _channels_chosen() -> dict[str, str]:

@@ -84,7 +84,7 @@ def new_game(game_id: str):
     elif public and player is not None:  # a public challenge of theirs (fair play counts it)
         claimed = {0: player.id}
     rating_range = {end: int(form[f"rating-{end}"]) for end in ("min", "max")
-                    if form.get(f"rating-{end}", "").strip().isdigit()}
+                    if form.get(f"rating-{end}", "").strip().isdecimal()}
     try:
         if player is not None:
             fairplay.refuse_over_room(get_db(), [player.id])
@@ -306,12 +306,17 @@ def game_unknown(error: engine.UnknownGame):
         "installed, or failed to load.", error=languages.translated(error.args[0]))))
 
 
+# the links' addresses that answer JSON, outside /api/: their refusals are JSON too
+JSON_PAGES = {"play.version", "play.record_json"}
+
+
 @bp.app_errorhandler(HTTPException)
 def http_error(error: HTTPException):
     if isinstance(error, SecurityError):  # an untrusted Host: no page can build its links
         return Response(f"{error.code} {error.name}: this server does not answer to that "
                         "host name.\n", error.code, mimetype="text/plain")
-    if request.path.startswith("/api/") or request.is_json:  # e.g. the API's POST <join>
+    # e.g. the API's POST <join>, and the addresses whose answer is JSON to any client
+    if request.path.startswith("/api/") or request.is_json or request.endpoint in JSON_PAGES:
         return languages.refusal(error.code, error.description)
     description = REASONS.get(error.code or 0, error.description) \
         if error.description == type(error).description else error.description
