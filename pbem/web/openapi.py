@@ -19,6 +19,7 @@ from flask import Blueprint, current_app, jsonify
 from werkzeug.routing import Rule
 
 from .. import clocks, tournaments
+from ..mail import notify
 
 bp = Blueprint("openapi", __name__)
 
@@ -63,6 +64,9 @@ def one_of(*values: str) -> Schema:
     return {"type": "string", "enum": list(values)}
 
 
+HOURS: Schema = {"type": "integer", "enum": list(clocks.DEADLINE_REMINDERS)}
+
+
 def games() -> Schema:
     """A game's id: the games this server has now, its plugins' too."""
     return one_of(*engine.GAMES)
@@ -99,7 +103,8 @@ def components() -> dict[str, Schema]:
                 "running": BOOLEAN, "paused": BOOLEAN, "on_vacation": BOOLEAN,
                 "vacation_until": nullable(TIME), "vacation_days_left": INTEGER}))),
             "chat": array(chat_line),
-            "rematch": nullable(shape({"id": STRING})), "rematch_asked": array(INTEGER)},
+            "rematch": nullable(shape({"id": STRING})), "rematch_asked": array(INTEGER),
+            "email_status": nullable(one_of("ok", "bouncing", "unsubscribed"))},
             {"conditional": array(array(STRING)), "open_seats": array(INTEGER),
              "commitment": STRING, "seed": STRING}),
         "NewGame": shape({"id": STRING, "spectator": URL, "seats": array({"anyOf": [
@@ -110,6 +115,8 @@ def components() -> dict[str, Schema]:
         "SeatLinks": seat_links,
         "Rematch": shape({"id": STRING, "seat": INTEGER, "url": URL, "api": URL}),
         "Notes": shape({"text": STRING, "updated_at": nullable(TIME)}),
+        "EmailSettings": shape({"emails": one_of(*notify.PREFERENCES),
+                                "deadline_reminders": nullable(array(HOURS))}),
         "Position": shape({"ply": whole(0), "to_move": array(INTEGER),
                            "legal_moves": array(STRING), "view": {}, "outcome": outcome}),
         "Record": shape({
@@ -288,6 +295,15 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("api.notes", "PUT"): Operation(
             "Replace the seat's private notes", {200: ref("Notes")},
             {**MALFORMED, **NO_GAME, **REFUSED}, body=shape({"text": STRING}),
+            tags=("talk",)),
+        ("api.email_settings", "GET"): Operation(
+            "The seat's choice of emails and the hours before its deadline it is reminded",
+            {200: ref("EmailSettings")}, NO_GAME, tags=("talk",)),
+        ("api.email_settings", "PUT"): Operation(
+            "Set the seat's choice of emails, its reminders' hours (null: the one warning)",
+            {200: ref("EmailSettings")}, {**MALFORMED, **NO_GAME},
+            body=shape({}, {"emails": one_of(*notify.PREFERENCES),
+                            "deadline_reminders": nullable(array(HOURS))}),
             tags=("talk",)),
         ("api.rematch", "POST"): Operation(
             "Ask for a rematch: 202 while others have not, 201 and the new game's link",
