@@ -136,6 +136,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(webapp.bp)
     app.register_blueprint(console.bp)
     app.register_blueprint(moderation_pages.bp)
+    app.register_blueprint(moderation_pages.api)
     app.register_blueprint(openapi.bp)
     # the offers between the players in words, for pages and emails alike
     app.jinja_env.globals["notices"] = sentences.notices

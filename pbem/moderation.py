@@ -160,7 +160,8 @@ def open_reports(db: sqlite_utils.Database) -> list[Report]:
 
 def find(db: sqlite_utils.Database, report_id: Any) -> Report:
     row = db.execute(_REPORT_COLUMNS + "WHERE id = ?", [report_id]).fetchone() \
-        if isinstance(report_id, int) and not isinstance(report_id, bool) else None
+        if isinstance(report_id, int) and not isinstance(report_id, bool) \
+        and 0 < report_id < 2**63 else None  # a column's range, on either engine
     if row is None:
         raise NoReport("There is no report %(id)s.", id=str(report_id))
     return _report(row)

@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext, lazy_gettext
+from werkzeug.exceptions import HTTPException
 
 from .. import (blocks, events, fairplay, languages, limits, matches, moderation, players,
                 roles, sanctions)
@@ -24,6 +25,13 @@ from ..store.db import get_db, write
 from .play import open_link
 
 bp = Blueprint("moderation", __name__)
+# the JSON API's routes: their refusals (404, 403, 405, ...) answer JSON
+api = Blueprint("moderation_api", __name__)
+
+
+@api.errorhandler(HTTPException)
+def _json_error(error: HTTPException):
+    return languages.refusal(error.code, error.description)
 
 REASON_NAMES = {"abuse": lazy_gettext("Abuse: insults, harassment, threats"),
                 "cheating": lazy_gettext("Cheating: help from a program or another person"),
@@ -88,7 +96,7 @@ def _block(player: Player, handle: Any) -> Player:
     return blocked
 
 
-@bp.post("/api/player/<token>/blocks")
+@api.post("/api/player/<token>/blocks")
 @limits.acting
 def block_api(token: str):
     player = _keyed(token)
@@ -99,7 +107,7 @@ def block_api(token: str):
     return jsonify(handle=blocked.handle, blocks=blocks.blocked_by(get_db(), player)), 201
 
 
-@bp.delete("/api/player/<token>/blocks/<handle>")
+@api.delete("/api/player/<token>/blocks/<handle>")
 def unblock_api(token: str, handle: str):
     player = _keyed(token)
     other = players.by_handle(get_db(), handle)
@@ -202,7 +210,7 @@ def _seat_player(match: Match, seat: int) -> Player | None:
     return player if player and players.owns(get_db(), player, match.id, seat) else None
 
 
-@bp.post("/api/play/<token>/report")
+@api.post("/api/play/<token>/report")
 @limits.acting
 def seat_report_api(token: str):
     """A seat's report from its game: ``{"reason", "text", "seat"?, "message"?}``."""
@@ -214,7 +222,7 @@ def seat_report_api(token: str):
     return jsonify(id=report_id), 201
 
 
-@bp.post("/api/player/<token>/reports")
+@api.post("/api/player/<token>/reports")
 @limits.acting
 def report_api(token: str):
     """A player's report: ``{"handle", "game"?, "message"?, "reason", "text"}``."""
@@ -360,13 +368,13 @@ def _tell_reporter(report: moderation.Report) -> None:
                                   report.handle)
 
 
-@bp.get("/api/player/<token>/moderation/reports")
+@api.get("/api/player/<token>/moderation/reports")
 def reports_api(token: str):
     _moderator(players.by_key(get_db(), token))
     return jsonify(reports=[report.to_json() for report in moderation.reports(get_db())])
 
 
-@bp.post("/api/player/<token>/moderation/actions")
+@api.post("/api/player/<token>/moderation/actions")
 @limits.acting  # each emails the player, and the reporter
 def actions_api(token: str):
     moderator = _moderator(players.by_key(get_db(), token))
@@ -380,7 +388,7 @@ def actions_api(token: str):
     return jsonify(done.action.to_json()), 201
 
 
-@bp.get("/api/player/<token>/moderation/log")
+@api.get("/api/player/<token>/moderation/log")
 def log_api(token: str):
     _moderator(players.by_key(get_db(), token))
     return jsonify(actions=[action.to_json() for action in moderation.log(get_db())])
