@@ -20,6 +20,12 @@ from pbem import instance_folder  # noqa: E402 - once the folder is named
 wsgi_app = "pbem:create_app()"
 bind = os.environ.get("PBEM_BIND", "127.0.0.1:8000")  # behind a reverse proxy doing TLS
 workers = int(os.environ.get("PBEM_WORKERS", "4"))
+# Threads in each worker (gthread): a program listening to a player's events holds a thread
+# for up to EVENTS_STREAM_SECONDS, not a whole worker, and the worker's other threads go on
+# answering moves (EVENTS_LISTENERS, below the threads, keeps some for them; the figures of
+# docs/benchmarks.md are for these numbers on two cores).
+worker_class = "gthread"
+threads = int(os.environ.get("PBEM_THREADS", "128"))
 accesslog = "-"
 logger_class = "pbem.production.RedactingLogger"  # no secret link in any log line
 forwarded_allow_ips = os.environ.get("PBEM_FORWARDED_ALLOW_IPS", "127.0.0.1")

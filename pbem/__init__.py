@@ -18,8 +18,8 @@ from flask import Flask, abort, current_app, request
 from flask_babel import gettext
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import api, console, feeds, identity, openapi, play, preferences, records, site, \
-    webapp
+from .web import (api, console, feeds, identity, openapi, platform, play, preferences,
+                  records, site, webapp)
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
 from .web import moderation as moderation_pages  # pbem.moderation is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
@@ -65,6 +65,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         TOURNAMENT_INTERVAL_SECONDS=5,  # how often the job process looks for those
         REMINDER_HOURS=48,            # remind a player who has not moved for this long; 0: never
         LIVE_UPDATE_SECONDS=3,        # how often an open game page asks if the game moved on
+        # a player's stream of events (pbem/web/platform.py): how long one connection lasts
+        # before its client reconnects, how often a quiet one says it is alive, how often it
+        # looks for new events, and how many streams and long polls a process holds at once
+        EVENTS_STREAM_SECONDS=55, EVENTS_HEARTBEAT_SECONDS=15, EVENTS_POLL_SECONDS=0.5,
+        EVENTS_LISTENERS=96,          # (below gunicorn.conf.py's threads per worker)
         AWAY_MINUTES=5,               # a "Your move" email waits while its player was there
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
@@ -137,6 +142,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(console.bp)
     app.register_blueprint(moderation_pages.bp)
     app.register_blueprint(moderation_pages.api)
+    app.register_blueprint(platform.bp)
     app.register_blueprint(openapi.bp)
     # the offers between the players in words, for pages and emails alike
     app.jinja_env.globals["notices"] = sentences.notices

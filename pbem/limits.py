@@ -71,6 +71,8 @@ creating = _limit("RATE_LIMIT_CREATE", lazy_gettext(
     "Too many new games from your address. Please wait a while and try again."))
 joining = _limit("RATE_LIMIT_CREATE", lazy_gettext(  # the same allowance as ``creating``
     "Too many seats taken from your address. Please wait a while and try again."))
+registering = _limit("RATE_LIMIT_CREATE", lazy_gettext(  # bot accounts: the same allowance
+    "Too many bots registered from your address. Please wait a while and try again."))
 asking_home = _limit("RATE_LIMIT_HOME", lazy_gettext(
     "Too many requests for your games from your address. Please wait a while and try "
     "again."))

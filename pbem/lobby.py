@@ -24,8 +24,8 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext
 
-from . import (blocks, clocks, commands, fairplay, glicko, languages, limits, links, matches,
-               players, ratings, sanctions, tournaments)
+from . import (blocks, botaccounts, clocks, commands, fairplay, glicko, languages, limits,
+               links, matches, players, ratings, sanctions, tournaments)
 from .events import Command, Joiner
 from .store.db import get_db, write
 from .store import utc
@@ -109,7 +109,8 @@ def challenges(filters: Filters = Filters(), viewer: players.Player | None = Non
             continue
         if viewer is not None and blocks.estranged(db, match.id, viewer):
             continue
-        found.extend((match, seat) for seat in match.open_seats)
+        found.extend((match, seat) for seat in match.open_seats
+                     if match.seats[seat].offered_to is None)  # a bot's is not for anyone
     return found
 
 
@@ -261,6 +262,9 @@ def _take_seat(game_id: str, seat: int, here: str):
             name, email, spoken = player.handle, player.email, player.language
         with write(db):
             match = matches.load(db, game_id)
+            if 0 <= seat < match.players and (
+                    refusal := botaccounts.seat_refusal(db, match, seat, player)):
+                raise matches.Refused(refusal)
             if refusal := blocks.refusal(db, game_id, player):
                 raise matches.Refused(refusal)
             if player is not None:  # a suspended player takes no rated or public seat
@@ -272,11 +276,11 @@ def _take_seat(game_id: str, seat: int, here: str):
                     raise matches.Refused(refusal)
                 name, email = player.handle, player.email
             matches.set_language(db, game_id, seat, spoken)
+            if player is not None:  # before the join: what it sets off knows whose seat
+                players.claim(db, player, game_id, seat)
             after = commands.submit(db, game_id, seat,
                                     Command.of("join", Joiner(name, email))).match
             token = links.mint(db, game_id, seat)
-            if player is not None:
-                players.claim(db, player, game_id, seat)
     except matches.ActionError as error:
         if wants_json:
             return languages.refusal(error.status, error.message)

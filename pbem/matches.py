@@ -40,6 +40,9 @@ class Seat:
     name: str | None   # None while the seat is open (a join takes it: ``events.Joiner``)
     email: str | None  # None: the player gave no address and gets no emails
     bot: str | None = None  # the level of a computer player (pbem/computer.py plays it)
+    # an open seat offered to one player (a bot account, pbem/botaccounts.py): their id;
+    # nobody else may take it
+    offered_to: int | None = None
 
     @property
     def open(self) -> bool:
@@ -476,8 +479,9 @@ def _load_fresh(db: sqlite_utils.Database, game_id: str) -> Match | None:
     row = rows[0]
     game = engine.get(row["game"])
     options = json.loads(row["options"])
-    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"]) for r in db.execute(
-        "SELECT seat, name, email, bot FROM seats WHERE game_id = ? ORDER BY seat", [game_id]))
+    seats = tuple(Seat(r["seat"], r["name"], r["email"], r["bot"], r["offered_to"])
+                  for r in db.execute("SELECT seat, name, email, bot, offered_to FROM seats "
+                                      "WHERE game_id = ? ORDER BY seat", [game_id]))
     start = game.start(row["players"], options, row["seed"])
     return Match(id=game_id, game=game, players=row["players"], options=options,
                  seed=row["seed"], created_at=row["created_at"], seats=seats,
@@ -523,7 +527,7 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
            seed: str | None = None, clock: Any = None, public: Any = False, *,
            addressless: bool = False, client: str | None = None, rated: Any = False,
            rating_range: Any = None, claimed: Mapping[int, int] | None = None,
-           announce: bool = True) -> Created:
+           offered: Mapping[int, int] | None = None, announce: bool = True) -> Created:
     """Validate a request for a new game, store it and queue its start emails. The seed
     (which decides every chance event) is fresh and secret unless one is given; ``clock``
     is the time control (``clocks.settings``), None for none. A player entry
@@ -534,11 +538,13 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     ``client`` is stored with a game between computers: who started it
     (``computer.client_key``). ``claimed``: the seats of players known across games (their
     ids, by seat), which a ``rated`` game needs (``checked_rating``); none of them may be
-    suspended for a rated game or a public challenge (``sanctions``). ``announce`` False:
+    suspended for a rated game or a public challenge (``sanctions``). ``offered``: open seats
+    offered to one player each (a bot account's id, by seat; ``botaccounts.offers`` checks
+    them), whom the game challenges and nobody else may take them. ``announce`` False:
     no start emails (a tournament tells its players of a round's games in one email)."""
     requested = new_game(game_id, players, options, seed, clock, public,
                          addressless=addressless, client=client, rated=rated,
-                         rating_range=rating_range, claimed=claimed)
+                         rating_range=rating_range, claimed=claimed, offered=offered)
     if requested.rated or requested.public:
         sanctions.refuse_suspended(db, requested.claimed.values())
     return create_many(db, [requested], announce=announce)[0]
@@ -547,10 +553,12 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
 def new_game(game_id: Any, players: Any, options: Any, seed: str | None = None,
              clock: Any = None, public: Any = False, *, addressless: bool = False,
              client: str | None = None, rated: Any = False, rating_range: Any = None,
-             claimed: Mapping[int, int] | None = None) -> NewGame:
+             claimed: Mapping[int, int] | None = None,
+             offered: Mapping[int, int] | None = None) -> NewGame:
     """``create``'s checks of a request, without storing anything."""
     game = _checked_game(game_id)
-    seats = _checked_players(players, addressless)
+    seats = [replace(s, offered_to=(offered or {}).get(s.seat)) if s.open else s
+             for s in _checked_players(players, addressless)]
     spoken = _checked_languages(players)
     seed = secrets.token_hex(16) if seed is None else seed
     start = _checked(game.start, len(seats), options if options is not None else {}, seed)
@@ -646,7 +654,8 @@ def create_many(db: sqlite_utils.Database, requested: Sequence[NewGame], *,
             for match, r in zip(made, requested)])
         insert_rows(db, "seats", [{"game_id": match.id, "seat": s.seat, "name": s.name,
                                    "email": s.email, "bot": s.bot,
-                                   "player_id": r.claimed.get(s.seat), "language": language}
+                                   "player_id": r.claimed.get(s.seat), "language": language,
+                                   "offered_to": s.offered_to}
                                   for match, r in zip(made, requested)
                                   for s, language in zip(r.seats, r.languages)])
         due.schedule_new(db, made)

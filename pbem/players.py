@@ -221,6 +221,21 @@ def seat_link(db: sqlite_utils.Database, player: Player, game_id: str, seat: int
     return token
 
 
+def join_link(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> str:
+    """The player's secret join link to an open seat offered to them (a bot's challenge),
+    made as ``seat_link`` is: the same every time, stored hashed (among the join links) the
+    first time, replaced when the player signs out everywhere."""
+    token = _derived("join", player.id, player.generation, game_id, seat)
+    hashed = links.token_hash(token)
+    if db.execute(f"SELECT 1 FROM {links.INVITATIONS} WHERE token_hash = ?",
+                  [hashed]).fetchone() is None:
+        with write(db):
+            db.execute(f"INSERT INTO {links.INVITATIONS} (token_hash, game_id, seat, "
+                       f"created_at) VALUES (?, ?, ?, ?) ON CONFLICT (token_hash) DO NOTHING",
+                       [hashed, game_id, seat, utc.iso(utc.now())])
+    return token
+
+
 # -- seats ------------------------------------------------------------------------------------
 
 def seats_of(db: sqlite_utils.Database, player: Player) -> list[tuple[str, int]]:
@@ -418,8 +433,13 @@ def delete(db: sqlite_utils.Database, player: Player) -> None:
     """Forget the player: their games stay, as played, with their name there made
     ``FORMER_PLAYER`` and their address gone (nor is any email of them sent or kept);
     every row of a table keyed by the player (a ``player_id`` column: their ratings, their
-    links, their roles) goes."""
+    links, their roles, their events) goes, and so do the bot accounts they own."""
     with write(db):
+        for (bot_id,) in db.execute("SELECT player_id FROM bot_accounts WHERE owner_id = ? "
+                                    "AND player_id <> owner_id", [player.id]).fetchall():
+            owned = find(db, bot_id)  # a bot account goes with its owner
+            if owned is not None:
+                delete(db, owned)
         for game_id, seat in seats_of(db, player):
             matches.anonymise(db, game_id, seat, FORMER_PLAYER)
         if player.email:
@@ -430,6 +450,8 @@ def delete(db: sqlite_utils.Database, player: Player) -> None:
         for table in db.table_names():
             if table == "seats":
                 db.execute("UPDATE seats SET player_id = NULL WHERE player_id = ?", [player.id])
+                db.execute("UPDATE seats SET offered_to = NULL WHERE offered_to = ?",
+                           [player.id])
             elif "player_id" in db[table].columns_dict:
                 db.execute(f"DELETE FROM {table} WHERE player_id = ?", [player.id])
         if player.email:

@@ -74,6 +74,9 @@ def page_types(client, db, games: tuple[str, ...] = GAMES) -> dict[str, str]:
     pages["report from a game"] = bob_seat + "/report"
     cup = client.post(f"{key}/tournaments", json={"name": "Autumn cup", "game": "mastery",
                                                   "format": "round-robin"}).json
+    assert client.post(f"{key}/bot", json={"handle": "Robo", "games": ["mastery"]}
+                       ).status_code == 201  # listed on the bots' page and the new-game form
+    pages |= {"bots": "/bots", "bot's profile": "/players/Robo"}
     pages |= {"sign in": "/sign-in", "profile": "/players/Ann", "leaderboard": "/ratings/mastery",
               "tournaments": "/tournaments", "tournament": path_of(cup["url"]),
               "record upload": "/records", "offline": "/offline"}
@@ -88,7 +91,7 @@ def test_no_serious_violation_on_any_page_type(client, db, live_server, open_con
     page = context.new_page()
     found = []
     signed_in = {"my games, signed in": "/games", "all games' notifications": "/me/notifications",
-                 "console": "/console", "moderation": "/moderation",
+                 "console": "/console", "bots, signed in": "/bots", "moderation": "/moderation",
                  "moderation log": "/moderation/log", "blocked players": "/me/blocks",
                  "report a player": "/players/Bob/report", "profile of another": "/players/Bob"}
     # and the plugins' pages (tests/conftest.py, plugin_games): a generic board of a view,

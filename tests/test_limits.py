@@ -16,6 +16,8 @@ from pbem import create_app
 from pbem.store.db import connect
 from pbem.matches import CACHE
 
+from helpers import path_of, sign_up
+
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 
 
@@ -247,3 +249,26 @@ def test_game_pages_and_records_review_pages_share_one_allowance(limited):
         assert refused.status_code == 429 and "Retry-After" in refused.headers
         assert "Too many pages asked for from your address" in refused.text
     assert client.get(review, environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 200
+
+
+def test_registering_bots_counts_like_creating_games(limited):
+    """Each bot is a new player: registering one, by the API or the "Bots" page, takes from
+    the allowance of new games; a refused request takes nothing."""
+    client = limited.test_client()
+    db = connect(limited.config["DATABASE"])
+    try:
+        key = path_of(sign_up(client, db, "Ann"))
+    finally:
+        db.close()
+    assert client.post(f"{key}/bot", json={"handle": "Bot1", "games": ["chess"]}
+                       ).status_code == 400
+    for handle in ("Bot1", "Bot2"):
+        assert client.post(f"{key}/bot", json={"handle": handle, "games": ["mastery"]}
+                           ).status_code == 201
+    assert client.post("/bots", data={"handle": "Bot3", "games": "mastery",
+                                      "clocks": "none"}).status_code == 303
+    refused = client.post(f"{key}/bot", json={"handle": "Bot4", "games": ["mastery"]})
+    assert refused.status_code == 429
+    assert refused.json == {"error": "Too many bots registered from your address. Please "
+                                     "wait a while and try again."}
+    assert client.get("/bots").status_code == 200  # reading the page is not limited

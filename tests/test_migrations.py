@@ -376,3 +376,22 @@ def test_migration_0020_leaves_older_seats_their_one_warning_and_every_mailbox_o
                    "VALUES ('bob@example.org', 'h1', 'now')")
     assert [tuple(row) for row in db.execute(
         "SELECT bouncing_since, temporary_failures FROM mailboxes")] == [(None, 0)]
+
+
+def test_migration_0021_leaves_older_seats_offered_to_nobody_and_keeps_events_unchanged(
+        empty, tmp_path, monkeypatch):
+    """0021 adds the players' events, which no UPDATE changes, and the bot accounts; the
+    seats before it are offered to nobody in particular."""
+    db = migrated_before(21, empty, tmp_path, monkeypatch)
+    db.execute("INSERT INTO games (id, game, players, options, seed, created_at) "
+               "VALUES ('g1', 'mastery', 2, '{}', 's', 'now')")
+    db.execute("INSERT INTO seats (game_id, seat) VALUES ('g1', 1)")
+    monkeypatch.undo()
+    assert migrate(db)[0] == "0021_platform"
+    assert db.execute("SELECT offered_to FROM seats").fetchone()[0] is None
+    db.execute("INSERT INTO player_events (player_id, seq, kind, game_id, seat, version, "
+               "created_at) VALUES (1, 1, 'turn', 'g1', 1, 0, 'now')")
+    with pytest.raises(database_errors(), match="append-only"):
+        db.execute("UPDATE player_events SET version = 2")
+    db.execute("DELETE FROM player_events")  # with its player
+    assert db.execute("SELECT count(*) FROM bot_accounts").fetchone()[0] == 0

@@ -437,3 +437,23 @@ def test_a_seat_without_an_account_reports_by_the_form_and_is_told_when_handled(
         "action": "dismiss", "report": report["id"], "note": ""}).status_code == 201
     (told,) = emails(db, "p1@example.org", "report_handled")
     assert "Player 2" in told
+
+
+def test_a_bot_account_is_suspended_as_any_player(app, client, db):
+    (ann,) = two_keys(client, db, "Ann")
+    made = client.post(f"{key_path(ann)}/bot", json={"handle": "Robo", "games": ["mastery"],
+                                                      "rated": True})
+    assert made.status_code == 201, made.json
+    robo = made.json["key"]
+    mod = moderator(app, client, db)
+    assert client.post(f"{key_path(mod)}/moderation/actions", json={
+        "handle": "Robo", "action": "suspend", "note": ""}).status_code == 201
+    challenge = client.post("/api/games", json={"game": "mastery", "public": True,
+                                                "players": [{"key": ann}, {"open": True}]})
+    join = path_of(challenge.json["seats"][1]["join"])
+    refused = client.post(join, json={"key": robo})
+    assert refused.status_code == 422 and "Robo is suspended" in refused.json["error"], \
+        refused.json
+    assert client.post(f"{key_path(mod)}/moderation/actions", json={
+        "handle": "Robo", "action": "restore", "note": ""}).status_code == 201
+    assert client.post(join, json={"key": robo}).status_code == 201

@@ -175,6 +175,9 @@ def test_the_api_answers_as_its_document_says(app, client, db):
     # the generated webhooks' and push endpoints' hosts are random names: none is looked
     # up in the DNS (test_webhooks and test_push check the addresses' rule)
     app.config.update(WEBHOOK_ALLOW_PRIVATE=True, PUSH_ALLOW_PRIVATE=True)
+    # the player key's streams of events end at once, and its long polls wait no longer:
+    # what is checked is their answers, not their patience
+    app.config.update(EVENTS_STREAM_SECONDS=0.05, EVENTS_POLL_SECONDS=0.01)
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
     known = known_links(client, db)
     statuses: Counter[int] = Counter()
@@ -328,4 +331,15 @@ def test_answers_of_states_few_random_requests_reach_are_as_described(app, clien
     assert answer("GET", key, "/api/player/{token}", 200)["games"]
     assert answer("GET", f"{key}/export", "/api/player/{token}/export", 200)["games"]
     answer("GET", "/api/players/ann", "/api/players/{handle}", 200)
+    # a bot registered, offered a seat and told of it on its events
+    robo = answer("POST", f"{key}/bot", "/api/player/{token}/bot", 201,
+                  {"handle": "Robo", "games": ["mastery"]})
+    answer("GET", "/api/bots", "/api/bots", 200)
+    offered = answer("POST", "/api/games", "/api/games", 201,
+                     {"game": "mastery", "players": [{"key": key}, {"handle": "Robo"}]})
+    assert offered["seats"][1]["offered_to"] == "Robo"
+    told = answer("GET", f"{path_of(robo['key'])}/events?after=0&wait=0",
+                  "/api/player/{token}/events", 200)
+    assert told["events"][0]["event"] == "challenge"
+    assert answer("GET", "/api/players/Robo", "/api/players/{handle}", 200)["bot"] is True
     print(f"schemathesis, in order: {len(checked)} answers as documented")

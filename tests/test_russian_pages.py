@@ -16,11 +16,13 @@ pytestmark = pytest.mark.one_database  # the pages' words, whatever stores the g
 # Words that stay as they are in Russian, and why
 KEPT = {
     "Ann", "Bob", "Cid", "Autumn", "cup",  # the players' and the tournament's names
+    "Robo",  # a bot's handle
     "Mastery", "Right", "Moves", "The", "Magnetic", "Field", "Magnet",  # the games' names
     "Imperial", "Crown",  # Mastery's setups by name, as its Russian rules call them
     "John", "Ross", "Matt", "Calkins", "Diversified", "Ventures",  # authors, a publisher
     "Abstract", "Play", "Discord", "Slack",  # a site's and services' names
     "English", "UTC", "Atom", "JSON", "Glicko", "SHA", "Python",  # languages, standards, a system
+    "API",  # as Russian programmers write it
     "setup",  # Magnet's notation of a setup move
 }
 SKIPPED_CLASSES: set[str] = set()

@@ -9,8 +9,9 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (analysis, blocks, clocks, commands, commitment, computer, conditional, events,
-               fairplay, invites, languages, limits, links, matches, players, ratings, talk)
+from .. import (analysis, blocks, botaccounts, clocks, commands, commitment, computer,
+               conditional, events, fairplay, invites, languages, limits, links, matches,
+               players, ratings, talk)
 from . import feeds, records
 from ..mail import bounces, notify, push, webhooks
 from ..store.db import get_db, write
@@ -141,11 +142,17 @@ def create_game():
                 computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
             entries, claimed = _players_by_key(db, body.get("players"))
             fairplay.refuse_over_room(db, claimed.values())
+            if body.get("rated") is True and (
+                    refusal := botaccounts.rated_refusal(db, claimed.values())):
+                raise matches.Refused(refusal)
+            entries, offered = botaccounts.offers(db, entries, body.get("game"),
+                                                  body.get("clock"), body.get("rated", False))
             created = matches.create(db, body.get("game"), entries,
                                      body.get("options"), clock=body.get("clock"),
                                      public=body.get("public", False), client=client,
                                      rated=body.get("rated", False),
-                                     rating_range=body.get("rating_range"), claimed=claimed)
+                                     rating_range=body.get("rating_range"), claimed=claimed,
+                                     offered=offered)
     except computer.TooManyRunning as error:
         return *languages.refusal(error.status, error.message), {
             "Retry-After": str(computer.RETRY_SECONDS)}
@@ -153,6 +160,8 @@ def create_game():
         return languages.refusal(error.status, error.message)
     match = created.match
     held_back = invites.held_back(get_db(), match.id)
+    offered_to = {seat: bot.handle for seat, player_id in offered.items()
+                  if (bot := players.find(get_db(), player_id)) is not None}
     seats = [{"seat": s.seat, "name": s.name, "bot": s.bot} if s.bot else
              {"seat": s.seat, "name": s.name,
               "url": links.external_url("play.page", role="play", token=token),
@@ -160,7 +169,9 @@ def create_game():
               # why no email went to this player (their address had too many invitations)
               **({"not_emailed": invites.HELD_BACK} if s.seat in held_back else {})}
              if token else
-             {"seat": s.seat, "name": None, "join": links.external_url("lobby.join", token=join)}
+             {"seat": s.seat, "name": None, "join": links.external_url("lobby.join", token=join),
+              # a bot's seat: it is told (a challenge event), and only it may take the seat
+              **({"offered_to": offered_to[s.seat]} if s.seat in offered_to else {})}
              for s, token, join in zip(match.seats, created.tokens, created.joins)]
     return jsonify(id=match.id, seats=seats,
                    spectator=links.external_url("play.page", role="watch",

@@ -10,8 +10,8 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import (blocks, fairplay, languages, limits, links, matches, moderation, mygames,
-               players, ratings, sanctions, talk)
+from .. import (blocks, botaccounts, fairplay, languages, limits, links, matches, moderation,
+               mygames, players, ratings, sanctions, talk)
 from . import records
 from ..mail import bounces, notify
 from ..matches import Match
@@ -199,7 +199,8 @@ def _export(player: Player) -> dict[str, Any]:
     """Everything the site keeps about ``player``: their address and settings; each game of
     theirs, its record as their seat may know it, the whole chat with its authors' names,
     and their private notes; their ratings and what each rated game did to them; their
-    tournaments; the players they block; and the reports they made."""
+    tournaments; the players they block; the reports they made; the events kept for their
+    programs, their bot account if they are one, and the bots they own."""
     db, public_url = get_db(), current_app.config["PUBLIC_URL"]
     games = []
     for game_id, seat in players.seats_of(db, player):
@@ -230,6 +231,14 @@ def _export(player: Player) -> dict[str, Any]:
             "ORDER BY t.created_at", [player.id])],
         "blocks": blocks.blocked_by(db, player),
         "reports": moderation.made_by(db, player),
+        # the stream of events kept for their programs, and the bot account they are
+        "events": [{"id": row[0], "event": row[1], "game_id": row[2], "seat": row[3],
+                    "version": row[4], "at": row[5]} for row in db.execute(
+            "SELECT seq, kind, game_id, seat, version, created_at FROM player_events "
+            "WHERE player_id = ? ORDER BY seq", [player.id])],
+        "bot": bot.to_json() if (bot := botaccounts.of(db, player)) else None,
+        "bots": [bot.player.handle for bot in botaccounts.listed(db, player)
+                 if bot.player.id != player.id],
     }
 
 
@@ -263,6 +272,7 @@ def profile(handle: str):
                            ratings={} if closed else ratings.of_player(db, player.id),
                            games=engine.GAMES, record=record,
                            room=fairplay.room(record.finished) if player.email else None,
+                           bot=botaccounts.of(db, player),
                            running=[m for m in games if not m.finished],
                            finished=[m for m in games if m.finished],
                            viewer=viewer if viewer and viewer.id != player.id else None,
@@ -275,10 +285,15 @@ def profile_api(handle: str):
     player = _by_handle(handle)
     db = get_db()
     record = fairplay.record(db, player.id, player.email).to_json()
+    bot = botaccounts.of(db, player)
+    facts = {"handle": player.handle, "record": record,
+             # a bot account: run by a program, registered by its owner (a handle)
+             "bot": bot is not None, "owner": bot.owner if bot else None,
+             **({"accepts": {"games": list(bot.games), "clocks": list(bot.clocks),
+                             "rated": bot.rated}} if bot else {})}
     if sanctions.of(db, player.id).closed:
-        return jsonify(handle=player.handle, closed=True, ratings={}, games=[], record=record)
-    return jsonify(handle=player.handle, closed=False, ratings=_ratings_json(db, player),
-                   record=record, games=[
+        return jsonify(**facts, closed=True, ratings={}, games=[])
+    return jsonify(**facts, closed=False, ratings=_ratings_json(db, player), games=[
         {"id": m.id, "game": m.game.id, "players": [s.name for s in m.seats],
          "outcome": m.outcome_json(), "rated": m.rated} for m in _profile_games(player)])
 

@@ -111,7 +111,9 @@ def components() -> dict[str, Schema]:
             shape({"seat": INTEGER, "name": STRING, "url": URL, "api": URL},
                   {"not_emailed": STRING}),
             shape({"seat": INTEGER, "name": STRING, "bot": levels()}),
-            shape({"seat": INTEGER, "name": {"type": "null"}, "join": URL})]})}),
+            # an open seat; one offered to a bot names it
+            shape({"seat": INTEGER, "name": {"type": "null"}, "join": URL},
+                  {"offered_to": STRING})]})}),
         "SeatLinks": seat_links,
         "Rematch": shape({"id": STRING, "seat": INTEGER, "url": URL, "api": URL}),
         "Notes": shape({"text": STRING, "updated_at": nullable(TIME)}),
@@ -145,7 +147,8 @@ def components() -> dict[str, Schema]:
                                   "record": ref("GameRecord"),
                                   "chat": array(chat_line), "notes": ref("Notes")})),
             "ratings": OBJECT, "tournaments": array(OBJECT), "blocks": array(STRING),
-            "reports": array(OBJECT)}),
+            "reports": array(OBJECT)},
+            {"events": array(OBJECT), "bot": nullable(OBJECT), "bots": array(STRING)}),
         "Profile": shape({
             "handle": STRING, "closed": BOOLEAN,
             "ratings": {"type": "object", "additionalProperties": standing},
@@ -153,7 +156,19 @@ def components() -> dict[str, Schema]:
                              "completion": nullable(whole(0, 100))}),
             "games": array(shape({"id": STRING, "game": STRING,
                                   "players": array(nullable(STRING)), "outcome": outcome,
-                                  "rated": BOOLEAN}))}),
+                                  "rated": BOOLEAN})),
+            "bot": BOOLEAN, "owner": nullable(STRING)},  # a bot account: its owner's handle
+            {"accepts": shape({"games": array(STRING), "clocks": array(STRING),
+                               "rated": BOOLEAN})}),
+        "Bot": shape({"handle": STRING, "bot": {"const": True}, "owner": STRING,
+                      "games": array(STRING), "clocks": array(one_of(*clocks.MODES)),
+                      "rated": BOOLEAN, "profile": URL}, {"key": URL}),
+        "Events": shape({"events": array(shape({
+            "id": whole(1), "event": one_of("turn", "challenge", "game_end"),
+            "data": shape({"id": STRING, "game": STRING, "seat": INTEGER},
+                          {"api": URL, "version": whole(0), "join": URL,
+                           "outcome": outcome})})),
+            "last": whole(0)}),
         "Report": shape({
             "id": INTEGER, "reporter": STRING, "handle": STRING, "game": nullable(STRING),
             "message": nullable(INTEGER), "reason": one_of(*moderation.REASONS,
@@ -195,7 +210,8 @@ def player_entry() -> Schema:
         shape({"name": STRING}, {"email": STRING, "language": one_of("en", "ru")}),
         shape({"open": {"const": True}}),
         shape({"bot": levels()}),
-        shape({"key": STRING}, {"language": one_of("en", "ru")})]}
+        shape({"key": STRING}, {"language": one_of("en", "ru")}),
+        shape({"handle": STRING})]}  # a bot's: the seat offered to it
 
 
 def clock_settings() -> Schema:
@@ -224,6 +240,7 @@ class Operation:
     query: Mapping[str, Schema] = field(default_factory=dict)
     headers: Mapping[str, Schema] = field(default_factory=dict)  # beside Accept-Language
     media: str = "application/json"  # the successful answers' (a stream's: its own)
+    also: Mapping[str, Schema] = field(default_factory=dict)  # the first's other media
     tags: tuple[str, ...] = ()
     # what the first successful answer leads to: a name, the operation (endpoint, method)
     # and its parameters as OpenAPI's runtime expressions ("$response.body#/id")
@@ -420,6 +437,25 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("players.export_api", "GET"): Operation(
             "Everything the site keeps about the player", {200: ref("Export")}, NO_PLAYER,
             tags=("players",)),
+        ("platform.events", "GET"): Operation(
+            "The player's events as Server-Sent Events (turn, challenge, game_end), resumed "
+            "after Last-Event-ID; with 'after', a long poll answering them as JSON",
+            {200: STRING}, {400: "A malformed Last-Event-ID or 'after'.", **NO_PLAYER,
+                            503: "The server holds as many listeners as it can (Retry-After)."},
+            query={"after": whole(0), "wait": NUMBER}, headers={"Last-Event-ID": STRING},
+            media="text/event-stream", also={"application/json": ref("Events")},
+            tags=("players",)),
+        ("platform.declare_bot", "POST"): Operation(
+            "Mark the player a bot; with a handle, register a bot account the player owns",
+            {200: ref("Bot"), 201: ref("Bot")},
+            {**MALFORMED, **NO_PLAYER, 409: "The handle is taken.",
+             422: "A bot registers no bots.", **LIMITED},
+            body=shape({"games": array(games())},
+                       {"rated": BOOLEAN, "clocks": array(one_of(*clocks.MODES)),
+                        "handle": STRING}), tags=("players",)),
+        ("platform.bots_api", "GET"): Operation(
+            "Every bot, with its owner and what it accepts",
+            {200: shape({"bots": array(ref("Bot"))})}, tags=("players",)),
         ("players.profile_api", "GET"): Operation(
             "A player's public profile", {200: ref("Profile")},
             {404: "There is no such player."}, tags=("players",)),
@@ -539,6 +575,8 @@ def operation_json(key: tuple[str, str], operation: Operation,
         str(status): {"description": "Done.", "content": {operation.media: {"schema": schema}}}
         if schema is not None else {"description": "Not modified."}
         for status, schema in operation.answers.items()}
+    for media, schema in operation.also.items():
+        responses[str(min(operation.answers))]["content"][media] = {"schema": schema}
     if operation.links:
         responses[str(min(operation.answers))]["links"] = {
             name: {"operationId": operation_id(target), "parameters": dict(parameters)}

@@ -17,8 +17,8 @@ from flask_babel import gettext, lazy_gettext
 from jinja2 import TemplateNotFound
 from werkzeug.exceptions import HTTPException, SecurityError, ServiceUnavailable
 
-from .. import (clocks, computer, fairplay, invites, languages, limits, links, matches, mygames,
-               players, ratings)
+from .. import (botaccounts, clocks, computer, fairplay, invites, languages, limits, links,
+               matches, mygames, players, ratings)
 from . import diagrams
 from ..mail import notify
 from ..players import claim_signed_in
@@ -47,6 +47,14 @@ def _game_or_404(game_id: str) -> engine.Game:
         abort(404, error.args[0])
 
 
+BOT_ACCOUNT = "bot:"  # "Played by" a bot account: this, then its handle
+
+
+def _bots_playing(game: engine.Game) -> list[str]:
+    """The handles of the bots that play ``game``, for the form's "Played by"."""
+    return [bot.player.handle for bot in botaccounts.listed(get_db()) if game.id in bot.games]
+
+
 @bp.route("/new/<game_id>", methods=["GET", "POST"])
 @limits.creating
 def new_game(game_id: str):
@@ -63,11 +71,14 @@ def new_game(game_id: str):
         known = {"name0": player.handle, "email0": player.email or "",
                  "language0": player.language} if player else {}
         return render_template("new.html", game=game, count=count, form=known, error=None,
-                               levels=computer.LEVEL_NAMES, player=player)
+                               levels=computer.LEVEL_NAMES, bots=_bots_playing(game),
+                               player=player)
     # The first player is the one filling in the form; each other seat may be the
     # computer's ("Played by": a level), or left open ("I'll send the link myself"), to be
     # taken with its join link.
     entries: list[dict[str, Any]] = [
+        {"handle": form[f"by{i}"].removeprefix(BOT_ACCOUNT)}
+        if i and form.get(f"by{i}", "").startswith(BOT_ACCOUNT) else
         {"bot": form[f"by{i}"]} if i and form.get(f"by{i}", "person") != "person" else
         {"open": True} if i and form.get(f"open{i}") == "yes" else
         {"name": form.get(f"name{i}", ""), "email": form.get(f"email{i}", ""),
@@ -85,17 +96,22 @@ def new_game(game_id: str):
         claimed = {0: player.id}
     rating_range = {end: int(form[f"rating-{end}"]) for end in ("min", "max")
                     if form.get(f"rating-{end}", "").strip().isdecimal()}
+    db = get_db()
     try:
-        if player is not None:
-            fairplay.refuse_over_room(get_db(), [player.id])
-        created = matches.create(get_db(), game.id, entries, options,
-                                 clock=clocks.from_form(form),
-                                 public=public, rated=rated,
-                                 rating_range=rating_range or None, claimed=claimed)
+        with write(db):
+            if player is not None:
+                fairplay.refuse_over_room(db, [player.id])
+            entries, offered = botaccounts.offers(db, entries, game.id, clocks.from_form(form),
+                                                  rated)
+            created = matches.create(db, game.id, entries, options,
+                                     clock=clocks.from_form(form),
+                                     public=public, rated=rated,
+                                     rating_range=rating_range or None, claimed=claimed,
+                                     offered=offered)
     except matches.ActionError as error:
         return render_template("new.html", game=game, count=count, form=form,
                                error=error.message, levels=computer.LEVEL_NAMES,
-                               player=player), error.status
+                               bots=_bots_playing(game), player=player), error.status
     match = created.match
     mygames.remember(match.id, 0)
     claim_signed_in(get_db(), match.id, 0)  # the form's first player
@@ -122,7 +138,10 @@ def shown_links(game_id: str):
                   for s in match.seats]
     watch = kept.get("watch") and links.external_url("play.page", role="watch",
                                                      token=kept["watch"])
+    offered = {s.seat: bot.handle for s in match.seats if s.offered_to is not None
+               and (bot := players.find(get_db(), s.offered_to)) is not None}
     return render_template("created.html", match=match, seat_links=seat_links, watch=watch,
+                           offered=offered,
                            public=kept.get("public"),
                            held_back=invites.held_back(get_db(), match.id),
                            held_back_text=invites.HELD_BACK)
