@@ -111,8 +111,9 @@ def installation(tmp_path, monkeypatch):
             ann = players.sign_in(db, players.mint_sign_in(db, "ann@example.org"), "ann")
             players.mint_sign_in(db, "ann@example.org")
             ann_key = players.key(ann)
-    # a block, a seat's mute, a report, and a moderator's annulment of the rated game
+    # a block, a bot account, a seat's mute, a report, a moderator's annulment of a rated game
     post(f"{path_of(keys[0])}/blocks", {"handle": "Dee"})
+    post(f"{path_of(keys[0])}/bot", {"handle": "Robo", "games": ["mastery"]})  # a bot account
     assert client.post(f"{path_of(over['seats'][1]['url'])}/mute",
                        data={"seat": "0", "on": "yes"}).status_code == 303
     post(f"{path_of(keys[0])}/reports", {"handle": "Dee", "reason": "other", "text": "Odd."})
