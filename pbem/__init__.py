@@ -21,6 +21,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from .web import (api, console, feeds, identity, openapi, platform, play, preferences,
                   records, site, webapp)
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
+from .web import moderation as moderation_pages  # pbem.moderation is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
 from . import cli, languages, limits, links, lobby, matches, mygames
 from .mail import pictures, sentences
@@ -72,6 +73,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         AWAY_MINUTES=5,               # a "Your move" email waits while its player was there
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour
+        RUNNING_GAMES_FIRST=10,       # games a player may have running at first (fairplay)
+        RUNNING_GAMES_PER_FINISHED=5,  # ... one more for each this many games finished
+        RUNNING_GAMES_MOST=100,       # ... and never more than this
         MATCH_CACHE_MB=64,            # replayed games each process keeps in memory
         RENDER_CACHE_MB=32,           # drawn boards and rendered pages each process keeps
         PICTURE_CACHE_MB=32,          # the parts of emails' board pictures each process keeps
@@ -136,6 +140,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(tournament_pages.bp)
     app.register_blueprint(webapp.bp)
     app.register_blueprint(console.bp)
+    app.register_blueprint(moderation_pages.bp)
+    app.register_blueprint(moderation_pages.api)
     app.register_blueprint(platform.bp)
     app.register_blueprint(openapi.bp)
     # the offers between the players in words, for pages and emails alike

@@ -190,5 +190,6 @@ def register(app: Flask) -> None:
                     run_scheduler_command, play_bots_command, list_games_command,
                     receive_mail_command, mail_listener_command, backup_command,
                     restore_command, role_commands("operators", "operator"),
+                    role_commands("moderators", "moderator"),
                     dkim_key_command):
         app.cli.add_command(command)

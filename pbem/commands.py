@@ -16,7 +16,7 @@ from datetime import datetime
 
 import sqlite_utils
 
-from . import clocks, due, events, matches, talk
+from . import clocks, due, events, matches, sanctions, talk
 from .events import Command, Kind, KindName, Payload
 from .matches import Match
 from .store.db import write
@@ -103,8 +103,10 @@ def _shown(match: Match, seat: int, version: int, strict: bool) -> int:
 
 def _record(db: sqlite_utils.Database, before: Match, seat: int, kind: Kind,
             payload: Payload, now: datetime, server: bool = False) -> Match:
-    """Record one event; talk first meets its own rules (``pbem/talk.py``)."""
+    """Record one event; talk first meets its own rules (``pbem/talk.py``), and a muted
+    player's chat is refused (``pbem/sanctions.py``)."""
     if kind.name == "chat":
+        sanctions.refuse_muted(db, before.id, seat)
         talk.check_rate(before, seat, now)
     elif kind.name == "rematch":
         payload = events.Rematch(talk.start_rematch(db, before, seat))

@@ -30,7 +30,7 @@ TOKEN_IN_ADDRESS = re.compile(r"(?<=[+.])[A-Za-z0-9_-]{32}(?=@)")
 # too, under /api/). A log line loses that segment whatever its shape, since a server also
 # answers a token percent-encoded (/play/%59...), or after "//" or "%2F".
 SECRET_ROUTES = frozenset({"play", "watch", "email", "home", "join", "feed", "sign-in",
-                           "player"})
+                           "player", "appeal"})
 URL_PATH = re.compile(r"/[^\s?#]*")
 PATH_SEPARATOR = re.compile(r"(/|%2f)", re.IGNORECASE)  # kept by split: a capture group
 CLOSING = re.compile(r"[\"'>)\]]*$")  # what ends a quoted URL (a log's Referer), no token
@@ -237,6 +237,13 @@ def reply_address(token: str, version: int) -> str | None:
     for that seat (``Match.known_events``)."""
     base = _reply_base()
     return None if base is None else f"{base[0]}+v{version}.{token}@{base[1]}"
+
+
+def appeal_address(token: str) -> str | None:
+    """The address a reply to a moderator's email goes to: the player's appeal, by the
+    secret of its appeal link (``moderation.appealed``)."""
+    base = _reply_base()
+    return None if base is None else f"{base[0]}+appeal.{token}@{base[1]}"
 
 
 def reply_to_header(token: str, version: int) -> dict[str, str]:

@@ -24,8 +24,8 @@ from flask import (Blueprint, abort, flash, jsonify, redirect, render_template, 
                    url_for)
 from flask_babel import gettext
 
-from . import (botaccounts, clocks, commands, glicko, languages, limits, links, matches,
-               players, ratings, tournaments)
+from . import (blocks, botaccounts, clocks, commands, fairplay, glicko, languages, limits,
+               links, matches, players, ratings, sanctions, tournaments)
 from .events import Command, Joiner
 from .store.db import get_db, write
 from .store import utc
@@ -49,13 +49,16 @@ def options_text(match: Match, reader: int | None) -> list[str]:
 @dataclass(frozen=True)
 class Filters:
     """What a visitor narrows the lobby to (its page's form, the API's query string):
-    a game (engine id), a clock mode (``clocks.MODES``) and a range of the waiting
-    players' ratings in their game (unrated challenges then drop out). Unknown or empty
-    values filter nothing."""
+    a game (engine id), a clock mode (``clocks.MODES``), a range of the waiting
+    players' ratings in their game (unrated challenges then drop out) and the least share
+    of their finished games that the waiting players completed (``fairplay.Record``; those
+    without an account or a finished game then drop out). Unknown or empty values filter
+    nothing."""
     game: str | None = None
     clock: str | None = None
     min_rating: int | None = None
     max_rating: int | None = None
+    min_completion: int | None = None
 
     @classmethod
     def of(cls, args: Mapping[str, str]) -> Filters:
@@ -67,7 +70,7 @@ class Filters:
         game, clock = args.get("game", ""), args.get("clock", "")
         return cls(game if game in engine.GAMES else None,
                    clock if clock in clocks.MODES else None,
-                   whole("min_rating"), whole("max_rating"))
+                   whole("min_rating"), whole("max_rating"), whole("min_completion"))
 
     @property
     def active(self) -> bool:
@@ -82,9 +85,11 @@ class Filters:
             and (self.max_rating is None or rating <= self.max_rating)
 
 
-def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
+def challenges(filters: Filters = Filters(), viewer: players.Player | None = None
+               ) -> list[tuple[Match, int]]:
     """Every open seat of the public games that wait for players and have not expired,
-    oldest first, as far as ``filters`` let them through."""
+    oldest first, as far as ``filters`` let them through; for ``viewer``, not those of
+    players they block or who block them (``blocks.estranged``)."""
     db = get_db()
     since = utc.iso(utc.now() - matches.CHALLENGE_LIFETIME)
     found: list[tuple[Match, int]] = []
@@ -99,9 +104,27 @@ def challenges(filters: Filters = Filters()) -> list[tuple[Match, int]]:
             if not all(s.seat in standings and filters.admits(standings[s.seat].rating.rating)
                        for s in match.seats if not s.open):
                 continue
+        if filters.min_completion is not None and not _completed(db, match,
+                                                                 filters.min_completion):
+            continue
+        if viewer is not None and blocks.estranged(db, match.id, viewer):
+            continue
         found.extend((match, seat) for seat in match.open_seats
                      if match.seats[seat].offered_to is None)  # a bot's is not for anyone
     return found
+
+
+def _completed(db: sqlite_utils.Database, match: Match, least: int) -> bool:
+    """Whether every waiting player of the challenge completed at least ``least`` percent
+    of their finished games (a seat without an account has no record: it does not)."""
+    seated = ratings.seat_players(db, match.id)
+    waiting = [s.seat for s in match.seats if not s.open]
+    if not all(seat in seated for seat in waiting):
+        return False
+    found = fairplay.records(db, [seated[seat] for seat in waiting])
+    return all((record := found.get(seated[seat])) is not None
+               and record.completion is not None and record.completion >= least
+               for seat in waiting)
 
 
 def challenge_json(match: Match, seat: int) -> dict[str, Any]:
@@ -122,8 +145,13 @@ def challenge_json(match: Match, seat: int) -> dict[str, Any]:
 
 @bp.get("/api/challenges")
 def challenges_api():
-    return jsonify(challenges=[challenge_json(match, seat)
-                               for match, seat in challenges(Filters.of(request.args))])
+    """The lobby's challenges; with a player key in ``key`` (or signed in), as that player's
+    lobby shows them (those of players they block, or who block them, left out)."""
+    db = get_db()
+    key = request.args.get("key")
+    viewer = players.by_key(db, key) if key else players.current(db)
+    return jsonify(challenges=[challenge_json(match, seat) for match, seat
+                               in challenges(Filters.of(request.args), viewer)])
 
 
 @bp.get("/lobby")
@@ -140,11 +168,21 @@ def lobby():
                 "waited": clocks.duration_text(
                     max((now - utc.parse(match.created_at)).total_seconds(), 1)),
                 "join": url_for(".join_challenge", game_id=match.id, seat=seat),
-                "refusal": player and match.rated and _rated_seat_refusal(db, match, player)}
-               for match, seat in challenges(filters) if match.id not in mine]
+                "refusal": player and match.rated and _rated_seat_refusal(db, match, player),
+                "records": _records(db, match)}
+               for match, seat in challenges(filters, player) if match.id not in mine]
     return render_template("lobby.html", entries=entries, filters=filters,
                            mine=list(mine.values()), games=engine.GAMES.values(), player=player,
                            tournaments=tournaments.listed(db, ("open",), most=10))
+
+
+def _records(db: sqlite_utils.Database, match: Match) -> list[tuple[str, fairplay.Record]]:
+    """The waiting players' records (fair play), of those who have an account."""
+    seated = {seat: player for seat, player in ratings.seat_players(db, match.id).items()
+              if not match.seats[seat].bot}
+    found = fairplay.records(db, seated.values())
+    return [(match.seats[seat].name or "", found[player]) for seat, player in seated.items()
+            if player in found]
 
 
 def _own_challenges(db: sqlite_utils.Database, player: players.Player) -> dict[str, Any]:
@@ -228,6 +266,12 @@ def _take_seat(game_id: str, seat: int, here: str):
             if 0 <= seat < match.players and (
                     refusal := botaccounts.seat_refusal(db, match, seat, player)):
                 raise matches.Refused(refusal)
+            if refusal := blocks.refusal(db, game_id, player):
+                raise matches.Refused(refusal)
+            if player is not None:  # a suspended player takes no rated or public seat
+                if match.rated or _public(db, game_id):
+                    sanctions.refuse_suspended(db, [player.id])
+                fairplay.refuse_over_room(db, [player.id])
             if match.rated:  # a rated seat: a player's, by handle
                 if refusal := _rated_seat_refusal(db, match, player):
                     raise matches.Refused(refusal)
@@ -251,6 +295,10 @@ def _take_seat(game_id: str, seat: int, here: str):
     flash(gettext("You have joined the game: it starts now.") if not after.waiting else
           gettext("You have joined the game. It starts when every seat is taken."))
     return redirect(url_for("play.page", role="play", token=token), 303)
+
+
+def _public(db: sqlite_utils.Database, game_id: str) -> bool:
+    return db.execute("SELECT public FROM games WHERE id = ?", [game_id]).fetchone()[0] == 1
 
 
 def _rated_seat_refusal(db: sqlite_utils.Database, match: Match,
@@ -282,10 +330,13 @@ def _rating_range(db: sqlite_utils.Database, game_id: str) -> tuple[int | None, 
 
 def _join_page(match: Match, seat: int, here: str, *, form: Any = None,
                error: str | None = None, status: int = 200):
-    """The page of a join link: the game's facts and, while the seat is open, the form."""
-    refusal = match.seat_refusal(seat)
+    """The page of a join link: the game's facts and, while the seat is open and the
+    player signed in is not blocked by a player of the game, the form."""
     player = players.current(get_db())  # signed in: the seat will be theirs
+    taken = match.seat_refusal(seat)
+    blocked = None if taken else blocks.refusal(get_db(), match.id, player)
+    refusal = taken or blocked
     return render_template(
         "join.html", match=match, here=here, error=error or refusal, player=player,
         form=form or {}, taken=refusal is not None,
-        **_facts(match, seat)), status if error or not refusal else 409
+        **_facts(match, seat)), status if error or not refusal else 409 if taken else 422

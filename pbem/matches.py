@@ -21,7 +21,8 @@ import engine
 import sqlite_utils
 from engine import bots
 
-from . import clocks, conditional, due, events, languages, links, positions, signals
+from . import (clocks, conditional, due, events, languages, links, positions, sanctions,
+               signals)
 from .events import (ActionError, Declined, Event, InvalidRequest, Payload, Refused,
                      checked_name, valid_email)
 from .store.db import hold_game, insert_rows, write
@@ -566,13 +567,16 @@ def create(db: sqlite_utils.Database, game_id: Any, players: Any, options: Any,
     lets a player have no email (as one who took an open seat without one may, in a rematch).
     ``client`` is stored with a game between computers: who started it
     (``computer.client_key``). ``claimed``: the seats of players known across games (their
-    ids, by seat), which a ``rated`` game needs (``checked_rating``). ``offered``: open seats
+    ids, by seat), which a ``rated`` game needs (``checked_rating``); none of them may be
+    suspended for a rated game or a public challenge (``sanctions``). ``offered``: open seats
     offered to one player each (a bot account's id, by seat; ``botaccounts.offers`` checks
     them), whom the game challenges and nobody else may take them. ``announce`` False:
     no start emails (a tournament tells its players of a round's games in one email)."""
     requested = new_game(game_id, players, options, seed, clock, public,
                          addressless=addressless, client=client, rated=rated,
                          rating_range=rating_range, claimed=claimed, offered=offered)
+    if requested.rated or requested.public:
+        sanctions.refuse_suspended(db, requested.claimed.values())
     return create_many(db, [requested], announce=announce)[0]
 
 

@@ -39,7 +39,7 @@ from confusable_homoglyphs.confusables import confusables_data
 from engine import Text
 from flask import current_app, g, session
 
-from . import invites, languages, limits, links, matches
+from . import invites, languages, limits, links, matches, sanctions
 from .store.db import get_db, hold_name, write
 from .store import utc
 
@@ -74,6 +74,10 @@ def skeleton(handle: str) -> str:
 
 class HandleTaken(matches.ActionError):
     status = 409
+
+
+class AccountClosed(matches.ActionError):
+    status = 403
 
 
 @dataclass(frozen=True)
@@ -196,11 +200,12 @@ def _rekey(db: sqlite_utils.Database, player: Player) -> None:
 
 
 def by_key(db: sqlite_utils.Database, token: str) -> Player | None:
-    """The player of a key: as the sign-in answered it (the API base's URL) or its token."""
+    """The player of a key: as the sign-in answered it (the API base's URL) or its token;
+    none for a closed account."""
     token = token.rstrip("/").rsplit("/", 1)[-1]
     if not links.TOKEN_SHAPE.fullmatch(token):
         return None
-    return _one(db, "key_hash = ?", links.token_hash(token))
+    return _one(db, "key_hash = ? AND closed_at IS NULL", links.token_hash(token))
 
 
 def seat_link(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) -> str:
@@ -338,6 +343,9 @@ def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None,
         db.execute("UPDATE sign_in_links SET used_at = ? WHERE email = ? AND used_at IS NULL",
                    [now, used[0]])
         player = by_email(db, used[0])
+        if player is not None and sanctions.of(db, player.id).closed:
+            raise AccountClosed("The site's moderators have closed this account: it cannot "
+                                "sign in.")
         if isinstance(handle, str) and skeleton(handle).startswith(skeleton(RESERVED)):
             raise HandleTaken("Handles that begin with %(reserved)s are the computer's.",
                               reserved=RESERVED)
@@ -359,7 +367,8 @@ def current(db: sqlite_utils.Database) -> Player | None:
         return None  # signed out, or a cookie from before sessions had rows
     row = db.execute(
         "SELECT p.id, p.handle, p.email, p.generation, p.language FROM player_sessions s "
-        "JOIN players p ON p.id = s.player_id WHERE s.token_hash = ? AND s.created_at > ?",
+        "JOIN players p ON p.id = s.player_id WHERE s.token_hash = ? AND s.created_at > ? "
+        "AND p.closed_at IS NULL",
         [links.token_hash(secret), utc.iso(_oldest_session())]).fetchone()
     return _player(row) if row else None
 
@@ -443,4 +452,8 @@ def delete(db: sqlite_utils.Database, player: Player) -> None:
                 db.execute(f"DELETE FROM {table} WHERE player_id = ?", [player.id])
         if player.email:
             db.execute("DELETE FROM sign_in_links WHERE email = ?", [player.email])
+        # others' blocks of them go; reports about them, or theirs, stay for the moderators
+        db.execute("DELETE FROM blocks WHERE blocked_id = ?", [player.id])
+        db.execute("UPDATE reports SET reporter_id = NULL WHERE reporter_id = ?", [player.id])
+        db.execute("UPDATE reports SET reported_id = NULL WHERE reported_id = ?", [player.id])
         db.execute("DELETE FROM players WHERE id = ?", [player.id])

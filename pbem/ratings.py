@@ -21,7 +21,7 @@ from typing import Any, Iterable
 import sqlite_utils
 from flask_babel import gettext
 
-from . import glicko, players, signals
+from . import glicko, matches, players, signals
 from .matches import Event, Match
 from .store.db import hold_name
 from .store import utc
@@ -80,10 +80,11 @@ def of_players(db: sqlite_utils.Database, game: str,
 
 
 def leaderboard(db: sqlite_utils.Database, game: str) -> list[Standing]:
-    """The established players of ``game``, highest rating first (provisional ones left
-    out)."""
+    """The established players of ``game``, highest rating first (provisional ones and
+    closed accounts left out)."""
     return [_standing(row) for row in db.query(
         COLUMNS + "WHERE ratings.game = ? AND ratings.deviation <= ? "
+        "AND players.closed_at IS NULL "
         "ORDER BY ratings.rating DESC, players.handle", [game, glicko.PROVISIONAL_ABOVE])]
 
 
@@ -179,23 +180,69 @@ def record_end(db: sqlite_utils.Database, *, before: Match, after: Match, event:
     seated = seat_players(db, after.id, make=True)
     if len(seated) != 2 or seated[0] == seated[1]:
         return
+    _apply(db, after, seated, utc.iso(utc.now()))
+
+
+def _score(match: Match) -> float:
+    """Seat 0's score in the finished two-player game: a win 1, a draw 1/2."""
+    outcome = match.current.outcome
+    assert outcome is not None
+    return 0.5 if outcome.draw else 1.0 if 0 in outcome.winners else 0.0
+
+
+def _apply(db: sqlite_utils.Database, match: Match, seated: dict[int, int], at: str) -> None:
+    """The game's rating period for its two players (by seat), written as of ``at``."""
     for player in sorted(seated.values()):  # one order of holding players: no deadlock
-        hold_name(db, f"rating:{player}:{after.game.id}")
-    current = {seat: _rating(db, player, after.game.id) for seat, player in seated.items()}
-    score = 0.5 if outcome.draw else 1.0 if 0 in outcome.winners else 0.0
-    new = glicko.game(current[0][0], current[1][0], score)
-    now = utc.iso(utc.now())
+        hold_name(db, f"rating:{player}:{match.game.id}")
+    current = {seat: _rating(db, player, match.game.id) for seat, player in seated.items()}
+    new = glicko.game(current[0][0], current[1][0], _score(match))
     for seat, player in seated.items():
         (old, games), rating = current[seat], new[seat]
         db.execute("DELETE FROM ratings WHERE player_id = ? AND game = ?",
-                   [player, after.game.id])
+                   [player, match.game.id])
         db.execute("INSERT INTO ratings (player_id, game, rating, deviation, volatility, "
                    "games, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   [player, after.game.id, rating.rating, rating.deviation,
-                    rating.volatility, games + 1, now])
+                   [player, match.game.id, rating.rating, rating.deviation,
+                    rating.volatility, games + 1, at])
         db.execute("INSERT INTO rating_changes (game_id, seat, player_id, rating_before, "
                    "rating_after, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                   [after.id, seat, player, old.rating, rating.rating, now])
+                   [match.id, seat, player, old.rating, rating.rating, at])
+
+
+def annul(db: sqlite_utils.Database, match: Match) -> bool:
+    """Take back what the rated game ``match`` did to ratings (a moderator's ``annul``): the
+    ratings of its game are computed again from the start, every rated game that changed
+    them applied again in the order they ended but this one. False if it changed no rating
+    (or was annulled already)."""
+    if db.execute("SELECT 1 FROM rating_changes WHERE game_id = ?",
+                  [match.id]).fetchone() is None:
+        return False
+    db.execute("INSERT INTO annulled_games (game_id, annulled_at) VALUES (?, ?) "
+               "ON CONFLICT (game_id) DO NOTHING", [match.id, utc.iso(utc.now())])
+    recompute(db, match.game.id)
+    return True
+
+
+def recompute(db: sqlite_utils.Database, game: str) -> None:
+    """Every rating in ``game`` from the start: the rated games that changed them applied
+    again, in the order they ended (as recorded), those annulled left out. The players'
+    ratings are held while it runs, as a game's end holds them."""
+    hold_name(db, f"ratings:{game}")
+    ended: dict[str, tuple[str, dict[int, int]]] = {}
+    for row in db.execute(
+            "SELECT c.game_id, c.seat, c.player_id, c.created_at FROM rating_changes c "
+            "JOIN games g ON g.id = c.game_id WHERE g.game = ? "
+            "ORDER BY c.created_at, c.rowid", [game]).fetchall():
+        ended.setdefault(row[0], (row[3], {}))[1][row[1]] = row[2]
+    annulled = {row[0] for row in db.execute(
+        "SELECT a.game_id FROM annulled_games a JOIN games g ON g.id = a.game_id "
+        "WHERE g.game = ?", [game])}
+    db.execute("DELETE FROM rating_changes WHERE game_id IN (SELECT id FROM games "
+               "WHERE game = ?)", [game])
+    db.execute("DELETE FROM ratings WHERE game = ?", [game])
+    for game_id, (at, seated) in ended.items():
+        if game_id not in annulled:
+            _apply(db, matches.load(db, game_id), seated, at)
 
 
 def _rating(db: sqlite_utils.Database, player: int, game: str) -> tuple[glicko.Rating, int]:

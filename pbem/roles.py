@@ -1,7 +1,9 @@
 """What some players may do beyond playing, granted and taken back by the operator's
 commands (``flask --app pbem operators add <handle>``, ``remove``, ``list``): an
 ``operator`` opens the console (``/console``: the site's health, its figures, the failed
-deliveries). Another role is one more name in ``ROLES`` and its own command group
+deliveries); a ``moderator`` (``flask --app pbem moderators add <handle>``) handles the
+players' reports (``pbem/moderation.py``: the moderation page and API, the console's queue
+of reports). Another role is one more name in ``ROLES`` and its own command group
 (``cli.role_commands``)."""
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from .players import Player
 from .store import utc
 from .store.db import write
 
-ROLES = ("operator",)
+ROLES = ("operator", "moderator")
 
 
 def grant(db: sqlite_utils.Database, player: Player, role: str) -> bool:

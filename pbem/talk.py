@@ -51,10 +51,13 @@ def check_rate(match: Match, seat: int, now: datetime) -> None:
             "takes (%(most)s). Please wait a while.", headers, count=len(recent), most=most)
 
 
-def chat_json(match: Match, viewer: int | None) -> list[dict[str, Any]]:
-    """The chat as ``viewer`` may read it, for the JSON answers (``seat`` null: the server)."""
+def chat_json(match: Match, viewer: int | None, hidden: frozenset[int] = frozenset()
+              ) -> list[dict[str, Any]]:
+    """The chat as ``viewer`` may read it, for the JSON answers (``seat`` null: the server),
+    but the messages of the seats ``hidden`` from it (``blocks.hidden_seats``)."""
     return [{"seat": event.seat, "text": event.payload.text, "at": event.created_at}
-            for event in match.chat_seen_by(viewer) if isinstance(event.payload, Message)]
+            for event in match.chat_seen_by(viewer)
+            if isinstance(event.payload, Message) and event.seat not in hidden]
 
 
 # -- notes -----------------------------------------------------------------------------------

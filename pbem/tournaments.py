@@ -36,7 +36,7 @@ import sqlite_utils
 from engine import bots
 from flask import current_app
 
-from . import clocks, commands, links, matches, pairings, players, ratings, signals
+from . import clocks, commands, links, matches, pairings, players, ratings, sanctions, signals
 from .events import Command, SeatTaken, Verdict
 from .matches import ActionError, Event, InvalidRequest, Match, Refused
 from .store.db import claimed, hold_name, insert_rows, write
@@ -348,6 +348,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
     robin), "min_players", "max_players", "rated", "public", "starts_at" (ISO time),
     "round_days", "adjudication"}``."""
     name = matches.checked_name(body.get("name"), engine.Text("The tournament"))
+    sanctions.refuse_suspended(db, [organiser.id])
     try:
         game = engine.get(str(body.get("game")))
     except (engine.UnknownGame, TypeError):
@@ -444,6 +445,7 @@ def enter(db: sqlite_utils.Database, tournament_id: str, player: players.Player)
         if len(entered) >= tournament.most_players:
             raise SeatTaken("The tournament is full (%(most)s players).",
                             most=tournament.most_players)
+        sanctions.refuse_suspended(db, [player.id])
         db.execute("INSERT INTO tournament_players (tournament_id, player_id, seed) "
                    "VALUES (?, ?, ?)",
                    [tournament.id, player.id, max((e.seed for e in entered), default=0) + 1])

@@ -53,8 +53,25 @@ def page_types(client, db, games: tuple[str, ...] = GAMES) -> dict[str, str]:
     record = client.get(mastery["seats"][0]["api"] + "/record?format=apgamerecord").json
     uploaded = client.post("/records", data={"pasted": json.dumps(record)})
     pages["record review"] = path_of(uploaded.headers["Location"])
+    bob = path_of(sign_up(client, db, "Bob"))
     key = path_of(sign_up(client, db, "Ann"))
     roles.grant(db, players.by_handle(db, "Ann"), "operator")  # the console's too
+    # a moderator's pages: a report waiting, with its evidence, and an action to appeal
+    roles.grant(db, players.by_handle(db, "Ann"), "moderator")
+    shared = client.post("/api/games", json={"game": "mastery", "players": [
+        {"key": key}, {"key": bob}]}).json
+    client.post(path_of(shared["seats"][1]["api"]) + "/chat", json={"text": "Hello!"})
+    client.post(f"{key}/reports", json={"handle": "Bob", "game": shared["id"],
+                                        "reason": "abuse", "text": "Rude."})
+    client.post(f"{key}/blocks", json={"handle": "Bob"})
+    client.post(f"{key}/moderation/actions", json={"handle": "Bob", "action": "warn",
+                                                   "note": "Будьте вежливы."})
+    (told,) = db.execute("SELECT body FROM outbox WHERE kind = 'moderation'").fetchone()
+    pages["appeal"] = path_of(next(w for w in told.split() if "/appeal/" in w))
+    bob_seat = path_of(shared["seats"][1]["url"])
+    message = client.get(path_of(shared["seats"][0]["api"])).json["chat"]  # hidden: blocked
+    assert message == []
+    pages["report from a game"] = bob_seat + "/report"
     cup = client.post(f"{key}/tournaments", json={"name": "Autumn cup", "game": "mastery",
                                                   "format": "round-robin"}).json
     assert client.post(f"{key}/bot", json={"handle": "Robo", "games": ["mastery"]}
@@ -74,7 +91,9 @@ def test_no_serious_violation_on_any_page_type(client, db, live_server, open_con
     page = context.new_page()
     found = []
     signed_in = {"my games, signed in": "/games", "all games' notifications": "/me/notifications",
-                 "console": "/console", "bots, signed in": "/bots"}
+                 "console": "/console", "bots, signed in": "/bots", "moderation": "/moderation",
+                 "moderation log": "/moderation/log", "blocked players": "/me/blocks",
+                 "report a player": "/players/Bob/report", "profile of another": "/players/Bob"}
     # and the plugins' pages (tests/conftest.py, plugin_games): a generic board of a view,
     # a drawing of the plugin's own
     plugins = ("four-in-a-row", "high-card")

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbem import botaccounts, create_app, players
+from pbem import create_app, players
 from pbem.store import utc
 from pbem.mail import notify
 from pbem.jobs import scheduler
@@ -84,12 +84,16 @@ def installation(tmp_path, monkeypatch):
     # players known across games, and a rated game between them that ended
     with app.test_request_context():
         keys = [sign_up(client, get_db(), handle) for handle in ("Cid", "Dee")]
-    rated = create([{"key": key} for key in keys], rated=True, clock=clock)
-    rated_apis = [path_of(seat["api"]) for seat in rated["seats"]]
-    for ply in range(4):  # two moves each: its end counts
-        moves = client.get(rated_apis[ply % 2]).json["legal_moves"]
-        post(f"{rated_apis[ply % 2]}/moves", {"move": moves[0], "ply": ply})
-    post(f"{rated_apis[0]}/resign", {})
+    def rated_game() -> dict:
+        rated = create([{"key": key} for key in keys], rated=True, clock=clock)
+        rated_apis = [path_of(seat["api"]) for seat in rated["seats"]]
+        for ply in range(4):  # two moves each: its end counts
+            moves = client.get(rated_apis[ply % 2]).json["legal_moves"]
+            post(f"{rated_apis[ply % 2]}/moves", {"move": moves[0], "ply": ply})
+        post(f"{rated_apis[0]}/resign", {})
+        return rated
+
+    rated, _counted = rated_game(), rated_game()  # the first to be annulled
     # a tournament of theirs, started: its entries and its game
     cup = post(f"{path_of(keys[0])}/tournaments",
                {"name": "Cup", "game": "mastery", "format": "round-robin"})
@@ -103,9 +107,18 @@ def installation(tmp_path, monkeypatch):
             notify.set_preference(db, over["id"], 1, "digest")
             notify.set_home_opt_out(db, "bob@example.org", True)
             # a player, and a sign-in link not used yet
-            players.sign_in(db, players.mint_sign_in(db, "ann@example.org"), "ann")
+            ann = players.sign_in(db, players.mint_sign_in(db, "ann@example.org"), "ann")
             players.mint_sign_in(db, "ann@example.org")
-        botaccounts.register(db, players.by_handle(db, "Cid"), "Robo", ["mastery"])
+            ann_key = players.key(ann)
+    # a block, a bot account, a seat's mute, a report, a moderator's annulment of a rated game
+    post(f"{path_of(keys[0])}/blocks", {"handle": "Dee"})
+    post(f"{path_of(keys[0])}/bot", {"handle": "Robo", "games": ["mastery"]})  # a bot account
+    assert client.post(f"{path_of(over['seats'][1]['url'])}/mute",
+                       data={"seat": "0", "on": "yes"}).status_code == 303
+    post(f"{path_of(keys[0])}/reports", {"handle": "Dee", "reason": "other", "text": "Odd."})
+    assert flask(app, "moderators", "add", "ann").exit_code == 0
+    post(f"/api/player/{ann_key}/moderation/actions",
+         {"handle": "Cid", "action": "annul", "game": rated["id"], "note": ""})
     now = utc.now()
     assert scheduler.check_clocks(app, now + timedelta(hours=13)) == (0, 2)
     scheduler.recorded(scheduler.play_bots, app, "play-bots", 3)  # the job's run, noted

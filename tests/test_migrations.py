@@ -340,6 +340,22 @@ def test_migration_0018_counts_the_moves_and_deliveries_made_before_it(
                       "AND outcome = 'sent'").fetchone()[0] == 1
 
 
+def test_migration_0019_leaves_the_players_before_it_unsanctioned(empty, tmp_path, monkeypatch):
+    """0019 (blocks, reports, moderation): a player made before it is neither muted,
+    suspended nor closed, and its moderation log is append-only from the start."""
+    db = migrated_before(19, empty, tmp_path, monkeypatch)
+    db.execute("INSERT INTO players (handle, skeleton, email, created_at) VALUES "
+               "('Ann', 'ann', 'ann@example.org', 'now')")
+    monkeypatch.undo()
+    assert migrate(db)[0] == "0019_moderation"  # (and any later ones)
+    assert tuple(db.execute("SELECT muted_at, suspended_at, closed_at FROM players")
+                 .fetchone()) == (None, None, None)
+    db.execute("INSERT INTO moderation_log (moderator_id, moderator, handle, action, note, "
+               "created_at) VALUES (1, 'Mod', 'Ann', 'warn', '', 'now')")
+    with pytest.raises(Exception, match="append-only"):
+        db.execute("UPDATE moderation_log SET note = 'changed'")
+
+
 def test_migration_0020_leaves_older_seats_their_one_warning_and_every_mailbox_open(
         empty, tmp_path, monkeypatch):
     """0020: a seat from before it has no reminders of its own (the one warning) and was

@@ -51,7 +51,7 @@ import sqlite_utils
 from flask import current_app, has_request_context, render_template
 from flask_babel import gettext, lazy_gettext, ngettext
 
-from .. import commands, events, invites, languages, links, matches
+from .. import commands, events, invites, languages, links, matches, moderation
 from ..errors import Unreadable
 from ..events import Command, Message, Move
 from . import sentences
@@ -73,6 +73,9 @@ MAX_ATTRIBUTION = 400            # characters of an "On ... wrote:" line, wrappe
 # addresses of emails already sent working. The search starts at the fixed "+", so it takes
 # linear time on any input.
 REPLY_SECRET = re.compile(r"\+([vV]?)(\d{1,9})\.([A-Za-z0-9_-]{32})@")
+# A reply to a moderator's email: <prefix>+appeal.<token>@domain, the player's appeal by the
+# secret of its appeal link (``links.appeal_address``).
+APPEAL_SECRET = re.compile(r"\+appeal\.([A-Za-z0-9_-]{32})@")
 
 # Bounds on hostile mail, checked before a message is parsed (and the secret before them).
 MAX_ADDRESS = 1000        # characters of an envelope address searched for a secret
@@ -145,9 +148,20 @@ def header_recipients(raw: bytes) -> list[str]:
     for field in fields:
         name, colon, value = field.partition(b":")
         if colon and name.strip().lower().decode("latin-1") in ADDRESS_FIELDS:
-            found += [match.group(0) for match in
-                      REPLY_SECRET.finditer(value.decode("latin-1"))]
+            text = value.decode("latin-1")
+            found += [match.group(0) for secret in (REPLY_SECRET, APPEAL_SECRET)
+                      for match in secret.finditer(text)]
     return found
+
+
+def appeal_token(db: sqlite_utils.Database, addresses: Iterable[str]) -> str | None:
+    """The secret of the first appeal address (a reply to a moderator's email) that opens
+    an action; at most ``MAX_CANDIDATES`` looked up."""
+    for address in list(addresses)[:MAX_CANDIDATES]:
+        found = APPEAL_SECRET.search(address[:MAX_ADDRESS])
+        if found and moderation.appealed(db, found.group(1)) is not None:
+            return found.group(1)
+    return None
 
 
 # -- reading a reply -----------------------------------------------------------------------
@@ -385,10 +399,11 @@ def automatic(message: EmailMessage, sender: str | None = None) -> bool:
 @dataclass(frozen=True)
 class Result:
     """What became of a message. ``status``: recorded, duplicate, stale, refused (the
-    answer says why), ignored (automatic mail, no answer; or a message to an envelope
-    sender that reports no failure), unknown (no valid token: the message should bounce)
-    or unreadable (too big, too deep or malformed: it should bounce too, never be
-    retried); of a delivery report (``bounces``), bouncing or counted."""
+    answer says why), appealed (a reply to a moderator's email, now in their queue),
+    ignored (automatic mail, no answer; or a message to an envelope sender that reports no
+    failure), unknown (no valid token: the message should bounce) or unreadable (too big,
+    too deep or malformed: it should bounce too, never be retried); of a delivery report
+    (``bounces``), bouncing or counted."""
 
     status: str
     game_id: str | None = None
@@ -460,8 +475,12 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
 
     The secret is checked first, before any work that hostile mail could make expensive;
     then the message is read within bounds (``read``); only then is anything played."""
-    addressed = addressed_seat(db, list(recipients or []) or header_recipients(raw))
+    addresses = list(recipients or []) or header_recipients(raw)
+    addressed = addressed_seat(db, addresses)
     if addressed is None:
+        appealed = appeal_token(db, addresses)
+        if appealed is not None:
+            return _appeal(db, raw, sender, appealed)
         log.info("inbound mail: no valid reply address; not accepted")
         return Result("unknown")
     game_id, seat = addressed.game_id, addressed.seat
@@ -515,6 +534,27 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
                          reply.message_id, unposted)
     log.info("inbound mail for game %s seat %s: %s", game_id, seat, status)
     return Result(status, game_id, seat, error, answer)
+
+
+def _appeal(db: sqlite_utils.Database, raw: bytes, sender: str | None, token: str) -> Result:
+    """A reply to a moderator's email: what the player wrote above the quote is their
+    appeal, back in the moderators' queue (no answer: the moderators write one)."""
+    try:
+        reply = read(raw, sender)
+    except Unreadable as unreadable:
+        log.info("inbound mail: an appeal refused, %s", unreadable)
+        return Result("unreadable", error=str(unreadable))
+    if reply.automatic:
+        log.info("inbound mail: automatic mail to an appeal address ignored")
+        return Result("ignored")
+    said = "\n".join(filter(None, [reply.line, reply.message]))[:moderation.MAX_TEXT]
+    try:
+        moderation.appeal(db, token, said)
+    except matches.ActionError as refused:  # nothing written above the quote
+        log.info("inbound mail: an appeal refused, %s", refused.message)
+        return Result("refused", error=str(refused.message))
+    log.info("inbound mail: an appeal recorded")
+    return Result("appealed")
 
 
 def _done(match: matches.Match, seat: int, kind: str, with_message: bool) -> str:

@@ -68,6 +68,7 @@ class Handler:
         db = connect(self.app.config["DATABASE"])
         try:
             return inbound.addressed_seat(db, [address]) is not None \
+                or inbound.appeal_token(db, [address]) is not None \
                 or bounces.addressed(db, [address]) is not None
         finally:
             db.close()

@@ -23,7 +23,7 @@ import sqlite_utils
 from flask import current_app, render_template
 from flask_babel import gettext, lazy_gettext, ngettext, pgettext
 
-from .. import clocks, due, events, invites, languages, links, matches, players, signals
+from .. import blocks, clocks, due, events, invites, languages, links, matches, players, signals
 from . import channels, compose, outbox, push, sentences, webhooks
 from ..boards import board_for
 from ..events import Event
@@ -206,6 +206,8 @@ def event_recorded(db: sqlite_utils.Database, *, before: Match, after: Match,
                 your_turn(db, after, seat, now, by_email=not present(db, after, seat, now))
     elif tells is not None:
         for seat in tells.to(before, after, event):
+            if event.kind == "chat" and event.seat in blocks.hidden_seats(db, after.id, seat):
+                continue  # they block its author, or muted them
             with languages.in_language(matches.language_of(db, after.id, seat)):
                 fields = told(after, event, seat)  # its news in the seat's words
             _send(db, after, seat, tells.template or tells.email, kind=tells.email, **fields)
@@ -651,3 +653,37 @@ def _digest_entry(db: sqlite_utils.Database, match: Match, seat: int) -> dict[st
                     move=match.game.public_move(last.seat, last.move, seat, match.current))),
         "link": compose.play_link(db, match.id, seat)[1],
     }
+
+
+# -- moderation ------------------------------------------------------------------------------
+
+def moderation_action(db: sqlite_utils.Database, player: players.Player, action: str,
+                      note: str, appeal_token: str | None) -> None:
+    """Tell ``player`` what a moderator did about them (``pbem/moderation.py``) and why,
+    with the link to appeal it, and a reply address that appeals it too (``inbound``);
+    nothing to a player with no address (a computer's)."""
+    if not player.email:
+        return
+    with languages.in_language(player.language):
+        body = render_template(
+            "email/moderation.txt", action=action, note=note, handle=player.handle,
+            appeal=appeal_token and links.email_url("moderation.appeal_page",
+                                                    token=appeal_token))
+        subject = gettext("A message from the site's moderators")
+    reply_to = appeal_token and links.appeal_address(appeal_token)
+    outbox.queue(db, recipient=player.email, subject=subject, body=body,
+                 domain=current_app.config["MAIL_DOMAIN"], kind="moderation",
+                 headers={"Reply-To": reply_to} if reply_to else None)
+
+
+def report_handled(db: sqlite_utils.Database, recipient: str | None, language: str,
+                   handle: str) -> None:
+    """Tell whoever reported ``handle`` that the moderators handled their report (not how:
+    that is between the moderators and the player)."""
+    if not recipient:
+        return
+    with languages.in_language(language):
+        body = render_template("email/report_handled.txt", handle=handle)
+        subject = gettext("Your report was handled")
+    outbox.queue(db, recipient=recipient, subject=subject, body=body,
+                 domain=current_app.config["MAIL_DOMAIN"], kind="report_handled")

@@ -11,8 +11,9 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (analysis, botaccounts, clocks, commands, commitment, computer, conditional,
-               events, invites, languages, limits, links, matches, players, ratings, talk)
+from .. import (analysis, blocks, botaccounts, clocks, commands, commitment, computer,
+               conditional, events, fairplay, invites, languages, limits, links, matches,
+               players, ratings, talk)
 from . import feeds, records
 from ..mail import bounces, notify, push, webhooks
 from ..store.db import get_db, write
@@ -71,7 +72,8 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         # the caller's own conditional lines, where the game has them
         **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
            if seat is not None and conditional.supported(match.game, match.players) else {}),
-        "chat": talk.chat_json(match, seat),  # spectators: only once the game is over
+        # spectators: only once the game is over; a player: not of those they block or muted
+        "chat": talk.chat_json(match, seat, _hidden(match, seat)),
         "rematch": {"id": match.rematch_id} if match.rematch_id else None,
         "rematch_asked": list(match.rematch_asked),
         # the seats nobody has taken yet: nobody moves until they are
@@ -80,6 +82,13 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         **commitment.published(match),
         "email_status": email_status(match, seat),
     }
+
+
+def _hidden(match: Match, seat: int | None) -> frozenset[int]:
+    """The seats whose chat ``seat`` does not read (``blocks``), looked up only when there
+    is chat to read: a move's answer asks nothing more of the database."""
+    return blocks.hidden_seats(get_db(), match.id, seat) if match.chat_seen_by(seat) \
+        else frozenset()
 
 
 def email_status(match: Match, seat: int | None) -> str | None:
@@ -135,6 +144,7 @@ def create_game():
                                          str(current_app.config["SECRET_KEY"]))
             computer.check_running(db, client, current_app.config["COMPUTER_GAMES_RUNNING"])
         entries, claimed = _players_by_key(db, body.get("players"))
+        fairplay.refuse_over_room(db, claimed.values())
         if body.get("rated") is True and (
                 refusal := botaccounts.rated_refusal(db, claimed.values())):
             raise matches.Refused(refusal)

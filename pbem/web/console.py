@@ -12,7 +12,8 @@ On several machines each machine's ``/metrics`` counts its own requests.
 
 The console shows its sections to the players who hold a role that a section is for
 (``SECTIONS``): the site's health and figures, the failed deliveries and the addresses
-that bounce (no email goes to them), for operators.
+that bounce (no email goes to them), for operators; the queue of open reports, for
+operators and moderators (who handle them on the moderation page).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from prometheus_client.core import (CounterMetricFamily, GaugeMetricFamily, Metr
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
-from .. import monitoring, players, roles
+from .. import moderation, monitoring, players, roles
 from ..mail import bounces, outbox
 from ..store import utc
 from ..store.db import get_db
@@ -176,13 +177,18 @@ def _bouncing() -> dict[str, Any]:
     return {"bouncing": bounces.bouncing(get_db())}
 
 
-# In the order shown. A moderators' queue of reports joins here, for "moderator" and
-# "operator", with its template console/reports.html.
+def _reports() -> dict[str, Any]:
+    return {"reports": moderation.open_reports(get_db())}
+
+
+# In the order shown.
 SECTIONS = [
     Section("health", lazy_gettext("Health"), frozenset({"operator"}), _health),
     Section("failures", lazy_gettext("Failed deliveries"), frozenset({"operator"}), _failures),
     Section("bouncing", lazy_gettext("Addresses that bounce"), frozenset({"operator"}),
             _bouncing),
+    Section("reports", lazy_gettext("Reports"), frozenset({"operator", "moderator"}),
+            _reports),
 ]
 
 

@@ -10,8 +10,8 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import (botaccounts, languages, limits, links, matches, mygames, players, ratings,
-               talk)
+from .. import (blocks, botaccounts, fairplay, languages, limits, links, matches, moderation,
+               mygames, players, ratings, sanctions, talk)
 from . import records
 from ..mail import bounces, notify
 from ..matches import Match
@@ -172,7 +172,8 @@ def player_api(token: str):
             "your_turn": entry.your_turn, "outcome": entry.match.outcome_json(),
             "rated": entry.match.rated, "tournament": entry.match.tournament})
     return jsonify(handle=player.handle, email=player.email, games=games,
-                   ratings=_ratings_json(db, player), language=player.language)
+                   ratings=_ratings_json(db, player), language=player.language,
+                   blocks=blocks.blocked_by(db, player))
 
 
 # -- everything the site keeps about a player --------------------------------------------------
@@ -198,8 +199,8 @@ def _export(player: Player) -> dict[str, Any]:
     """Everything the site keeps about ``player``: their address and settings; each game of
     theirs, its record as their seat may know it, the whole chat with its authors' names,
     and their private notes; their ratings and what each rated game did to them; their
-    tournaments; the reports they made (none yet: there are no reports); the events kept
-    for their programs, their bot account if they are one, and the bots they own."""
+    tournaments; the players they block; the reports they made; the events kept for their
+    programs, their bot account if they are one, and the bots they own."""
     db, public_url = get_db(), current_app.config["PUBLIC_URL"]
     games = []
     for game_id, seat in players.seats_of(db, player):
@@ -228,7 +229,8 @@ def _export(player: Player) -> dict[str, Any]:
             "SELECT t.id, t.name, t.game, e.withdrawn_at FROM tournament_players e "
             "JOIN tournaments t ON t.id = e.tournament_id WHERE e.player_id = ? "
             "ORDER BY t.created_at", [player.id])],
-        "reports": [],
+        "blocks": blocks.blocked_by(db, player),
+        "reports": moderation.made_by(db, player),
         # the stream of events kept for their programs, and the bot account they are
         "events": [{"id": row[0], "event": row[1], "game_id": row[2], "seat": row[3],
                     "version": row[4], "at": row[5]} for row in db.execute(
@@ -257,24 +259,41 @@ def _by_handle(handle: str) -> Player:
 
 @bp.get("/players/<handle>")
 def profile(handle: str):
+    """A player's public page: their ratings, their record (fair play) and their games; a
+    closed account's says so and nothing more. The player signed in may block or report
+    them from it."""
     player = _by_handle(handle)
-    games = _profile_games(player)
-    return render_template("profile.html", player=player,
-                           bot=botaccounts.of(get_db(), player),
-                           ratings=ratings.of_player(get_db(), player.id), games=engine.GAMES,
+    db = get_db()
+    viewer = players.signed_in()
+    closed = sanctions.of(db, player.id).closed
+    games = [] if closed else _profile_games(player)
+    record = fairplay.record(db, player.id, player.email)
+    return render_template("profile.html", player=player, closed=closed,
+                           ratings={} if closed else ratings.of_player(db, player.id),
+                           games=engine.GAMES, record=record,
+                           room=fairplay.room(record.finished) if player.email else None,
+                           bot=botaccounts.of(db, player),
                            running=[m for m in games if not m.finished],
-                           finished=[m for m in games if m.finished])
+                           finished=[m for m in games if m.finished],
+                           viewer=viewer if viewer and viewer.id != player.id else None,
+                           blocking=viewer is not None and blocks.blocks(db, viewer, player))
 
 
 @bp.get("/api/players/<handle>")
 def profile_api(handle: str):
+    """The public facts of a player: ratings, record, games (``closed``: none but that)."""
     player = _by_handle(handle)
-    bot = botaccounts.of(get_db(), player)
-    return jsonify(handle=player.handle, ratings=_ratings_json(get_db(), player),
-                   # a bot account: run by a program, registered by its owner (a handle)
-                   bot=bot is not None, owner=bot.owner if bot else None,
-                   **({"accepts": {"games": list(bot.games), "clocks": list(bot.clocks),
-                                   "rated": bot.rated}} if bot else {}), games=[
+    db = get_db()
+    record = fairplay.record(db, player.id, player.email).to_json()
+    bot = botaccounts.of(db, player)
+    facts = {"handle": player.handle, "record": record,
+             # a bot account: run by a program, registered by its owner (a handle)
+             "bot": bot is not None, "owner": bot.owner if bot else None,
+             **({"accepts": {"games": list(bot.games), "clocks": list(bot.clocks),
+                             "rated": bot.rated}} if bot else {})}
+    if sanctions.of(db, player.id).closed:
+        return jsonify(**facts, closed=True, ratings={}, games=[])
+    return jsonify(**facts, closed=False, ratings=_ratings_json(db, player), games=[
         {"id": m.id, "game": m.game.id, "players": [s.name for s in m.seats],
          "outcome": m.outcome_json(), "rated": m.rated} for m in _profile_games(player)])
 

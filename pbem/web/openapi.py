@@ -18,7 +18,7 @@ from engine import bots
 from flask import Blueprint, current_app, jsonify
 from werkzeug.routing import Rule
 
-from .. import clocks, tournaments
+from .. import clocks, moderation, tournaments
 from ..mail import notify
 
 bp = Blueprint("openapi", __name__)
@@ -140,16 +140,20 @@ def components() -> dict[str, Schema]:
             "games": array(shape({
                 "id": STRING, "game": STRING, "seat": INTEGER, "url": URL, "api": URL,
                 "your_turn": BOOLEAN, "outcome": outcome, "rated": BOOLEAN,
-                "tournament": nullable(STRING)}))}),
+                "tournament": nullable(STRING)})), "blocks": array(STRING)}),
         "Export": shape({
             "handle": STRING, "email": STRING, "language": STRING, "created_at": TIME,
             "games": array(shape({"id": STRING, "game": STRING, "seat": INTEGER,
                                   "record": ref("GameRecord"),
                                   "chat": array(chat_line), "notes": ref("Notes")})),
-            "ratings": OBJECT, "tournaments": array(OBJECT), "reports": array(OBJECT)},
+            "ratings": OBJECT, "tournaments": array(OBJECT), "blocks": array(STRING),
+            "reports": array(OBJECT)},
             {"events": array(OBJECT), "bot": nullable(OBJECT), "bots": array(STRING)}),
         "Profile": shape({
-            "handle": STRING, "ratings": {"type": "object", "additionalProperties": standing},
+            "handle": STRING, "closed": BOOLEAN,
+            "ratings": {"type": "object", "additionalProperties": standing},
+            "record": shape({"finished": whole(0), "timeouts": whole(0),
+                             "completion": nullable(whole(0, 100))}),
             "games": array(shape({"id": STRING, "game": STRING,
                                   "players": array(nullable(STRING)), "outcome": outcome,
                                   "rated": BOOLEAN})),
@@ -165,6 +169,16 @@ def components() -> dict[str, Schema]:
                           {"api": URL, "version": whole(0), "join": URL,
                            "outcome": outcome})})),
             "last": whole(0)}),
+        "Report": shape({
+            "id": INTEGER, "reporter": STRING, "handle": STRING, "game": nullable(STRING),
+            "message": nullable(INTEGER), "reason": one_of(*moderation.REASONS,
+                                                             moderation.APPEAL),
+            "text": STRING, "at": TIME, "status": one_of("open", "handled"),
+            "handled_at": nullable(TIME), "evidence": OBJECT}),
+        "ModerationAction": shape({
+            "id": INTEGER, "moderator": STRING, "action": one_of(*moderation.ACTIONS),
+            "handle": STRING, "note": STRING, "report": nullable(INTEGER),
+            "game": nullable(STRING), "at": TIME}),
         "SignedIn": shape({"handle": STRING, "profile": URL, "key": URL}),
         "TournamentLinks": shape({"id": STRING, "url": URL, "api": URL}),
         "Tournament": shape({
@@ -374,7 +388,46 @@ def operations() -> dict[tuple[str, str], Operation]:
             "The lobby's open seats, oldest first",
             {200: shape({"challenges": array(ref("Challenge"))})},
             query={"game": games(), "clock": one_of(*clocks.MODES), "min_rating": INTEGER,
-                   "max_rating": INTEGER}, tags=("lobby",)),
+                   "max_rating": INTEGER, "min_completion": whole(0, 100), "key": STRING},
+            tags=("lobby",)),
+        ("moderation_api.block_api", "POST"): Operation(
+            "Block a player: they take none of the key's seats, their challenges and chat "
+            "leave its player's lobby and games", {201: shape({"handle": STRING,
+                                                             "blocks": array(STRING)})},
+            {**MALFORMED, **NO_PLAYER, **LIMITED}, body=shape({"handle": STRING}),
+            tags=("moderation",)),
+        ("moderation_api.unblock_api", "DELETE"): Operation(
+            "Undo a block", {200: shape({"blocks": array(STRING)})},
+            {404: "The key opens no player, or it blocks nobody of that handle."},
+            tags=("moderation",)),
+        ("moderation_api.report_api", "POST"): Operation(
+            "Report a player (in a game of the key's, or one chat message there)",
+            {201: shape({"id": INTEGER})}, {**MALFORMED, **NO_PLAYER, **LIMITED},
+            body=shape({"handle": STRING, "reason": one_of(*moderation.REASONS),
+                        "text": STRING}, {"game": STRING, "message": INTEGER}),
+            tags=("moderation",)),
+        ("moderation_api.seat_report_api", "POST"): Operation(
+            "A seat's report from its game (a seat without an account too)",
+            {201: shape({"id": INTEGER})}, {**MALFORMED, **NO_GAME, **LIMITED},
+            body=shape({"reason": one_of(*moderation.REASONS), "text": STRING},
+                       {"seat": INTEGER, "message": INTEGER}), tags=("moderation",)),
+        ("moderation_api.reports_api", "GET"): Operation(
+            "A moderator's queue: every report, the open ones first, with its evidence",
+            {200: shape({"reports": array(ref("Report"))})},
+            {403: "The key is no moderator's."}, tags=("moderation",)),
+        ("moderation_api.actions_api", "POST"): Operation(
+            "A moderator's action on a player, emailed to them and logged",
+            {201: ref("ModerationAction")},
+            {**MALFORMED, 403: "The key is no moderator's.", 404: "There is no such report.",
+             422: "The report is handled already, the game changed no rating, or the "
+             "moderator's own handle.", **LIMITED},
+            body=shape({"action": one_of(*moderation.ACTIONS)},
+                       {"handle": STRING, "note": STRING, "report": INTEGER,
+                        "game": STRING}), tags=("moderation",)),
+        ("moderation_api.log_api", "GET"): Operation(
+            "The moderation log, the latest first",
+            {200: shape({"actions": array(ref("ModerationAction"))})},
+            {403: "The key is no moderator's."}, tags=("moderation",)),
         ("players.sign_in_api", "POST"): Operation(
             "Email a one-time sign-in link to the address", {202: EMPTY},
             {**MALFORMED, **LIMITED}, body=shape({"email": STRING}), tags=("players",)),

@@ -26,7 +26,7 @@ from flask_babel import gettext, ngettext
 from markupsafe import Markup, escape
 
 from ..boards import builder, cells
-from .. import (analysis, clocks, commands, commitment, conditional, events, languages,
+from .. import (analysis, blocks, clocks, commands, commitment, conditional, events, languages,
                limits, links, lobby, matches, mygames, players, ratings, talk)
 from ..mail import bounces, notify
 from ..boards import board_for
@@ -193,9 +193,29 @@ def _extras(match: Match, seat: int | None) -> dict[str, Any]:
         if seat is not None and not match.finished
         and conditional.supported(match.game, match.players) else None,
         "notes": talk.notes(db, match.id, seat) if seat is not None else None,
+        # the seats whose chat the viewer does not read: those they block or muted
+        "hidden": blocks.hidden_seats(db, match.id, seat) if match.chat_seen_by(seat)
+        else frozenset(),
+        "others": _others(match, seat),
         # email to the seat's address bounces: the page says so, with a button to try again
         "bouncing": bounces.status(db, match.seats[seat].email) if seat is not None else None,
     }
+
+
+def _others(match: Match, seat: int | None) -> list[tuple[int, str | None, bool]]:
+    """The other people of the game as a player's page offers to mute, block or report
+    them: (seat, their handle or None for a seat without an account, muted by the viewer)."""
+    if seat is None:
+        return []
+    db = get_db()
+    muted = blocks.muted_seats(db, match.id, seat)
+    found = []
+    for other in match.seats:
+        if other.seat == seat or other.open or other.bot:
+            continue
+        owners = players.owners(db, match.id, other.seat)
+        found.append((other.seat, owners[0].handle if owners else None, other.seat in muted))
+    return found
 
 
 def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...],
@@ -216,7 +236,8 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
     signed_in = players.signed_in()  # the header names them
     parts = (CODE, languages.current(), signed_in and signed_in.handle, seat, ply, path,
              match.known_events(seat), match.expired, shown_clocks,
-             None if lines is None else len(lines), saved, extras["bouncing"])
+             None if lines is None else len(lines), saved, sorted(extras["hidden"]),
+             extras["others"], extras["bouncing"])
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]  # no token's shape
 
 
@@ -270,7 +291,8 @@ def _render(match: Match, seat: int | None, role: str, ply: int | None,
         choices=board.choices, history_prefix=history_prefix,
         framed=getattr(board_for(match.game.id), "FRAMED", False),
         time_control=clocks.describe(match.clock), error_in=error_in, draft=draft,
-        chat=match.chat_seen_by(seat),
+        chat=[event for event in match.chat_seen_by(seat)
+              if event.seat not in extras["hidden"]],
         labels=ratings.seat_labels(get_db(), match), rating_counted=ratings.counted(match),
         version=match.known_events(seat),  # what the forms send back (commands.submit)
         analysable=analysis.allowed(match),

@@ -18,8 +18,8 @@ from jinja2 import TemplateNotFound
 from werkzeug.exceptions import (HTTPException, SecurityError, ServiceUnavailable,
                                  default_exceptions)
 
-from .. import (botaccounts, clocks, computer, invites, languages, limits, links, matches,
-               mygames, players, ratings)
+from .. import (botaccounts, clocks, computer, fairplay, invites, languages, limits, links,
+               matches, mygames, players, ratings)
 from . import diagrams
 from ..errors import ActionError
 from ..mail import notify
@@ -89,21 +89,25 @@ def new_game(game_id: str):
     options = {option.name: form[f"option-{option.name}"] for option in game.options
                if f"option-{option.name}" in form}
     # A rated game: the signed-in player plays the first seat, by handle.
-    rated = form.get("rated") == "yes"
+    rated, public = form.get("rated") == "yes", form.get("public") == "yes"
     claimed = {}
     if rated and player is not None:
         entries[0], claimed = {**entries[0], "name": player.handle,
                                 "email": player.email}, {0: player.id}
+    elif public and player is not None:  # a public challenge of theirs (fair play counts it)
+        claimed = {0: player.id}
     rating_range = {end: int(form[f"rating-{end}"]) for end in ("min", "max")
                     if form.get(f"rating-{end}", "").strip().isdecimal()}
     db = get_db()
     try:
         with write(db):
+            if player is not None:
+                fairplay.refuse_over_room(db, [player.id])
             entries, offered = botaccounts.offers(db, entries, game.id, clocks.from_form(form),
                                                   rated)
             created = matches.create(db, game.id, entries, options,
                                      clock=clocks.from_form(form),
-                                     public=form.get("public") == "yes", rated=rated,
+                                     public=public, rated=rated,
                                      rating_range=rating_range or None, claimed=claimed,
                                      offered=offered)
     except matches.ActionError as error:
