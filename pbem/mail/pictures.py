@@ -361,15 +361,22 @@ def _banded(board: Board, parts: Sequence[Part], palette: Image.Image) -> bytes:
             bottom = min(height, part.at[1] + part.image.height)
             for band in range(top // BAND, math.ceil(bottom / BAND)):
                 showing[band].append((drawing, part))
+    keys = [(kind, band, tuple(drawing for drawing, _ in shown))
+            for band, shown in enumerate(showing)]
+    found = [BANDS.get(key) for key in keys]
+    missing = [band for band, kept in enumerate(found) if kept is None]
+    runs: list[list[int]] = []  # of bands one after another
+    for band in missing:
+        if runs and runs[-1][-1] == band - 1:
+            runs[-1].append(band)
+        else:
+            runs.append([band])
+    for run in runs:
+        for band, made in zip(run, _bands(width, height, run, parts, palette)):
+            found[band] = made
+            BANDS.put(keys[band], made, len(made[0]) + 100 + 8 * len(showing[band]))
     data, checksum = [], 1
-    for band, shown in enumerate(showing):
-        key = (kind, band, tuple(drawing for drawing, _ in shown))
-        found = BANDS.get(key)
-        if found is None:
-            found = _band(width, min(BAND, height - band * BAND), band * BAND,
-                          [part for _, part in shown], palette)
-            BANDS.put(key, found, len(found[0]) + 100 + 8 * len(shown))
-        compressed, adler, length = found
+    for compressed, adler, length in cast(list[tuple[bytes, int, int]], found):
         data.append(compressed)
         checksum = _adler_combined(checksum, adler, length)
     stream = b"".join([ZLIB_HEADER, *data, FINAL_BLOCK, checksum.to_bytes(4, "big")])
@@ -379,20 +386,27 @@ def _banded(board: Board, parts: Sequence[Part], palette: Image.Image) -> bytes:
                      _chunk(b"IDAT", stream), _chunk(b"IEND", b"")])
 
 
-def _band(width: int, height: int, top: int, parts: Sequence[Part],
-          palette: Image.Image) -> tuple[bytes, int, int]:
-    """A band of a picture's rows from ``top``: its rows as PNG holds them (each a filter
-    byte, none, then its pixels' colours in ``palette``) deflated on their own, not as
-    the last block; their checksum (Adler-32) and length."""
-    canvas = Image.new("RGB", (width, height), "white")
+def _bands(width: int, height: int, bands: Sequence[int], parts: Sequence[Part],
+           palette: Image.Image) -> list[tuple[bytes, int, int]]:
+    """``bands`` (one after another) of a picture ``height`` rows high, its ``parts`` that
+    show there pasted once over their rows: each band's rows as PNG holds them (each a filter
+    byte, none, then its pixels' colours in ``palette``) deflated on their own, not as the
+    last block; their checksum (Adler-32) and length."""
+    top, bottom = bands[0] * BAND, min(height, (bands[-1] + 1) * BAND)
+    canvas = Image.new("RGB", (width, bottom - top), "white")
     for part in parts:
-        assert part.image is not None
-        canvas.paste(part.image, (part.at[0], part.at[1] - top), part.image)
+        if part.image is not None and part.at[1] < bottom \
+                and part.at[1] + part.image.height > top:
+            canvas.paste(part.image, (part.at[0], part.at[1] - top), part.image)
     pixels = canvas.quantize(palette=palette, dither=Image.Dither.NONE).tobytes()
-    rows = b"".join(b"\0" + pixels[row * width:(row + 1) * width] for row in range(height))
-    deflating = zlib.compressobj(COMPRESSION, zlib.DEFLATED, -15)
-    return (deflating.compress(rows) + deflating.flush(zlib.Z_SYNC_FLUSH),
-            zlib.adler32(rows), len(rows))
+    made = []
+    for band in bands:
+        rows = b"".join(b"\0" + pixels[row * width:(row + 1) * width] for row in range(
+            band * BAND - top, min(height, (band + 1) * BAND) - top))
+        deflating = zlib.compressobj(COMPRESSION, zlib.DEFLATED, -15)
+        made.append((deflating.compress(rows) + deflating.flush(zlib.Z_SYNC_FLUSH),
+                     zlib.adler32(rows), len(rows)))
+    return made
 
 
 def _adler_combined(first: int, second: int, length: int) -> int:
