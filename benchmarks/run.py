@@ -496,12 +496,14 @@ def mail_figures(count: int = 200) -> None:
         forget_pictures()  # building the messages above drew them
         rate, rate_cpu = delivered()
         queued()
-        pictures.png.cache_clear()  # its pictures, not their parts
+        pictures.png.cache_clear()  # its pictures and their bands, not their parts
+        pictures.BANDS.clear()
         warm, warm_cpu = delivered()
         db.close()
         forget_pictures()
         picture_cpu = drawn()
         pictures.png.cache_clear()
+        pictures.BANDS.clear()
         warm_picture_cpu = drawn()
     size = statistics.mean(len(message.data) for message in built) / 1000
     row(f"raw smtplib send_message (the limit; {size:.0f} kB each)", f"{raw:8.0f} /s", raw_cpu)
@@ -542,6 +544,7 @@ def forget_pictures() -> None:
     """Empty the caches of drawn pictures, as in a process that has drawn none."""
     pictures.png.cache_clear()
     pictures.PARTS.clear()
+    pictures.BANDS.clear()
 
 
 # -- strangers' receivers ------------------------------------------------------------------

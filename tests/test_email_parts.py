@@ -15,6 +15,7 @@ import io
 import math
 import re
 import struct
+import zlib
 from datetime import datetime, timezone
 from email.message import EmailMessage
 
@@ -199,11 +200,11 @@ def test_a_picture_put_together_from_parts_is_its_drawing_rendered_whole(client,
                                                                          game):
     """Pasted from parts drawn one by one, a picture is the whole drawing as resvg draws
     it, to within a rounding at the edges; a palette PNG, 600 pixels wide."""
-    pictures.PARTS.clear()
-    pictures.png.cache_clear()
+    forget_pictures()
     for drawing in page_drawings(client, new_game, game):
         data = pictures.png(drawing)
         assert data[25] == 3  # the IHDR's colour type: a palette
+        zlib.decompress(idat(data))  # whole, its checksum right (Pillow does not check it)
         picture = Image.open(io.BytesIO(data)).convert("RGB")
         whole = rendered_whole(drawing)
         assert picture.size == whole.size and picture.width == pictures.WIDTH
@@ -212,24 +213,42 @@ def test_a_picture_put_together_from_parts_is_its_drawing_rendered_whole(client,
         assert sum(levels[17:]) <= picture.width * picture.height / 2000
 
 
-def test_a_picture_is_the_same_whatever_was_drawn_before_it(client, new_game):
-    """Two seats of Magnet see different things (a piece's value is hidden from the other
-    side) and the board the other way up: each one's picture is made of its own drawing's
-    parts, the same bytes whichever was drawn first, or after the kept parts were dropped."""
-    first, second = page_drawings(client, new_game, "magnet")
+def idat(png: bytes) -> bytes:
+    """The zlib stream of ``png``'s IDAT chunks."""
+    stream, at = b"", len(PNG)
+    while at < len(png):
+        (length,), kind = struct.unpack(">I", png[at:at + 4]), png[at + 4:at + 8]
+        stream += png[at + 8:at + 8 + length] if kind == b"IDAT" else b""
+        at += 12 + length
+    return stream
+
+
+def forget_pictures() -> None:
     pictures.PARTS.clear()
+    pictures.BANDS.clear()
     pictures.png.cache_clear()
+
+
+@pytest.mark.parametrize("game", ["magnet", "mastery"])
+def test_a_picture_is_the_same_whatever_was_drawn_before_it(client, new_game, game):
+    """Two seats see the board the other way up (and in Magnet different things: a piece's
+    value is hidden from the other side): each one's picture is made of its own drawing's
+    parts (and Mastery's of bands of rows compressed alone), the same bytes whichever was
+    drawn first, or after the kept parts and bands were dropped."""
+    first, second = page_drawings(client, new_game, game)
+    forget_pictures()
     one_way = [pictures.png(first), pictures.png(second)]
-    pictures.PARTS.clear()
-    pictures.png.cache_clear()
+    assert (pictures.BANDS.nbytes > 0) == (game == "mastery")  # its colours fit a palette
+    forget_pictures()
     other_way = [pictures.png(second), pictures.png(first)][::-1]
     pictures.png.cache_clear()
-    pictures.PARTS.max_bytes = 1  # every part drawn again as the picture is put together
+    # every part and band drawn again as the picture is put together
+    pictures.PARTS.max_bytes = pictures.BANDS.max_bytes = 1
     try:
         dropped = [pictures.png(first), pictures.png(second)]
     finally:
-        pictures.PARTS.max_bytes = 32 * 2**20
-        pictures.PARTS.clear()
+        pictures.PARTS.max_bytes, pictures.BANDS.max_bytes = 32 * 2**20, 4 * 2**20
+        forget_pictures()
     assert one_way == other_way == dropped
     assert one_way[0] != one_way[1]
 

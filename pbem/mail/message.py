@@ -137,7 +137,10 @@ def compose(headers: Mapping[str, str], body: str, html: str | None = None,
         related = _multipart("related", inner, [_text("html", html), *(
             _picture(content_id, picture) for content_id, picture in pictures)])
         data = _joined(head, _multipart("alternative", outer, [plain, related]))
-    written = BytesParser(policy=policy.default).parsebytes(data, headersonly=True)
+    # the headers alone: a parser reads every line of the parts after them too (a picture's
+    # base64 cost more than the check)
+    written = BytesParser(policy=policy.default).parsebytes(
+        data[:data.index(CRLF + CRLF) + 4], headersonly=True)
     expected = [name.lower() for name in headers]
     found = [name.lower() for name in written.keys()  # noqa: SIM118 - a Message, not a dict
              if name.lower() not in ("content-type", "content-transfer-encoding",

@@ -14,8 +14,13 @@ square with what stands on it, a coordinate, a tray) is rasterised alone, where 
 on a board of that game and size, and kept (``PARTS``); a picture pastes its parts over
 white in their order, as resvg paints them, so that it is the drawing's own rendering to
 within a rounding. A drawing's new parts are drawn together, side by side: first small, to
-find where each shows, then each at full size where it shows. The picture is a palette PNG
-(its colours exactly, where 256 hold them), half the size of a full-colour one. Every seat
+find where each shows, then each at full size where it shows. The picture is a palette PNG,
+half the size of a full-colour one. Where a kind of board's colours and their blends fit
+256 (Mastery's), every picture of it has that palette, and its rows are compressed in bands
+kept by the parts that show in them: a position shares most of its bands with others of
+its game and of other games (an empty rank, the coordinates), so only the bands of the
+squares that changed are pasted and compressed. Other boards choose their 256 colours
+from a quarter of each picture's pixels. Every seat
 and digest that shows the same drawing gets the same picture (``png``); seats that may know
 different things have different drawings, and a picture is made of its own drawing's parts
 alone: the same whatever was drawn before it.
@@ -25,15 +30,18 @@ from __future__ import annotations
 import functools
 import html
 import io
+import itertools
 import math
 import re
+import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence, cast
 
 import resvg_py
 from flask_babel import gettext
-from PIL import Image
+from PIL import Image, ImageColor
 
 from ..boards import BOARDS
 from ..store.lru import BytesLRU
@@ -45,6 +53,10 @@ WIDTH = 600  # pixels: sharp at an email's width (two pixels a point on most pho
 COMPRESSION = 1  # zlib's level for the PNG: 6 made it a fifth smaller in three times the time
 GAP = 2  # pixels between parts drawn side by side
 PROBE = 8  # how much smaller the drawing that finds where each part shows is drawn
+SAMPLE = 2  # a picture's colours are chosen from every SAMPLE-th pixel each way
+BAND = 32  # rows of a picture compressed together, and kept (BANDS)
+BLEND_STEP = 26  # the widest step between a board's blends of two of its colours
+BANDS = BytesLRU(4 * 2**20)  # compressed bands of rows, by board and the parts they show
 PARTS = BytesLRU(32 * 2**20)  # drawn parts, by board and part (PICTURE_CACHE_MB sets it)
 
 # A drawing hidden from screen readers repeats what the board shows for the page's layout
@@ -63,6 +75,11 @@ PLACEMENT = re.compile(r'\s(?:x|y|width|height|viewBox|preserveAspectRatio)="[^"
 VIEWBOX = re.compile(r'\bviewBox="([^"]*)"')
 CLASSES = re.compile(r'\bclass="([^"]*)"')
 SELECTOR_CLASSES = re.compile(r"\.([\w-]+)")
+COLOUR = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|\brgb\([^)]*\)|\b(?:white|black)\b")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ZLIB_HEADER = b"\x78\x01"  # deflate, a 32 kB window, the fastest level
+FINAL_BLOCK = b"\x03\x00"  # an empty last deflate block: the bands' blocks are not last
+ADLER = 65521
 
 
 def drawings(markup: str) -> list[str]:
@@ -86,11 +103,15 @@ def label(drawing: str) -> str:
 def png(drawing: str) -> bytes:
     """One drawing as a PNG, ``WIDTH`` pixels wide."""
     board = Board.of(drawing)
-    canvas = Image.new("RGB", board.size, "white")
-    for part in _drawn(board):
-        if part.image is not None:
-            canvas.paste(part.image, part.at, part.image)
-    return _encoded(canvas)
+    parts = _drawn(board)
+    palette = _palette(board.style, board.defs)
+    if palette is None:
+        canvas = Image.new("RGB", board.size, "white")
+        for part in parts:
+            if part.image is not None:
+                canvas.paste(part.image, part.at, part.image)
+        return _encoded(canvas)
+    return _banded(board, parts, palette)
 
 
 Region = tuple[int, int, int, int]  # left, top, right and bottom, in pixels
@@ -282,20 +303,123 @@ def _side_by_side(board: Board, windows: Sequence[tuple[Region, str]],
 
 
 def _encoded(picture: Image.Image) -> bytes:
-    """``picture`` as a palette PNG: its own colours where 256 hold them (antialiased
-    boards of a few colours have some 200), else the 256 nearest."""
-    colours = picture.getcolors(256)
-    if colours is None:
-        indexed = picture.quantize(256, method=Image.Quantize.FASTOCTREE,
-                                   dither=Image.Dither.NONE)
-    else:
-        palette = Image.new("P", (1, 1))
-        palette.putpalette([channel for _, colour in colours
-                            for channel in cast(tuple[int, int, int], colour)])
-        indexed = picture.quantize(palette=palette, dither=Image.Dither.NONE)
+    """``picture`` as a palette PNG: 256 colours chosen from every ``SAMPLE``-th pixel each
+    way, each pixel the nearest of them. (A board has some 270 to 310 colours, most of them
+    antialiasing's: choosing from all its pixels took three times as long, mapping them
+    all as long again, and came within 10 levels of its colours where this comes within
+    15.)"""
+    width, height = picture.size
+    sample = picture.resize((max(1, width // SAMPLE), max(1, height // SAMPLE)),
+                            Image.Resampling.NEAREST)
+    palette = sample.quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    indexed = picture.quantize(palette=palette, dither=Image.Dither.NONE)
     written = io.BytesIO()
     indexed.save(written, "PNG", compress_level=COMPRESSION)
     return written.getvalue()
+
+
+@functools.lru_cache(maxsize=64)
+def _palette(style: str, defs: str) -> Image.Image | None:
+    """The palette of every picture of a kind of board (its ``style`` and ``defs``): the
+    colours its stylesheet rules and its defs name, white, and blends of each two of them
+    some ``BLEND_STEP`` levels apart, as antialiasing mixes them; None where that makes
+    more than 256 (then each picture chooses its own)."""
+    classes = set(" ".join(CLASSES.findall(style)).split())
+    named = {(255, 255, 255)}
+    texts = [defs] + [body for selector, body in _board_rules()
+                      if any(set(SELECTOR_CLASSES.findall(one)) & set(BOARDS) <= classes
+                             for one in selector.split(","))]
+    for text in texts:
+        for found in COLOUR.findall(text):
+            red, green, blue = ImageColor.getrgb(found)[:3]
+            named.add((red, green, blue))
+    colours = sorted(named)
+    for one, other in itertools.combinations(sorted(named), 2):
+        steps = round(max(abs(a - b) for a, b in zip(one, other)) / BLEND_STEP)
+        colours += [cast(tuple[int, int, int], tuple(
+            round(a + (b - a) * step / steps) for a, b in zip(one, other)))
+            for step in range(1, steps)]
+    if len(colours) > 256:
+        return None
+    palette = Image.new("P", (1, 1))
+    palette.putpalette([channel for colour in colours + colours[-1:] * (256 - len(colours))
+                        for channel in colour])
+    return palette
+
+
+def _banded(board: Board, parts: Sequence[Part], palette: Image.Image) -> bytes:
+    """The picture of ``board``'s ``parts`` in ``palette``, compressed in bands of ``BAND``
+    rows, each alone: a band is the same wherever the same parts show in it, so most of a
+    position's bands are kept from the positions before it, and a picture is put together
+    from compressed bands (one zlib stream, its checksum combined from theirs)."""
+    width, height = board.size
+    kind = (board.style, board.view, board.defs)
+    showing: list[list[tuple[str, Part]]] = [[] for _ in range(math.ceil(height / BAND))]
+    for drawing, part in zip(board.parts, parts):
+        if part.image is not None:
+            top = max(0, part.at[1])
+            bottom = min(height, part.at[1] + part.image.height)
+            for band in range(top // BAND, math.ceil(bottom / BAND)):
+                showing[band].append((drawing, part))
+    keys = [(kind, band, tuple(drawing for drawing, _ in shown))
+            for band, shown in enumerate(showing)]
+    found = [BANDS.get(key) for key in keys]
+    missing = [band for band, kept in enumerate(found) if kept is None]
+    runs: list[list[int]] = []  # of bands one after another
+    for band in missing:
+        if runs and runs[-1][-1] == band - 1:
+            runs[-1].append(band)
+        else:
+            runs.append([band])
+    for run in runs:
+        for band, made in zip(run, _bands(width, height, run, parts, palette)):
+            found[band] = made
+            BANDS.put(keys[band], made, len(made[0]) + 100 + 8 * len(showing[band]))
+    data, checksum = [], 1
+    for compressed, adler, length in cast(list[tuple[bytes, int, int]], found):
+        data.append(compressed)
+        checksum = _adler_combined(checksum, adler, length)
+    stream = b"".join([ZLIB_HEADER, *data, FINAL_BLOCK, checksum.to_bytes(4, "big")])
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, a palette
+    colours = palette.getpalette() or []
+    return b"".join([PNG_SIGNATURE, _chunk(b"IHDR", header), _chunk(b"PLTE", bytes(colours)),
+                     _chunk(b"IDAT", stream), _chunk(b"IEND", b"")])
+
+
+def _bands(width: int, height: int, bands: Sequence[int], parts: Sequence[Part],
+           palette: Image.Image) -> list[tuple[bytes, int, int]]:
+    """``bands`` (one after another) of a picture ``height`` rows high, its ``parts`` that
+    show there pasted once over their rows: each band's rows as PNG holds them (each a filter
+    byte, none, then its pixels' colours in ``palette``) deflated on their own, not as the
+    last block; their checksum (Adler-32) and length."""
+    top, bottom = bands[0] * BAND, min(height, (bands[-1] + 1) * BAND)
+    canvas = Image.new("RGB", (width, bottom - top), "white")
+    for part in parts:
+        if part.image is not None and part.at[1] < bottom \
+                and part.at[1] + part.image.height > top:
+            canvas.paste(part.image, (part.at[0], part.at[1] - top), part.image)
+    pixels = canvas.quantize(palette=palette, dither=Image.Dither.NONE).tobytes()
+    made = []
+    for band in bands:
+        rows = b"".join(b"\0" + pixels[row * width:(row + 1) * width] for row in range(
+            band * BAND - top, min(height, (band + 1) * BAND) - top))
+        deflating = zlib.compressobj(COMPRESSION, zlib.DEFLATED, -15)
+        made.append((deflating.compress(rows) + deflating.flush(zlib.Z_SYNC_FLUSH),
+                     zlib.adler32(rows), len(rows)))
+    return made
+
+
+def _adler_combined(first: int, second: int, length: int) -> int:
+    """The Adler-32 of two runs of bytes one after the other, from theirs and the second's
+    ``length``."""
+    low = (first & 0xFFFF) + (second & 0xFFFF) - 1
+    high = (first >> 16) + (second >> 16) + length * ((first & 0xFFFF) - 1)
+    return (high % ADLER) << 16 | low % ADLER
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return (struct.pack(">I", len(data)) + kind + data
+            + struct.pack(">I", zlib.crc32(kind + data)))
 
 
 @functools.cache
