@@ -194,13 +194,13 @@ def test_a_bot_ahead_does_not_let_the_opponent_repeat_the_position():
 def test_a_bot_behind_repeats_the_position():
     # The same with an Officer on a8 instead of Light's third Master (Light is two Officers
     # ahead), one more move played: Dark's d2-d3 makes the position occur a third time, a
-    # draw that Dark, behind but not hopelessly, takes.
+    # draw that Dark, behind, takes at every level, whatever its noise.
     game = engine.get("mastery")
     state = game.apply(pawns_shuffling({"c6": "M", "g7": "M", "f8": "m", "d7": "m", "e7": "o",
                                         "a8": "o"}), 1, "f2-f3")
-    assert 0.2 < bots.HEURISTICS["mastery"].evaluate(state, 0) < 0.4
-    for seed in range(3):
-        move = bots.choose(game, state, 0, level=WEAKEST, seed=seed)
+    assert bots.HEURISTICS["mastery"].evaluate(state, 0) < bots.DRAW
+    for seed, level in zip(range(3), bots.LEVELS):
+        move = bots.choose(game, state, 0, level=level, seed=seed)
         assert move == "d2-d3" and game.apply(state, 0, move).outcome.draw
 
 

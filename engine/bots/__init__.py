@@ -1,6 +1,9 @@
 """Computer players for every game, at several levels, that know only what their seat knows.
 
-``choose(game, state, seat, level=..., seed=...)`` answers a move. It plays a move that wins
+``choose(game, state, seat, level=..., seed=...)`` answers a move. In a game without hidden
+information whose heuristics give a ``tree`` (Mastery, The Right Moves), it searches it by
+alpha-beta (``alphabeta.py``) for the nodes its level allows, each root move raised by the
+level's noise drawn from the seed. In the others it plays a move that wins
 at once in every world the seat can imagine; otherwise it leaves out the moves after which
 the opponent could win at once (unless every move does), and, when it is ahead, those
 that draw or let the opponent draw at once, and searches the rest with
@@ -11,14 +14,24 @@ cannot tell apart get the same move; the same arguments always give the same mov
 from __future__ import annotations
 
 import random
+import time
 
 from ..core import Game, InvalidGameSetup, State, chance
 from . import magnet, magnetic_field, mastery, the_right_moves
-from .search import DRAW, Heuristics, Search, lost, result, won
+from .alphabeta import WIN, AlphaBeta
+from .search import DRAW, Heuristics, Search, lost, result, squash, won
 
 # Simulations per move in the game whose simulations cost the least; each game scales them
 # by its ``Heuristics.cost``, so that a level takes about as long in every game.
 LEVELS: dict[str, int] = {"easy": 100, "medium": 500, "hard": 2500}
+# The alpha-beta levels: nodes per move, and the most points of noise added to a root move's
+# value (a weaker level errs more; equal levels vary their games).
+NODES: dict[str, int] = {"easy": 300, "medium": 2000, "hard": 12000}
+NOISE: dict[str, float] = {"easy": 2.0, "medium": 0.5, "hard": 0.1}
+CONTEMPT = 1.0  # points a draw is worth less than an even game to the searching side
+# A safeguard only: the node budgets take well under this on the slowest machine they were
+# set for, so that the move depends on the arguments alone.
+MOST_SECONDS = 4.5
 
 HEURISTICS: dict[str, Heuristics] = {h.game.id: h for h in (
     mastery.HEURISTICS, magnet.HEURISTICS, the_right_moves.HEURISTICS,
@@ -44,9 +57,9 @@ def assess(game: Game, state: State, seat: int, *, level: str,
     score from 0 (lost) to 1 (won), ½ a draw. The rating is the searched move's average
     result; where the level plays without searching (a set-up, a single sensible move), the
     evaluation of the position after the move."""
-    move, search = _decide(game, state, seat, level, seed)
-    if search is not None:
-        return move, search.value(move)
+    move, value = _decide(game, state, seat, level, seed)
+    if value is not None:
+        return move, value
     heuristics = heuristics_of(game)
     rng = chance(str(seed), "bot", game.id, level, state.ply, seat, "assess")
     after = game.apply(game.resample(state, seat, rng), seat, move)  # (a set-up too)
@@ -55,8 +68,9 @@ def assess(game: Game, state: State, seat: int, *, level: str,
 
 
 def _decide(game: Game, state: State, seat: int, level: str,
-            seed: object) -> tuple[str, Search | None]:
-    """The move the level plays, and the search that chose it (None: no search needed)."""
+            seed: object) -> tuple[str, float | None]:
+    """The move the level plays, and how its search rated it for ``seat`` (None: it played
+    without searching)."""
     if level not in LEVELS:
         raise InvalidGameSetup("Unknown level %(level)s: the levels are %(levels)s.",
                                level=repr(level), levels=tuple(LEVELS))
@@ -66,12 +80,30 @@ def _decide(game: Game, state: State, seat: int, level: str,
     move = heuristics.opening(state, seat, rng)
     if move is not None:
         return move, None
+    if heuristics.tree is not None:
+        return _alpha_beta(heuristics, state, level, rng)
     candidates = _sensible_moves(heuristics, state, seat, rng)
     if len(candidates) == 1:
         return candidates[0], None
     search = Search(heuristics, state, seat, rng, candidates)
     search.run(max(1, round(LEVELS[level] / heuristics.cost)))
-    return search.best(), search
+    move = search.best()
+    return move, search.value(move)
+
+
+def _alpha_beta(heuristics: Heuristics, state: State, level: str,
+                rng: random.Random) -> tuple[str, float]:
+    """The move of the alpha-beta search at ``level``, and its value for the side to move
+    as an expected score (1 won, 0 lost)."""
+    tree = heuristics.tree
+    assert tree is not None
+    search = AlphaBeta(tree, state, nodes=NODES[level], contempt=CONTEMPT, noise=NOISE[level],
+                       rng=rng, repetition=bool(state.options.get("repetition_draw")),
+                       deadline=time.monotonic() + MOST_SECONDS)
+    move = search.run()
+    value = search.value
+    rated = 1.0 if value > WIN / 2 else 0.0 if value < -WIN / 2 else squash(value, tree.scale)
+    return tree.text(search.position, move), rated
 
 
 def _sensible_moves(heuristics: Heuristics, state: State, seat: int,
