@@ -126,20 +126,59 @@ def label(game_id: str, players: int) -> str:
     return f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
 
 
-def strength(variants, names, games: int, jobs: int, max_plies: int) -> None:
+def strength(variants, names, games: int, jobs: int, max_plies: int,
+             ratings: bool = False) -> None:
     print(f"Strength: {games} games per match, sides alternating, draw at {max_plies} plies")
     print(HEADER + "  opener won")
+    fitted: dict[str, dict[str, int]] = {}
     with ProcessPoolExecutor(jobs) as pool:
         for game_id, players in variants:
+            scores: dict[tuple[str, str], list[float]] = {}
             for name, first, second in matches():
                 if names and name not in names:
                     continue
                 results, seconds = played(pool, jobs, game_id, players, first, second, games,
                                           max_plies)
+                scores[first, second] = [first for first, _ in results]
                 openers = sum(1 for _, opener in results if opener == 1.0)
                 print(f"{label(game_id, players):<22} {name:<18} "
-                      f"{tally([first for first, _ in results])}  {seconds:7.1f}"
+                      f"{tally(scores[first, second])}  {seconds:7.1f}"
                       f"  {openers:>10}", flush=True)
+            if players == 2:  # ratings are of two-player games
+                fitted[game_id] = {level: round(rating) for level, rating in
+                                   fit_ratings(scores).items() if level in LEVELS}
+    if ratings:
+        print("The levels' ratings these games give (pbem/ratings.py, COMPUTER_RATINGS):")
+        print(fitted)
+
+
+PRIOR_DRAWS = 1  # draws added to each pair's games: no finite rating fits 10 wins of 10
+ANCHOR = ("medium", 1500.0)  # the level whose rating is fixed: a new player's
+
+
+def fit_ratings(scores: dict[tuple[str, str], list[float]]) -> dict[str, float]:
+    """The Elo ratings that make the games' ``scores`` (the first player's results against
+    the second's, by pair) most likely (Bradley-Terry's maximum likelihood, by Hunter's
+    minorisation-maximisation), with ``PRIOR_DRAWS`` draws added to each pair, ``ANCHOR``'s
+    level fixed. Players without a path of games to the anchor are left out."""
+    won: dict[tuple[str, str], float] = {}
+    for (first, second), results in scores.items():
+        won[first, second] = won.get((first, second), 0.0) + sum(results) + PRIOR_DRAWS / 2
+        won[second, first] = won.get((second, first), 0.0) + len(results) - sum(results) \
+            + PRIOR_DRAWS / 2
+    names = sorted({name for pair in won for name in pair})
+    anchor, anchored = ANCHOR
+    if anchor not in names:
+        return {}
+    strength = {name: 1.0 for name in names}
+    for _ in range(2000):
+        for name in names:
+            wins = sum(won.get((name, other), 0.0) for other in names)
+            games = sum((won.get((name, other), 0.0) + won.get((other, name), 0.0))
+                        / (strength[name] + strength[other]) for other in names if other != name)
+            strength[name] = wins / games if games else strength[name]
+    scale = strength[anchor]
+    return {name: anchored + 400 * math.log10(value / scale) for name, value in strength.items()}
 
 
 def balance(variants, levels, games: int, jobs: int, max_plies: int) -> None:
@@ -206,13 +245,17 @@ def main() -> None:
     parser.add_argument("--speed", action="store_true", help="only the speed figures")
     parser.add_argument("--strength", action="store_true", help="only the strength figures")
     parser.add_argument("--balance", action="store_true", help="only the balance figures")
+    parser.add_argument("--ratings", action="store_true",
+                        help="after the strength figures, the levels' ratings they give, "
+                             "as pbem/ratings.py keeps them")
     options = parser.parse_args()
     variants = [v for v in VARIANTS if not options.game or v[0] in options.game]
     only = options.speed or options.strength or options.balance
     if options.speed or not only:
         speed(variants, options.positions)
     if options.strength or not only:
-        strength(variants, options.match, options.games, options.jobs, options.max_plies)
+        strength(variants, options.match, options.games, options.jobs, options.max_plies,
+                 options.ratings)
     if options.balance or not only:
         balance(variants, options.level or [LEVELS[len(LEVELS) // 2]], options.games,
                 options.jobs, options.max_plies)

@@ -26,9 +26,9 @@ from .search import DRAW, Heuristics, Search, lost, result, squash, won
 LEVELS: dict[str, int] = {"easy": 100, "medium": 500, "hard": 2500}
 # The alpha-beta levels: nodes per move, and the most points of noise added to a root move's
 # value (a weaker level errs more; equal levels vary their games).
-NODES: dict[str, int] = {"easy": 300, "medium": 2000, "hard": 12000}
+NODES: dict[str, int] = {"easy": 300, "medium": 2000, "hard": 20000}
 NOISE: dict[str, float] = {"easy": 2.0, "medium": 0.5, "hard": 0.1}
-CONTEMPT = 1.0  # points a draw is worth less than an even game to the searching side
+CONTEMPT = 3.0  # points a draw is worth less than an even game to the searching side
 # A safeguard only: the node budgets take well under this on the slowest machine they were
 # set for, so that the move depends on the arguments alone.
 MOST_SECONDS = 4.5
