@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
 from engine import bots
+from engine.bots.alphabeta import AlphaBeta
 from engine.bots.search import Search
 
 LEVELS = list(bots.LEVELS)
@@ -65,7 +66,8 @@ def player(name: str) -> Callable:
 def play_game(args: tuple) -> tuple[float, float]:
     """One game: the results (1 won, 0.5 drawn, 0 lost) of the first player and of the side
     that moved first."""
-    game_id, players, first, second, number, max_plies = args
+    game_id, players, first, second, number, max_plies, most_seconds = args
+    bots.MOST_SECONDS = most_seconds
     game = engine.get(game_id)
     # Magnet's setup is played (by the bots' secret arrangements); Magnetic Field's colours
     # are fixed, so that sides alternate as the seats do (Blue moves first).
@@ -118,7 +120,7 @@ def played(pool, jobs: int, game_id: str, players: int, first: str, second: str,
     processes), and the seconds of work a game took."""
     start = time.perf_counter()
     results = list(pool.map(play_game, [
-        (game_id, players, first, second, n, max_plies) for n in range(games)]))
+        (game_id, players, first, second, n, max_plies, bots.MOST_SECONDS) for n in range(games)]))
     return results, (time.perf_counter() - start) * jobs / games
 
 
@@ -197,7 +199,8 @@ def balance(variants, levels, games: int, jobs: int, max_plies: int) -> None:
 
 def speed(variants, count: int) -> None:
     print(f"Speed: CPU seconds per move on {count} positions from random games "
-          "(mean / slowest), and simulations per second at the weakest level")
+          "(mean / slowest), and simulations (alpha-beta: nodes) per second at the weakest "
+          "level")
     print(f"{'game':<22} {'sims/s':>7}  " + "  ".join(f"{level:>13}" for level in LEVELS))
     for game_id, players in variants:
         game = engine.get(game_id)
@@ -208,11 +211,18 @@ def speed(variants, count: int) -> None:
         sims = seconds = 0.0
         for n, state in enumerate(states):
             seat = state.to_move[0]
-            search = Search(heuristics, state, seat, random.Random(n),
-                            heuristics.root_moves(state, seat))
-            runs = max(1, round(bots.LEVELS[LEVELS[0]] / heuristics.cost))
             start = time.process_time()
-            search.run(runs)
+            if heuristics.tree is not None:  # alpha-beta: nodes, not simulations
+                tree = AlphaBeta(heuristics.tree, state, nodes=bots.NODES[LEVELS[0]],
+                                 contempt=bots.CONTEMPT, noise=0.0, rng=random.Random(n),
+                                 repetition=True)
+                tree.run()
+                runs = bots.NODES[LEVELS[0]] - max(0, tree.nodes_left)
+            else:
+                search = Search(heuristics, state, seat, random.Random(n),
+                                heuristics.root_moves(state, seat))
+                runs = max(1, round(bots.LEVELS[LEVELS[0]] / heuristics.cost))
+                search.run(runs)
             seconds += time.process_time() - start
             sims += runs
         cells = []
@@ -248,7 +258,13 @@ def main() -> None:
     parser.add_argument("--ratings", action="store_true",
                         help="after the strength figures, the levels' ratings they give, "
                              "as pbem/ratings.py keeps them")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="the most seconds of the clock a move of the alpha-beta levels "
+                             "may take (the server's safeguard, bots.MOST_SECONDS; default: "
+                             "none, so that a loaded machine plays the levels as on an idle "
+                             "one, by their nodes)")
     options = parser.parse_args()
+    bots.MOST_SECONDS = options.seconds  # (the processes playing games are told it too)
     variants = [v for v in VARIANTS if not options.game or v[0] in options.game]
     only = options.speed or options.strength or options.balance
     if options.speed or not only:
