@@ -199,6 +199,15 @@ def test_the_search_spends_its_nodes_alike_every_time():
     assert len(chosen) == 1 and next(iter(chosen))[1] >= 1
 
 
+def test_a_search_out_of_time_answers_the_best_move_it_found():
+    # (what a web request's assessment does on a loaded machine: seconds=0 stops the search
+    # at its first look at the clock)
+    game = engine.get("mastery")
+    state = game.start(2, {}, "clock")
+    move, rating = bots.assess(game, state, 0, level="hard", seed=1, seconds=0.0)
+    assert move in game.legal_moves(state, 0) and 0 < rating < 1
+
+
 def test_equal_levels_below_the_strongest_vary_their_games_by_the_seed():
     # (The strongest level's noise is too small to change its first move.)
     game = engine.get("mastery")

@@ -49,16 +49,17 @@ def heuristics_of(game: Game) -> Heuristics:
 
 def choose(game: Game, state: State, seat: int, *, level: str, seed: object) -> str:
     """A legal move for ``seat``, who must be to move in ``state``."""
-    return _decide(game, state, seat, level, seed)[0]
+    return _decide(game, state, seat, level, seed, None)[0]
 
 
-def assess(game: Game, state: State, seat: int, *, level: str,
-           seed: object) -> tuple[str, float]:
+def assess(game: Game, state: State, seat: int, *, level: str, seed: object,
+           seconds: float | None = None) -> tuple[str, float]:
     """``choose``'s move and how the level rates the position for ``seat``: its expected
     score from 0 (lost) to 1 (won), ½ a draw. The rating is the searched move's average
     result; where the level plays without searching (a set-up, a single sensible move), the
-    evaluation of the position after the move."""
-    move, value = _decide(game, state, seat, level, seed)
+    evaluation of the position after the move. ``seconds``: at most so long on the clock
+    for an alpha-beta search (a web request's), besides ``MOST_SECONDS``."""
+    move, value = _decide(game, state, seat, level, seed, seconds)
     if value is not None:
         return move, value
     heuristics = heuristics_of(game)
@@ -68,8 +69,8 @@ def assess(game: Game, state: State, seat: int, *, level: str,
         else heuristics.evaluate(after, seat)
 
 
-def _decide(game: Game, state: State, seat: int, level: str,
-            seed: object) -> tuple[str, float | None]:
+def _decide(game: Game, state: State, seat: int, level: str, seed: object,
+            seconds: float | None) -> tuple[str, float | None]:
     """The move the level plays, and how its search rated it for ``seat`` (None: it played
     without searching)."""
     if level not in LEVELS:
@@ -82,7 +83,7 @@ def _decide(game: Game, state: State, seat: int, level: str,
     if move is not None:
         return move, None
     if heuristics.tree is not None:
-        return _alpha_beta(heuristics, state, level, rng)
+        return _alpha_beta(heuristics, state, level, rng, seconds)
     candidates = _sensible_moves(heuristics, state, seat, rng)
     if len(candidates) == 1:
         return candidates[0], None
@@ -92,16 +93,17 @@ def _decide(game: Game, state: State, seat: int, level: str,
     return move, search.value(move)
 
 
-def _alpha_beta(heuristics: Heuristics, state: State, level: str,
-                rng: random.Random) -> tuple[str, float]:
-    """The move of the alpha-beta search at ``level``, and its value for the side to move
-    as an expected score (1 won, 0 lost)."""
+def _alpha_beta(heuristics: Heuristics, state: State, level: str, rng: random.Random,
+                seconds: float | None) -> tuple[str, float]:
+    """The move of the alpha-beta search at ``level`` (stopped after ``seconds`` or
+    ``MOST_SECONDS`` if it has not spent its nodes by then), and its value for the side
+    to move as an expected score (1 won, 0 lost)."""
     tree = heuristics.tree
     assert tree is not None
+    limits = [limit for limit in (MOST_SECONDS, seconds) if limit is not None]
     search = AlphaBeta(tree, state, nodes=NODES[level], contempt=CONTEMPT, noise=NOISE[level],
                        rng=rng, repetition=bool(state.options.get("repetition_draw")),
-                       deadline=None if MOST_SECONDS is None
-                       else time.monotonic() + MOST_SECONDS)
+                       deadline=time.monotonic() + min(limits) if limits else None)
     move = search.run()
     value = search.value
     rated = 1.0 if value > WIN / 2 else 0.0 if value < -WIN / 2 else squash(value, tree.scale)
