@@ -35,24 +35,25 @@ def ordered_moves(board: str, seat: int, before_last: str | None) -> list[Move]:
     """The moves worth searching, best first: captures (the most valuable victim first, a
     resurrection of an Officer before one of a Pawn, before none), then devouring, then the
     other moves. Of the many resurrections after a capture, only those on the empty squares
-    nearest the capture; and never the devouring of one's own last Officer or Pawn, which
-    loses at once."""
+    nearest the capture; and the devouring of one's own last Officer or Pawn, which loses at
+    once, only if there is no other move."""
     soldiers = board.count(piece_of("O", seat)) + board.count(piece_of("P", seat))
     taking: list[tuple[float, Move]] = []
     devours: list[Move] = []
     plain: list[Move] = []
+    losing: list[Move] = []
     for move in moves_from(board, seat, before_last, None, resurrections=False):
         if not move.capture:
             plain.append(move)
             continue
         taken = board[move.target]
         if owner(taken) == seat:
-            if soldiers > 1:
-                devours.append(move)
+            (devours if soldiers > 1 else losing).append(move)
             continue
         taking += _with_resurrections(board, seat, move)
     taking.sort(key=lambda pair: pair[0])
-    return [move for _, move in taking] + devours + plain
+    # (a move that loses at once only where there is nothing else: then it must be played)
+    return [move for _, move in taking] + devours + plain or losing
 
 
 def captures(board: str, seat: int) -> list[Move]:
