@@ -112,10 +112,10 @@ def computer_handle(level: str) -> str:
 # level starts there, established (``COMPUTER_DEVIATION``), and moves with its games as
 # anyone's rating does.
 COMPUTER_RATINGS: dict[str, dict[str, int]] = {
-    "mastery": {"easy": 1300, "medium": 1500, "hard": 1700},
-    "the-right-moves": {"easy": 1300, "medium": 1500, "hard": 1700},
-    "magnet": {"easy": 1300, "medium": 1500, "hard": 1700},
-    "magnetic-field": {"easy": 1300, "medium": 1500, "hard": 1700},
+    "mastery": {"easy": 971, "medium": 1500, "hard": 2029},
+    "the-right-moves": {"easy": 971, "medium": 1500, "hard": 2029},
+    "magnet": {"easy": 1287, "medium": 1500, "hard": 1713},
+    "magnetic-field": {"easy": 1287, "medium": 1500, "hard": 1564},
 }
 # The benchmark's few dozen games fix a level's rating about this well (points of
 # deviation): established, so its first rated games do not throw it about.
