@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine
 from engine import bots
+from engine.bots.alphabeta import AlphaBeta
 from engine.bots.search import Search
 
 LEVELS = list(bots.LEVELS)
@@ -65,7 +66,8 @@ def player(name: str) -> Callable:
 def play_game(args: tuple) -> tuple[float, float]:
     """One game: the results (1 won, 0.5 drawn, 0 lost) of the first player and of the side
     that moved first."""
-    game_id, players, first, second, number, max_plies = args
+    game_id, players, first, second, number, max_plies, most_seconds = args
+    bots.MOST_SECONDS = most_seconds
     game = engine.get(game_id)
     # Magnet's setup is played (by the bots' secret arrangements); Magnetic Field's colours
     # are fixed, so that sides alternate as the seats do (Blue moves first).
@@ -118,7 +120,7 @@ def played(pool, jobs: int, game_id: str, players: int, first: str, second: str,
     processes), and the seconds of work a game took."""
     start = time.perf_counter()
     results = list(pool.map(play_game, [
-        (game_id, players, first, second, n, max_plies) for n in range(games)]))
+        (game_id, players, first, second, n, max_plies, bots.MOST_SECONDS) for n in range(games)]))
     return results, (time.perf_counter() - start) * jobs / games
 
 
@@ -126,20 +128,59 @@ def label(game_id: str, players: int) -> str:
     return f"{game_id} ({players}p)" if game_id == "the-right-moves" else game_id
 
 
-def strength(variants, names, games: int, jobs: int, max_plies: int) -> None:
+def strength(variants, names, games: int, jobs: int, max_plies: int,
+             ratings: bool = False) -> None:
     print(f"Strength: {games} games per match, sides alternating, draw at {max_plies} plies")
     print(HEADER + "  opener won")
+    fitted: dict[str, dict[str, int]] = {}
     with ProcessPoolExecutor(jobs) as pool:
         for game_id, players in variants:
+            scores: dict[tuple[str, str], list[float]] = {}
             for name, first, second in matches():
                 if names and name not in names:
                     continue
                 results, seconds = played(pool, jobs, game_id, players, first, second, games,
                                           max_plies)
+                scores[first, second] = [first for first, _ in results]
                 openers = sum(1 for _, opener in results if opener == 1.0)
                 print(f"{label(game_id, players):<22} {name:<18} "
-                      f"{tally([first for first, _ in results])}  {seconds:7.1f}"
+                      f"{tally(scores[first, second])}  {seconds:7.1f}"
                       f"  {openers:>10}", flush=True)
+            if players == 2:  # ratings are of two-player games
+                fitted[game_id] = {level: round(rating) for level, rating in
+                                   fit_ratings(scores).items() if level in LEVELS}
+    if ratings:
+        print("The levels' ratings these games give (pbem/ratings.py, COMPUTER_RATINGS):")
+        print(fitted)
+
+
+PRIOR_DRAWS = 1  # draws added to each pair's games: no finite rating fits 10 wins of 10
+ANCHOR = ("medium", 1500.0)  # the level whose rating is fixed: a new player's
+
+
+def fit_ratings(scores: dict[tuple[str, str], list[float]]) -> dict[str, float]:
+    """The Elo ratings that make the games' ``scores`` (the first player's results against
+    the second's, by pair) most likely (Bradley-Terry's maximum likelihood, by Hunter's
+    minorisation-maximisation), with ``PRIOR_DRAWS`` draws added to each pair, ``ANCHOR``'s
+    level fixed. Players without a path of games to the anchor are left out."""
+    won: dict[tuple[str, str], float] = {}
+    for (first, second), results in scores.items():
+        won[first, second] = won.get((first, second), 0.0) + sum(results) + PRIOR_DRAWS / 2
+        won[second, first] = won.get((second, first), 0.0) + len(results) - sum(results) \
+            + PRIOR_DRAWS / 2
+    names = sorted({name for pair in won for name in pair})
+    anchor, anchored = ANCHOR
+    if anchor not in names:
+        return {}
+    strength = {name: 1.0 for name in names}
+    for _ in range(2000):
+        for name in names:
+            wins = sum(won.get((name, other), 0.0) for other in names)
+            games = sum((won.get((name, other), 0.0) + won.get((other, name), 0.0))
+                        / (strength[name] + strength[other]) for other in names if other != name)
+            strength[name] = wins / games if games else strength[name]
+    scale = strength[anchor]
+    return {name: anchored + 400 * math.log10(value / scale) for name, value in strength.items()}
 
 
 def balance(variants, levels, games: int, jobs: int, max_plies: int) -> None:
@@ -158,7 +199,8 @@ def balance(variants, levels, games: int, jobs: int, max_plies: int) -> None:
 
 def speed(variants, count: int) -> None:
     print(f"Speed: CPU seconds per move on {count} positions from random games "
-          "(mean / slowest), and simulations per second at the weakest level")
+          "(mean / slowest), and simulations (alpha-beta: nodes) per second at the weakest "
+          "level")
     print(f"{'game':<22} {'sims/s':>7}  " + "  ".join(f"{level:>13}" for level in LEVELS))
     for game_id, players in variants:
         game = engine.get(game_id)
@@ -169,11 +211,18 @@ def speed(variants, count: int) -> None:
         sims = seconds = 0.0
         for n, state in enumerate(states):
             seat = state.to_move[0]
-            search = Search(heuristics, state, seat, random.Random(n),
-                            heuristics.root_moves(state, seat))
-            runs = max(1, round(bots.LEVELS[LEVELS[0]] / heuristics.cost))
             start = time.process_time()
-            search.run(runs)
+            if heuristics.tree is not None:  # alpha-beta: nodes, not simulations
+                tree = AlphaBeta(heuristics.tree, state, nodes=bots.NODES[LEVELS[0]],
+                                 contempt=bots.CONTEMPT, noise=0.0, rng=random.Random(n),
+                                 repetition=True)
+                tree.run()
+                runs = bots.NODES[LEVELS[0]] - max(0, tree.nodes_left)
+            else:
+                search = Search(heuristics, state, seat, random.Random(n),
+                                heuristics.root_moves(state, seat))
+                runs = max(1, round(bots.LEVELS[LEVELS[0]] / heuristics.cost))
+                search.run(runs)
             seconds += time.process_time() - start
             sims += runs
         cells = []
@@ -206,13 +255,23 @@ def main() -> None:
     parser.add_argument("--speed", action="store_true", help="only the speed figures")
     parser.add_argument("--strength", action="store_true", help="only the strength figures")
     parser.add_argument("--balance", action="store_true", help="only the balance figures")
+    parser.add_argument("--ratings", action="store_true",
+                        help="after the strength figures, the levels' ratings they give, "
+                             "as pbem/ratings.py keeps them")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="the most seconds of the clock a move of the alpha-beta levels "
+                             "may take (the server's safeguard, bots.MOST_SECONDS; default: "
+                             "none, so that a loaded machine plays the levels as on an idle "
+                             "one, by their nodes)")
     options = parser.parse_args()
+    bots.MOST_SECONDS = options.seconds  # (the processes playing games are told it too)
     variants = [v for v in VARIANTS if not options.game or v[0] in options.game]
     only = options.speed or options.strength or options.balance
     if options.speed or not only:
         speed(variants, options.positions)
     if options.strength or not only:
-        strength(variants, options.match, options.games, options.jobs, options.max_plies)
+        strength(variants, options.match, options.games, options.jobs, options.max_plies,
+                 options.ratings)
     if options.balance or not only:
         balance(variants, options.level or [LEVELS[len(LEVELS) // 2]], options.games,
                 options.jobs, options.max_plies)

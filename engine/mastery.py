@@ -146,8 +146,10 @@ def generate(board: str, seat: int, before_last: str | None) -> Iterator[Move]:
 
 
 def moves_from(board: str, seat: int, before_last: str | None,
-               origins: tuple[int, ...] | None) -> Iterator[Move]:
-    """The legal moves of ``seat`` that move the pieces on ``origins`` (None: all)."""
+               origins: tuple[int, ...] | None, resurrections: bool = True) -> Iterator[Move]:
+    """The legal moves of ``seat`` that move the pieces on ``origins`` (None: all); without
+    the resurrections after a capture unless ``resurrections`` (the computer chooses its own
+    few of those)."""
     own = piece_of("MOP", seat)
     squares = enumerate(board) if origins is None else ((o, board[o]) for o in origins)
     for origin, piece in squares:
@@ -162,7 +164,8 @@ def moves_from(board: str, seat: int, before_last: str | None,
                     continue
                 if occupant in mover.takes:
                     yield Move(origin, target, capture=True)
-                    yield from _resurrections(board, seat, origin, target, occupant.upper())
+                    if resurrections:
+                        yield from _resurrections(board, seat, origin, target, occupant.upper())
                 elif occupant in mover.devours:
                     yield Move(origin, target, capture=True)
                 break  # nothing passes through an occupied square

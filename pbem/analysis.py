@@ -19,6 +19,8 @@ from .matches import Match
 
 MAX_LINE = 200  # moves in one line: enough to play a game out, not to keep a worker busy
 ASSESSING_LEVEL = "hard"  # the computer's view of a finished game: its strongest level
+# ... within this many seconds (a web request waits for it), where its search stops early
+ASSESSING_SECONDS = 1.0
 
 
 @dataclass
@@ -101,5 +103,5 @@ def assess(match: Match, state: engine.State) -> Assessment | None:
         return None
     mover = state.to_move[0]
     move, score = bots.assess(match.game, state, mover, level=ASSESSING_LEVEL,
-                              seed=match.seed)
+                              seed=match.seed, seconds=ASSESSING_SECONDS)
     return Assessment(move, mover, score)

@@ -106,6 +106,32 @@ def computer_handle(level: str) -> str:
     return f"computer-{level}"
 
 
+# Where each computer level's rating begins in each two-player game: the Elo ratings that
+# make the benchmark's games between the levels (and against random moves and the tactical
+# baseline) most likely, the middle level at a new player's 1500: `./dev bench bots
+# --strength --ratings` plays them and prints this (docs/benchmarks.md has the run). A
+# level starts there, established (``COMPUTER_DEVIATION``), and moves with its games as
+# anyone's rating does.
+COMPUTER_RATINGS: dict[str, dict[str, int]] = {
+    "mastery": {"easy": 971, "medium": 1500, "hard": 2029},
+    "the-right-moves": {"easy": 971, "medium": 1500, "hard": 2029},
+    "magnet": {"easy": 1287, "medium": 1500, "hard": 1713},
+    "magnetic-field": {"easy": 1287, "medium": 1500, "hard": 1564},
+}
+# The benchmark's few dozen games fix a level's rating about this well (points of
+# deviation): established, so its first rated games do not throw it about.
+COMPUTER_DEVIATION = 100.0
+
+
+def first_rating(handle: str, game: str) -> glicko.Rating:
+    """The rating a player has in ``game`` before their first rated game in it: a new
+    player's, or a computer level's fitted one (a game of a plugin: a new player's)."""
+    prefix = computer_handle("")
+    fitted = COMPUTER_RATINGS.get(game, {}).get(handle.removeprefix(prefix)) \
+        if handle.startswith(prefix) else None
+    return glicko.Rating() if fitted is None else glicko.Rating(fitted, COMPUTER_DEVIATION)
+
+
 def _player_of(db: sqlite_utils.Database, handle: str) -> int | None:
     player = players.by_handle(db, handle)
     return player.id if player else None
@@ -138,9 +164,10 @@ def seat_standings(db: sqlite_utils.Database, match: Match) -> dict[int, Standin
     a player's first rating (1500, provisional) until they have one."""
     seated = seat_players(db, match.id)
     standings = of_players(db, match.game.id, seated.values())
-    first = Standing("", match.game.id, glicko.Rating(), 0)
-    return {seat: standings.get(player, first) for seat, player in seated.items()
-            if player in standings or match.rated}
+    handles = {seat.seat: computer_handle(seat.bot) if seat.bot else "" for seat in match.seats}
+    return {seat: standings.get(player) or Standing(
+        "", match.game.id, first_rating(handles[seat], match.game.id), 0)
+            for seat, player in seated.items() if player in standings or match.rated}
 
 
 def seat_labels(db: sqlite_utils.Database, match: Match) -> list[str]:
@@ -246,9 +273,11 @@ def recompute(db: sqlite_utils.Database, game: str) -> None:
 
 
 def _rating(db: sqlite_utils.Database, player: int, game: str) -> tuple[glicko.Rating, int]:
-    """A player's rating in ``game`` and the rated games it counts; a new player's."""
+    """A player's rating in ``game`` and the rated games it counts; before the first, the
+    player's ``first_rating``."""
     row = db.execute("SELECT rating, deviation, volatility, games FROM ratings "
                      "WHERE player_id = ? AND game = ?", [player, game]).fetchone()
     if row is None:
-        return glicko.Rating(), 0
+        handle = db.execute("SELECT handle FROM players WHERE id = ?", [player]).fetchone()[0]
+        return first_rating(handle, game), 0
     return glicko.Rating(row[0], row[1], row[2]), row[3]

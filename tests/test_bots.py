@@ -12,6 +12,7 @@ import engine
 from engine import bots
 from engine import magnet as M
 from engine import magnetic_field as MF
+from engine.bots.alphabeta import AlphaBeta
 from test_magnetic_field import position as field_position
 
 VARIANTS = [("mastery", 2), ("the-right-moves", 2), ("the-right-moves", 4), ("magnet", 2),
@@ -159,6 +160,62 @@ def test_an_immediate_loss_is_parried():
                        for reply in game.legal_moves(after, 1))
 
 
+def wins_by_force(game: engine.Game, state: engine.State, seat: int, move: str) -> bool:
+    """Whether ``move`` of ``seat`` wins at once, or leaves the opponent only replies after
+    which ``seat`` has a move that wins at once."""
+    after = game.apply(state, seat, move)
+    if after.outcome is not None:
+        return after.outcome.winners == (seat,)
+    return all(
+        (reply := game.apply(after, 1 - seat, answer)).outcome is None and any(
+            (end := game.apply(reply, seat, last)).outcome and end.outcome.winners == (seat,)
+            for last in game.legal_moves(reply, seat))
+        for answer in game.legal_moves(after, 1 - seat))
+
+
+def test_the_search_finds_a_win_in_two_moves_at_every_level():
+    # Dark moves Light's Pawn on d3 by control (its Master on c2 holds it) to a3 or b3, next
+    # to its Officer; whatever Light does, Dark then takes Light's last Master or last Pawn.
+    # Nothing wins at once.
+    game = engine.get("mastery")
+    state = mastery_position({"c2": "M", "a6": "M", "b2": "O", "g6": "P", "e6": "m",
+                              "d3": "p"})
+    assert not any(game.apply(state, 0, move).outcome for move in game.legal_moves(state, 0))
+    for seed, level in enumerate(bots.LEVELS):
+        move, rating = bots.assess(game, state, 0, level=level, seed=seed)
+        assert wins_by_force(game, state, 0, move) and rating == 1.0
+
+
+def test_the_search_spends_its_nodes_alike_every_time():
+    # The budget counts nodes, not seconds: a cut-short search gives the same move again.
+    game = engine.get("mastery")
+    state = game.start(2, {}, "nodes")
+    tree = bots.HEURISTICS["mastery"].tree
+    chosen = set()
+    for _ in range(2):
+        search = AlphaBeta(tree, state, nodes=400, contempt=1.0, noise=0.0,
+                           rng=random.Random(1), repetition=True)
+        chosen.add((str(search.run()), search.depth, search.value))
+    assert len(chosen) == 1 and next(iter(chosen))[1] >= 1
+
+
+def test_a_search_out_of_time_answers_the_best_move_it_found():
+    # (what a web request's assessment does on a loaded machine: seconds=0 stops the search
+    # at its first look at the clock)
+    game = engine.get("mastery")
+    state = game.start(2, {}, "clock")
+    move, rating = bots.assess(game, state, 0, level="hard", seed=1, seconds=0.0)
+    assert move in game.legal_moves(state, 0) and 0 < rating < 1
+
+
+def test_equal_levels_below_the_strongest_vary_their_games_by_the_seed():
+    # (The strongest level's noise is too small to change its first move.)
+    game = engine.get("mastery")
+    state = game.start(2, {}, "vary")
+    for level in list(bots.LEVELS)[:-1]:
+        assert len({bots.choose(game, state, 0, level=level, seed=s) for s in range(6)}) > 1
+
+
 # Two pawns stepping back and forth, Light's on f3 and f2, Dark's on d3 and d2: after these
 # moves from the position below, the position with them on f2 and d2 and Light to move has
 # occurred twice, and the one with them on f3 and d3 too (Light to move).
@@ -194,13 +251,13 @@ def test_a_bot_ahead_does_not_let_the_opponent_repeat_the_position():
 def test_a_bot_behind_repeats_the_position():
     # The same with an Officer on a8 instead of Light's third Master (Light is two Officers
     # ahead), one more move played: Dark's d2-d3 makes the position occur a third time, a
-    # draw that Dark, behind but not hopelessly, takes.
+    # draw that Dark, behind, takes at every level, whatever its noise.
     game = engine.get("mastery")
     state = game.apply(pawns_shuffling({"c6": "M", "g7": "M", "f8": "m", "d7": "m", "e7": "o",
                                         "a8": "o"}), 1, "f2-f3")
-    assert 0.2 < bots.HEURISTICS["mastery"].evaluate(state, 0) < 0.4
-    for seed in range(3):
-        move = bots.choose(game, state, 0, level=WEAKEST, seed=seed)
+    assert bots.HEURISTICS["mastery"].evaluate(state, 0) < bots.DRAW
+    for seed, level in zip(range(3), bots.LEVELS):
+        move = bots.choose(game, state, 0, level=level, seed=seed)
         assert move == "d2-d3" and game.apply(state, 0, move).outcome.draw
 
 

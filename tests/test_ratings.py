@@ -9,7 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from flask import url_for
 
-from pbem import glicko, matches, players
+from engine import bots
+from pbem import glicko, matches, players, ratings
 from pbem.jobs import scheduler
 from pbem.store.db import get_db
 
@@ -196,10 +197,28 @@ def test_each_computer_level_is_a_rated_player(app, client, ann):
         state = client.get(mine).json
         client.post(f"{mine}/moves", json={"move": state["legal_moves"][0], "ply": state["ply"]})
         assert scheduler.play_bots(app) == 1
+    start = ratings.COMPUTER_RATINGS["mastery"]["easy"]
     mastery_resign(client, mine)
     computer = profile(client, "computer-easy")["ratings"]["mastery"]
-    assert computer["rating"] > 1500 and computer["games"] == 1
-    assert profile(client, "Ann")["ratings"]["mastery"]["rating"] < 1500
+    # The level began at its fitted rating, established, and won.
+    assert computer["rating"] > start and computer["games"] == 1
+    assert not computer["provisional"]
+    # Ann, new, lost to the level as its fitted rating stood.
+    expected = glicko.game(glicko.Rating(), ratings.first_rating("computer-easy", "mastery"), 0)
+    assert profile(client, "Ann")["ratings"]["mastery"]["rating"] == pytest.approx(
+        expected[0].rating, abs=0.01)
+
+
+def test_each_level_begins_at_its_fitted_rating_said_on_the_leaderboard(client):
+    fitted = ratings.COMPUTER_RATINGS["magnet"]
+    assert list(fitted) == list(bots.LEVELS)  # every level, weakest first, each stronger
+    assert sorted(fitted.values()) == list(fitted.values())
+    assert ratings.first_rating("computer-hard", "magnet") == glicko.Rating(
+        fitted["hard"], ratings.COMPUTER_DEVIATION)
+    assert ratings.first_rating("Ann", "magnet") == glicko.Rating()
+    page = " ".join(client.get("/ratings/magnet").text.split())
+    for level, rating in fitted.items():
+        assert f'<tr><td>{level}</td><td class="rating">{rating}</td></tr>' in page
 
 
 @pytest.mark.one_database  # a body refused before anything is stored

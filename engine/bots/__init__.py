@@ -1,6 +1,9 @@
 """Computer players for every game, at several levels, that know only what their seat knows.
 
-``choose(game, state, seat, level=..., seed=...)`` answers a move. It plays a move that wins
+``choose(game, state, seat, level=..., seed=...)`` answers a move. In a game without hidden
+information whose heuristics give a ``tree`` (Mastery, The Right Moves), it searches it by
+alpha-beta (``alphabeta.py``) for the nodes its level allows, each root move raised by the
+level's noise drawn from the seed. In the others it plays a move that wins
 at once in every world the seat can imagine; otherwise it leaves out the moves after which
 the opponent could win at once (unless every move does), and, when it is ahead, those
 that draw or let the opponent draw at once, and searches the rest with
@@ -11,14 +14,25 @@ cannot tell apart get the same move; the same arguments always give the same mov
 from __future__ import annotations
 
 import random
+import time
 
 from ..core import Game, InvalidGameSetup, State, chance
 from . import magnet, magnetic_field, mastery, the_right_moves
-from .search import DRAW, Heuristics, Search, lost, result, won
+from .alphabeta import WIN, AlphaBeta
+from .search import DRAW, Heuristics, Search, lost, result, squash, won
 
 # Simulations per move in the game whose simulations cost the least; each game scales them
 # by its ``Heuristics.cost``, so that a level takes about as long in every game.
 LEVELS: dict[str, int] = {"easy": 100, "medium": 500, "hard": 2500}
+# The alpha-beta levels: nodes per move, and the most points of noise added to a root move's
+# value (a weaker level errs more; equal levels vary their games).
+NODES: dict[str, int] = {"easy": 300, "medium": 2000, "hard": 20000}
+NOISE: dict[str, float] = {"easy": 2.0, "medium": 0.5, "hard": 0.1}
+CONTEMPT = 3.0  # points a draw is worth less than an even game to the searching side
+# A safeguard only (None: none): the node budgets take well under this on an idle 2-core
+# machine, where the move depends on the arguments alone; on a machine so loaded that the
+# strongest level's nodes would take longer, the search stops here with the best move found.
+MOST_SECONDS: float | None = 4.5
 
 HEURISTICS: dict[str, Heuristics] = {h.game.id: h for h in (
     mastery.HEURISTICS, magnet.HEURISTICS, the_right_moves.HEURISTICS,
@@ -35,18 +49,19 @@ def heuristics_of(game: Game) -> Heuristics:
 
 def choose(game: Game, state: State, seat: int, *, level: str, seed: object) -> str:
     """A legal move for ``seat``, who must be to move in ``state``."""
-    return _decide(game, state, seat, level, seed)[0]
+    return _decide(game, state, seat, level, seed, None)[0]
 
 
-def assess(game: Game, state: State, seat: int, *, level: str,
-           seed: object) -> tuple[str, float]:
+def assess(game: Game, state: State, seat: int, *, level: str, seed: object,
+           seconds: float | None = None) -> tuple[str, float]:
     """``choose``'s move and how the level rates the position for ``seat``: its expected
     score from 0 (lost) to 1 (won), ½ a draw. The rating is the searched move's average
     result; where the level plays without searching (a set-up, a single sensible move), the
-    evaluation of the position after the move."""
-    move, search = _decide(game, state, seat, level, seed)
-    if search is not None:
-        return move, search.value(move)
+    evaluation of the position after the move. ``seconds``: at most so long on the clock
+    for an alpha-beta search (a web request's), besides ``MOST_SECONDS``."""
+    move, value = _decide(game, state, seat, level, seed, seconds)
+    if value is not None:
+        return move, value
     heuristics = heuristics_of(game)
     rng = chance(str(seed), "bot", game.id, level, state.ply, seat, "assess")
     after = game.apply(game.resample(state, seat, rng), seat, move)  # (a set-up too)
@@ -54,9 +69,10 @@ def assess(game: Game, state: State, seat: int, *, level: str,
         else heuristics.evaluate(after, seat)
 
 
-def _decide(game: Game, state: State, seat: int, level: str,
-            seed: object) -> tuple[str, Search | None]:
-    """The move the level plays, and the search that chose it (None: no search needed)."""
+def _decide(game: Game, state: State, seat: int, level: str, seed: object,
+            seconds: float | None) -> tuple[str, float | None]:
+    """The move the level plays, and how its search rated it for ``seat`` (None: it played
+    without searching)."""
     if level not in LEVELS:
         raise InvalidGameSetup("Unknown level %(level)s: the levels are %(levels)s.",
                                level=repr(level), levels=tuple(LEVELS))
@@ -66,12 +82,32 @@ def _decide(game: Game, state: State, seat: int, level: str,
     move = heuristics.opening(state, seat, rng)
     if move is not None:
         return move, None
+    if heuristics.tree is not None:
+        return _alpha_beta(heuristics, state, level, rng, seconds)
     candidates = _sensible_moves(heuristics, state, seat, rng)
     if len(candidates) == 1:
         return candidates[0], None
     search = Search(heuristics, state, seat, rng, candidates)
     search.run(max(1, round(LEVELS[level] / heuristics.cost)))
-    return search.best(), search
+    move = search.best()
+    return move, search.value(move)
+
+
+def _alpha_beta(heuristics: Heuristics, state: State, level: str, rng: random.Random,
+                seconds: float | None) -> tuple[str, float]:
+    """The move of the alpha-beta search at ``level`` (stopped after ``seconds`` or
+    ``MOST_SECONDS`` if it has not spent its nodes by then), and its value for the side
+    to move as an expected score (1 won, 0 lost)."""
+    tree = heuristics.tree
+    assert tree is not None
+    limits = [limit for limit in (MOST_SECONDS, seconds) if limit is not None]
+    search = AlphaBeta(tree, state, nodes=NODES[level], contempt=CONTEMPT, noise=NOISE[level],
+                       rng=rng, repetition=bool(state.options.get("repetition_draw")),
+                       deadline=time.monotonic() + min(limits) if limits else None)
+    move = search.run()
+    value = search.value
+    rated = 1.0 if value > WIN / 2 else 0.0 if value < -WIN / 2 else squash(value, tree.scale)
+    return tree.text(search.position, move), rated
 
 
 def _sensible_moves(heuristics: Heuristics, state: State, seat: int,

@@ -15,6 +15,7 @@ import random
 from typing import Any, Generic, Hashable
 
 from ..core import Game, State, StateT
+from .alphabeta import Tree
 
 EXPLORATION = 0.3  # UCB's constant, for rewards between 0 and 1
 WIDENING = 2.0  # a node visited n times considers its first 2 sqrt(n + 1) moves
@@ -50,6 +51,9 @@ class Heuristics(Generic[StateT]):
     rollout_plies = 4  # quick moves played from a new node before it is evaluated
     width: int | None = None  # the most moves of a position the tree considers, best first
     cost = 1.0  # work of one simulation, relative to the other games (see bots.LEVELS)
+    # A game without hidden information may be searched by alpha-beta instead (its levels
+    # count nodes: bots.NODES); then only ``evaluate`` and ``threat`` of these are used.
+    tree: Tree[Any, Any] | None = None
 
     def __init__(self, game: Game[StateT]):
         self.game = game

@@ -154,7 +154,9 @@ def leaderboard(game_id: str):
     """A game's leaderboard: its established players, highest rating first."""
     game = _game_or_404(game_id)
     return render_template("leaderboard.html", game=game, games=engine.GAMES.values(),
-                           standings=ratings.leaderboard(get_db(), game.id))
+                           standings=ratings.leaderboard(get_db(), game.id),
+                           computer_ratings=ratings.COMPUTER_RATINGS.get(game.id),
+                           levels=computer.LEVEL_NAMES)
 
 
 @bp.get("/favicon.ico")
