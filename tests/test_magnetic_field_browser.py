@@ -67,7 +67,9 @@ def test_the_preview_warns_before_blue_empties_its_field_ahead_of_reds_first_fig
     assert serious_violations(page) == []
     # another cell keeps the game going: no warning
     page.locator(".builder a.cancel").click()
+    expect(page.locator("#confirm-move")).to_have_count(0)  # back to choosing a cell
     page.locator('.board-area a.cell[data-cell="c3"]').click()
+    expect(page.locator(".builder")).to_contain_text("enter on c3: choose its direction")
     page.locator(".builder a.choice", has_text="N pole ↑ north").click()
     expect(page.locator("#confirm-move")).to_have_text("Play +c3:n")
     expect(page.locator(".mf-preview")).to_be_visible()

@@ -286,7 +286,7 @@ def report_seat(token: str):
     source = request.args if request.method == "GET" else request.form
     fields: dict[str, Any] = {"reason": source.get("reason"), "text": source.get("text")}
     for name in ("seat", "message"):
-        if source.get(name, "").isdigit():
+        if source.get(name, "").isdecimal():
             fields[name] = int(source[name])
     back = url_for("play.page", role="play", token=token)
     here = url_for(".report_seat", token=token)
@@ -419,7 +419,7 @@ def act():
     form = {name: request.form.get(name) or None for name in
             ("handle", "action", "note", "game")}
     report = request.form.get("report", "")
-    form["report"] = int(report) if report.isdigit() else None  # type: ignore[assignment]
+    form["report"] = int(report) if report.isdecimal() else None  # type: ignore[assignment]
     try:
         done = _take(moderator, form)
     except ActionError as error:
