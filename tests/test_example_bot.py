@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from pbem.store.db import connect
 from helpers import SIGN_IN_LINK, free_port
 from test_production import GUNICORN, stop, wait_up
@@ -34,6 +36,8 @@ def sign_up(base: str, database: str, handle: str) -> str:
     return signed["key"]
 
 
+# what the bot reads and sends, not how it is stored: test_platform keeps the stream on both
+@pytest.mark.one_database
 def test_the_example_bot_takes_the_seat_it_is_offered_and_plays_the_game_to_its_end(
         tmp_path, database):
     port = free_port()
