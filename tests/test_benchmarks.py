@@ -100,7 +100,7 @@ def bots_bench(monkeypatch):
 def test_bots_bench_credits_each_game_to_the_side_that_moved_first(bots_bench):
     # Sides alternate: the first player (easy) moves first in even games, second in odd ones.
     for number in (0, 1):
-        first, opener = bots_bench.play_game(("mastery", 2, "easy", "random", number, 400))
+        first, opener = bots_bench.play_game(("mastery", 2, "easy", "random", number, 400, None))
         assert first == 1.0  # easy beats random moves from either side
         assert opener == (first if number % 2 == 0 else 1 - first)
 
