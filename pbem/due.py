@@ -1,7 +1,7 @@
 """What the scheduler's jobs must look at, and from when: the ``due`` table.
 
 Each job would otherwise have to replay every active game to find the few it has work for.
-Instead, every transaction that makes a game or records an event (``matches.create``,
+Instead, every transaction that makes a game or records an event (``creation.create``,
 ``matches.record``, which ``commands.submit`` calls) also rewrites that game's rows here
 from its log, one per seat and kind:
 

@@ -2,7 +2,7 @@
 standings are counted from the results.
 
 Every game of a tournament is an ordinary game of this server (emails, clocks and their
-vacation days, computers as players, chat, review), made by ``matches.create`` between two
+vacation days, computers as players, chat, review), made by ``creation.create`` between two
 entrants known across games (``players``). When one ends (``game_ended``, subscribed to
 ``signals.event_recorded``, in the transaction that records the end) its result is kept
 here and the tournament moves on (``_advance``): a round robin made all its games at the
@@ -36,7 +36,8 @@ import sqlite_utils
 from engine import bots
 from flask import current_app
 
-from . import clocks, commands, links, matches, pairings, players, ratings, sanctions, signals
+from . import (clocks, commands, creation, links, matches, pairings, players, ratings, sanctions,
+               signals)
 from .events import Command, SeatTaken, Verdict
 from .matches import ActionError, Event, InvalidRequest, Match, Refused
 from .store.db import claimed, hold_name, insert_rows, write
@@ -395,7 +396,7 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
         raise InvalidRequest("'adjudication' must be one of: %(ways)s.",
                              ways=tuple(ADJUDICATIONS))
     rated = _flag(body, "rated", False)
-    if rated and (no_clock := matches.rated_clock(clock)) is not None:
+    if rated and (no_clock := creation.rated_clock(clock)) is not None:
         raise Refused(no_clock)
     now = utc.iso(utc.now())
     tournament_id = secrets.token_urlsafe(6)
@@ -685,7 +686,7 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
                              "tournament_id = ? GROUP BY round", [tournament.id]).fetchall())
     spoken = players.languages_of(db, list(index))  # each game's emails in its player's
     paired = [(number, first, second) for number, pairs in rounds for first, second in pairs]
-    requested = matches.new_games(
+    requested = creation.new_games(
         tournament.game.id,
         [{"bot": e.level} if e.level else
          {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
@@ -695,7 +696,7 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
         claimed={i: e.player_id for i, e in enumerate(everyone) if not e.level})
     stored = []
     for created, (number, first, second) in zip(
-            matches.create_many(db, requested, announce=False), paired):
+            creation.create_many(db, requested, announce=False), paired):
         counts[number] = counts.get(number, 0) + 1
         stored.append(Pairing(number, counts[number], created.match.id, first, second, None,
                               None, None, created.match.created_at))

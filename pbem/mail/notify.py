@@ -27,7 +27,8 @@ from .. import blocks, clocks, due, events, invites, languages, links, matches, 
 from . import channels, compose, outbox, push, sentences, webhooks
 from ..boards import board_for
 from ..events import Event
-from ..matches import Created, Match
+from ..creation import Created
+from ..matches import Match
 from ..store import utc
 from ..store.db import write
 

@@ -12,8 +12,8 @@ from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
 from .. import (analysis, blocks, botaccounts, clocks, commands, commitment, computer,
-               conditional, events, fairplay, invites, languages, limits, links, matches,
-               players, ratings, talk)
+               conditional, creation, events, fairplay, invites, languages, limits, links,
+               matches, players, ratings, talk)
 from . import feeds, records
 from ..mail import bounces, notify, push, webhooks
 from ..store.db import get_db, write
@@ -150,7 +150,7 @@ def create_game():
             raise matches.Refused(refusal)
         entries, offered = botaccounts.offers(db, entries, body.get("game"),
                                               body.get("clock"), body.get("rated", False))
-        created = matches.create(db, body.get("game"), entries,
+        created = creation.create(db, body.get("game"), entries,
                                  body.get("options"), clock=body.get("clock"),
                                  public=body.get("public", False), client=client,
                                  rated=body.get("rated", False),
