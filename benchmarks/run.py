@@ -54,7 +54,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # hel
 
 import engine
 from pbem import commands, computer, create_app, creation, matches, positions
-from pbem.mail import bounces, outbox, notify, pictures, webhooks
+from pbem.mail import bounces, outbox, pictures, reminders, webhooks
 from pbem.mail import compose
 from pbem.web import play, records
 from pbem.store.db import connect, write
@@ -664,9 +664,9 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
         db.conn.set_trace_callback(traced)
         jobs: list[tuple[str, Callable[..., int], tuple]] = [
             ("timeouts", commands.record_timeouts, (now,)),
-            ("deadline warnings", notify.send_deadline_warnings, (now,)),
-            ("reminders", notify.send_reminders, (now, 48)),
-            ("digests", notify.send_digests, (now, 7)),
+            ("deadline warnings", reminders.send_deadline_warnings, (now,)),
+            ("reminders", reminders.send_reminders, (now, 48)),
+            ("digests", reminders.send_digests, (now, 7)),
             ("computer's turns found (not played)",
              lambda db, now: len(computer.due_turns(db, now)), (now,))]
         with app.test_request_context():

@@ -21,7 +21,7 @@ import engine
 from engine.magnetic_field import CELL_INDEX, CELLS, EMPTY, TILE_ORDER
 from pbem import commands, create_app, creation, matches
 from pbem.events import Command, Move
-from pbem.mail import outbox, notify
+from pbem.mail import notify, outbox, preferences
 from pbem.jobs import scheduler
 from pbem.links import resolve
 from pbem.boards import board_for
@@ -316,9 +316,9 @@ def test_settings_page_from_an_email_and_from_the_play_page(app, client, db):
     assert re.search(rf'name="notify-{game.id}-0" value="each" checked',
                      client.get(here).get_data(as_text=True))
     assert client.post(here, data={f"notify-{game.id}-0": "none"}).status_code == 303
-    assert notify.preference(db, game.id, 0) == "none"
+    assert preferences.preference(db, game.id, 0) == "none"
     assert client.post(here, data={f"notify-{game.id}-0": "bogus"}).status_code == 303
-    assert notify.preference(db, game.id, 0) == "none"
+    assert preferences.preference(db, game.id, 0) == "none"
     assert client.get("/play/" + "B" * 32 + "/email").status_code == 404
 
     # Neither seat gets turn emails now; the game's result still reaches both.
@@ -344,14 +344,14 @@ def test_one_click_unsubscribe_by_post_to_the_list_unsubscribe_url(app, client, 
     # A GET (a mail scanner, or the person) changes nothing: it shows the button.
     page = client.get(url).get_data(as_text=True)
     assert '<button type="submit">Unsubscribe</button>' in page and "Mastery" in page
-    assert notify.preference(db, game.id, 1) == "each"
+    assert preferences.preference(db, game.id, 1) == "each"
 
     # RFC 8058: the provider POSTs "List-Unsubscribe=One-Click", with no further step.
     response = client.post(url, data={"List-Unsubscribe": "One-Click"})
     assert response.status_code == 200
     assert "You are unsubscribed" in response.get_data(as_text=True)
-    assert notify.preference(db, game.id, 1) == "none"
-    assert notify.preference(db, game.id, 0) == "each"
+    assert preferences.preference(db, game.id, 1) == "none"
+    assert preferences.preference(db, game.id, 0) == "each"
     assert client.post(url).status_code == 200  # again: harmless
     assert client.post("/email/" + "C" * 32 + "/unsubscribe").status_code == 404
     # the page's own button answers with the page, which says it is done (a reload sends
