@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Mapping, Sequence
@@ -19,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import engine
 import sqlite_utils
 
-from . import clocks, conditional, due, events, languages, positions, signals
+from . import clocks, conditional, due, events, languages, positions, results, signals
 from .events import ActionError, Declined, Event, Payload, Refused
 # the refusals and checks that the ways in name from here, as they name ``Refused``
 from .events import InvalidRequest as InvalidRequest
@@ -45,23 +44,6 @@ class Seat:
     @property
     def open(self) -> bool:
         return self.name is None
-
-
-def _naming(text: Any, names: Mapping[str, Any]) -> Any:
-    """``text`` with each side it names replaced by ``names``: in its fields, at any depth,
-    if it is ``engine.Text``; a field that is a side becomes the name itself (which may be
-    Text: "team Red")."""
-    if isinstance(text, engine.Text) and text.fields:
-        return engine.Text(text.template, **{field: _naming(value, names)
-                                             for field, value in text.fields.items()})
-    if not isinstance(text, str):
-        return text
-    if text in names:  # a side, also as the engines name it (Text: "Dark")
-        return names[text]
-    if isinstance(text, engine.Text):  # words, not names
-        return text
-    sides = "|".join(re.escape(side) for side in sorted(names, key=len, reverse=True))
-    return re.sub(rf"(?<!\w)(?:{sides})(?!\w)", lambda found: names[found.group(0)], text)
 
 
 # A deleted player's name in the games they played (not a handle: it has a space), stored
@@ -185,35 +167,23 @@ class Match:
         return None
 
     @property
+    def names(self) -> tuple[str | None, ...]:
+        """The players' names, by seat (None: an open seat)."""
+        return tuple(s.name for s in self.seats)
+
+    @property
     def result(self) -> engine.Text:
-        """The outcome in words, naming the players: "Ann won: Bob resigned", "Ann and Cid
-        won (team Red): Dee has no legal move", "Draw: draw agreed"."""
-        outcome = self.current.outcome
-        if outcome is None:
-            return engine.Text("in progress")
-        if outcome.draw:
-            return engine.Text("Draw: %(reason)s", reason=self.reason)
-        if not outcome.winners:
-            return engine.Text("No result: %(reason)s", reason=self.reason)
-        team = self.game.team_name(self.players, outcome.winners[0])
-        if team:
-            return engine.Text("%(players)s won (team %(team)s): %(reason)s", team=team,
-                               players=self.people(outcome.winners), reason=self.reason)
-        return engine.Text("%(players)s won: %(reason)s", players=self.people(outcome.winners),
-                           reason=self.reason)
+        """The outcome in words, naming the players (``results.result``): "Ann won: Bob
+        resigned"."""
+        return results.result(self.game, self.players, self.states[0], self.names,
+                              self.current.outcome)
 
     @property
     def reason(self) -> engine.Text:
-        """The outcome's reason with the players named: the engine names sides ("Dark
-        resigned", "Red (2) has no legal move"); each side becomes its player's name, and in
-        a team game each team's colour "team Red"."""
-        names: dict[str, Any] = {self.seat_name(seat): self.seats[seat].name
-                                 for seat in range(self.players)}
-        for seat in range(self.players):
-            team = self.game.team_name(self.players, seat)
-            if team:
-                names.setdefault(team, engine.Text("team %(team)s", team=team))
-        return _naming(self.current.outcome.reason, names)
+        """The outcome's reason with the players named (``results.reason``)."""
+        outcome = self.current.outcome
+        assert outcome is not None  # a finished game's
+        return results.reason(self.game, self.players, self.states[0], self.names, outcome)
 
     def outcome_json(self) -> dict[str, Any] | None:
         """The outcome for the API and the record, its reason naming the players."""
@@ -226,24 +196,14 @@ class Match:
         return self.game.side_name(self.states[0], seat)
 
     def people(self, seats: Sequence[int]) -> str:
-        """The players of ``seats`` by name: "Ann", "Ann and Cid" ("" for none); ``Text``,
-        its "and" in the reader's language."""
-        names = [self.seats[seat].name or "" for seat in seats]
-        if len(names) < 2:
-            return names[0] if names else ""  # as it is: the computer's name is Text
-        return engine.Text("%(names)s and %(last)s", names=tuple(names[:-1]), last=names[-1])
+        """The players of ``seats`` by name: "Ann", "Ann and Cid" (``results.people``)."""
+        return results.people([self.seats[seat].name or "" for seat in seats])
 
     @property
     def sides(self) -> str:
-        """Who plays whom: "Ann vs Bob"; teams "Ann & Cid vs Bob & Dee" (``Text``)."""
-        teams = [functools.reduce(
-            lambda first, second: engine.Text("%(first)s & %(second)s", first=first,
-                                              second=second),
-            [self.seats[seat].name or engine.Text("(open seat)") for seat in team])
-            for team in self.game.teams(self.players)]
-        return functools.reduce(
-            lambda first, second: engine.Text("%(first)s vs %(second)s", first=first,
-                                              second=second), teams)
+        """Who plays whom: "Ann vs Bob" (``results.sides``)."""
+        return results.sides([[self.seats[seat].name or engine.Text("(open seat)")
+                               for seat in team] for team in self.game.teams(self.players)])
 
     def partners(self, seat: int) -> tuple[int, ...]:
         """The other seats of ``seat``'s team (none in a two-player game)."""

@@ -92,8 +92,8 @@ def test_every_module_is_in_a_part_the_rule_knows():
     assert {part(module) for module in MODULES} == set(ALLOWED) | {"app"}
 
 
-@pytest.mark.parametrize("module", ["matches", "creation", "clocks", "links", "store.db",
-                                    "signals"])
+@pytest.mark.parametrize("module", ["matches", "creation", "results", "clocks", "links",
+                                    "store.db", "signals"])
 def test_the_game_log_imports_nothing_that_sends(module):
     assert not {part(other) for other in reached(module)} & {"mail", "web", "jobs", "app"}
 
