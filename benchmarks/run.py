@@ -53,8 +53,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # helpers
 
 import engine
-from pbem import commands, computer, create_app, matches, positions
-from pbem.mail import bounces, outbox, notify, pictures, webhooks
+from pbem import commands, computer, create_app, creation, matches, positions
+from pbem.mail import bounces, outbox, pictures, reminders, webhooks
 from pbem.mail import compose
 from pbem.web import play, records
 from pbem.store.db import connect, write
@@ -526,7 +526,7 @@ def positions_drawn(db, count: int) -> list[tuple[str, str]]:
     boards: list[tuple[str, str]] = []
     rng = random.Random(5)
     while len(boards) < count:
-        match = matches.create(db, "mastery", PLAYERS, {}).match
+        match = creation.create(db, "mastery", PLAYERS, {}).match
         while match.current.outcome is None and len(boards) < count:
             seat = match.current.to_move[0]
             move = rng.choice(match.game.legal_moves(match.current, seat))
@@ -664,9 +664,9 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
         db.conn.set_trace_callback(traced)
         jobs: list[tuple[str, Callable[..., int], tuple]] = [
             ("timeouts", commands.record_timeouts, (now,)),
-            ("deadline warnings", notify.send_deadline_warnings, (now,)),
-            ("reminders", notify.send_reminders, (now, 48)),
-            ("digests", notify.send_digests, (now, 7)),
+            ("deadline warnings", reminders.send_deadline_warnings, (now,)),
+            ("reminders", reminders.send_reminders, (now, 48)),
+            ("digests", reminders.send_digests, (now, 7)),
             ("computer's turns found (not played)",
              lambda db, now: len(computer.due_turns(db, now)), (now,))]
         with app.test_request_context():
@@ -703,7 +703,7 @@ def fairness_figures(games: int = 1000, moves: int = 10) -> None:
         with app.test_request_context():
             for number in range(games):
                 game = kinds[number % len(kinds)]
-                matches.create(db, game.id, [{"bot": "easy"}] * game.player_counts[0],
+                creation.create(db, game.id, [{"bot": "easy"}] * game.player_counts[0],
                                options(game))
         client, rng, waits, api = app.test_client(), random.Random(1), list[float](), ""
         with serving.job_process(server_env(folder)):

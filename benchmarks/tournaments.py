@@ -34,6 +34,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from pbem import create_app, pairings, players, tournaments  # noqa: E402
 from pbem.store.db import get_db, upgrade  # noqa: E402
+from pbem.web import tournaments as web_tournaments  # noqa: E402
 # tests/postgres.py, the tests' throwaway cluster: looked up by name, as the tests are not
 # type-checked
 postgres = importlib.import_module("postgres")
@@ -92,8 +93,8 @@ def round_robin_started(count: int, engine: str, database: str | None = None) ->
         db = get_db()
         entrants = [players.create(db, f"player{i}", f"player{i}@example.org")
                     for i in range(count)]
-        tournament = tournaments.create(db, entrants[0], {
-            "name": "Bench", "game": "mastery", "format": "round-robin"})
+        tournament = tournaments.create(db, entrants[0], web_tournaments.checked({
+            "name": "Bench", "game": "mastery", "format": "round-robin"}))
         for player in entrants:
             tournaments.enter(db, tournament.id, player)
         with timed(f"round robin of {count} players: the organiser's start in {engine}"):

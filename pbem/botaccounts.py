@@ -160,7 +160,7 @@ def declare(db: sqlite_utils.Database, player: Player, games: Any, modes: Any = 
 def offers(db: sqlite_utils.Database, entries: Any, game_id: Any, clock: Any,
            rated: Any) -> tuple[Any, dict[int, int]]:
     """The players' entries of a new game with each ``{"handle"}`` (a bot's) made an open
-    seat, and the bots' ids by seat, for ``matches.create``'s ``offered``. A handle that is
+    seat, and the bots' ids by seat, for ``creation.create``'s ``offered``. A handle that is
     no bot's, or a bot that does not play such a game, is refused."""
     if not isinstance(entries, list) or not any(
             isinstance(entry, dict) and "handle" in entry for entry in entries):

@@ -1,7 +1,7 @@
 """Secret setups committed: a game with hidden information publishes from its start the
 SHA-256 of its seed, and reveals the seed once the game is over.
 
-The seed (128 random bits, ``matches.new_game``) decides every chance event of a game
+The seed (128 random bits, ``creation.new_game``) decides every chance event of a game
 (``engine.core.chance``: Magnet's random setup, Magnetic Field's colours and the order of
 its deck), and the players' own choices (a Magnet setup, a draft pick) are moves of its log.
 So the seed and the moves make the whole game: anyone holding the commitment from the

@@ -1,29 +1,29 @@
 """What the scheduler's jobs must look at, and from when: the ``due`` table.
 
 Each job would otherwise have to replay every active game to find the few it has work for.
-Instead, every transaction that makes a game or records an event (``matches.create``,
+Instead, every transaction that makes a game or records an event (``creation.create``,
 ``matches.record``, which ``commands.submit`` calls) also rewrites that game's rows here
 from its log, one per seat and kind:
 
 - ``timeout``: a seat to move under a clock; ``at`` its deadline (``commands.record_timeouts``);
 - ``warning``: the same seat; ``at`` when its first deadline reminder may fall due, and
   ``not_before`` the next one the seat's choice waits for
-  (``notify.send_deadline_warnings``);
+  (``reminders.send_deadline_warnings``);
 - ``reminder``: a seat with an email address to move; ``at`` when its turn began, since
   ``REMINDER_HOURS`` (a setting) count from there, and ``not_before`` the end of a vacation
-  that held the reminder back (``notify.send_reminders``);
+  that held the reminder back (``reminders.send_reminders``);
 - ``turn``: the same seat, once a move began its turn; ``at`` when it did, and
   ``not_before`` when its player, there at the time, may have left
-  (``notify.send_turn_emails``: the "Your move" email held back while they were there);
+  (``reminders.send_turn_emails``: the "Your move" email held back while they were there);
 - ``waiting``: a seat the game waits for (its move, or an offer to answer); ``at`` the
-  game's last event (``notify.send_digests``, which lists them all once a day);
+  game's last event (``reminders.send_digests``, which lists them all once a day);
 - ``computer``: a computer player the game waits for, or a person to move while on
   vacation (played only if they let the computer stand in), in a game with a seat a person
   plays (who waits for it); ``at`` the game's last event (``computer.play_due``);
 - ``between_computers``: the same in a game whose every seat is a computer's, which nobody
   waits for: played after the others, and paced;
 - ``expiry``: a seat with an email address of a game that waits for players; ``at`` when
-  its open seats expire (``notify.send_expiry_notices``: it will not start).
+  its open seats expire (``reminders.send_expiry_notices``: it will not start).
 
 So each job finds its work with an indexed query on time and loads only those games, and
 checks each again against the game itself before acting. A job deletes the row of what it

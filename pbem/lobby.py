@@ -1,6 +1,6 @@
 """Finding opponents: the join links of open seats and the lobby of public challenges.
 
-A game may be created with seats left open (``matches.create``). Each open seat has a join
+A game may be created with seats left open (``creation.create``). Each open seat has a join
 link, a secret like the play links (only its hash is stored, in ``invitations``):
 ``/join/<token>`` shows a form for a name and an optional email address, and a POST takes
 the seat, as a form (then on to the new player's game page) or as JSON (the API: ``201``

@@ -25,7 +25,8 @@ import sqlite_utils
 
 from . import links, matches, players, signals
 from .events import Event
-from .matches import Created, Match
+from .creation import Created
+from .matches import Match
 from .players import Player
 from .store import utc
 from .store.db import connect, hold_name

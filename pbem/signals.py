@@ -11,7 +11,7 @@ _signals = Namespace()
 
 games_created = _signals.signal("games-created")
 """Games were stored, one or thousands at once (a tournament's round). Keywords: ``games``
-(each a ``matches.Created``: the new match and its links' secrets) and ``announce``
+(each a ``creation.Created``: the new match and its links' secrets) and ``announce``
 (False: their players are told otherwise, as a tournament's are, and get no start email;
 nor have the games links yet, so their tokens are None)."""
 

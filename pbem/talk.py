@@ -18,7 +18,7 @@ import engine
 import sqlite_utils
 from flask import current_app
 
-from . import events, links, matches
+from . import creation, events, links, matches
 from .events import Message
 from .store.db import write
 from .store import utc
@@ -95,7 +95,7 @@ def rematch_seat(match: Match, seat: int) -> int:
     return (seat + 1) % match.players
 
 
-def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
+def _start_rematch(db: sqlite_utils.Database, match: Match) -> creation.Created:
     """The same game, options, clock and rating, every player one seat on, each keeping
     their choice of emails (and the computer its level, a player known across games their
     identity). Starting it emails every player their new secret link."""
@@ -103,7 +103,7 @@ def _start_rematch(db: sqlite_utils.Database, match: Match) -> matches.Created:
     claimed = {rematch_seat(match, seat): player for seat, player in db.execute(
         "SELECT seat, player_id FROM seats WHERE game_id = ? AND player_id IS NOT NULL",
         [match.id])}
-    created = matches.create(db, match.game.id, [
+    created = creation.create(db, match.game.id, [
         {"bot": s.bot} if s.bot else
         {"name": s.name, "email": s.email,
          "language": matches.language_of(db, match.id, s.seat)}  # its start email's too

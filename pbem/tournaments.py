@@ -2,7 +2,7 @@
 standings are counted from the results.
 
 Every game of a tournament is an ordinary game of this server (emails, clocks and their
-vacation days, computers as players, chat, review), made by ``matches.create`` between two
+vacation days, computers as players, chat, review), made by ``creation.create`` between two
 entrants known across games (``players``). When one ends (``game_ended``, subscribed to
 ``signals.event_recorded``, in the transaction that records the end) its result is kept
 here and the tournament moves on (``_advance``): a round robin made all its games at the
@@ -36,7 +36,8 @@ import sqlite_utils
 from engine import bots
 from flask import current_app
 
-from . import clocks, commands, links, matches, pairings, players, ratings, sanctions, signals
+from . import (clocks, commands, creation, links, matches, pairings, players, ratings, sanctions,
+               signals)
 from .events import Command, SeatTaken, Verdict
 from .matches import ActionError, Event, InvalidRequest, Match, Refused
 from .store.db import claimed, hold_name, insert_rows, write
@@ -263,7 +264,7 @@ def table(db: sqlite_utils.Database, tournament: Tournament) -> Table:
         won = pairings.knockout_winner(rounds) if tournament.status == "finished" else None
     else:  # a league's standings division by division (the others: one division)
         standing = []
-        for division in _divisions(entered) if tournament.format == "league" else [seeds]:
+        for division in divisions(entered) if tournament.format == "league" else [seeds]:
             members = set(division)
             standing += pairings.standings(division, [
                 g for g in results if g.first in members
@@ -274,7 +275,7 @@ def table(db: sqlite_utils.Database, tournament: Tournament) -> Table:
                  by_id.get(won) if won is not None else None)
 
 
-def _divisions(entered: list[Entrant]) -> list[list[int]]:
+def divisions(entered: list[Entrant]) -> list[list[int]]:
     """The players of each division, the top one first (one for all but a league)."""
     found: dict[int, list[int]] = {}
     for entrant in entered:
@@ -282,120 +283,35 @@ def _divisions(entered: list[Entrant]) -> list[list[int]]:
     return [found[number] for number in sorted(found)]
 
 
-def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]:
-    """The public answer of a tournament's ``GET <api>`` (docs/api.md): byes are points
-    without a game, so ``rounds`` leaves them out and ``byes`` names them."""
-    shown = table(db, tournament)
-    rounds: list[list[dict[str, Any]]] = [[] for _ in range(tournament.round)]
-    byes: list[list[str]] = [[] for _ in range(tournament.round)]
-    for game in shown.games:
-        if game.game_id is None:
-            byes[game.round - 1].append(shown.handle(game.first_id) or "")
-        else:
-            rounds[game.round - 1].append({
-                "game": game.game_id, "outcome": game.outcome,
-                "seats": [shown.handle(game.first_id), shown.handle(game.second_id)]})
-    return {
-        "id": tournament.id, "name": tournament.name, "game": tournament.game.id,
-        "format": tournament.format, "status": tournament.status,
-        "organiser": tournament.organiser, "rated": tournament.rated,
-        "options": tournament.options, "clock": tournament.clock,
-        "rounds_planned": tournament.rounds, "min_players": tournament.min_players,
-        "max_players": tournament.max_players, "starts_at": tournament.starts_at,
-        "round_days": tournament.round_days, "adjudication": tournament.adjudication,
-        "round_deadline": tournament.round_deadline,
-        "games_due_at": tournament.games_due_at,  # being made by the job process since
-        "players": [e.handle for e in shown.entrants],
-        "withdrawn": [e.handle for e in shown.entrants if e.withdrawn],
-        "rounds": rounds, "byes": byes,
-        **({"season": tournament.season, "previous": tournament.previous_id,
-            "next": next_of(db, tournament),
-            "divisions": [[shown.handle(p) for p in division]
-                          for division in _divisions(shown.entrants)]}
-           if tournament.format == "league" else {}),
-        "standings": [{"handle": shown.handle(s.player), "points": s.points,
-                       "tiebreak": s.tiebreak, "played": s.played} for s in shown.standings],
-        "winner": shown.winner.handle if shown.winner else None,
-    }
-
-
 # -- making one ---------------------------------------------------------------------------
 
-def _whole(body: dict[str, Any], name: str, low: int, high: int,
-           default: int | None) -> int | None:
-    value = body.get(name, default)
-    if value is None:
-        return None
-    if isinstance(value, str) and value.strip().isdecimal():  # int() reads every such text
-        value = int(value)  # from a form
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidRequest("'%(name)s' must be a whole number from %(low)s to %(high)s.",
-                             name=name, low=low, high=high)
-    return value
-
-
-def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
-    value = body.get(name, default)
-    if not isinstance(value, bool):
-        raise InvalidRequest("'%(name)s' must be true or false.", name=name)
-    return value
+@dataclass(frozen=True)
+class NewTournament:
+    """A request for a tournament, read and checked (``web.tournaments.checked``)."""
+    name: str
+    game: engine.Game
+    options: dict[str, Any]
+    clock: dict[str, Any]  # clocks.settings
+    format: str
+    rounds: int | None
+    division_size: int | None
+    promote: int | None
+    min_players: int
+    max_players: int
+    rated: bool
+    public: bool
+    starts_at: str | None
+    round_days: int | None
+    adjudication: str
 
 
 def create(db: sqlite_utils.Database, organiser: players.Player,
-           body: dict[str, Any]) -> Tournament:
-    """A new tournament that ``organiser`` runs, open for entries, from a request:
-    ``{"name", "game", "options", "clock", "format", "rounds" (swiss; 2 for a double round
-    robin), "min_players", "max_players", "rated", "public", "starts_at" (ISO time),
-    "round_days", "adjudication"}``."""
-    name = matches.checked_name(body.get("name"), engine.Text("The tournament"))
+           request: NewTournament) -> Tournament:
+    """A new tournament that ``organiser`` runs, open for entries: a rated one needs a
+    clock that rated games can be played on (``creation.rated_clock``), and an organiser
+    holds at most ``MOST_OPEN`` that have not started."""
     sanctions.refuse_suspended(db, [organiser.id])
-    try:
-        game = engine.get(str(body.get("game")))
-    except (engine.UnknownGame, TypeError):
-        raise InvalidRequest("'game' must be one of: %(games)s.",
-                             games=tuple(engine.GAMES)) from None
-    if 2 not in game.player_counts:
-        raise InvalidRequest("%(game)s is not a game for two: tournaments pair two players.",
-                             game=game.title)
-    if not game.tournaments:
-        raise InvalidRequest("%(game)s is not played in tournaments.", game=game.title)
-    options = body.get("options") or {}
-    try:
-        options = game.start(2, options, "check").options
-        clock = clocks.settings(body.get("clock"))
-    except ValueError as error:
-        raise InvalidRequest(error.args[0]) from None
-    format_ = body.get("format")
-    if format_ not in FORMATS:
-        raise InvalidRequest("'format' must be one of: %(formats)s.", formats=tuple(FORMATS))
-    if format_ == "swiss":
-        rounds = _whole(body, "rounds", 1, MOST_ROUNDS, 5)
-    elif format_ in ("round-robin", "league"):
-        rounds = _whole(body, "rounds", 1, 2, 1)
-    else:
-        rounds = None
-    division_size = promote = None
-    if format_ == "league":
-        division_size = _whole(body, "division_size", 3, 50, 6) or 6
-        promote = _whole(body, "promote", 1, (division_size - 1) // 2, 1)
-    largest = most_players(format_, division_size)
-    least = _whole(body, "min_players", 2, largest, 2) or 2
-    most = _whole(body, "max_players", 2, largest, largest) or largest
-    if most < least:
-        raise InvalidRequest("'max_players' must be at least 'min_players'.")
-    starts_at = body.get("starts_at")
-    if starts_at is not None:
-        try:
-            starts_at = utc.iso(utc.parse(starts_at))
-        except (TypeError, ValueError):
-            raise InvalidRequest("'starts_at' must be a time such as "
-                                 "2026-12-01T18:00:00+00:00.") from None
-    adjudication = body.get("adjudication", "draw")
-    if adjudication not in ADJUDICATIONS:
-        raise InvalidRequest("'adjudication' must be one of: %(ways)s.",
-                             ways=tuple(ADJUDICATIONS))
-    rated = _flag(body, "rated", False)
-    if rated and (no_clock := matches.rated_clock(clock)) is not None:
+    if request.rated and (no_clock := creation.rated_clock(request.clock)) is not None:
         raise Refused(no_clock)
     now = utc.iso(utc.now())
     tournament_id = secrets.token_urlsafe(6)
@@ -407,14 +323,15 @@ def create(db: sqlite_utils.Database, organiser: players.Player,
             raise Refused("You already organise %(most)s tournaments that have not started: "
                           "start or cancel one of them first.", most=MOST_OPEN)
         db["tournaments"].insert({
-            "id": tournament_id, "name": name, "game": game.id, "options": json.dumps(options),
-            "clock": json.dumps(clock), "format": format_, "rounds": rounds,
-            "division_size": division_size, "promote": promote,
-            "min_players": least, "max_players": most, "rated": int(rated),
-            "public": int(_flag(body, "public", True)), "organiser_id": organiser.id,
-            "starts_at": starts_at, "round_days": _whole(body, "round_days", 1, 365, None),
-            "adjudication": adjudication, "status": "open", "round": 0,
-            "created_at": now, "updated_at": now})
+            "id": tournament_id, "name": request.name, "game": request.game.id,
+            "options": json.dumps(request.options), "clock": json.dumps(request.clock),
+            "format": request.format, "rounds": request.rounds,
+            "division_size": request.division_size, "promote": request.promote,
+            "min_players": request.min_players, "max_players": request.max_players,
+            "rated": int(request.rated), "public": int(request.public),
+            "organiser_id": organiser.id, "starts_at": request.starts_at,
+            "round_days": request.round_days, "adjudication": request.adjudication,
+            "status": "open", "round": 0, "created_at": now, "updated_at": now})
     return _fresh(db, tournament_id)
 
 
@@ -637,7 +554,7 @@ def _round_robins(db: sqlite_utils.Database, tournament: Tournament, entered: li
     playing = [e for e in entered if not e.withdrawn]
     seeds = [e.player_id for e in playing]
     if any(e.division for e in playing):  # a league's next season: as it was made
-        split = _divisions(playing)
+        split = divisions(playing)
     else:
         split = pairings.divisions(seeds, tournament.division_size or len(seeds))
     every: list[tuple[int, list[tuple[int, int]]]] = []
@@ -685,7 +602,7 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
                              "tournament_id = ? GROUP BY round", [tournament.id]).fetchall())
     spoken = players.languages_of(db, list(index))  # each game's emails in its player's
     paired = [(number, first, second) for number, pairs in rounds for first, second in pairs]
-    requested = matches.new_games(
+    requested = creation.new_games(
         tournament.game.id,
         [{"bot": e.level} if e.level else
          {"name": e.handle, "email": e.email, "language": spoken[e.player_id]}
@@ -695,7 +612,7 @@ def _store_rounds(db: sqlite_utils.Database, tournament: Tournament,
         claimed={i: e.player_id for i, e in enumerate(everyone) if not e.level})
     stored = []
     for created, (number, first, second) in zip(
-            matches.create_many(db, requested, announce=False), paired):
+            creation.create_many(db, requested, announce=False), paired):
         counts[number] = counts.get(number, 0) + 1
         stored.append(Pairing(number, counts[number], created.match.id, first, second, None,
                               None, None, created.match.created_at))

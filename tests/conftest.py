@@ -35,7 +35,7 @@ from werkzeug.routing.rules import Rule
 from werkzeug.serving import make_server
 
 import pbem.store.db
-from pbem import create_app, matches
+from pbem import create_app, creation
 from pbem.web import play
 from pbem.store.db import connect, get_db
 from pbem.matches import CACHE
@@ -243,7 +243,7 @@ def seeded_game(app):
         players = [{"name": "Ann", "email": "ann@example.org"},
                    {"name": "Bob", "email": "bob@example.org"}]
         with app.test_request_context():
-            created = matches.create(get_db(), game, players, options or {}, seed=seed)
+            created = creation.create(get_db(), game, players, options or {}, seed=seed)
             return NewGame(
                 created.match.id,
                 [url_for("play.page", role="play", token=t) for t in created.tokens],

@@ -49,7 +49,8 @@ def imports() -> dict[str, set[str]]:
             if not isinstance(node, ast.ImportFrom):
                 continue
             if node.level:
-                origin = ".".join(base[:len(base) - node.level + 1] + [node.module or ""])
+                origin = ".".join(base[:len(base) - node.level + 1]
+                                  + ([node.module] if node.module else []))
             elif (node.module or "").startswith("pbem"):
                 origin = node.module.removeprefix("pbem").lstrip(".")
             else:
@@ -91,15 +92,30 @@ def test_every_module_is_in_a_part_the_rule_knows():
     assert {part(module) for module in MODULES} == set(ALLOWED) | {"app"}
 
 
-@pytest.mark.parametrize("module", ["matches", "clocks", "links", "store.db", "signals"])
+@pytest.mark.parametrize("module", ["matches", "creation", "results", "clocks", "links",
+                                    "store.db", "signals"])
 def test_the_game_log_imports_nothing_that_sends(module):
+    assert not {part(other) for other in reached(module)} & {"mail", "web", "jobs", "app"}
+
+
+def reached(module: str) -> set[str]:
+    """The modules ``module`` imports, and those they import, and so on."""
     graph = imports()
-    reached, todo = set(), [module]
+    found, todo = set(), [module]
     while todo:
-        for other in graph[todo.pop()] - reached:
-            reached.add(other)
+        for other in graph[todo.pop()] - found:
+            found.add(other)
             todo.append(other)
-    assert not {part(other) for other in reached} & {"mail", "web", "jobs", "app"}
+    return found
+
+
+def test_a_seats_choices_are_kept_apart_from_what_sends():
+    """What a seat chose is read by everything that emails, so it sends nothing itself:
+    the reminder jobs and the reactions to events come above it, not below."""
+    assert not {part(other) for other in reached("mail.preferences")} & {
+        "mail", "web", "jobs", "app"}
+    assert {"mail.notify", "mail.preferences"} <= reached("mail.reminders")
+    assert "mail.reminders" not in reached("mail.notify")
 
 
 def test_recording_an_event_tells_every_subscriber_in_its_transaction(app, db, new_game):

@@ -14,7 +14,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from pbem import clocks, commands, create_app, due, events, matches
+from pbem import clocks, commands, create_app, creation, due, events, matches
 from pbem.events import Command
 from pbem.jobs import scheduler
 from pbem.clocks import Step
@@ -214,7 +214,7 @@ def test_a_games_clocks_kept_move_by_move_are_those_of_its_whole_log(app, db):
     """The clocks each recorded event leaves (folded into the game's clocks before it) are
     those of the game's whole log, from the join that starts it on."""
     with app.test_request_context():  # the emails' links
-        game = matches.create(db, "mastery", [PLAYERS[0], {"open": True}], {},
+        game = creation.create(db, "mastery", [PLAYERS[0], {"open": True}], {},
                               clock=fischer(3, 1, 5, vacation_days=10).to_json()).match
         submitted = [commands.submit(db, game.id, 1, Command.of(
             "join", events.Joiner("Bob", "bob@example.org")))]

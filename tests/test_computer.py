@@ -11,7 +11,7 @@ import pytest
 
 import engine
 from engine import bots
-from pbem import commands, computer, matches
+from pbem import commands, computer, creation, matches
 from pbem.events import Command, Move
 from pbem import computer, matches
 from pbem.store import utc
@@ -136,7 +136,7 @@ def test_computers_play_each_other_up_to_the_cap_of_a_run_and_others_get_their_t
 
 def between_computers(app, db, count: int) -> list[str]:
     with app.test_request_context():
-        return [matches.create(db, "mastery", [EASY, EASY], {}).match.id for _ in range(count)]
+        return [creation.create(db, "mastery", [EASY, EASY], {}).match.id for _ in range(count)]
 
 
 def test_a_person_waiting_for_the_computer_is_answered_in_the_next_run_whatever_is_due(
@@ -401,7 +401,7 @@ def test_the_computer_plays_the_same_whatever_the_secrets_it_cannot_see(app, cli
     setups = ["setup a2=K a3=T2 a4=T3 a5=2 b7=2 c8=2 d9=3 e10=3 g10=3 h9=4 i8=4 j7=4",
               "setup a2=K a3=T2 a4=T3 a5=4 b7=2 c8=2 d9=3 e10=3 g10=3 h9=2 i8=4 j7=4"]
     with app.test_request_context():
-        games = [matches.create(db, "magnet", [ANN, EASY], {}, seed="one seed")
+        games = [creation.create(db, "magnet", [ANN, EASY], {}, seed="one seed")
                  for _ in setups]
     assert scheduler.play_bots(app) == 2  # the computer's setups, before Ann's
     for created, setup in zip(games, setups):

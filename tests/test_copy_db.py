@@ -10,7 +10,7 @@ import pytest
 
 from pbem import create_app, players
 from pbem.store import utc
-from pbem.mail import notify
+from pbem.mail import preferences
 from pbem.jobs import scheduler
 from pbem.store.db import connect, get_db, write
 from pbem.matches import CACHE
@@ -104,8 +104,8 @@ def installation(tmp_path, monkeypatch):
     with app.test_request_context():
         db = get_db()
         with write(db):
-            notify.set_preference(db, over["id"], 1, "digest")
-            notify.set_home_opt_out(db, "bob@example.org", True)
+            preferences.set_preference(db, over["id"], 1, "digest")
+            preferences.set_home_opt_out(db, "bob@example.org", True)
             # a player, and a sign-in link not used yet
             ann = players.sign_in(db, players.mint_sign_in(db, "ann@example.org"), "ann")
             players.mint_sign_in(db, "ann@example.org")

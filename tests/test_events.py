@@ -11,7 +11,7 @@ import pytest
 
 from pbem import clocks, events, matches
 from pbem.events import KINDS, Command, Days, Event, Message, Move, Rematch, Verdict
-from pbem.mail import channels, inbound, notify, push
+from pbem.mail import channels, inbound, notify, preferences, push
 from pbem.store.db import get_db
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "email"
@@ -121,7 +121,7 @@ def test_every_email_a_kind_sends_has_its_template_subject_and_topic(name):
     tells = KINDS[name].tells
     assert (TEMPLATES / f"{tells.template or tells.email}.txt").is_file()
     assert notify.SUBJECTS[tells.email] == tells.subject
-    assert tells.email in notify.HELD_BACK["digest"] and tells.email in notify.HELD_BACK["none"]
+    assert tells.email in preferences.HELD_BACK["digest"] and tells.email in preferences.HELD_BACK["none"]
     assert channels.TOPIC_OF.get(tells.email) == tells.topic
     assert tells.topic is None or tells.topic in channels.TOPICS
     if tells.detail:

@@ -19,9 +19,9 @@ from flask import url_for
 
 import engine
 from engine.magnetic_field import CELL_INDEX, CELLS, EMPTY, TILE_ORDER
-from pbem import commands, create_app, matches
+from pbem import commands, create_app, creation, matches
 from pbem.events import Command, Move
-from pbem.mail import outbox, notify
+from pbem.mail import notify, outbox, preferences
 from pbem.jobs import scheduler
 from pbem.links import resolve
 from pbem.boards import board_for
@@ -224,7 +224,7 @@ def test_your_turn_email_has_the_board_the_last_move_a_hint_and_a_working_link(
 @pytest.mark.one_database  # what an email says
 def test_magnetic_field_emails_never_show_the_opponents_hidden_tiles(app, client, db):
     with app.test_request_context():
-        created = matches.create(get_db(), "magnetic-field",
+        created = creation.create(get_db(), "magnetic-field",
                                  [{"name": "Ann", "email": "ann@example.org"},
                                   {"name": "Bob", "email": "bob@example.org"}],
                                  {"colours": "seat0-blue"}, seed="hidden")
@@ -316,9 +316,9 @@ def test_settings_page_from_an_email_and_from_the_play_page(app, client, db):
     assert re.search(rf'name="notify-{game.id}-0" value="each" checked',
                      client.get(here).get_data(as_text=True))
     assert client.post(here, data={f"notify-{game.id}-0": "none"}).status_code == 303
-    assert notify.preference(db, game.id, 0) == "none"
+    assert preferences.preference(db, game.id, 0) == "none"
     assert client.post(here, data={f"notify-{game.id}-0": "bogus"}).status_code == 303
-    assert notify.preference(db, game.id, 0) == "none"
+    assert preferences.preference(db, game.id, 0) == "none"
     assert client.get("/play/" + "B" * 32 + "/email").status_code == 404
 
     # Neither seat gets turn emails now; the game's result still reaches both.
@@ -344,14 +344,14 @@ def test_one_click_unsubscribe_by_post_to_the_list_unsubscribe_url(app, client, 
     # A GET (a mail scanner, or the person) changes nothing: it shows the button.
     page = client.get(url).get_data(as_text=True)
     assert '<button type="submit">Unsubscribe</button>' in page and "Mastery" in page
-    assert notify.preference(db, game.id, 1) == "each"
+    assert preferences.preference(db, game.id, 1) == "each"
 
     # RFC 8058: the provider POSTs "List-Unsubscribe=One-Click", with no further step.
     response = client.post(url, data={"List-Unsubscribe": "One-Click"})
     assert response.status_code == 200
     assert "You are unsubscribed" in response.get_data(as_text=True)
-    assert notify.preference(db, game.id, 1) == "none"
-    assert notify.preference(db, game.id, 0) == "each"
+    assert preferences.preference(db, game.id, 1) == "none"
+    assert preferences.preference(db, game.id, 0) == "each"
     assert client.post(url).status_code == 200  # again: harmless
     assert client.post("/email/" + "C" * 32 + "/unsubscribe").status_code == 404
     # the page's own button answers with the page, which says it is done (a reload sends
@@ -653,7 +653,7 @@ def test_the_legal_move_hint_says_or_more_only_where_the_list_is_partial(app, ga
     players = [{"name": "A", "email": "a@example.org"}, {"name": "B", "email": "b@example.org"}]
     options = {"random_setup": True} if game == "magnet" else {}
     with app.test_request_context():
-        match = matches.create(get_db(), game, players, options).match
+        match = creation.create(get_db(), game, players, options).match
         seat = match.current.to_move[0]
         if game == "magnetic-field":  # past the draft, where the many turns are
             for _ in range(4):
@@ -672,7 +672,7 @@ def test_the_magnetic_field_hint_shows_a_turn_of_each_kind_and_how_to_write_one(
     and the notation of the rest."""
     players = [{"name": "A", "email": "a@example.org"}, {"name": "B", "email": "b@example.org"}]
     with app.test_request_context():
-        match = matches.create(get_db(), "magnetic-field", players,
+        match = creation.create(get_db(), "magnetic-field", players,
                                {"colours": "seat0-blue"}, seed="hint").match
         for move in ("pick K", "pick K", "pick D", "pick D", "K@e5 +e4:n", "K@e6 +e7:s"):
             match = commands.submit(get_db(), match.id, match.current.to_move[0],

@@ -12,7 +12,7 @@ import pytest
 
 from flask import url_for
 
-from pbem import create_app, links, matches
+from pbem import create_app, creation, links
 from pbem.mail import outbox
 from pbem.matches import CACHE
 from pbem.store.db import connect, get_db, write
@@ -410,7 +410,7 @@ def magnet_world(app, client, db, world: str, blue_setup: str) -> dict:
     Bob (Blue), both signed in, where Blue's arrangement is ``blue_setup`` and Red has set
     up and moved; returns what each may read of it."""
     with app.test_request_context():
-        created = matches.create(
+        created = creation.create(
             get_db(), "magnet", [{"name": "Ann", "email": f"ann{world}@example.org"},
                                  {"name": "Bob", "email": f"bob{world}@example.org"}],
             {}, seed="same")

@@ -9,7 +9,7 @@ import random
 import pytest
 
 import engine
-from pbem import commands, matches, positions
+from pbem import commands, creation, matches, positions
 from pbem.events import Command, Move
 from pbem.store.db import connect
 from pbem.matches import CACHE, MatchCache
@@ -152,7 +152,7 @@ def test_every_games_snapshot_restores_its_position(app, game, players, options)
     with app.test_request_context():
         db = get_db()
         # a fixed seed: with a fresh one, random moves sometimes end a Magnet game early
-        match = matches.create(db, game, [{"name": f"P{n}", "email": f"p{n}@example.org"}
+        match = creation.create(db, game, [{"name": f"P{n}", "email": f"p{n}@example.org"}
                                           for n in range(players)], options, seed="7").match
         while match.ply < positions.EVERY + 2 and not match.finished:
             seat = match.current.to_move[0]

@@ -10,7 +10,7 @@ import pytest
 from flask import url_for
 
 from engine import bots
-from pbem import glicko, matches, players, ratings
+from pbem import creation, glicko, players, ratings
 from pbem.jobs import scheduler
 from pbem.store.db import get_db
 
@@ -307,7 +307,7 @@ def test_rated_challenges_profiles_and_leaderboards_reveal_nothing_a_seed_decide
     seen = []
     for seed in ("seed-a", "seed-b"):
         with app.test_request_context():
-            created = matches.create(get_db(), game_id, [{"name": "Ann", "email": player.email},
+            created = creation.create(get_db(), game_id, [{"name": "Ann", "email": player.email},
                                                          {"open": True}], options, seed=seed,
                                      public=True, rated=True, rating_range={"min": 1000},
                                      clock=CLOCK,

@@ -1,5 +1,5 @@
 """Reminders that help: before a clock runs out, a reminder at each of the hours the seat
-chose (``notify.set_deadline_reminders``), once per turn and threshold, also across a
+chose (``preferences.set_deadline_reminders``), once per turn and threshold, also across a
 restart of the job process; and the digest sent once until the player's next visit. Set
 on the settings page and through the API, written in the seat's language."""
 from __future__ import annotations

@@ -11,7 +11,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from pbem import commands, due, matches
-from pbem.mail import notify
+from pbem.mail import preferences, reminders
 from pbem.jobs import scheduler
 from pbem.store.db import connect
 from pbem.matches import CACHE
@@ -65,11 +65,11 @@ def test_the_clock_job_reads_only_the_games_whose_deadline_or_warning_is_due(app
     with app.test_request_context():
         assert reads.run(commands.record_timeouts, at) == 1
         assert reads.games == {late["id"]}
-        assert reads.run(notify.send_deadline_warnings, at) == 1
+        assert reads.run(reminders.send_deadline_warnings, at) == 1
         assert reads.games == {warned["id"]}
         # done: the next pass reads nothing at all
         assert reads.run(commands.record_timeouts, at) == 0
-        assert reads.run(notify.send_deadline_warnings, at) == 0
+        assert reads.run(reminders.send_deadline_warnings, at) == 0
         assert reads.games == set()
         # days later, the games whose time has come
         at += 4 * DAY
@@ -86,14 +86,14 @@ def test_reminders_read_only_the_games_due_and_wait_for_a_vacation_to_end(app, c
     reads = Reads(app)
     start = datetime.now(timezone.utc)
     with app.test_request_context():
-        assert reads.run(notify.send_reminders, start + 47 * HOUR, 48) == 0
+        assert reads.run(reminders.send_reminders, start + 47 * HOUR, 48) == 0
         assert reads.games == set()
-        assert reads.run(notify.send_reminders, start + 49 * HOUR, 48) == 2
+        assert reads.run(reminders.send_reminders, start + 49 * HOUR, 48) == 2
         assert reads.games == {resting["id"], plain["id"], other["id"]}
         # reminded, or on vacation for three more days: nothing to read until then
-        assert reads.run(notify.send_reminders, start + 3 * DAY, 48) == 0
+        assert reads.run(reminders.send_reminders, start + 3 * DAY, 48) == 0
         assert reads.games == set()
-        assert reads.run(notify.send_reminders, start + 6 * DAY, 48) == 1
+        assert reads.run(reminders.send_reminders, start + 6 * DAY, 48) == 1
         assert reads.games == {resting["id"]}
 
 
@@ -102,13 +102,13 @@ def test_the_digest_reads_only_the_games_that_wait_for_a_seat_that_chose_it(app,
     theirs = new(client)     # she moves: then it waits for Bob
     each = new(client)       # waits for Ann, who wants an email every turn
     for game in (mine, theirs):
-        notify.set_preference(db, game["id"], 0, "digest")
+        preferences.set_preference(db, game["id"], 0, "digest")
     move = client.get(theirs["apis"][0]).json["legal_moves"][0]
     response = client.post(f"{theirs['apis'][0]}/moves", json={"move": move, "ply": 0})
     assert response.status_code == 200
     reads = Reads(app)
     with app.test_request_context():
-        assert reads.run(notify.send_digests, datetime.now(timezone.utc).replace(hour=23), 7) == 1
+        assert reads.run(reminders.send_digests, datetime.now(timezone.utc).replace(hour=23), 7) == 1
     assert reads.games == {mine["id"]}
     assert each["id"] not in reads.games
 

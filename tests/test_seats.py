@@ -14,7 +14,7 @@ import pytest
 from flask import url_for
 
 import engine
-from pbem import commands, links, matches, mygames, signals
+from pbem import commands, creation, links, mygames, signals
 from pbem.events import Command, InvalidRequest, Joiner, SeatTaken
 from pbem.store import utc
 from pbem.jobs import scheduler
@@ -333,7 +333,7 @@ def test_the_lobby_reveals_nothing_a_seed_decides(app, client, monkeypatch, game
     seen = []
     for seed in seeds:
         with app.test_request_context():
-            created = matches.create(get_db(), game_id, [ANN, OPEN], options, seed=seed,
+            created = creation.create(get_db(), game_id, [ANN, OPEN], options, seed=seed,
                                      public=True)
             join_page = url_for("lobby.join", token=created.joins[1])
             creator = url_for("api.game", role="play", token=created.tokens[0])

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 import engine
-from pbem import matches
+from pbem import creation, matches
 from pbem.store.db import BEGIN, connect, dialect
 
 from helpers import database_errors
@@ -205,7 +205,7 @@ VARYING = {"id", "rowid", "game_id", "token_hash", "created_at", "updated_at", "
            "next_attempt_at", "message_id", "unique_key", "headers", "body", "html"}
 
 
-def stored_rows(db, game_id: str, made: matches.Created) -> dict[str, list[dict]]:
+def stored_rows(db, game_id: str, made: creation.Created) -> dict[str, list[dict]]:
     """Every row of the game, its ids, secrets and times left out (each game has its own)."""
     def kept(row) -> dict:
         return {column: value.replace(game_id, "<game>") if isinstance(value, str) else value
@@ -233,14 +233,14 @@ def test_games_made_together_are_made_as_one_at_a_time(app, db):
             claimed = {0: ann.id, 1: bob.id} if request.get("claimed") else None
             return {**request, "claimed": claimed, "seed": "same"}
 
-        alone = [matches.create(get_db(), "mastery", options={"setup": "crown"},
+        alone = [creation.create(get_db(), "mastery", options={"setup": "crown"},
                                 **arguments(request), announce=announce)
                  for announce in (True, False) for request in REQUESTS]
-        together = matches.create_many(get_db(), [
-            matches.new_game("mastery", options={"setup": "crown"}, **arguments(request))
+        together = creation.create_many(get_db(), [
+            creation.new_game("mastery", options={"setup": "crown"}, **arguments(request))
             for request in REQUESTS], announce=True)
-        together += matches.create_many(get_db(), [
-            matches.new_game("mastery", options={"setup": "crown"}, **arguments(request))
+        together += creation.create_many(get_db(), [
+            creation.new_game("mastery", options={"setup": "crown"}, **arguments(request))
             for request in REQUESTS], announce=False)
     assert len(together) == len(alone) == 2 * len(REQUESTS)
     for one, many in zip(alone, together):

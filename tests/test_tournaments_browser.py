@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from pbem import commands, matches, players, tournaments
 from pbem.events import Command, Move
+from pbem.web.tournaments import checked
 
 from helpers import fits
 from test_browser import DESKTOP, PHONE_CONTEXT, type_move
@@ -104,12 +105,11 @@ def test_a_cross_table_of_many_players_scrolls_in_its_own_box_on_a_phone(
     with app.test_request_context():
         entered = [players.create(db, f"Player{n}-with-a-long", f"p{n}@example.org")
                    for n in range(8)]
-        cup = tournaments.create(db, entered[0], {"name": "A cup with a rather long name "
-                                                  "for a phone", "game": "mastery",
-                                                  "format": "round-robin", "rated": True,
-                                                  "clock": {"mode": "per_move", "days": 3}})
-        league = tournaments.create(db, entered[0], {"name": "The league", "game": "mastery",
-                                                     "format": "league", "division_size": 4})
+        cup = tournaments.create(db, entered[0], checked({
+            "name": "A cup with a rather long name for a phone", "game": "mastery",
+            "format": "round-robin", "rated": True, "clock": {"mode": "per_move", "days": 3}}))
+        league = tournaments.create(db, entered[0], checked({
+            "name": "The league", "game": "mastery", "format": "league", "division_size": 4}))
         for tournament in (cup, league):
             for player in entered:
                 tournaments.enter(db, tournament.id, player)

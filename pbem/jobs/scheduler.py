@@ -29,7 +29,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
 from .. import commands, computer, monitoring, tournaments
-from ..mail import bounces, outbox, notify, push, webhooks
+from ..mail import bounces, outbox, push, reminders, webhooks
 from ..store import utc
 from ..store.db import connect, is_url, try_lock
 
@@ -93,12 +93,12 @@ def _delivered(app: Flask, what: str,
 
 def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
     """End the games whose to-move player ran out of time (``commands.record_timeouts``) and
-    warn those whose deadline is near (``notify.send_deadline_warnings``); ``now`` lets
+    warn those whose deadline is near (``reminders.send_deadline_warnings``); ``now`` lets
     tests run it at a later time. Returns (timeouts, warnings)."""
     now = now or utc.now()
     with _job_database(app) as db:
         timeouts = commands.record_timeouts(db, now)
-        warnings = notify.send_deadline_warnings(db, now)
+        warnings = reminders.send_deadline_warnings(db, now)
     if timeouts or warnings:
         log.info("clocks: %d timeouts, %d warnings", timeouts, warnings)
     return timeouts, warnings
@@ -119,27 +119,27 @@ def _queued(app: Flask, what: str, queue: Callable[[sqlite_utils.Database], int]
 
 def send_reminders(app: Flask, now: datetime | None = None) -> int:
     """Remind the players whose turn began more than REMINDER_HOURS ago, once per turn
-    (``notify.send_reminders``); ``now`` lets tests run it at a later time."""
-    return _queued(app, "reminders", lambda db: notify.send_reminders(
+    (``reminders.send_reminders``); ``now`` lets tests run it at a later time."""
+    return _queued(app, "reminders", lambda db: reminders.send_reminders(
         db, now or utc.now(), app.config["REMINDER_HOURS"]))
 
 
 def send_turn_emails(app: Flask, now: datetime | None = None) -> int:
     """The "Your move" emails held back while their players were there, once they have
-    been away AWAY_MINUTES (``notify.send_turn_emails``)."""
+    been away AWAY_MINUTES (``reminders.send_turn_emails``)."""
     return _queued(app, "turn emails",
-                   lambda db: notify.send_turn_emails(db, now or utc.now()))
+                   lambda db: reminders.send_turn_emails(db, now or utc.now()))
 
 
 def send_expiry_notices(app: Flask, now: datetime | None = None) -> int:
-    """Tell the players of the games nobody joined in time (``notify.send_expiry_notices``)."""
+    """Tell the players of the games nobody joined in time (``reminders.send_expiry_notices``)."""
     return _queued(app, "expiry notices",
-                   lambda db: notify.send_expiry_notices(db, now or utc.now()))
+                   lambda db: reminders.send_expiry_notices(db, now or utc.now()))
 
 
 def send_digests(app: Flask, now: datetime | None = None) -> int:
-    """From DIGEST_HOUR (UTC) on, once a day, the digests (``notify.send_digests``)."""
-    return _queued(app, "digests", lambda db: notify.send_digests(
+    """From DIGEST_HOUR (UTC) on, once a day, the digests (``reminders.send_digests``)."""
+    return _queued(app, "digests", lambda db: reminders.send_digests(
         db, now or utc.now(), app.config["DIGEST_HOUR"]))
 
 

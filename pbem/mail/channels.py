@@ -4,7 +4,7 @@ neither. The choice is the seat's (``seats.channels``, set on the play link's no
 settings); a topic it never set is as its player chose for all their games
 (``players.channels``, on the signed-in dashboard), else both.
 
-Email still answers to the seat's choice of emails as well (``notify.PREFERENCES``: every
+Email still answers to the seat's choice of emails as well (``preferences.PREFERENCES``: every
 turn, a daily digest, none), and push goes only to the devices that subscribed, so "both"
 is what a seat gets by default. A deadline warning with both goes to push first and by
 email too if the seat has still not moved some hours later (``notify``).

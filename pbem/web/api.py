@@ -12,10 +12,10 @@ from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
 from .. import (analysis, blocks, botaccounts, clocks, commands, commitment, computer,
-               conditional, events, fairplay, invites, languages, limits, links, matches,
-               players, ratings, talk)
+               conditional, creation, events, fairplay, invites, languages, limits, links,
+               matches, players, ratings, talk)
 from . import feeds, records
-from ..mail import bounces, notify, push, webhooks
+from ..mail import bounces, preferences, push, webhooks
 from ..store.db import get_db, write
 from ..matches import Match
 from .site import described
@@ -100,7 +100,7 @@ def email_status(match: Match, seat: int | None) -> str | None:
         return None
     if bounces.status(get_db(), email) is not None:
         return "bouncing"
-    return "unsubscribed" if notify.preference(get_db(), match.id, seat) == "none" else "ok"
+    return "unsubscribed" if preferences.preference(get_db(), match.id, seat) == "none" else "ok"
 
 
 def _between_computers() -> bool:
@@ -150,7 +150,7 @@ def create_game():
             raise matches.Refused(refusal)
         entries, offered = botaccounts.offers(db, entries, body.get("game"),
                                               body.get("clock"), body.get("rated", False))
-        created = matches.create(db, body.get("game"), entries,
+        created = creation.create(db, body.get("game"), entries,
                                  body.get("options"), clock=body.get("clock"),
                                  public=body.get("public", False), client=client,
                                  rated=body.get("rated", False),
@@ -308,10 +308,10 @@ def email_settings(token: str):
     if request.method == "PUT":
         try:
             body = json_body()
-            emails = body.get("emails", notify.preference(db, match.id, seat))
-            if emails not in notify.PREFERENCES:
+            emails = body.get("emails", preferences.preference(db, match.id, seat))
+            if emails not in preferences.PREFERENCES:
                 raise matches.InvalidRequest("'emails' is one of %(choices)s.",
-                                             choices=", ".join(notify.PREFERENCES))
+                                             choices=", ".join(preferences.PREFERENCES))
             hours = body.get("deadline_reminders", ...)
             if hours is not ... and hours is not None and not (
                     isinstance(hours, list) and all(
@@ -320,13 +320,13 @@ def email_settings(token: str):
                     "'deadline_reminders' is null or a list of hours among %(hours)s.",
                     hours=", ".join(map(str, clocks.DEADLINE_REMINDERS)))
             with write(db):
-                notify.set_preference(db, match.id, seat, emails)
+                preferences.set_preference(db, match.id, seat, emails)
                 if hours is not ...:
-                    notify.set_deadline_reminders(db, match.id, seat, hours)
+                    preferences.set_deadline_reminders(db, match.id, seat, hours)
         except matches.ActionError as error:
             return languages.refusal(error.status, error.message)
-    reminders = notify.deadline_reminders(db, match.id, seat)
-    return jsonify({"emails": notify.preference(db, match.id, seat),
+    reminders = preferences.deadline_reminders(db, match.id, seat)
+    return jsonify({"emails": preferences.preference(db, match.id, seat),
                     "deadline_reminders": None if reminders is None else list(reminders)})
 
 

@@ -19,7 +19,7 @@ from flask import Blueprint, current_app, jsonify
 from werkzeug.routing import Rule
 
 from .. import clocks, moderation, tournaments
-from ..mail import notify
+from ..mail import preferences
 
 bp = Blueprint("openapi", __name__)
 
@@ -117,7 +117,7 @@ def components() -> dict[str, Schema]:
         "SeatLinks": seat_links,
         "Rematch": shape({"id": STRING, "seat": INTEGER, "url": URL, "api": URL}),
         "Notes": shape({"text": STRING, "updated_at": nullable(TIME)}),
-        "EmailSettings": shape({"emails": one_of(*notify.PREFERENCES),
+        "EmailSettings": shape({"emails": one_of(*preferences.PREFERENCES),
                                 "deadline_reminders": nullable(array(HOURS))}),
         "Position": shape({"ply": whole(0), "to_move": array(INTEGER),
                            "legal_moves": array(STRING), "view": {}, "outcome": outcome}),
@@ -333,7 +333,7 @@ def operations() -> dict[tuple[str, str], Operation]:
         ("api.email_settings", "PUT"): Operation(
             "Set the seat's choice of emails, its reminders' hours (null: the one warning)",
             {200: ref("EmailSettings")}, {**MALFORMED, **NO_GAME},
-            body=shape({}, {"emails": one_of(*notify.PREFERENCES),
+            body=shape({}, {"emails": one_of(*preferences.PREFERENCES),
                             "deadline_reminders": nullable(array(HOURS))}),
             tags=("talk",)),
         ("api.rematch", "POST"): Operation(

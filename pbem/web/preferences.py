@@ -23,12 +23,12 @@ from flask_babel import gettext
 
 from .. import clocks, computer, languages, limits, links, matches, mygames, players
 from . import feeds
-from ..mail import bounces, channels, compose, notify, webhooks
+from ..mail import bounces, channels, compose, preferences, webhooks
 from ..store.db import get_db, write
 
 bp = Blueprint("preferences", __name__)
 
-CHOICES = tuple(notify.PREFERENCES.items())
+CHOICES = tuple(preferences.PREFERENCES.items())
 # the form's fields that only a play link sets
 SEAT_FIELDS = {"webhook", "feed", "stand-in"} | {f"channel-{topic}" for topic in channels.TOPICS}
 
@@ -58,9 +58,9 @@ def _entries(link: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         entries.append({"match": match, "seat": row["seat"],
                         "field": f"notify-{match.id}-{row['seat']}",
-                        "choice": notify.preference(db, match.id, row["seat"]),
+                        "choice": preferences.preference(db, match.id, row["seat"]),
                         # None: the one warning; a game without a clock has no deadline
-                        "reminders": notify.deadline_reminders(db, match.id, row["seat"]),
+                        "reminders": preferences.deadline_reminders(db, match.id, row["seat"]),
                         "clock": bool(match.clock) and not match.finished,
                         "language": matches.language_of(db, match.id, row["seat"]),
                         "players": match.sides})
@@ -105,18 +105,18 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
                     computer.set_stand_in(db, *seat, "on" in request.form.getlist("stand-in"))
                 for entry in entries:
                     choice = request.form.get(entry["field"])
-                    if choice in notify.PREFERENCES:
-                        notify.set_preference(db, entry["match"].id, entry["seat"], choice)
+                    if choice in preferences.PREFERENCES:
+                        preferences.set_preference(db, entry["match"].id, entry["seat"], choice)
                     reminders = request.form.get(f"reminders-{entry['field']}")
                     if entry["clock"] and reminders in ("warning", "chosen"):
-                        notify.set_deadline_reminders(
+                        preferences.set_deadline_reminders(
                             db, entry["match"].id, entry["seat"], None if reminders == "warning"
                             else _hours(request.form.getlist(f"hours-{entry['field']}")))
                     language = languages.known(request.form.get(f"language-{entry['field']}"))
                     if language:
                         matches.set_language(db, entry["match"].id, entry["seat"], language)
                 if address is not None and request.form.get("home") in ("on", "off"):
-                    notify.set_home_opt_out(db, address, request.form["home"] == "off")
+                    preferences.set_home_opt_out(db, address, request.form["home"] == "off")
         except webhooks.BadWebhook as bad:
             error = bad.text
         else:
@@ -135,7 +135,7 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
         webhook=webhooks.url_of(get_db(), *seat) if seat else None,
         topics=channels.TOPICS, channel_choices=channels.CHOICES,
         channels=channels.of_seat(get_db(), *seat) if seat else None,
-        home_on=address is not None and not notify.home_opted_out(get_db(), address),
+        home_on=address is not None and not preferences.home_opted_out(get_db(), address),
         bouncing=bounces.status(get_db(), email), reminder_hours=clocks.DEADLINE_REMINDERS
     ), 400 if error else 200
 
@@ -201,10 +201,10 @@ def unsubscribe(token: str):
     db = get_db()
     if request.method == "POST":
         with write(db):
-            notify.unsubscribe(db, link)
+            preferences.unsubscribe(db, link)
         if request.form.get("from") == "page":
             return redirect(url_for(".unsubscribe", token=token), 303)
     entries = _entries(link) if link["purpose"] == "seat" else []
-    return render_template("unsubscribe.html", link=link, done=notify.unsubscribed(db, link),
+    return render_template("unsubscribe.html", link=link, done=preferences.unsubscribed(db, link),
                            match=entries[0]["match"] if entries else None,
                            settings=url_for(".settings", token=token))

@@ -18,8 +18,8 @@ from jinja2 import TemplateNotFound
 from werkzeug.exceptions import (HTTPException, SecurityError, ServiceUnavailable,
                                  default_exceptions)
 
-from .. import (botaccounts, clocks, computer, fairplay, invites, languages, limits, links,
-               matches, mygames, players, ratings)
+from .. import (botaccounts, clocks, computer, creation, fairplay, invites, languages, limits,
+               links, matches, mygames, players, ratings)
 from . import diagrams
 from ..errors import ActionError
 from ..mail import notify
@@ -105,7 +105,7 @@ def new_game(game_id: str):
                 fairplay.refuse_over_room(db, [player.id])
             entries, offered = botaccounts.offers(db, entries, game.id, clocks.from_form(form),
                                                   rated)
-            created = matches.create(db, game.id, entries, options,
+            created = creation.create(db, game.id, entries, options,
                                      clock=clocks.from_form(form),
                                      public=public, rated=rated,
                                      rating_range=rating_range or None, claimed=claimed,

@@ -7,13 +7,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
+import sqlite_utils
 from feedgen.feed import FeedGenerator
 from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect,
                    render_template, request, url_for)
 from flask_babel import gettext
 
 import engine
-from .. import computer, languages, limits, links, matches, players, tournaments
+from .. import clocks, computer, languages, limits, links, matches, players, tournaments
+from ..events import InvalidRequest
+from ..store import utc
 from ..store.db import get_db
 from ..tournaments import Tournament
 from .api import json_body
@@ -36,6 +39,125 @@ def _answer(tournament: Tournament) -> dict[str, str]:
             "api": links.external_url(".api", tournament_id=tournament.id)}
 
 
+# -- requests and answers ------------------------------------------------------------------
+
+def _whole(body: dict[str, Any], name: str, low: int, high: int,
+           default: int | None) -> int | None:
+    value = body.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isdecimal():  # int() reads every such text
+        value = int(value)  # from a form
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidRequest("'%(name)s' must be a whole number from %(low)s to %(high)s.",
+                             name=name, low=low, high=high)
+    return value
+
+
+def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
+    value = body.get(name, default)
+    if not isinstance(value, bool):
+        raise InvalidRequest("'%(name)s' must be true or false.", name=name)
+    return value
+
+
+def checked(body: dict[str, Any]) -> tournaments.NewTournament:
+    """A request for a new tournament, the API's body or the form's, read and checked:
+    ``{"name", "game", "options", "clock", "format", "rounds" (swiss; 2 for a double round
+    robin), "division_size", "promote" (a league), "min_players", "max_players", "rated",
+    "public", "starts_at" (ISO time), "round_days", "adjudication"}``."""
+    name = matches.checked_name(body.get("name"), engine.Text("The tournament"))
+    try:
+        game = engine.get(str(body.get("game")))
+    except (engine.UnknownGame, TypeError):
+        raise InvalidRequest("'game' must be one of: %(games)s.",
+                             games=tuple(engine.GAMES)) from None
+    if 2 not in game.player_counts:
+        raise InvalidRequest("%(game)s is not a game for two: tournaments pair two players.",
+                             game=game.title)
+    if not game.tournaments:
+        raise InvalidRequest("%(game)s is not played in tournaments.", game=game.title)
+    options = body.get("options") or {}
+    try:
+        options = game.start(2, options, "check").options
+        clock = clocks.settings(body.get("clock"))
+    except ValueError as error:
+        raise InvalidRequest(error.args[0]) from None
+    format_ = body.get("format")
+    if format_ not in tournaments.FORMATS:
+        raise InvalidRequest("'format' must be one of: %(formats)s.",
+                             formats=tuple(tournaments.FORMATS))
+    if format_ == "swiss":
+        rounds = _whole(body, "rounds", 1, tournaments.MOST_ROUNDS, 5)
+    elif format_ in ("round-robin", "league"):
+        rounds = _whole(body, "rounds", 1, 2, 1)
+    else:
+        rounds = None
+    division_size = promote = None
+    if format_ == "league":
+        division_size = _whole(body, "division_size", 3, 50, 6) or 6
+        promote = _whole(body, "promote", 1, (division_size - 1) // 2, 1)
+    largest = tournaments.most_players(format_, division_size)
+    least = _whole(body, "min_players", 2, largest, 2) or 2
+    most = _whole(body, "max_players", 2, largest, largest) or largest
+    if most < least:
+        raise InvalidRequest("'max_players' must be at least 'min_players'.")
+    starts_at = body.get("starts_at")
+    if starts_at is not None:
+        try:
+            starts_at = utc.iso(utc.parse(starts_at))
+        except (TypeError, ValueError):
+            raise InvalidRequest("'starts_at' must be a time such as "
+                                 "2026-12-01T18:00:00+00:00.") from None
+    adjudication = body.get("adjudication", "draw")
+    if adjudication not in tournaments.ADJUDICATIONS:
+        raise InvalidRequest("'adjudication' must be one of: %(ways)s.",
+                             ways=tuple(tournaments.ADJUDICATIONS))
+    rated = _flag(body, "rated", False)
+    return tournaments.NewTournament(
+        name=name, game=game, options=options, clock=clock, format=format_, rounds=rounds,
+        division_size=division_size, promote=promote, min_players=least, max_players=most,
+        rated=rated, public=_flag(body, "public", True), starts_at=starts_at,
+        round_days=_whole(body, "round_days", 1, 365, None), adjudication=adjudication)
+
+
+def to_json(db: sqlite_utils.Database, tournament: Tournament) -> dict[str, Any]:
+    """The public answer of a tournament's ``GET <api>`` (docs/api.md): byes are points
+    without a game, so ``rounds`` leaves them out and ``byes`` names them."""
+    shown = tournaments.table(db, tournament)
+    rounds: list[list[dict[str, Any]]] = [[] for _ in range(tournament.round)]
+    byes: list[list[str]] = [[] for _ in range(tournament.round)]
+    for game in shown.games:
+        if game.game_id is None:
+            byes[game.round - 1].append(shown.handle(game.first_id) or "")
+        else:
+            rounds[game.round - 1].append({
+                "game": game.game_id, "outcome": game.outcome,
+                "seats": [shown.handle(game.first_id), shown.handle(game.second_id)]})
+    return {
+        "id": tournament.id, "name": tournament.name, "game": tournament.game.id,
+        "format": tournament.format, "status": tournament.status,
+        "organiser": tournament.organiser, "rated": tournament.rated,
+        "options": tournament.options, "clock": tournament.clock,
+        "rounds_planned": tournament.rounds, "min_players": tournament.min_players,
+        "max_players": tournament.max_players, "starts_at": tournament.starts_at,
+        "round_days": tournament.round_days, "adjudication": tournament.adjudication,
+        "round_deadline": tournament.round_deadline,
+        "games_due_at": tournament.games_due_at,  # being made by the job process since
+        "players": [e.handle for e in shown.entrants],
+        "withdrawn": [e.handle for e in shown.entrants if e.withdrawn],
+        "rounds": rounds, "byes": byes,
+        **({"season": tournament.season, "previous": tournament.previous_id,
+            "next": tournaments.next_of(db, tournament),
+            "divisions": [[shown.handle(p) for p in division]
+                          for division in tournaments.divisions(shown.entrants)]}
+           if tournament.format == "league" else {}),
+        "standings": [{"handle": shown.handle(s.player), "points": s.points,
+                       "tiebreak": s.tiebreak, "played": s.played} for s in shown.standings],
+        "winner": shown.winner.handle if shown.winner else None,
+    }
+
+
 # -- the JSON API -------------------------------------------------------------------------
 
 def _keyed(token: str) -> players.Player:
@@ -55,7 +177,8 @@ def _json(action: Callable[[], Any], status: int = 200):
 @limits.creating
 def create_api(token: str):
     organiser = _keyed(token)
-    return _json(lambda: _answer(tournaments.create(get_db(), organiser, json_body())), 201)
+    return _json(lambda: _answer(tournaments.create(get_db(), organiser,
+                                                    checked(json_body()))), 201)
 
 
 @bp.route("/api/player/<token>/tournaments/<tournament_id>/entry", methods=["POST", "DELETE"])
@@ -96,7 +219,7 @@ def organise_api(token: str, tournament_id: str, action: str):
 
 @bp.get("/api/tournaments/<tournament_id>")
 def api(tournament_id: str):
-    return jsonify(tournaments.to_json(get_db(), _tournament(tournament_id)))
+    return jsonify(to_json(get_db(), _tournament(tournament_id)))
 
 
 @bp.get("/api/tournaments")
@@ -144,7 +267,7 @@ def _form() -> dict[str, Any]:
 @limits.creating
 def create():
     organiser = _signed_in()
-    tournament = tournaments.create(get_db(), organiser, _form())
+    tournament = tournaments.create(get_db(), organiser, checked(_form()))
     return redirect(url_for(".page", tournament_id=tournament.id), 303)
 
 
