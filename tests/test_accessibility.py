@@ -18,6 +18,17 @@ WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}, "resultType
 # The whole page but the boards of the rules' diagrams: the play pages' boards are the same
 # drawings, checked there (each diagram's SVG text takes axe seconds to measure)
 CHECKED = {"exclude": [".rules figure.diagram svg"]}
+
+
+def serious_violations(page) -> list[str]:
+    """The serious and critical WCAG A/AA violations axe finds on ``page``, each with the
+    first of its elements: what every browser test of a page asserts is empty."""
+    page.evaluate(AXE_SCRIPT)
+    results = page.evaluate("([context, options]) => axe.run(context, options)",
+                            [CHECKED, WCAG])
+    return [f"{v['id']} ({v['impact']}, {len(v['nodes'])}) "
+            f"{[node['target'] for node in v['nodes']][:5]}"
+            for v in results["violations"] if v["impact"] in ("serious", "critical")]
 GAMES = ("mastery", "the-right-moves", "magnetic-field", "magnet")
 
 
@@ -106,12 +117,5 @@ def test_no_serious_violation_on_any_page_type(client, db, live_server, open_con
         assert page.locator(f'html[lang="{language}"]').count() == 1, name
         if name in signed_in:
             assert page.locator("header.site nav.wide .signed-in").count() == 1, name
-        page.evaluate(AXE_SCRIPT)
-        results = page.evaluate("([context, options]) => axe.run(context, options)",
-                                [CHECKED, WCAG])
-        for violation in results["violations"]:
-            if violation["impact"] in ("serious", "critical"):
-                targets = [node["target"] for node in violation["nodes"]][:5]
-                found.append(f"{name}: {violation['id']} ({violation['impact']}, "
-                             f"{len(violation['nodes'])}) {targets}")
+        found += [f"{name}: {violation}" for violation in serious_violations(page)]
     assert not found, "\n".join(found)

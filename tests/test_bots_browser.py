@@ -5,11 +5,10 @@ it is offered; on a desktop and a 390 px phone, checked by axe-core, in both lan
 from __future__ import annotations
 
 import pytest
-from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from helpers import fits, path_of, sign_up
-from test_accessibility import CHECKED, WCAG
+from test_accessibility import serious_violations
 from test_console_browser import tabbed_to
 
 pytestmark = pytest.mark.browser
@@ -18,13 +17,6 @@ expect.set_options(timeout=10_000)
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-
-
-def serious_violations(page) -> list[str]:
-    page.evaluate(AXE_SCRIPT)
-    found = page.evaluate("([context, options]) => axe.run(context, options)", [CHECKED, WCAG])
-    return [f"{v['id']}: {[node['target'] for node in v['nodes']][:5]}"
-            for v in found["violations"] if v["impact"] in ("serious", "critical")]
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

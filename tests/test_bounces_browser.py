@@ -7,13 +7,12 @@ from __future__ import annotations
 import smtplib
 
 import pytest
-from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from pbem.mail import listener
 
 from helpers import fits, free_port
-from test_accessibility import CHECKED, WCAG
+from test_accessibility import serious_violations
 from test_bounces import ANN, return_path_of, sample
 from test_console_browser import DESKTOP, PHONE, tabbed_to
 
@@ -43,11 +42,7 @@ def test_a_report_to_the_listener_shows_on_the_seats_page_with_a_button_to_try_a
     expect(notice).to_contain_text("5.1.1")
     fits(page)
     if viewport is DESKTOP:
-        page.evaluate(AXE_SCRIPT)
-        results = page.evaluate("([context, options]) => axe.run(context, options)",
-                                [CHECKED, WCAG])
-        assert not [v["id"] for v in results["violations"]
-                    if v["impact"] in ("serious", "critical")]
+        assert serious_violations(page) == []
     assert tabbed_to(page, "#bouncing button")
     page.keyboard.press("Enter")
     page.wait_for_url(live_server + game.urls[0])

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from pbem import players, roles
 from pbem.jobs import scheduler
 
 from helpers import fits, free_port, sign_up
-from test_accessibility import CHECKED, WCAG
+from test_accessibility import serious_violations
 from test_console import run_every_job
 
 pytestmark = pytest.mark.browser
@@ -63,11 +62,7 @@ def test_an_operator_reads_the_console_and_a_player_downloads_their_data(
     page.keyboard.press("Shift+Tab")
     assert page.evaluate("document.activeElement.matches('#health .console-table')")
     if viewport is DESKTOP:
-        page.evaluate(AXE_SCRIPT)
-        results = page.evaluate("([context, options]) => axe.run(context, options)",
-                                [CHECKED, WCAG])
-        assert not [v["id"] for v in results["violations"]
-                    if v["impact"] in ("serious", "critical")]
+        assert serious_violations(page) == []
 
     page.goto(f"{live_server}/games")
     assert tabbed_to(page, ".export a")

@@ -5,10 +5,10 @@ diagram, on a desktop and on a 390 px phone, in English and in Russian."""
 from __future__ import annotations
 
 import pytest
-from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from helpers import api_move, fits
+from test_accessibility import serious_violations
 
 pytestmark = pytest.mark.browser
 
@@ -16,14 +16,6 @@ BLUE_FIRST = {"colours": "seat0-blue"}
 PICKS = ("K", "K", "D", "D")  # Blue, Red, Blue, Red
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-SERIOUS = ("serious", "critical")
-
-
-def serious_violations(page) -> list[str]:
-    page.evaluate(AXE_SCRIPT)
-    results = page.evaluate("axe.run(document)")
-    return [f"{v['id']} {[n['target'] for n in v['nodes']][:3]}"
-            for v in results["violations"] if v["impact"] in SERIOUS]
 
 
 @pytest.fixture

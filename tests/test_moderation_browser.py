@@ -9,14 +9,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from pbem import commands, players, roles
 from pbem.store import utc
 
 from helpers import fits, path_of, sign_up
-from test_accessibility import CHECKED, WCAG
+from test_accessibility import serious_violations
 from test_console_browser import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
@@ -37,13 +36,6 @@ def press(page, locator) -> None:
     """Activate ``locator`` by keyboard: focus it and press Enter."""
     locator.focus()
     page.keyboard.press("Enter")
-
-
-def no_serious_violation(page) -> None:
-    page.evaluate(AXE_SCRIPT)
-    results = page.evaluate("([context, options]) => axe.run(context, options)",
-                            [CHECKED, WCAG])
-    assert not [v["id"] for v in results["violations"] if v["impact"] in ("serious", "critical")]
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -90,7 +82,7 @@ def test_a_player_reports_and_blocks_and_a_moderator_mutes(app, db, live_server,
     ann.goto(f"{live_server}/me/blocks")
     expect(ann.locator(".blocked-players")).to_contain_text("Bob")
     fits(ann)
-    no_serious_violation(ann)
+    assert serious_violations(ann) == []
     press(ann, ann.get_by_role("button", name="Unblock Bob"))
     expect(ann.get_by_text("You block nobody.")).to_be_visible()
 
@@ -104,7 +96,7 @@ def test_a_player_reports_and_blocks_and_a_moderator_mutes(app, db, live_server,
     fits(mod)
     mod.screenshot(path=str(SHOTS / f"moderation-{suffix}.png"), full_page=True)
     if viewport is DESKTOP:
-        no_serious_violation(mod)
+        assert serious_violations(mod) == []
     if viewport is PHONE:  # the same page in Russian, to look at
         russian = open_context(viewport=viewport, locale="ru",
                                extra_http_headers={"Accept-Language": "ru"})

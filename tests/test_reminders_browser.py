@@ -4,11 +4,10 @@ desktop and a 390 px phone, checked by axe-core."""
 from __future__ import annotations
 
 import pytest
-from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from helpers import fits, path_of
-from test_accessibility import CHECKED, WCAG
+from test_accessibility import serious_violations
 from test_clocks import apis, create
 from test_console_browser import DESKTOP, PHONE, tabbed_to
 from test_reminders import THREE_DAYS
@@ -28,11 +27,7 @@ def test_a_player_chooses_reminders_by_keyboard(client, live_server, open_contex
     expect(reminders).to_be_visible()
     fits(page)
     if viewport is DESKTOP:
-        page.evaluate(AXE_SCRIPT)
-        results = page.evaluate("([context, options]) => axe.run(context, options)",
-                                [CHECKED, WCAG])
-        assert not [v["id"] for v in results["violations"]
-                    if v["impact"] in ("serious", "critical")]
+        assert serious_violations(page) == []
     assert tabbed_to(page, ".reminders input[value=warning]")
     page.keyboard.press("ArrowDown")  # the radio group's other choice
     expect(reminders.get_by_label("a reminder at each time I tick")).to_be_checked()
