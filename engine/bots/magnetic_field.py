@@ -62,7 +62,7 @@ def _landing(action: Action | None) -> int:
 class MagneticFieldHeuristics(Heuristics[MagneticFieldState]):
     game: rules.MagneticField
     rollout_plies = 2
-    width = 12
+    width = 20
     cost = 3.0
 
     def moves(self, state: MagneticFieldState, seat: int) -> list[str]:
