@@ -116,7 +116,7 @@ COMPUTER_RATINGS: dict[str, dict[str, int]] = {
     "mastery": {"easy": 971, "medium": 1500, "hard": 2029},
     "the-right-moves": {"easy": 971, "medium": 1500, "hard": 2029},
     "magnet": {"easy": 1287, "medium": 1500, "hard": 1713},
-    "magnetic-field": {"easy": 1287, "medium": 1500, "hard": 1564},
+    "magnetic-field": {"easy": 1179, "medium": 1500, "hard": 1713},
 }
 # The benchmark's few dozen games fix a level's rating about this well (points of
 # deviation): established, so its first rated games do not throw it about.

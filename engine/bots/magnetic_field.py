@@ -62,7 +62,9 @@ def _landing(action: Action | None) -> int:
 class MagneticFieldHeuristics(Heuristics[MagneticFieldState]):
     game: rules.MagneticField
     rollout_plies = 2
-    width = 12
+    # The turns the tree considers, best first: with 12 the strongest level was no stronger
+    # than the middle one (docs/benchmarks.md); among 20 its simulations find the better.
+    width = 20
     cost = 3.0
 
     def moves(self, state: MagneticFieldState, seat: int) -> list[str]:
