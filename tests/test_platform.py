@@ -239,6 +239,26 @@ def test_a_process_holds_at_most_its_listeners_and_says_when_to_come_back(
     assert platform.LISTENERS.count == held
 
 
+def test_one_key_holds_at_most_its_share_of_the_listeners(app, client, db, short_streams):
+    keys = [sign_up(client, db, name) for name in ("Ann", "Bob")]
+    ann = players.by_key(db, path_of(keys[0]).rsplit("/", 1)[-1])
+    held = platform.LISTENERS.count
+    # the streams an earlier test left open in this process may count against the same id
+    app.config["EVENTS_LISTENERS_PER_PLAYER"] = platform.LISTENERS.of_player[ann.id] + 1
+    stream = client.get(f"{path_of(keys[0])}/events")  # open, not yet read
+    assert stream.status_code == 200
+    for more in (f"{path_of(keys[0])}/events", f"{path_of(keys[0])}/events?after=0"):
+        answer = client.get(more)
+        assert answer.status_code == 429 and answer.headers["Retry-After"] == "5"
+        assert answer.json["error"]
+    # another player still gets in
+    assert client.get(f"{path_of(keys[1])}/events?after=0&wait=0").status_code == 200
+    assert platform.LISTENERS.count == held + 1
+    stream.close()
+    assert platform.LISTENERS.count == held
+    assert client.get(f"{path_of(keys[0])}/events?after=0&wait=0").status_code == 200
+
+
 def test_a_players_events_never_change_and_go_with_the_player(client, db):
     ann = sign_up(client, db, "Ann")
     bot = register_bot(client, ann)

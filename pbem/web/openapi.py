@@ -441,6 +441,8 @@ def operations() -> dict[tuple[str, str], Operation]:
             "The player's events as Server-Sent Events (turn, challenge, game_end), resumed "
             "after Last-Event-ID; with 'after', a long poll answering them as JSON",
             {200: STRING}, {400: "A malformed Last-Event-ID or 'after'.", **NO_PLAYER,
+                            429: "The key holds as many listeners as one player may "
+                                 "(Retry-After).",
                             503: "The server holds as many listeners as it can (Retry-After)."},
             query={"after": whole(0), "wait": NUMBER}, headers={"Last-Event-ID": STRING},
             media="text/event-stream", also={"application/json": ref("Events")},

@@ -19,6 +19,7 @@ a long poll, for clients without SSE.
 from __future__ import annotations
 
 import json
+import collections
 import re
 import threading
 import time
@@ -46,22 +47,32 @@ SECONDS = re.compile(r"[0-9]{1,5}(\.[0-9]{1,3})?")
 
 
 class _Listeners:
-    """The streams and long polls this process holds open, at most ``EVENTS_LISTENERS``."""
+    """The streams and long polls this process holds open, at most ``EVENTS_LISTENERS``,
+    and of them at most ``EVENTS_LISTENERS_PER_PLAYER`` of one player's: one key opening
+    stream after stream must not take every other player's place."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.of_player: collections.Counter[int] = collections.Counter()
         self._lock = threading.Lock()
 
-    def enter(self, most: int) -> bool:
+    def enter(self, player_id: int, most: int, most_each: int) -> str | None:
+        """None once the listener is counted; else why not: "full" or "player"."""
         with self._lock:
+            if self.of_player[player_id] >= most_each:
+                return "player"
             if self.count >= most:
-                return False
+                return "full"
             self.count += 1
-            return True
+            self.of_player[player_id] += 1
+            return None
 
-    def leave(self) -> None:
+    def leave(self, player_id: int) -> None:
         with self._lock:
             self.count -= 1
+            self.of_player[player_id] -= 1
+            if not self.of_player[player_id]:
+                del self.of_player[player_id]
 
 
 LISTENERS = _Listeners()
@@ -92,21 +103,29 @@ def events(token: str):
     config = current_app.config
     after = request.args.get("after")
     if after is not None and not EVENT_NUMBER.fullmatch(after):
-        return _refusal(400, "'after' must be the number of the last event you saw (0: "
-                             "from the first).")
+        return _refusal(400, engine.Text(
+            "'after' must be the number of the last event you saw (0: from the first)."))
     resumed = request.headers.get("Last-Event-ID", "").strip()
     if resumed and not EVENT_NUMBER.fullmatch(resumed):
-        return _refusal(400, "Last-Event-ID must be the number of the last event you saw.")
-    if not LISTENERS.enter(int(config["EVENTS_LISTENERS"])):
-        return _refusal(503, "This server has as many listeners as it can hold: try again "
-                             "in a few seconds.", **{"Retry-After": "5"})
+        return _refusal(400, engine.Text(
+            "Last-Event-ID must be the number of the last event you saw."))
+    refused = LISTENERS.enter(player.id, int(config["EVENTS_LISTENERS"]),
+                              int(config["EVENTS_LISTENERS_PER_PLAYER"]))
+    if refused == "player":
+        return _refusal(429, engine.Text(
+            "This key already has as many listeners open as one player may: close one "
+            "first."), **{"Retry-After": "5"})
+    if refused == "full":
+        return _refusal(503, engine.Text(
+            "This server has as many listeners as it can hold: try again in a few "
+            "seconds."), **{"Retry-After": "5"})
     if after is not None:
         return _long_poll(player, int(after))
     response = Response(stream_with_context(_stream(player, int(resumed) if resumed else None)),
                         mimetype="text/event-stream",
                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
     # the server closes the answer however it ends (a client gone before its first byte too)
-    response.call_on_close(LISTENERS.leave)
+    response.call_on_close(lambda: LISTENERS.leave(player.id))
     return response
 
 
@@ -131,7 +150,7 @@ def _long_poll(player: Player, seen: int) -> Response:
                        last=told[-1].seq if told else seen)
     finally:
         watched.leave(player.id, woken)
-        LISTENERS.leave()
+        LISTENERS.leave(player.id)
 
 
 def _watcher() -> player_events.Watcher:
