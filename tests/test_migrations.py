@@ -180,15 +180,18 @@ def open_files(pid: int) -> set[str]:
             pass
     return found
 
-def waiting_for_lock(db, processes: list[subprocess.Popen], url: str) -> None:
-    """Until the processes wait for a lock ``db`` holds: PostgreSQL lists the sessions it
-    blocks (only its own: other tests share the cluster); on SQLite, once they have the file
-    open (Linux shows it), they ask for it a moment later."""
+def waiting_for_lock(db, processes: list[subprocess.Popen], url: str,
+                     sessions_each: int = 1) -> None:
+    """Until the processes wait for a lock ``db`` holds, each in ``sessions_each`` of its
+    connections: PostgreSQL lists the sessions it blocks (only its own: other tests share the
+    cluster); on SQLite, once they have the file open (Linux shows it), they ask for it a
+    moment later."""
     postgresql = dialect(db) == "postgresql"
     deadline = time.monotonic() + 60
     blocked = ("SELECT count(DISTINCT pid) FROM pg_locks"
                " WHERE NOT granted AND pg_backend_pid() = ANY(pg_blocking_pids(pid))")
-    while not (db.execute(blocked).fetchone()[0] == len(processes) if postgresql else
+    while not (db.execute(blocked).fetchone()[0] == len(processes) * sessions_each
+               if postgresql else
                all(url in open_files(p.pid) for p in processes)):
         assert all(p.poll() is None for p in processes), "a process ended without waiting"
         assert time.monotonic() < deadline, "the processes never asked for the lock"

@@ -128,18 +128,19 @@ def both(*processes: subprocess.Popen) -> list[str]:
     return outputs
 
 
-def racing(database: str, start) -> list[str]:
+def racing(database: str, start, sessions_each: int = 1) -> list[str]:
     """The outputs of the two job runners ``start()`` starts, once both have run to the end:
     they are started while every writer is held (SQLite: the write lock; PostgreSQL: the
     games' and the outbox's rows) and let go together once both wait for it, so that they
-    race over the same work however the machine's load staggers their starts."""
+    race over the same work however the machine's load staggers their starts. Each waits in
+    ``sessions_each`` connections (``send-mail``: its emails' lane and its posts')."""
     holder = connect(database)
     try:
         with write(holder):
             if dialect(holder) == "postgresql":
                 holder.execute("LOCK TABLE games, outbox IN EXCLUSIVE MODE")
             processes = start()
-            waiting_for_lock(holder, processes, database)
+            waiting_for_lock(holder, processes, database, sessions_each)
         return both(*processes)
     finally:
         holder.close()
@@ -154,7 +155,7 @@ def test_two_job_runners_send_every_email_once(app, db, tmp_path, smtp):
     smtp_settings = {"PBEM_SMTP_HOST": "127.0.0.1", "PBEM_SMTP_PORT": str(smtp.port)}
     outputs = racing(database, lambda: [
         flask_command(tmp_path, database, machine, "send-mail", **smtp_settings)
-        for machine in ("jobs1", "jobs2")])
+        for machine in ("jobs1", "jobs2")], sessions_each=2)
     sent = [int(output.split()[0]) for output in outputs]
     assert sum(sent) == 120, outputs
     ids = [message["Message-ID"] for message in smtp.messages]
