@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from pbem import create_app, players  # noqa: E402
-from pbem.store.db import get_db, write  # noqa: E402
+from pbem.store.db import write  # noqa: E402
+from pbem.web.database import get_db  # noqa: E402
 
 import serving  # noqa: E402
 

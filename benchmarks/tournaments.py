@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from pbem import create_app, pairings, players, tournaments  # noqa: E402
-from pbem.store.db import get_db, upgrade  # noqa: E402
+from pbem.store.db import upgrade  # noqa: E402
+from pbem.web.database import get_db  # noqa: E402
 from pbem.web import tournaments as web_tournaments  # noqa: E402
 # tests/postgres.py, the tests' throwaway cluster: looked up by name, as the tests are not
 # type-checked

@@ -18,17 +18,20 @@ from flask import Flask, abort, current_app, request
 from flask_babel import gettext
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .web import (api, console, feeds, identity, openapi, platform, play, preferences,
-                  records, site, webapp)
+from .web import (api, console, database, feeds, identity, limits, lobby, locale, mygames,
+                  openapi, platform, play, preferences, records, site, webapp)
 from .web import tournaments as tournament_pages  # pbem.tournaments is the core module
 from .web import moderation as moderation_pages  # pbem.moderation is the core module
 from .mail import push, rounds  # noqa: F401 - rounds subscribes the tournaments' emails
-from . import cli, languages, limits, links, lobby, matches, mygames
+from . import cli, links, matches, server
 from .mail import pictures, sentences
 from .store import db
 from .links import redact_logger
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The core reads its settings and its pages' paths from the app running in the thread.
+server.bind(lambda: current_app)
 
 
 def instance_folder() -> str:
@@ -88,7 +91,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         METRICS_TOKEN=None,           # /metrics answers "Bearer <it>" alone; None: no /metrics
         RATELIMIT_ENABLED=True, RATELIMIT_HEADERS_ENABLED=True,
         RATELIMIT_STORAGE_URI=None,   # None: limits.SQLiteCounts, or PostgresCounts
-        # The session cookie remembers the seats a browser opened (pbem/mygames.py).
+        # The session cookie remembers the seats a browser opened (pbem/web/browser.py).
         SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_SECURE=None,  # None: if PUBLIC_URL is https
         PERMANENT_SESSION_LIFETIME=timedelta(days=365), SESSION_REFRESH_EACH_REQUEST=False,
         **limits.DEFAULTS,
@@ -124,8 +127,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     matches.CACHE.max_bytes = int(app.config["MATCH_CACHE_MB"]) * 2**20
     play.RENDERS.max_bytes = int(app.config["RENDER_CACHE_MB"]) * 2**20
     pictures.PARTS.max_bytes = int(app.config["PICTURE_CACHE_MB"]) * 2**20
-    app.teardown_appcontext(db.close_db)
-    languages.init_app(app)
+    database.init_app(app)
+    locale.init_app(app)
     # a new database gets its schema here (one of PostgreSQL that has one gets the later
     # migrations from ``init-db``, or from gunicorn and the job process starting)
     db.initialise(app.config["DATABASE"])

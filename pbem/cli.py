@@ -14,8 +14,43 @@ from . import links, players, roles
 from .mail import outbox, signing
 from .jobs import scheduler
 from .store import backup
-from .store.db import copy_db_command, get_db, init_db_command, shown, upgrade
+from .store.db import connect, copy, shown, upgrade
+from .web.database import get_db
 from .mail.listener import mail_listener_command, receive_mail_command
+
+
+@click.command("init-db")
+@with_appcontext
+def init_db_command() -> None:
+    """Create the database, or apply the migrations it lacks (the server does it too,
+    before its workers start)."""
+    names = upgrade(current_app.config["DATABASE"])
+    if names:
+        click.echo(f"Applied {', '.join(names)}.")
+    click.echo(f"Initialised {shown(current_app.config['DATABASE'])}")
+
+
+
+
+@click.command("copy-db")
+@with_appcontext
+@click.option("--to", "to", required=True, metavar="DATABASE",
+              help="Where to: a postgresql:// URL (or an SQLite file), with no games yet.")
+def copy_db_command(to: str) -> None:
+    """Copy this installation's database (DATABASE), every game, event, link, seat, email and
+    setting, to another: e.g. from SQLite to PostgreSQL. Stop the server and its jobs
+    first, then set DATABASE to the new one."""
+    try:
+        target = connect(to)
+    except Exception as error:  # noqa: BLE001 - sqlite3's or psycopg's: said in one line
+        raise click.ClickException(f"Cannot open {shown(to)}: {error}") from None
+    try:
+        copied = copy(get_db(), target)
+    finally:
+        target.close()
+    for table, rows in copied.items():
+        click.echo(f"{table}: {rows} rows")
+    click.echo(f"Copied {shown(current_app.config['DATABASE'])} to {shown(to)}.")
 
 
 @click.command("serve")

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 import sqlite_utils
-from flask import current_app
 
-from . import matches
+from . import matches, server
 from .events import Refused
 from .store import utc
 
@@ -40,29 +39,30 @@ class Record:
                 "completion": self.completion}
 
 
-# A seat ``s`` of the player ``?``: one they took, or their proven address's that they
-# answered (what a public profile lists: ``players.public_seats``).
-_THEIR_SEATS = ("FROM seats s JOIN games g ON g.id = s.game_id "
-                "WHERE (s.player_id = ? OR (lower(s.email) = ? AND s.answered = 1)) ")
-
-
-def record(db: sqlite_utils.Database, player_id: int, email: str | None) -> Record:
-    """The player's record, of the games a profile lists."""
-    row = db.execute(
-        "SELECT count(DISTINCT g.id), count(DISTINCT CASE WHEN EXISTS (SELECT 1 FROM events e "
-        "WHERE e.game_id = g.id AND e.kind = 'timeout' AND e.seat = s.seat) THEN g.id END) "
-        + _THEIR_SEATS + "AND g.status = 'finished'", [player_id, email or ""]).fetchone()
-    return Record(row[0], row[1])
+# The seats ``s`` of the player ``p``: those they took, and their proven address's that they
+# answered (what a public profile lists: ``players.public_seats``), in the games ``g``.
+_THEIR_SEATS = ("LEFT JOIN seats s ON s.player_id = p.id "
+                "OR (lower(s.email) = p.email AND s.answered = 1) "
+                "LEFT JOIN games g ON g.id = s.game_id ")
 
 
 def records(db: sqlite_utils.Database, player_ids: Iterable[int]) -> dict[int, Record]:
-    """The records of several players, by id (the lobby's challengers)."""
-    found = {}
-    for player_id in sorted(set(player_ids)):
-        email = db.execute("SELECT email FROM players WHERE id = ?", [player_id]).fetchone()
-        if email is not None:
-            found[player_id] = record(db, player_id, email[0])
-    return found
+    """The records of the players of ``player_ids`` that exist, by id, of the games a
+    profile lists (the lobby's challengers: one query for them all)."""
+    ids = sorted(set(player_ids))
+    if not ids:
+        return {}
+    return {row[0]: Record(row[1], row[2]) for row in db.execute(
+        "SELECT p.id, count(DISTINCT g.id), count(DISTINCT CASE WHEN EXISTS (SELECT 1 "
+        "FROM events e WHERE e.game_id = g.id AND e.kind = 'timeout' AND e.seat = s.seat) "
+        "THEN g.id END) FROM players p "
+        + _THEIR_SEATS + "AND g.status = 'finished' "
+        f"WHERE p.id IN ({', '.join('?' * len(ids))}) GROUP BY p.id", ids).fetchall()}
+
+
+def record(db: sqlite_utils.Database, player_id: int) -> Record:
+    """The player's record, of the games a profile lists."""
+    return records(db, [player_id]).get(player_id, Record(0, 0))
 
 
 def running(db: sqlite_utils.Database, player_id: int) -> int:
@@ -78,10 +78,9 @@ def running(db: sqlite_utils.Database, player_id: int) -> int:
 
 def room(finished: int) -> int:
     """How many games a player who finished ``finished`` may have running at once."""
-    config = current_app.config
-    grown = int(config["RUNNING_GAMES_FIRST"]) + finished // max(
-        1, int(config["RUNNING_GAMES_PER_FINISHED"]))
-    return min(grown, int(config["RUNNING_GAMES_MOST"]))
+    grown = int(server.setting("RUNNING_GAMES_FIRST")) + finished // max(
+        1, int(server.setting("RUNNING_GAMES_PER_FINISHED")))
+    return min(grown, int(server.setting("RUNNING_GAMES_MOST")))
 
 
 def refuse_over_room(db: sqlite_utils.Database, player_ids: Iterable[int]) -> None:
@@ -91,9 +90,9 @@ def refuse_over_room(db: sqlite_utils.Database, player_ids: Iterable[int]) -> No
                          [player_id]).fetchone()
         if row is None or row[1] is None:  # the computer's levels play any number
             continue
-        most = room(record(db, player_id, row[1]).finished)
+        most = room(record(db, player_id).finished)
         if running(db, player_id) >= most:
             raise Refused("%(handle)s has %(most)s games running, the most they may have "
                           "until they finish more (each %(per)s games finished allow one more).",
                           handle=row[0], most=most,
-                          per=current_app.config["RUNNING_GAMES_PER_FINISHED"])
+                          per=server.setting("RUNNING_GAMES_PER_FINISHED"))

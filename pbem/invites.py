@@ -1,6 +1,6 @@
 """How many invitations one address receives from games it has not answered.
 
-The rate limits of ``limits.py`` count per client; this counts per recipient, so that
+The rate limits of ``web/limits.py`` count per client; this counts per recipient, so that
 clients together cannot flood one mailbox either. A game's start email is its invitation.
 An address that has had ``RATE_LIMIT_INVITATIONS`` invitations (Flask-Limiter's notation:
 "5 per day") from games it has not answered gets no more: the game still starts, its
@@ -18,10 +18,13 @@ database (``invites``), shared by every process and machine.
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Callable
 
 import sqlite_utils
-from . import limits
+from limits import parse_many
+
+from . import server
 from .store import utc
 from .store.db import hold_name, write
 from .matches import Match
@@ -72,7 +75,7 @@ def _over_limit(db: sqlite_utils.Database, address: str, now: datetime) -> bool:
     windows, counting games it has not answered. Holds the address until the commit, so
     that two processes inviting it at once count each other."""
     hold_name(db, f"invites:{address}")
-    return limits.over_recipient_limit("RATE_LIMIT_INVITATIONS", now, lambda since: (
+    return over_recipient_limit("RATE_LIMIT_INVITATIONS", now, lambda since: (
         db.execute("SELECT COUNT(DISTINCT game_id) FROM invites WHERE address = ? "
                    "AND sent = 1 AND answered = 0 AND created_at >= ?",
                    [address, since]).fetchone()[0]))
@@ -102,3 +105,14 @@ def answered(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
         if row[1] is not None:
             db.execute("UPDATE invites SET answered = 1 WHERE game_id = ? AND address = ?",
                        [game_id, row[1]])
+
+
+def over_recipient_limit(setting: str, now: datetime, count: Callable[[str], int]) -> bool:
+    """Whether one recipient has had the most emails ``setting`` allows in any of its
+    windows: ``count(since)`` counts its rows (in the database, shared by every process
+    and machine) since that time. The caller holds the recipient until its commit."""
+    if not server.setting("RATELIMIT_ENABLED"):
+        return False
+    return any(count((now - timedelta(seconds=limit.get_expiry())).isoformat(
+                   timespec="seconds")) >= limit.amount
+               for limit in parse_many(server.setting(setting)))

@@ -11,12 +11,11 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 from urllib.parse import unquote, urlsplit
 
 import sqlite_utils
-from flask import current_app, request, url_for
-
+from . import server
 from .store import utc
 from .store.db import insert_rows
 
@@ -137,14 +136,6 @@ def _redact_path(path: re.Match) -> str:
     return "".join(pieces)
 
 
-def external_url(endpoint: str, **values: object) -> str:
-    """An absolute URL for the answer to a request (API answers, the page that shows a new
-    game's links): PUBLIC_URL when configured, else the request's own address, whose host
-    Flask has checked against TRUSTED_HOSTS. Never for emails: see ``email_url``."""
-    base = current_app.config.get("PUBLIC_URL") or request.host_url
-    return base.rstrip("/") + _path(endpoint, **values)
-
-
 # Where an email's links begin while PUBLIC_URL is not set. Such emails are queued with
 # this mark, which ``mail.build`` replaces with PUBLIC_URL once it is set, and not sent
 # before: no link in an email ever comes from a request's Host header.
@@ -153,8 +144,7 @@ PUBLIC_URL_MARK = "@PUBLIC_URL@"
 
 def email_url(endpoint: str, **values: object) -> str:
     """An absolute URL for an email: PUBLIC_URL's, or the mark that stands for it."""
-    base = current_app.config.get("PUBLIC_URL") or PUBLIC_URL_MARK
-    return base + _path(endpoint, **values)
+    return (server.setting("PUBLIC_URL") or PUBLIC_URL_MARK) + server.path(endpoint, **values)
 
 
 def email_urls(endpoint: str, tokens: Sequence[str], **values: object) -> list[str]:
@@ -163,14 +153,6 @@ def email_urls(endpoint: str, tokens: Sequence[str], **values: object) -> list[s
     mark = new_token()  # found nowhere else in the URL
     before, after = email_url(endpoint, token=mark, **values).split(mark)
     return [before + token + after for token in tokens]
-
-
-def _path(endpoint: str, **values: Any) -> str:
-    """The URL path of ``endpoint``, without the script root of the current request: the
-    configured PUBLIC_URL already says where the application lives."""
-    path = url_for(endpoint, **values)
-    root = request.script_root if request else ""
-    return path[len(root):] if root and path.startswith(root) else path
 
 
 def public_url(value: object) -> str | None:
@@ -223,9 +205,9 @@ def redact_logger(logger: logging.Logger, kind: type[RedactSecrets] = RedactSecr
 def _reply_base() -> tuple[str, str] | None:
     """The configured reply address as (local part, domain); None when moves by email are
     switched off (REPLY_ADDRESS set to an empty string)."""
-    configured = current_app.config.get("REPLY_ADDRESS")
+    configured = server.setting("REPLY_ADDRESS")
     if configured is None:
-        configured = f"move@{current_app.config['MAIL_DOMAIN']}"
+        configured = f"move@{server.setting('MAIL_DOMAIN')}"
     local, _, domain = str(configured).strip().rpartition("@")
     if not local or not domain:
         return None

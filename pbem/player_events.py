@@ -19,11 +19,11 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 import sqlite_utils
 
-from . import links, matches, players, signals
+from . import matches, players, signals
 from .events import Event
 from .creation import Created
 from .matches import Match
@@ -46,19 +46,21 @@ class Told:
     seat: int
     version: int
 
-    def data(self, db: sqlite_utils.Database, player: Player) -> dict[str, Any]:
+    def data(self, db: sqlite_utils.Database, player: Player,
+             address: Callable[..., str]) -> dict[str, Any]:
         """What the event says (its SSE ``data``): the game (its kind's id, as everywhere in
-        the API, and its own ``id``), the seat, and the seat's API or the join link."""
+        the API, and its own ``id``), the seat, and the seat's API or the join link, whose
+        absolute URLs ``address(endpoint, **values)`` makes (the answer's)."""
         match = matches.load(db, self.game_id)
         told: dict[str, Any] = {"id": self.game_id, "game": match.game.id, "seat": self.seat}
         if self.kind == "challenge":
-            return {**told, "join": links.external_url(
+            return {**told, "join": address(
                         "lobby.join", token=players.join_link(db, player, self.game_id,
                                                               self.seat)),
                     "options": match.options,
                     "time_control": match.clock.to_json() if match.clock else None,
                     "rated": match.rated, "expires_at": utc.iso(match.expires_at)}
-        told["api"] = links.external_url(
+        told["api"] = address(
             "api.game", role="play", token=players.seat_link(db, player, self.game_id,
                                                              self.seat))
         told["version"] = self.version

@@ -13,7 +13,7 @@ generation: the same each time they are asked for, stored only hashed (the links
 ``links`` with the player's id), and all replaced at once by ``sign_out_everywhere``, which
 moves the generation on. Anyone holding the server's secret key can forge a session cookie
 anyway, so deriving from it adds no other way in. A browser signed in holds the secret of a
-session (``remember``), whose hash is a row of ``player_sessions``: signing out deletes the
+session (``open_session``), whose hash is a row of ``player_sessions``: signing out deletes the
 row, so that a copy of the cookie signs nobody in.
 
 Handles are unique by how they look (``skeleton``): ignoring case, Unicode's confusable
@@ -37,10 +37,9 @@ from typing import Any
 import sqlite_utils
 from confusable_homoglyphs.confusables import confusables_data
 from engine import Text
-from flask import current_app, g, session
 
-from . import invites, languages, limits, links, matches, sanctions
-from .store.db import get_db, hold_name, write
+from . import invites, languages, links, matches, sanctions, server
+from .store.db import hold_name, write
 from .store import utc
 
 HANDLE_CHARACTERS = string.ascii_letters + string.digits + "_-"
@@ -184,7 +183,7 @@ def _refuse_taken(db: sqlite_utils.Database, handle: str, renamed: Player | None
 
 def _derived(*parts: object) -> str:
     """A token of TOKEN_SHAPE (192 bits) that only the server's secret key makes."""
-    digest = hmac.new(str(current_app.config["SECRET_KEY"]).encode(),
+    digest = hmac.new(str(server.setting("SECRET_KEY")).encode(),
                       " ".join(map(str, parts)).encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:links.TOKEN_BYTES]).decode()
 
@@ -281,13 +280,6 @@ def claim(db: sqlite_utils.Database, player: Player, game_id: str, seat: int) ->
                    [player.id, game_id, seat])
 
 
-def claim_signed_in(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
-    """Make a seat the signed-in player's, if the browser is signed in."""
-    player = current(db)
-    if player is not None:
-        claim(db, player, game_id, seat)
-
-
 # -- signing in -------------------------------------------------------------------------------
 
 def mint_sign_in(db: sqlite_utils.Database, email: str) -> str | None:
@@ -299,7 +291,7 @@ def mint_sign_in(db: sqlite_utils.Database, email: str) -> str | None:
     now = utc.now()
     with write(db):
         hold_name(db, f"sign-in:{address}")  # two requests at once count each other
-        if limits.over_recipient_limit("RATE_LIMIT_SIGN_IN_EMAILS", now, lambda since: (
+        if invites.over_recipient_limit("RATE_LIMIT_SIGN_IN_EMAILS", now, lambda since: (
                 db.execute("SELECT COUNT(*) FROM sign_in_links WHERE address = ? AND "
                            "created_at >= ?", [address, since]).fetchone()[0])):
             return None
@@ -359,53 +351,33 @@ def sign_in(db: sqlite_utils.Database, token: str, handle: Any = None,
     return player
 
 
-def current(db: sqlite_utils.Database) -> Player | None:
-    """The player the browser is signed in as: its session's row, unless the session was
-    signed out (here or everywhere) or is older than the cookie may be."""
-    secret = session.get("player")
+def by_session(db: sqlite_utils.Database, secret: object, since: datetime) -> Player | None:
+    """The player a browser's session ``secret`` (its signed cookie's) signs in: its row,
+    unless the session was ended (here or everywhere) or began before ``since`` (older than
+    the cookie may be)."""
     if not isinstance(secret, str) or not links.TOKEN_SHAPE.fullmatch(secret):
         return None  # signed out, or a cookie from before sessions had rows
     row = db.execute(
         "SELECT p.id, p.handle, p.email, p.generation, p.language FROM player_sessions s "
         "JOIN players p ON p.id = s.player_id WHERE s.token_hash = ? AND s.created_at > ? "
         "AND p.closed_at IS NULL",
-        [links.token_hash(secret), utc.iso(_oldest_session())]).fetchone()
+        [links.token_hash(secret), utc.iso(since)]).fetchone()
     return _player(row) if row else None
 
 
-def _oldest_session() -> datetime:
-    """When the oldest session still valid began: a cookie lasts as long (and no longer
-    without being written again)."""
-    return utc.now() - current_app.permanent_session_lifetime
-
-
-def signed_in() -> Player | None:
-    """``current``, looked up once per request: the header of every page names the player
-    (``base.html``)."""
-    if "signed_in" not in g:
-        g.signed_in = current(get_db())
-    return g.signed_in
-
-
-def remember(db: sqlite_utils.Database, player: Player) -> None:
-    """Sign this browser in as ``player``: a new session, its secret in the signed cookie
-    and its hash in ``player_sessions``."""
+def open_session(db: sqlite_utils.Database, player: Player, since: datetime) -> str:
+    """A new session of ``player``: its secret, for the browser's signed cookie (its hash is
+    the row of ``player_sessions``); the sessions that began before ``since`` go."""
     secret = links.new_token()
     with write(db):
-        db.execute("DELETE FROM player_sessions WHERE created_at <= ?",
-                   [utc.iso(_oldest_session())])
+        db.execute("DELETE FROM player_sessions WHERE created_at <= ?", [utc.iso(since)])
         db.execute("INSERT INTO player_sessions (token_hash, player_id, created_at) "
                    "VALUES (?, ?, ?)", [links.token_hash(secret), player.id, utc.iso(utc.now())])
-    session["player"] = secret
-    session.permanent = True
-    g.pop("signed_in", None)
+    return secret
 
 
-def forget(db: sqlite_utils.Database) -> None:
-    """Sign this browser out: its session ends on the server too, so that a copy of the
-    cookie signs nobody in either."""
-    secret = session.pop("player", None)
-    g.pop("signed_in", None)
+def end_session(db: sqlite_utils.Database, secret: object) -> None:
+    """End a session on the server, so that a copy of its cookie signs nobody in."""
     if isinstance(secret, str):
         with write(db):
             db.execute("DELETE FROM player_sessions WHERE token_hash = ?",

@@ -16,9 +16,8 @@ from typing import Any
 
 import engine
 import sqlite_utils
-from flask import current_app
 
-from . import creation, events, links, matches
+from . import creation, events, links, matches, server
 from .events import Message
 from .store.db import write
 from .store import utc
@@ -40,7 +39,7 @@ def check_rate(match: Match, seat: int, now: datetime) -> None:
     recent = [utc.parse(event.created_at) for event in match.events
               if event.kind == "chat" and event.seat == seat
               and utc.parse(event.created_at) > since]
-    most = int(current_app.config["CHAT_PER_HOUR"])
+    most = int(server.setting("CHAT_PER_HOUR"))
     if len(recent) >= most:
         headers = {}  # the next message is taken once the oldest of the last `most` is an
         if most:      # hour old (none ever, with a limit of 0)

@@ -34,10 +34,9 @@ from typing import Any, Iterator, Sequence
 import engine
 import sqlite_utils
 from engine import bots
-from flask import current_app
 
 from . import (clocks, commands, creation, links, matches, pairings, players, ratings, sanctions,
-               signals)
+               server, signals)
 from .events import Command, SeatTaken, Verdict
 from .matches import ActionError, Event, InvalidRequest, Match, Refused
 from .store.db import claimed, hold_name, insert_rows, write
@@ -226,7 +225,7 @@ def watch_tokens(game_ids: Sequence[str]) -> list[str]:
     (its cross-table links to them): each derived from the server's secret key and the
     game, so the same each time, and stored only hashed, as every link is
     (``_store_rounds``)."""
-    key = str(current_app.config["SECRET_KEY"]).encode()
+    key = str(server.setting("SECRET_KEY")).encode()
     return [links.token_text(hmac.digest(key, f"tournament-watch {game_id}".encode(),
                                          "sha256")[:links.TOKEN_BYTES])
             for game_id in game_ids]
@@ -491,7 +490,7 @@ def _withdrawn(entered: list[Entrant]) -> set[int]:
 def _at_once() -> int:
     """The most games a tournament makes where something calls for them (a start, a
     round's last game ending, a withdrawal): more are left to the job process."""
-    return int(current_app.config["TOURNAMENT_GAMES_AT_ONCE"])
+    return int(server.setting("TOURNAMENT_GAMES_AT_ONCE"))
 
 
 def _left_to_job(db: sqlite_utils.Database, tournament: Tournament, count: int,

@@ -37,7 +37,8 @@ from werkzeug.serving import make_server
 import pbem.store.db
 from pbem import create_app, creation
 from pbem.web import play
-from pbem.store.db import connect, get_db
+from pbem.store.db import connect
+from pbem.web.database import get_db
 from pbem.matches import CACHE
 
 import postgres

@@ -241,7 +241,7 @@ def test_results_and_reasons_name_the_players(app, new_game):
 
     import engine
     from pbem import matches
-    from pbem.store.db import get_db
+    from pbem.web.database import get_db
 
     cases = [("mastery", 2, (1,), "Dark has no Masters left",
               "Bob won: Ann has no Masters left"),

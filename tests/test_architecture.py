@@ -9,6 +9,7 @@ sends, so it hears nothing back: ``mail.notify`` subscribes to ``pbem.signals`` 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,7 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
 
 
+@functools.cache
 def imports() -> dict[str, set[str]]:
     """module -> the pbem modules it imports anywhere (at the top or inside a function),
     named from the package, e.g. ``mail.notify``; ``""`` is ``pbem/__init__.py``."""
@@ -85,6 +87,28 @@ def test_each_part_imports_only_the_parts_below_it():
                    if part(module) != "app"
                    for other in others
                    if part(other) != part(module) and part(other) not in ALLOWED[part(module)])
+    assert not wrong
+
+
+def outside_imports(path: Path) -> set[str]:
+    """The modules from outside ``pbem`` that the file imports (anywhere in it)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.add(node.module or "")
+    return {name for name in found if not name.startswith("pbem")}
+
+
+def test_the_core_the_stores_and_the_boards_know_no_web_framework():
+    """They ask the application for settings and paths through ``pbem.server``; only
+    Flask-Babel's words are read there (where the core's sentences are written)."""
+    wrong = sorted(f"{module}: {name}" for module, path in MODULES.items()
+                   if part(module) in ("core", "store", "boards")
+                   for name in outside_imports(path)
+                   if name.split(".")[0] == "flask" or name.startswith("flask_")
+                   and name != "flask_babel")
     assert not wrong
 
 

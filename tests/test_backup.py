@@ -12,7 +12,8 @@ import pytest
 from pbem import create_app, matches
 from pbem.matches import CACHE
 from pbem.store import utc
-from pbem.store.db import connect, get_db
+from pbem.store.db import connect
+from pbem.web.database import get_db
 from pbem.web.api import game_json
 
 from test_cli import flask

@@ -11,7 +11,7 @@ import engine
 import pytest
 
 from pbem import matches
-from pbem.store.db import get_db
+from pbem.web.database import get_db
 
 from helpers import api_move, path_of
 

@@ -12,7 +12,8 @@ from pbem import create_app, players
 from pbem.store import utc
 from pbem.mail import preferences
 from pbem.jobs import scheduler
-from pbem.store.db import connect, get_db, write
+from pbem.store.db import connect, write
+from pbem.web.database import get_db
 from pbem.matches import CACHE
 
 from helpers import path_of, sign_up

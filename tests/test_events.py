@@ -12,7 +12,7 @@ import pytest
 from pbem import clocks, events, matches
 from pbem.events import KINDS, Command, Days, Event, Message, Move, Rematch, Verdict
 from pbem.mail import channels, inbound, notify, preferences, push
-from pbem.store.db import get_db
+from pbem.web.database import get_db
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "email"
 

@@ -28,7 +28,7 @@ from pbem.boards import board_for
 from pbem.boards import magnetic_field as mf_board
 from pbem.boards import mastery as mastery_board
 from pbem.boards import the_right_moves as trm_board
-from pbem.store.db import get_db
+from pbem.web.database import get_db
 from pbem.matches import CACHE
 
 PLAY_LINK = re.compile(r"http://localhost(/play/[A-Za-z0-9_-]{32})(?![/A-Za-z0-9_-])")

@@ -12,7 +12,8 @@ import pytest
 import engine
 from pbem import links
 from pbem.web import play
-from pbem.store.db import connect, get_db, write
+from pbem.store.db import connect, write
+from pbem.web.database import get_db
 from pbem.matches import CACHE
 
 from helpers import api_move, links_in, normalised, path_of, sign_up

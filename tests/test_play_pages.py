@@ -10,7 +10,7 @@ from html import unescape
 import pytest
 
 import engine
-from pbem import mygames
+from pbem.web import browser
 from pbem.store import utc
 from pbem.store.db import connect
 
@@ -343,7 +343,7 @@ def test_the_new_game_form_creates_a_game_and_shows_the_links(app, client, db, m
     assert not any(link.rsplit("/", 1)[1] in json.dumps(session_of(client))
                    for link in seat_links)
     assert app.test_client().get(response.location).status_code == 404
-    later = utc.now() + mygames.SHOWN_FOR
+    later = utc.now() + browser.SHOWN_FOR
     monkeypatch.setattr(utc, "now", lambda: later)
     assert "shown once" in client.get(response.location).text
     api = seat_links[0].replace("/play/", "/api/play/")

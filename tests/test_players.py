@@ -15,7 +15,8 @@ from flask import url_for
 from pbem import create_app, creation, links
 from pbem.mail import outbox
 from pbem.matches import CACHE
-from pbem.store.db import connect, get_db, write
+from pbem.store.db import connect, write
+from pbem.web.database import get_db
 
 from helpers import api_move, everything_in, normalised, path_of, NewGame
 from test_magnet_pages import BLUE, BLUE_A, BLUE_B, RED, RED_SETUP

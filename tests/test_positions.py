@@ -146,7 +146,7 @@ def test_the_cache_holds_matches_up_to_a_size_in_bytes(app, client, new_game):
     ("magnetic-field", 2, {})])
 def test_every_games_snapshot_restores_its_position(app, game, players, options):
     """Hidden hands, decks and setups too come back from a snapshot as they were."""
-    from pbem.store.db import get_db
+    from pbem.web.database import get_db
 
     rng = random.Random(7)
     with app.test_request_context():

@@ -237,7 +237,8 @@ def test_every_commit_reaches_the_disk_before_it_is_acknowledged(app, client, ne
     server syncs the log after the commit and before it answers, so an acknowledged move
     survives an OS crash. PostgreSQL: the test cluster is set not to wait for the disk
     (synchronous_commit=off), and the app's connections wait all the same."""
-    from pbem.store.db import dialect, get_db
+    from pbem.store.db import dialect
+    from pbem.web.database import get_db
 
     with app.test_request_context():
         db = get_db()

@@ -26,7 +26,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from pbem import create_app, players
 from pbem.jobs import scheduler
 from pbem.mail import channels, push
-from pbem.store.db import get_db
+from pbem.web import browser
+from pbem.web.database import get_db
 
 from helpers import api_move, normalised, path_of
 from test_clocks import outbox
@@ -490,8 +491,8 @@ def test_a_players_channels_are_the_default_of_their_seats(app, client, new_game
     player, key = a_player(app)
     assert client.put(f"{key}/push", json=service.device("phone").subscription).status_code \
         == 201
-    with app.test_request_context():  # signed in: the session players.remember makes
-        players.remember(get_db(), player)
+    with app.test_request_context():  # signed in: the session browser.sign_in makes
+        browser.sign_in(get_db(), player)
         signed = flask.session["player"]
     with client.session_transaction() as session:
         session["player"] = signed

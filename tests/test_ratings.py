@@ -12,7 +12,7 @@ from flask import url_for
 from engine import bots
 from pbem import creation, glicko, players, ratings
 from pbem.jobs import scheduler
-from pbem.store.db import get_db
+from pbem.web.database import get_db
 
 from helpers import NewGame, normalised, path_of, sign_up
 

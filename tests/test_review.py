@@ -11,7 +11,8 @@ import engine
 from engine import bots
 from pbem import analysis, matches, positions
 from pbem.store import utc
-from pbem.store.db import get_db, write
+from pbem.store.db import write
+from pbem.web.database import get_db
 from pbem.web import records
 
 from helpers import api_move, path_of

@@ -14,11 +14,12 @@ import pytest
 from flask import url_for
 
 import engine
-from pbem import commands, creation, links, mygames, signals
+from pbem import commands, creation, links, signals
+from pbem.web import browser
 from pbem.events import Command, InvalidRequest, Joiner, SeatTaken
 from pbem.store import utc
 from pbem.jobs import scheduler
-from pbem.store.db import get_db
+from pbem.web.database import get_db
 from pbem.mail.inbound import receive
 
 from helpers import NewGame, database_errors, everything_in, normalised, path_of, session_of
@@ -430,11 +431,11 @@ def test_the_cookie_is_signed_http_only_lax_holds_no_link_and_stays_small(client
     client.set_cookie("session", value.replace(value[5], "A" if value[5] != "A" else "B", 1))
     assert game.id not in client.get("/games").get_data(as_text=True)
 
-    games = [new_game() for _ in range(mygames.MAX_REMEMBERED + 5)]
+    games = [new_game() for _ in range(browser.MAX_REMEMBERED + 5)]
     for game in games:
         client.get(game.urls[0])
     kept = remembered(client)
-    assert kept == [[game.id, 0] for game in games[-mygames.MAX_REMEMBERED:]]
+    assert kept == [[game.id, 0] for game in games[-browser.MAX_REMEMBERED:]]
     assert len(client.get_cookie("session").value) < 1500
 
 

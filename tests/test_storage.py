@@ -128,7 +128,7 @@ def test_the_database_file_is_created_and_initialised_if_missing(tmp_path):
 
 
 def test_a_worker_thread_keeps_one_connection(app, client, new_game):
-    from pbem.store.db import get_db
+    from pbem.web.database import get_db
 
     game = new_game()
     with app.test_request_context():
@@ -153,7 +153,7 @@ def test_a_worker_thread_keeps_one_connection(app, client, new_game):
 
 
 def test_a_move_reads_the_log_once_and_commits_once(app, client, new_game):
-    from pbem.store.db import get_db
+    from pbem.web.database import get_db
 
     game = new_game()
     statements = []
@@ -224,7 +224,7 @@ def test_games_made_together_are_made_as_one_at_a_time(app, db):
     stores it alone: the same rows in every table, apart from ids, secrets and times."""
     with app.test_request_context():
         from pbem import players
-        from pbem.store.db import get_db
+        from pbem.web.database import get_db
 
         ann, bob = (players.create(get_db(), handle, f"{handle.lower()}@example.org")
                     for handle in ("Ann", "Bob"))

@@ -13,7 +13,7 @@ import pytest
 from pbem import commands
 from pbem.events import Command, Message
 from pbem.store import utc
-from pbem.store.db import get_db
+from pbem.web.database import get_db
 
 from helpers import api_move, path_of
 

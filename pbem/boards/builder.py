@@ -70,3 +70,15 @@ def for_board(board: ModuleType, game: Any, state: Any, seat: int | None, legal:
     if own is None:
         return build(legal, board.click_path, board.is_cell, path)
     return own(game, state, seat, path, legal) if legal else Build(path=())
+
+
+def drawn(board: Any, view: Mapping[str, Any], seat: int | None, build: Build,
+          link: Callable[[str], str], last: set[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What every page with a board to click on draws: the SVG of ``view`` with the move
+    being built on it (the builder's overlay drawn, the cells clicked so far selected, each
+    next click a link ``link(token)``, the last move's cells marked), and the buttons of
+    the next choices, (label, link) each."""
+    svg = board.render({**view, **(build.overlay or {})}, seat=seat,
+                       selected=tuple(t for t in build.path if board.is_cell(t)),
+                       targets={t: link(t) for t in build.cells + build.choices}, last=last)
+    return svg, tuple((board.choice_label(c), link(c)) for c in build.choices)

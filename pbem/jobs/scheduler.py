@@ -38,11 +38,11 @@ log = logging.getLogger(__name__)
 
 @contextlib.contextmanager
 def _job_database(app: Flask) -> Iterator[sqlite_utils.Database]:
-    """A job's own connection, inside a made-up request: its emails render templates and
-    build the paths of their links (which begin with PUBLIC_URL once sent)."""
+    """A job's own connection, in an application context: its emails render templates
+    and read the settings."""
     db = connect(app.config["DATABASE"])
     try:
-        with app.test_request_context():
+        with app.app_context():
             yield db
     finally:
         db.close()

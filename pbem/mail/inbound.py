@@ -34,7 +34,6 @@ with ``say`` posts only a message: the rest of that line and what follows it.
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 import textwrap
@@ -48,7 +47,7 @@ from html.parser import HTMLParser
 from typing import Iterable, Sequence
 
 import sqlite_utils
-from flask import current_app, has_request_context, render_template
+from flask import render_template
 from flask_babel import gettext, lazy_gettext, ngettext
 
 from .. import commands, events, invites, languages, links, matches, moderation
@@ -494,8 +493,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         return Result("ignored", game_id, seat)
     # The event and its answer are one transaction, like every event and its emails; what
     # the answer says (the refusal's reason too) is in the seat's language.
-    with _request_context(), languages.in_language(matches.language_of(db, game_id, seat)), \
-            write(db):
+    with languages.in_language(matches.language_of(db, game_id, seat)), write(db):
         invites.answered(db, game_id, seat)  # a person replied to an email of the game
         text = command(reply, game_id)
         asked = action(text)
@@ -573,17 +571,6 @@ def _done(match: matches.Match, seat: int, kind: str, with_message: bool) -> str
             opponents=languages.translated(match.people(match.opponents(seat))))
     return " ".join([done, gettext("Your message was posted to the game's chat.")]) \
         if with_message else done
-
-
-@contextlib.contextmanager
-def _request_context():
-    """Templates build the paths of links with ``url_for``, which needs a request: make
-    one up if needed (links in emails begin with PUBLIC_URL, never with this address)."""
-    if has_request_context():
-        yield
-    else:
-        with current_app.test_request_context("/", base_url="http://localhost"):
-            yield
 
 
 # -- answering -----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ tries again later.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -29,7 +30,7 @@ from flask.cli import with_appcontext
 
 from . import bounces, inbound
 from .. import links
-from ..store.db import connect, get_db
+from ..store.db import connect
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +158,8 @@ def receive_mail_command(recipient: tuple[str, ...], sender: str | None) -> None
     """Play a reply read from standard input (for an MTA's pipe transport)."""
     raw = sys.stdin.buffer.read(inbound.MAX_MESSAGE + 1)  # more is refused, unread
     try:
-        result = receive(get_db(), raw, list(recipient), sender)
+        with contextlib.closing(connect(current_app.config["DATABASE"])) as db:
+            result = receive(db, raw, list(recipient), sender)
     except Exception:  # a passing failure: the MTA keeps the mail and retries
         log.exception("receive-mail: could not process the message")
         click.echo("4.3.0 Temporary failure, try again later", err=True)

@@ -1,5 +1,5 @@
-"""The database: one connection per thread of a worker, the schema, write transactions,
-and the locks that let several machines share the work.
+"""The database: one connection per thread of a worker (``thread_connection``), the
+schema, write transactions, and the locks that let several machines share the work.
 
 ``DATABASE`` is an SQLite file (the embedded default, through sqlite-utils) or a
 ``postgresql://`` URL (``pbem/store/postgres.py``, which the app uses through the same interface).
@@ -30,8 +30,6 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import click
 import sqlite_utils
-from flask import current_app, g
-from flask.cli import with_appcontext
 
 from . import utc
 
@@ -105,16 +103,9 @@ def private_file(path: Path) -> None:
 _thread = threading.local()
 
 
-def get_db() -> sqlite_utils.Database:
-    """The request's database connection: its thread's, opened by the thread's first
-    request and kept for the next ones (a connection per request costs its opening and,
-    when the last one closes, a checkpoint of the WAL with its syncs)."""
-    if "db" not in g:
-        g.db = _thread_connection(current_app.config["DATABASE"])
-    return g.db
-
-
-def _thread_connection(path: str) -> sqlite_utils.Database:
+def thread_connection(path: str) -> sqlite_utils.Database:
+    """This thread's connection to the database ``path``, opened (and checked migrated)
+    the first time and kept for the thread's next requests."""
     key = (os.getpid(), path)  # a forked worker opens its own
     if getattr(_thread, "key", None) != key or not usable(_thread.db):
         if getattr(_thread, "key", (None,))[0] == os.getpid():
@@ -129,12 +120,6 @@ def _thread_connection(path: str) -> sqlite_utils.Database:
             raise
         _thread.db, _thread.key = database, key
     return _thread.db
-
-
-def close_db(_error: BaseException | None = None) -> None:
-    db = g.pop("db", None)
-    if db is not None and usable(db) and db.conn.in_transaction:
-        db.conn.execute("ROLLBACK")  # the thread's next request starts afresh
 
 
 def dialect(db: sqlite_utils.Database) -> str:
@@ -407,17 +392,6 @@ def initialise(database: str) -> list[str]:
 _HOLDING_A_SCHEMA: set[str] = set()
 
 
-@click.command("init-db")
-@with_appcontext
-def init_db_command() -> None:
-    """Create the database, or apply the migrations it lacks (the server does it too,
-    before its workers start)."""
-    names = upgrade(current_app.config["DATABASE"])
-    if names:
-        click.echo(f"Applied {', '.join(names)}.")
-    click.echo(f"Initialised {shown(current_app.config['DATABASE'])}")
-
-
 def copy(source: sqlite_utils.Database, target: sqlite_utils.Database) -> dict[str, int]:
     """Copy every row of ``source`` into ``target``, which gets the schema here and must
     hold no game yet: an installation moving to another database (SQLite to PostgreSQL).
@@ -485,24 +459,3 @@ def _copy_table(source: sqlite_utils.Database, target: sqlite_utils.Database,
                        f"COALESCE(MAX({keys[0]}), 0) + 1, false) FROM {table}",
                        [table, keys[0]])
     return count
-
-
-@click.command("copy-db")
-@with_appcontext
-@click.option("--to", "to", required=True, metavar="DATABASE",
-              help="Where to: a postgresql:// URL (or an SQLite file), with no games yet.")
-def copy_db_command(to: str) -> None:
-    """Copy this installation's database (DATABASE), every game, event, link, seat, email and
-    setting, to another: e.g. from SQLite to PostgreSQL. Stop the server and its jobs
-    first, then set DATABASE to the new one."""
-    try:
-        target = connect(to)
-    except Exception as error:  # noqa: BLE001 - sqlite3's or psycopg's: said in one line
-        raise click.ClickException(f"Cannot open {shown(to)}: {error}") from None
-    try:
-        copied = copy(get_db(), target)
-    finally:
-        target.close()
-    for table, rows in copied.items():
-        click.echo(f"{table}: {rows} rows")
-    click.echo(f"Copied {shown(current_app.config['DATABASE'])} to {shown(to)}.")

@@ -47,11 +47,9 @@ def analysis_board(role: str, token: str):
             return link(line.played, shown + 1)
         return link(played + [move])
 
-    svg = drawing.render({**position.view(), **(build.overlay or {})}, seat=seat,
-                         selected=tuple(t for t in build.path if drawing.is_cell(t)),
-                         targets={t: link(played, path=build.extend(t))
-                                  for t in build.cells + build.choices},
-                         last=drawing.move_cells(played[-1]) if played else set())
+    svg, choices = builder.drawn(drawing, position.view(), seat, build,
+                                 lambda t: link(played, path=build.extend(t)),
+                                 drawing.move_cells(played[-1]) if played else set())
     assessed = _assessed(match, start, tuple(played), position.state) \
         if request.method == "POST" else None
     waiting = seat is not None and not match.finished and seat not in match.current.to_move
@@ -59,8 +57,7 @@ def analysis_board(role: str, token: str):
         "analysis.html", match=match, seat=seat, role=role, token=token, svg=svg,
         start=start, line=line.played, shown=shown, state=position.state, mover=mover,
         legal=position.legal_moves(), build=build, error=line.error, link=link, then=then,
-        choices=[(drawing.choice_label(c), link(played, path=build.extend(c)))
-                 for c in build.choices],
+        choices=choices,
         assessed=assessed, texts=move_texts(match, seat),
         # a line from the position now, opponent's move first, becomes conditional moves
         as_conditional=waiting and start == match.ply and played and len(played) % 2 == 0

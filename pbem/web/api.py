@@ -11,22 +11,24 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (analysis, blocks, botaccounts, clocks, commands, commitment, computer,
-               conditional, creation, events, fairplay, invites, languages, limits, links,
-               matches, players, ratings, talk)
-from . import feeds, records
+from .. import (analysis, blocks, botaccounts, clocks, commands, commitment, computer, conditional,
+                creation, events, fairplay, invites, matches, players, ratings,
+                talk)
+from . import feeds, limits, locale, records
 from ..mail import bounces, preferences, push, webhooks
-from ..store.db import get_db, write
+from ..store.db import write
+from .database import get_db
 from ..matches import Match
 from .site import described
 from .play import open_link, open_seat, record
+from .urls import external_url
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 @bp.errorhandler(HTTPException)
 def _json_error(error: HTTPException):
-    return languages.refusal(error.code, described(error))
+    return locale.refusal(error.code, described(error))
 
 
 def json_body() -> dict[str, Any]:
@@ -162,17 +164,17 @@ def create_game():
                   if (bot := players.find(get_db(), player_id)) is not None}
     seats = [{"seat": s.seat, "name": s.name, "bot": s.bot} if s.bot else
              {"seat": s.seat, "name": s.name,
-              "url": links.external_url("play.page", role="play", token=token),
-              "api": links.external_url("api.game", role="play", token=token),
+              "url": external_url("play.page", role="play", token=token),
+              "api": external_url("api.game", role="play", token=token),
               # why no email went to this player (their address had too many invitations)
               **({"not_emailed": invites.HELD_BACK} if s.seat in held_back else {})}
              if token else
-             {"seat": s.seat, "name": None, "join": links.external_url("lobby.join", token=join),
+             {"seat": s.seat, "name": None, "join": external_url("lobby.join", token=join),
               # a bot's seat: it is told (a challenge event), and only it may take the seat
               **({"offered_to": offered_to[s.seat]} if s.seat in offered_to else {})}
              for s, token, join in zip(match.seats, created.tokens, created.joins)]
     return jsonify(id=match.id, seats=seats,
-                   spectator=links.external_url("play.page", role="watch",
+                   spectator=external_url("play.page", role="watch",
                                                 token=created.spectator_token)), 201
 
 
@@ -182,7 +184,7 @@ def leaderboard(game_id: str):
     try:
         game = engine.get(game_id)
     except engine.UnknownGame as error:
-        return languages.refusal(404, error.args[0])
+        return locale.refusal(404, error.args[0])
     return jsonify(players=[{"handle": standing.handle, **standing.to_json()}
                             for standing in ratings.leaderboard(get_db(), game.id)])
 
@@ -246,7 +248,7 @@ def resign(token: str):
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
     if answer is not None and answer != "decline":
-        return languages.refusal(400, engine.Text(
+        return locale.refusal(400, engine.Text(
             "'answer' may only be decline (to decline a partner's proposal to resign); leave "
             "it out to resign."))
     return _act(token, "resign", answer)
@@ -258,7 +260,7 @@ def draw(token: str):
     body = request.get_json(silent=True)
     answer = body.get("answer") if isinstance(body, dict) else None
     if not isinstance(answer, str) or not events.kinds_named("api", ("draw", answer)):
-        return languages.refusal(400, engine.Text("'answer' must be offer, accept or decline."))
+        return locale.refusal(400, engine.Text("'answer' must be offer, accept or decline."))
     return _act(token, "draw", answer)
 
 
@@ -324,7 +326,7 @@ def email_settings(token: str):
                 if hours is not ...:
                     preferences.set_deadline_reminders(db, match.id, seat, hours)
         except matches.ActionError as error:
-            return languages.refusal(error.status, error.message)
+            return locale.refusal(error.status, error.message)
     reminders = preferences.deadline_reminders(db, match.id, seat)
     return jsonify({"emails": preferences.preference(db, match.id, seat),
                     "deadline_reminders": None if reminders is None else list(reminders)})
@@ -363,7 +365,7 @@ def player_push(token: str):
     """The same for a player (their key): the device is told of all their seats' news."""
     player = players.by_key(get_db(), token)
     if player is None:
-        return languages.refusal(404, engine.Text("This key opens no player. Sign in again for "
+        return locale.refusal(404, engine.Text("This key opens no player. Sign in again for "
                                                   "the current one."))
     return _push_subscription(push.Owner(player_id=player.id, generation=player.generation))
 
@@ -428,7 +430,7 @@ def analyse(role: str, token: str):
                                      "the game's notation.", most=analysis.MAX_LINE)
     line = analysis.explore(match, seat, ply, moves)
     if line.error:
-        return languages.refusal(422, line.error)
+        return locale.refusal(422, line.error)
     return jsonify(line.to_json())
 
 
@@ -442,7 +444,7 @@ def game_record(role: str, token: str):
         return jsonify(records.ap_record(match, seat, current_app.config["PUBLIC_URL"]))
     if chosen == "json":
         return jsonify(record(match, seat))
-    return languages.refusal(400, "The record's formats are apgamerecord and json.")
+    return locale.refusal(400, "The record's formats are apgamerecord and json.")
 
 
 @bp.post("/<any(play, watch):role>/<token>/chat")
@@ -451,7 +453,7 @@ def chat(role: str, token: str):
     """Post ``{"text"}`` to the game's chat: 201 and the game answer, which carries it."""
     match, seat = open_link(token, role)
     if seat is None:
-        return languages.refusal(403, "Spectators cannot post in the chat; they read it once "
+        return locale.refusal(403, "Spectators cannot post in the chat; they read it once "
                                  "the game is over.")
     text: Any = json_body().get("text")  # as sent: the chat's check refuses all but text
     after = commands.submit(get_db(), match.id, seat, _command(
@@ -480,5 +482,5 @@ def rematch(token: str):
         return jsonify(game_json(after, seat)), 202
     new_seat, new_token = talk.rematch_link(get_db(), after, seat)
     return jsonify(id=after.rematch_id, seat=new_seat,
-                   url=links.external_url("play.page", role="play", token=new_token),
-                   api=links.external_url("api.game", role="play", token=new_token)), 201
+                   url=external_url("play.page", role="play", token=new_token),
+                   api=external_url("api.game", role="play", token=new_token)), 201

@@ -12,7 +12,8 @@ from flask_babel import gettext
 from .. import conditional, matches
 from ..boards import board_for, builder
 from ..matches import Match
-from ..store.db import get_db, write
+from ..store.db import write
+from .database import get_db
 from .shown import open_link
 
 
@@ -69,15 +70,12 @@ def _conditional_page(match: Match, seat: int, token: str, line: list[str], *,
     def with_line(moves: list[str], path: str | None = None) -> str:
         return url_for(".conditional_moves", token=token, path=path, m=moves)
 
-    svg = board.render(game.view(state, seat), seat=seat,
-                       selected=tuple(t for t in build.path if board.is_cell(t)),
-                       targets={t: with_line(played, build.extend(t))
-                                for t in build.cells + build.choices},
-                       last=board.move_cells(played[-1]) if played else set())
+    svg, choices = builder.drawn(board, game.view(state, seat), seat, build,
+                                 lambda t: with_line(played, build.extend(t)),
+                                 board.move_cells(played[-1]) if played else set())
     waiting = not match.finished and seat not in match.current.to_move
     return render_template(
         "conditional.html", match=match, seat=seat, token=token, svg=svg, played=played,
         mover=mover, legal=legal, build=build, error=error, waiting=waiting,
         lines=conditional.lines_of(get_db(), match.id, seat), with_line=with_line,
-        choices=[(board.choice_label(c), with_line(played, build.extend(c)))
-                 for c in build.choices]), status
+        choices=choices), status

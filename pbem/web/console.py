@@ -30,10 +30,11 @@ from prometheus_client.core import (CounterMetricFamily, GaugeMetricFamily, Metr
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
-from .. import moderation, monitoring, players, roles
+from .. import moderation, monitoring, roles
 from ..mail import bounces, outbox
 from ..store import utc
-from ..store.db import get_db
+from . import browser
+from .database import get_db
 
 bp = Blueprint("console", __name__)
 
@@ -196,7 +197,7 @@ SECTIONS = [
 def console():
     """The sections of the console that the signed-in player's roles open; 403 for anyone
     whose roles open none."""
-    player = players.current(get_db())
+    player = browser.current_player(get_db())
     held = roles.of(get_db(), player)
     shown = [section for section in SECTIONS if section.roles & held]
     if not shown:

@@ -10,11 +10,12 @@ from feedgen.feed import FeedGenerator
 from flask import Blueprint, Response, abort, current_app
 from flask_babel import gettext
 
-from .. import events, languages, links, matches
+from .. import events, languages, matches
 from ..mail import compose
 from ..store import utc
-from ..store.db import get_db
+from .database import get_db
 from .gamerecord import record
+from .urls import external_url
 
 bp = Blueprint("feeds", __name__)
 
@@ -29,7 +30,7 @@ def mint(db, game_id: str, seat: int) -> str:
 def url(token: str) -> str:
     """A feed link's address: PUBLIC_URL's (a feed reader keeps it), never the Host or
     scheme of the request that made it."""
-    return links.external_url("feeds.feed", token=token)
+    return external_url("feeds.feed", token=token)
 
 
 @bp.get("/feed/<token>")

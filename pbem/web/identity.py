@@ -1,6 +1,6 @@
 """Players across games on the web (``pbem/players.py``): signing in by email, signing out,
 the player's API (its key) and public profiles. The signed-in player's dashboard is the
-``/games`` page (``pbem/mygames.py``)."""
+``/games`` page (``pbem/web/mygames.py``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,17 +10,19 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, url_for)
 from flask_babel import gettext, lazy_gettext
 
-from .. import (blocks, botaccounts, fairplay, languages, limits, links, matches, moderation,
-               mygames, players, ratings, sanctions, talk)
-from . import records
+from .. import (blocks, botaccounts, fairplay, languages, links, matches, moderation, players,
+                ratings, sanctions, talk)
+from . import browser, limits, locale, mygames, records
 from ..mail import bounces, notify
 from ..matches import Match
-from ..store.db import get_db, write
+from ..store.db import write
+from .database import get_db
 from ..players import Player
+from .urls import external_url
 
 bp = Blueprint("players", __name__)
 # every page's header names the player the browser is signed in as (base.html)
-bp.add_app_template_global(players.signed_in, "signed_in")
+bp.add_app_template_global(browser.signed_in, "signed_in")
 
 NO_LINK = lazy_gettext("This sign-in link is used, expired or unknown. Ask for a new one.")
 
@@ -43,7 +45,7 @@ def _send_sign_in(address: Any) -> bool:
 @bp.route("/sign-in", methods=["GET", "POST"])
 @limits.asking_sign_in
 def sign_in_request():
-    if request.method == "GET" and players.current(get_db()) is not None:
+    if request.method == "GET" and browser.current_player(get_db()) is not None:
         return redirect(url_for("mygames.my_games"))
     if request.method == "GET":
         return render_template("sign_in.html", error=None)
@@ -60,7 +62,7 @@ def sign_in_request():
 def sign_in_api():
     body = request.get_json(silent=True)
     if not _send_sign_in(body.get("email") if isinstance(body, dict) else None):
-        return languages.refusal(400, gettext("'email' must be a valid email address."))
+        return locale.refusal(400, gettext("'email' must be a valid email address."))
     return jsonify({}), 202
 
 
@@ -96,7 +98,7 @@ def sign_in(token: str):
         player = players.sign_in(db, token, handle, languages.current())
     except matches.ActionError as error:
         if wants_json:
-            return languages.refusal(error.status, error.message)
+            return locale.refusal(error.status, error.message)
         email = players.sign_in_email(db, token)  # unused, unless another request used it
         if email is None:
             abort(404, NO_LINK)
@@ -104,19 +106,19 @@ def sign_in(token: str):
                              error=error.message, status=error.status)
     if player is None:
         abort(404, NO_LINK)
-    players.remember(db, player)
+    browser.sign_in(db, player)
     if player.email:  # the link reached that mailbox: email goes to it again
         bounces.enable(db, player.email)
     if wants_json:
         return jsonify(handle=player.handle,
-                       profile=links.external_url(".profile", handle=player.handle),
-                       key=links.external_url(".player_api", token=players.key(player))), 201
+                       profile=external_url(".profile", handle=player.handle),
+                       key=external_url(".player_api", token=players.key(player))), 201
     flash(gettext("You are signed in as %(handle)s.", handle=player.handle))
     return redirect(url_for("mygames.my_games"), 303)
 
 
 def _signed_in() -> Player:
-    player = players.current(get_db())
+    player = browser.current_player(get_db())
     if player is None:
         abort(403, gettext("You are not signed in (or you signed out everywhere since)."))
     return player
@@ -124,7 +126,7 @@ def _signed_in() -> Player:
 
 @bp.post("/sign-out")
 def sign_out():
-    players.forget(get_db())
+    browser.sign_out(get_db())
     flash(gettext("You are signed out in this browser."))
     return redirect(url_for("mygames.my_games"), 303)
 
@@ -136,7 +138,7 @@ def sign_out_everywhere():
         abort(400, gettext("To sign out everywhere, tick the box that confirms it."))
     db = get_db()
     player = players.sign_out_everywhere(db, signed_in)
-    players.remember(db, player)  # this browser alone stays signed in
+    browser.sign_in(db, player)  # this browser alone stays signed in
     flash(gettext("Every other browser is signed out, and your player key and your games' "
                   "links from this page are replaced (the links emailed to you still work)."))
     return redirect(url_for("mygames.my_games"), 303)
@@ -148,7 +150,7 @@ def delete_identity():
     if request.form.get("confirm") != "yes":
         abort(400, gettext("To delete your identity, tick the box that confirms it."))
     players.delete(get_db(), player)
-    players.forget(get_db())
+    browser.sign_out(get_db())
     flash(gettext("Your identity is deleted. Your games go on: their links still play them."))
     return redirect(url_for("mygames.my_games"), 303)
 
@@ -167,8 +169,8 @@ def player_api(token: str):
         link = players.seat_link(db, player, entry.match.id, entry.seat)
         games.append({
             "id": entry.match.id, "game": entry.match.game.id, "seat": entry.seat,
-            "url": links.external_url("play.page", role="play", token=link),
-            "api": links.external_url("api.game", role="play", token=link),
+            "url": external_url("play.page", role="play", token=link),
+            "api": external_url("api.game", role="play", token=link),
             "your_turn": entry.your_turn, "outcome": entry.match.outcome_json(),
             "rated": entry.match.rated, "tournament": entry.match.tournament})
     return jsonify(handle=player.handle, email=player.email, games=games,
@@ -264,10 +266,10 @@ def profile(handle: str):
     them from it."""
     player = _by_handle(handle)
     db = get_db()
-    viewer = players.signed_in()
+    viewer = browser.signed_in()
     closed = sanctions.of(db, player.id).closed
     games = [] if closed else _profile_games(player)
-    record = fairplay.record(db, player.id, player.email)
+    record = fairplay.record(db, player.id)
     return render_template("profile.html", player=player, closed=closed,
                            ratings={} if closed else ratings.of_player(db, player.id),
                            games=engine.GAMES, record=record,
@@ -284,7 +286,7 @@ def profile_api(handle: str):
     """The public facts of a player: ratings, record, games (``closed``: none but that)."""
     player = _by_handle(handle)
     db = get_db()
-    record = fairplay.record(db, player.id, player.email).to_json()
+    record = fairplay.record(db, player.id).to_json()
     bot = botaccounts.of(db, player)
     facts = {"handle": player.handle, "record": record,
              # a bot account: run by a program, registered by its owner (a handle)

@@ -16,12 +16,13 @@ from flask import Blueprint, abort, flash, jsonify, redirect, render_template, r
 from flask_babel import gettext, lazy_gettext
 from werkzeug.exceptions import HTTPException
 
-from .. import (blocks, events, fairplay, languages, limits, matches, moderation, players,
-                roles, sanctions)
+from .. import blocks, events, fairplay, languages, matches, moderation, players, roles, sanctions
+from . import browser, limits, locale
 from ..mail import notify
 from ..matches import ActionError, Match
 from ..players import Player
-from ..store.db import get_db, write
+from ..store.db import write
+from .database import get_db
 from .play import open_link
 
 bp = Blueprint("moderation", __name__)
@@ -31,7 +32,7 @@ api = Blueprint("moderation_api", __name__)
 
 @api.errorhandler(HTTPException)
 def _json_error(error: HTTPException):
-    return languages.refusal(error.code, error.description)
+    return locale.refusal(error.code, error.description)
 
 REASON_NAMES = {"abuse": lazy_gettext("Abuse: insults, harassment, threats"),
                 "cheating": lazy_gettext("Cheating: help from a program or another person"),
@@ -68,7 +69,7 @@ def _keyed(token: str) -> Player:
 
 
 def _signed_in() -> Player:
-    player = players.current(get_db())
+    player = browser.current_player(get_db())
     if player is None:
         abort(403, gettext("Sign in first: this page is for a player known across games."))
     return player
@@ -105,7 +106,7 @@ def unblock_api(token: str, handle: str):
     player = _keyed(token)
     other = players.by_handle(get_db(), handle)
     if other is None or not blocks.unblock(get_db(), player, other):
-        return languages.refusal(404, gettext("You do not block %(handle)s.", handle=handle))
+        return locale.refusal(404, gettext("You do not block %(handle)s.", handle=handle))
     return jsonify(blocks=blocks.blocked_by(get_db(), player))
 
 
@@ -199,7 +200,7 @@ def _seat_report(match: Match, seat: int, reporter: Player | None, body: Any) ->
 
 def _seat_player(match: Match, seat: int) -> Player | None:
     """The signed-in player, if the seat is theirs: their report is a player's."""
-    player = players.current(get_db())
+    player = browser.current_player(get_db())
     return player if player and players.owns(get_db(), player, match.id, seat) else None
 
 
@@ -393,7 +394,7 @@ def _about(report: moderation.Report) -> dict[str, Any]:
                  and event.seat == seat and isinstance(event.payload, events.Message)]
     said.sort(key=lambda found: found[1].created_at, reverse=True)
     rated = [match for match in games if match.rated and match.finished]
-    return {"player": player, "record": fairplay.record(db, player.id, player.email),
+    return {"player": player, "record": fairplay.record(db, player.id),
             "games": games, "said": said[:10], "rated": rated,
             "sanctions": sanctions.of(db, player.id),
             "history": moderation.log(db, subject=player, most=10)}
@@ -401,7 +402,7 @@ def _about(report: moderation.Report) -> dict[str, Any]:
 
 @bp.get("/moderation")
 def page():
-    moderator = _moderator(players.current(get_db()))
+    moderator = _moderator(browser.current_player(get_db()))
     db = get_db()
     queue = moderation.open_reports(db)
     handled = [r for r in moderation.reports(db, most=len(queue) + 20) if r.status != "open"]
@@ -413,7 +414,7 @@ def page():
 @bp.post("/moderation/actions")
 @limits.acting
 def act():
-    moderator = _moderator(players.current(get_db()))
+    moderator = _moderator(browser.current_player(get_db()))
     if request.form.get("confirm") != "yes":
         abort(400, gettext("To act, tick the box that confirms it."))
     form = {name: request.form.get(name) or None for name in
@@ -432,7 +433,7 @@ def act():
 
 @bp.get("/moderation/log")
 def log_page():
-    moderator = _moderator(players.current(get_db()))
+    moderator = _moderator(browser.current_player(get_db()))
     return render_template("moderation_log.html", moderator=moderator,
                            actions=moderation.log(get_db()), names=ACTION_NAMES)
 

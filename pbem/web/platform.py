@@ -31,12 +31,13 @@ from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redi
 from flask_babel import gettext
 from werkzeug.datastructures import MultiDict
 
-from .. import (botaccounts, clocks, languages, limits, links, matches, player_events,
-               players)
+from .. import botaccounts, clocks, matches, player_events, players
+from . import browser, limits, locale
 from ..player_events import Told
 from ..players import Player
-from ..store.db import get_db
+from .database import get_db
 from .api import json_body
+from .urls import external_url
 
 bp = Blueprint("platform", __name__)
 
@@ -86,14 +87,14 @@ def _player(token: str) -> Player:
 
 
 def _refusal(status: int, message: Any, **headers: str) -> Response:
-    response, _ = languages.refusal(status, message)
+    response, _ = locale.refusal(status, message)
     response.status_code = status
     response.headers.update(headers)
     return response
 
 
 def _event(told: Told, player: Player) -> str:
-    data = json.dumps(told.data(get_db(), player), separators=(",", ":"))
+    data = json.dumps(told.data(get_db(), player, external_url), separators=(",", ":"))
     return f"id: {told.seq}\nevent: {told.kind}\ndata: {data}\n\n"
 
 
@@ -145,7 +146,8 @@ def _long_poll(player: Player, seen: int) -> Response:
             if told or time.monotonic() >= deadline:
                 break
             woken.wait(deadline - time.monotonic())
-        return jsonify(events=[{"id": t.seq, "event": t.kind, "data": t.data(get_db(), player)}
+        return jsonify(events=[{"id": t.seq, "event": t.kind,
+                                "data": t.data(get_db(), player, external_url)}
                                for t in told],
                        last=told[-1].seq if told else seen)
     finally:
@@ -198,7 +200,7 @@ def _stream(player: Player, seen: int | None) -> Iterator[str]:
 # -- bot accounts -----------------------------------------------------------------------------
 
 def _bot_json(bot: botaccounts.Bot) -> dict[str, Any]:
-    return {**bot.to_json(), "profile": links.external_url("players.profile",
+    return {**bot.to_json(), "profile": external_url("players.profile",
                                                            handle=bot.player.handle)}
 
 
@@ -218,13 +220,13 @@ def declare_bot(token: str):
                 if isinstance(body["handle"], str) else None
             bot = botaccounts.register(db, owner, body["handle"], body.get("games"),
                                        body.get("clocks"), body.get("rated", False))
-            return jsonify({**_bot_json(bot), "key": links.external_url(
+            return jsonify({**_bot_json(bot), "key": external_url(
                 "players.player_api", token=players.key(bot.player))}), \
                 200 if known is not None else 201
         bot = botaccounts.declare(db, owner, body.get("games"), body.get("clocks"),
                                   body.get("rated"))
     except matches.ActionError as error:
-        return languages.refusal(error.status, error.message)
+        return locale.refusal(error.status, error.message)
     return jsonify(_bot_json(bot))
 
 
@@ -239,7 +241,7 @@ def bots_page():
     """Every bot; for a signed-in person, their own (with each one's key) and the form that
     registers another."""
     db = get_db()
-    owner = players.current(db)
+    owner = browser.current_player(db)
     error, status = None, 200
     if request.method == "POST":
         if owner is None:
@@ -259,7 +261,7 @@ def bots_page():
     return render_template(
         "bots.html", bots=botaccounts.listed(db), own=own, owner=owner,
         is_bot=owner is not None and botaccounts.of(db, owner) is not None,
-        keys={bot.player.id: links.external_url("players.player_api",
+        keys={bot.player.id: external_url("players.player_api",
                                                 token=players.key(bot.player)) for bot in own},
         games=engine.GAMES, clock_modes=clocks.MODES, error=error, rule=players.HANDLE_RULE,
         form=request.form if error else MultiDict()), status

@@ -27,13 +27,14 @@ from markupsafe import Markup, escape
 
 from ..boards import builder, cells
 from .. import (analysis, blocks, clocks, commands, commitment, conditional, events, languages,
-               limits, links, lobby, matches, mygames, players, ratings, talk)
+                links, lobby, matches, players, ratings, talk)
 from ..mail import bounces, notify
 from ..boards import board_for
 from ..store import utc
-from ..store.db import get_db, write
+from ..store.db import write
+from .database import get_db
 from ..matches import Match
-from . import analysis_page, conditional_page
+from . import analysis_page, browser, conditional_page, limits
 from .gamerecord import record
 from .shown import ROLES, RENDERS, move_texts, move_times, open_link, open_seat
 
@@ -160,15 +161,10 @@ def _draw(match: Match, seat: int | None, role: str, ply: int | None,
 
     last = match.moves[shown_ply - 1] if shown_ply else None
     view = game.review_view(state, seat, match.current)
-    svg = drawing.render(
-        {**view, **(build.overlay or {})}, seat=seat,
-        selected=tuple(t for t in build.path if drawing.is_cell(t)),
-        targets={t: click(t) for t in build.cells + build.choices} if legal else {},
-        last=drawing.move_cells(game.public_move(last.seat, last.move, seat, match.current))
-        if last else set())
-    return Board(legal, build, svg, tuple((drawing.choice_label(c), click(c))
-                                          for c in build.choices),
-                 tuple(cells.described(svg)),
+    svg, choices = builder.drawn(
+        drawing, view, seat, build, click, drawing.move_cells(game.public_move(
+            last.seat, last.move, seat, match.current)) if last else set())
+    return Board(legal, build, svg, choices, tuple(cells.described(svg)),
                  drawing.text(view, seat))
 
 
@@ -233,7 +229,7 @@ def _etag(match: Match, seat: int | None, ply: int | None, path: tuple[str, ...]
     notes = extras["notes"]
     # the notes' time as the page shows it, to the minute
     saved = notes and (notes["text"], (notes["updated_at"] or "")[:16])
-    signed_in = players.signed_in()  # the header names them
+    signed_in = browser.signed_in()  # the header names them
     parts = (CODE, languages.current(), signed_in and signed_in.handle, seat, ply, path,
              match.known_events(seat), match.expired, shown_clocks,
              None if lines is None else len(lines), saved, sorted(extras["hidden"]),
@@ -334,7 +330,7 @@ def _move_list(match: Match, texts: list[str], history_prefix: str,
 def page(role: str, token: str):
     match, seat = open_link(token, role)
     if seat is not None:
-        mygames.remember(match.id, seat)
+        browser.remember(match.id, seat)
         notify.seen(get_db(), match.id, seat, utc.now())
     return _viewed(match, seat, token, role)
 
@@ -469,7 +465,7 @@ def withdraw(token: str):
 def invite(token: str):
     """A new join link for each open seat, for a creator who lost the first ones (only
     their hashes are stored: they are shown on the page of links this browser keeps,
-    ``mygames.keep_links``, with the creator's own link back to the game)."""
+    ``browser.keep_links``, with the creator's own link back to the game)."""
     match, seat = open_link(token, "play")
     if not match.hosts(seat):
         abort(422, gettext("Only the player who created a game makes join links for it, "
@@ -480,7 +476,7 @@ def invite(token: str):
     with write(db):
         joins = links.mint_all(db, [(match.id, s) for s in match.open_seats],
                                table=links.INVITATIONS)
-    mygames.keep_links(match.id, {"seats": {seat: token},
+    browser.keep_links(match.id, {"seats": {seat: token},
                                   "joins": dict(zip(match.open_seats, joins))})
     return redirect(url_for("site.shown_links", game_id=match.id), 303)
 

@@ -21,10 +21,11 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 
 from flask_babel import gettext
 
-from .. import clocks, computer, languages, limits, links, matches, mygames, players
-from . import feeds
+from .. import clocks, computer, languages, links, matches, players
+from . import browser, feeds, limits
 from ..mail import bounces, channels, compose, preferences, webhooks
-from ..store.db import get_db, write
+from ..store.db import write
+from .database import get_db
 
 bp = Blueprint("preferences", __name__)
 
@@ -91,7 +92,7 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
     if request.method == "POST" and seat and request.form.get("feed") == "new":
         db = get_db()
         with write(db):  # only its hash is stored: this browser keeps it for the page
-            mygames.keep_links(feed_page, {"feed": feeds.mint(db, *seat)})
+            browser.keep_links(feed_page, {"feed": feeds.mint(db, *seat)})
         return redirect(f"{here}#feed", 303)
     if request.method == "POST":
         db = get_db()
@@ -122,7 +123,7 @@ def _settings_page(link: dict[str, Any], here: str, game_page: str | None = None
         else:
             flash(gettext("Your settings are saved."))
             return redirect(here, 303)
-    kept = mygames.kept_links(feed_page) if seat else None
+    kept = browser.kept_links(feed_page) if seat else None
     feed = feeds.url(kept["feed"]) if kept else None
     # the computer may stand in for the seat only in a game with vacations (None: no choice)
     clock = entries[0]["match"].clock if seat and entries else None
@@ -177,7 +178,7 @@ def player_notifications():
     and the language of the emails to the player (not to a seat: sign-in links, "Your
     games", tournaments)."""
     db = get_db()
-    player = players.current(db)
+    player = browser.current_player(db)
     if player is None:
         abort(403, gettext("You are not signed in (or you signed out everywhere since)."))
     if request.method == "POST":

@@ -23,11 +23,13 @@ from flask_babel import gettext
 
 import engine
 
-from .. import languages, limits, positions
+from .. import languages, positions
+from . import limits
 from ..boards import board_for
 from ..errors import BadRecord
 from ..matches import Match
-from ..store.db import get_db, hold_name, insert_rows, write
+from ..store.db import hold_name, insert_rows, write
+from .database import get_db
 from .play import RENDERS, move_texts
 from ..store import utc
 

@@ -13,7 +13,7 @@ from flask_babel import gettext
 from .. import invites, links, matches
 from ..events import Event
 from ..matches import Match
-from ..store.db import get_db
+from .database import get_db
 from ..store.lru import BytesLRU
 
 RENDERS = BytesLRU(32 * 2**20)  # create_app sets its size: RENDER_CACHE_MB

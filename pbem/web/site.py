@@ -18,14 +18,15 @@ from jinja2 import TemplateNotFound
 from werkzeug.exceptions import (HTTPException, SecurityError, ServiceUnavailable,
                                  default_exceptions)
 
-from .. import (botaccounts, clocks, computer, creation, fairplay, invites, languages, limits,
-               links, matches, mygames, players, ratings)
-from . import diagrams
+from .. import (botaccounts, clocks, computer, creation, fairplay, invites, languages, links,
+                matches, players, ratings)
+from . import browser, diagrams, limits, locale, mygames
 from ..errors import ActionError
 from ..mail import notify
-from ..players import claim_signed_in
-from ..store.db import get_db, hold_name, write
+from ..store.db import hold_name, write
+from .database import get_db
 from ..store import utc
+from .urls import external_url
 
 bp = Blueprint("site", __name__)
 
@@ -68,7 +69,7 @@ def new_game(game_id: str):
         count = game.player_counts[0]
     if count not in game.player_counts:
         count = game.player_counts[0]
-    player = players.current(get_db())
+    player = browser.current_player(get_db())
     if request.method == "GET":  # signed in, the first player is already known
         known = {"name0": player.handle, "email0": player.email or "",
                  "language0": player.language} if player else {}
@@ -115,9 +116,10 @@ def new_game(game_id: str):
                                error=error.message, levels=computer.LEVEL_NAMES,
                                bots=_bots_playing(game), player=player), error.status
     match = created.match
-    mygames.remember(match.id, 0)
-    claim_signed_in(get_db(), match.id, 0)  # the form's first player
-    mygames.keep_links(match.id, {
+    browser.remember(match.id, 0)
+    if player is not None:  # the form's first player
+        players.claim(get_db(), player, match.id, 0)
+    browser.keep_links(match.id, {
         "seats": dict(enumerate(created.tokens)), "joins": dict(enumerate(created.joins)),
         "watch": created.spectator_token, "public": form.get("public") == "yes"})
     return redirect(url_for(".shown_links", game_id=match.id), 303)
@@ -125,20 +127,20 @@ def new_game(game_id: str):
 
 @bp.get("/games/<game_id>/links")
 def shown_links(game_id: str):
-    """The links a form just made, in the browser that sent it (``mygames.keep_links``):
+    """The links a form just made, in the browser that sent it (``browser.keep_links``):
     a new game's, or new join links for its open seats (``play.invite``)."""
-    kept = mygames.kept_links(game_id)
+    kept = browser.kept_links(game_id)
     match = matches.find(get_db(), game_id)
     if kept is None or match is None:
         abort(404, gettext("These links were shown once, for a day, in the browser that "
                            "made them. Your game is under My games; its page makes new "
                            "join links for its open seats."))
-    seat_links = [(s, links.external_url("play.page", role="play", token=seat)
+    seat_links = [(s, external_url("play.page", role="play", token=seat)
                    if (seat := kept["seats"].get(str(s.seat))) else None,
-                   links.external_url("lobby.join", token=join)
+                   external_url("lobby.join", token=join)
                    if (join := kept["joins"].get(str(s.seat))) else None)
                   for s in match.seats]
-    watch = kept.get("watch") and links.external_url("play.page", role="watch",
+    watch = kept.get("watch") and external_url("play.page", role="watch",
                                                      token=kept["watch"])
     offered = {s.seat: bot.handle for s in match.seats if s.offered_to is not None
                and (bot := players.find(get_db(), s.offered_to)) is not None}
@@ -360,6 +362,6 @@ def http_error(error: HTTPException):
                         "host name.\n", error.code, mimetype="text/plain")
     # e.g. the API's POST <join>, and the addresses whose answer is JSON to any client
     if request.path.startswith("/api/") or request.is_json or request.endpoint in JSON_PAGES:
-        return languages.refusal(error.code, described(error))
+        return locale.refusal(error.code, described(error))
     return render_template("error.html", error=error, description=described(error),
                            name=STATUS_NAMES.get(error.code or 0, error.name)), error.code

@@ -14,12 +14,14 @@ from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redi
 from flask_babel import gettext
 
 import engine
-from .. import clocks, computer, languages, limits, links, matches, players, tournaments
+from .. import clocks, computer, languages, matches, players, tournaments
+from . import browser, limits
 from ..events import InvalidRequest
 from ..store import utc
-from ..store.db import get_db
+from .database import get_db
 from ..tournaments import Tournament
 from .api import json_body
+from .urls import external_url
 
 bp = Blueprint("tournaments", __name__)
 
@@ -35,8 +37,8 @@ def _tournament(tournament_id: str) -> Tournament:
 
 def _answer(tournament: Tournament) -> dict[str, str]:
     return {"id": tournament.id,
-            "url": links.external_url(".page", tournament_id=tournament.id),
-            "api": links.external_url(".api", tournament_id=tournament.id)}
+            "url": external_url(".page", tournament_id=tournament.id),
+            "api": external_url(".api", tournament_id=tournament.id)}
 
 
 # -- requests and answers ------------------------------------------------------------------
@@ -236,7 +238,7 @@ def index():
     db = get_db()
     listed = tournaments.listed(db)
     return render_template(
-        "tournaments.html", player=players.current(db), games=engine.GAMES,
+        "tournaments.html", player=browser.current_player(db), games=engine.GAMES,
         formats=tournaments.FORMAT_NAMES, levels=computer.LEVEL_NAMES,
         most_open=tournaments.MOST_OPEN,
         **{status: [t for t in listed if t.status == status]
@@ -244,7 +246,7 @@ def index():
 
 
 def _signed_in() -> players.Player:
-    player = players.current(get_db())
+    player = browser.current_player(get_db())
     if player is None:
         abort(403, gettext("Sign in first: tournaments are between players known across games."))
     return player
@@ -276,7 +278,7 @@ def page(tournament_id: str):
     db = get_db()
     shown = tournaments.table(db, _tournament(tournament_id))
     t = shown.tournament
-    player = players.current(db)
+    player = browser.current_player(db)
     # (player, opponent) -> [(the game, the player's points or None)]
     games: dict[tuple[int | None, int | None], list[tuple[tournaments.Pairing, float | None]]] = {}
     for game in shown.games:
@@ -414,8 +416,8 @@ def feed(tournament_id: str):
                              game=languages.translated(t.game.title),
                              format=languages.translated(t.format_name)))
     generator.author({"name": t.organiser})
-    generator.link(href=links.external_url(".feed", tournament_id=t.id), rel="self")
-    generator.link(href=links.external_url(".page", tournament_id=t.id), rel="alternate")
+    generator.link(href=external_url(".feed", tournament_id=t.id), rel="self")
+    generator.link(href=external_url(".page", tournament_id=t.id), rel="alternate")
     generator.updated(datetime.fromisoformat(t.updated_at))
     starts: dict[int, str] = {}  # each round's first game's creation
     for game in shown.games:

@@ -16,18 +16,16 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
-from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from flask import Flask, current_app, request
 from flask_babel import LazyString, lazy_gettext
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
-from limits import parse_many
 from limits.storage import Storage
 
-from .store import utc
-from .store.db import connect, is_url
+from ..store import utc
+from ..store.db import connect, is_url
 
 limiter = Limiter(key_func=get_remote_address)
 
@@ -99,17 +97,6 @@ def between_computers(asks: Callable[[], bool]):
     return _limit("RATE_LIMIT_COMPUTER_GAMES", lazy_gettext(
         "Too many games between computers from your address. Please wait a while and try "
         "again."), exempt_when=lambda: not asks())
-
-
-def over_recipient_limit(setting: str, now: datetime, count: Callable[[str], int]) -> bool:
-    """Whether one recipient has had the most emails ``setting`` allows in any of its
-    windows: ``count(since)`` counts its rows (in the database, shared by every process
-    and machine) since that time. The caller holds the recipient until its commit."""
-    if not current_app.config["RATELIMIT_ENABLED"]:
-        return False
-    return any(count((now - timedelta(seconds=limit.get_expiry())).isoformat(
-                   timespec="seconds")) >= limit.amount
-               for limit in parse_many(current_app.config[setting]))
 
 
 class SQLiteCounts(Storage):
