@@ -466,10 +466,10 @@ def test_a_copy_of_a_forgotten_cookie_lists_and_opens_nothing(app, client, new_g
         thief.set_cookie("session", copied)
         assert thief.post(f"/games/{game.id}/0").status_code == 404
     # both browsers start lists of their own, which work as before
-    for browser in (client, thief):
-        browser.get(game.urls[1])
-        assert game.id in browser.get("/games").get_data(as_text=True)
-        assert browser.post(f"/games/{game.id}/1").status_code == 303
+    for visitor in (client, thief):
+        visitor.get(game.urls[1])
+        assert game.id in visitor.get("/games").get_data(as_text=True)
+        assert visitor.post(f"/games/{game.id}/1").status_code == 303
 
 
 def test_the_cookie_is_secure_when_the_server_is_reached_over_https(tmp_path, monkeypatch):

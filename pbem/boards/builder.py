@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from markupsafe import Markup
+
 SEPARATOR = "."
 
 
@@ -73,7 +75,8 @@ def for_board(board: ModuleType, game: Any, state: Any, seat: int | None, legal:
 
 
 def drawn(board: Any, view: Mapping[str, Any], seat: int | None, build: Build,
-          link: Callable[[str], str], last: set[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+          link: Callable[[str], str], last: set[str]
+          ) -> tuple[Markup, tuple[tuple[str, str], ...]]:
     """What every page with a board to click on draws: the SVG of ``view`` with the move
     being built on it (the builder's overlay drawn, the cells clicked so far selected, each
     next click a link ``link(token)``, the last move's cells marked), and the buttons of
