@@ -74,6 +74,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         EVENTS_STREAM_SECONDS=55, EVENTS_HEARTBEAT_SECONDS=15, EVENTS_POLL_SECONDS=0.5,
         EVENTS_LISTENERS=96,          # (below gunicorn.conf.py's threads per worker)
         EVENTS_LISTENERS_PER_PLAYER=4,  # of one player's: a bot, a few tabs
+        EVENTS_KEPT_DAYS=14,          # a player's events older than this are pruned
         AWAY_MINUTES=5,               # a "Your move" email waits while its player was there
         DIGEST_HOUR=7,                # the UTC hour the daily digests go out
         CHAT_PER_HOUR=30,             # chat messages a seat may post in any hour

@@ -2,9 +2,10 @@
 their reading. The blocked player cannot take the blocker's open seats or challenges
 (``refusal``), the blocker's lobby leaves the blocked player's challenges out (and theirs
 out of the blocked player's, who could not take them), and in the games they share the
-blocker reads none of the blocked player's chat: not on the page, in the API, nor by email
-(``hidden_seats``). A seat of any player, one without an account too, may also mute another
-seat of its game (``mute_seat``): the same for that game's chat alone.
+blocker reads none of the blocked player's chat: not on the page, in the API, by email, in
+the game's record nor in their data's export (``hidden_seats``, ``unread_seats``). A seat
+of any player, one without an account too, may also mute another seat of its game
+(``mute_seat``): the same for that game's chat alone.
 
 A seat's players are whoever took it and the player of its address (``players.owners``),
 so a block holds in the games of a proven address from before it was proven too."""
@@ -13,6 +14,7 @@ from __future__ import annotations
 import engine
 import sqlite_utils
 
+from .matches import Match
 from .players import Player
 from .store import utc
 from .store.db import write
@@ -67,6 +69,14 @@ def hidden_seats(db: sqlite_utils.Database, game_id: str, viewer: int | None
         f"UNION SELECT muted_seat FROM seat_mutes WHERE game_id = ? AND seat = ?",
         [viewer, game_id, viewer, game_id, viewer])
     return frozenset(row[0] for row in rows)
+
+
+def unread_seats(db: sqlite_utils.Database, match: Match, viewer: int | None
+                 ) -> frozenset[int]:
+    """``hidden_seats`` for whatever shows ``viewer`` the game's chat (its page, the API,
+    its record, the player's export), looked up only when there is chat to read: a move's
+    answer asks nothing more of the database."""
+    return hidden_seats(db, match.id, viewer) if match.chat_seen_by(viewer) else frozenset()
 
 
 def muted_seats(db: sqlite_utils.Database, game_id: str, seat: int) -> frozenset[int]:

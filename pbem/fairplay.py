@@ -18,6 +18,7 @@ import sqlite_utils
 from . import matches, server
 from .events import Refused
 from .store import utc
+from .store.db import hold_name
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,11 @@ def room(finished: int) -> int:
 
 
 def refuse_over_room(db: sqlite_utils.Database, player_ids: Iterable[int]) -> None:
-    """Refuse (422) one more game for a player who has as many running as they may."""
+    """Refuse (422) one more game for a player who has as many running as they may. Inside
+    the write transaction that then stores the game or the seat: each player's count is
+    held (in one order, by id) until it commits, so that two at once count each other."""
     for player_id in sorted(set(player_ids)):
+        hold_name(db, f"running-games:{player_id}")
         row = db.execute("SELECT handle, email FROM players WHERE id = ?",
                          [player_id]).fetchone()
         if row is None or row[1] is None:  # the computer's levels play any number

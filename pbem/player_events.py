@@ -11,6 +11,12 @@ stream's ``Last-Event-ID``) misses nothing, on whichever worker or machine it la
 keeps the game, the seat and the version; the links an event carries (the seat's API, a
 challenge's join link) are derived from the server's secret key as it is sent
 (``players.seat_link``, ``players.join_link``), so no secret is stored.
+
+Rows older than ``EVENTS_KEPT_DAYS`` are pruned (``prune``, a job of the scheduler), but for
+those a stream still needs: each player's latest (the next number follows it) and each
+seat's latest in a game not over (what a stream begins with, ``current``). A client that
+resumes after a number whose successors were pruned (``missed``) is answered as one that
+saw nothing: with the events still current, then from the latest number on.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Callable, Iterable, Literal, Sequence
 
 import sqlite_utils
@@ -29,7 +36,7 @@ from .creation import Created
 from .matches import Match
 from .players import Player
 from .store import utc
-from .store.db import connect, hold_name
+from .store.db import connect, hold_name, write
 
 Kind = Literal["turn", "challenge", "game_end"]
 BATCH = 100  # events read at once
@@ -80,6 +87,29 @@ def last(db: sqlite_utils.Database, player: Player) -> int:
     """The number of the player's latest event (0: none yet)."""
     return db.execute("SELECT COALESCE(MAX(seq), 0) FROM player_events WHERE player_id = ?",
                       [player.id]).fetchone()[0]
+
+
+def missed(db: sqlite_utils.Database, player: Player, seq: int) -> bool:
+    """Whether some of the player's events after number ``seq`` were pruned: they are
+    numbered one by one, so fewer rows than numbers after it means some are gone."""
+    row = db.execute("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM player_events "
+                     "WHERE player_id = ? AND seq > ?", [player.id, seq]).fetchone()
+    return row[0] < row[1] - seq
+
+
+def prune(db: sqlite_utils.Database, before: datetime) -> int:
+    """Delete the events made before ``before``, but each player's latest and each seat's
+    latest in a game not over; returns how many went."""
+    with write(db):
+        return db.execute(
+            "DELETE FROM player_events WHERE created_at < ? "
+            "AND seq < (SELECT MAX(seq) FROM player_events l "
+            "WHERE l.player_id = player_events.player_id) "
+            "AND (seq < (SELECT MAX(seq) FROM player_events l "
+            "WHERE l.player_id = player_events.player_id "
+            "AND l.game_id = player_events.game_id AND l.seat = player_events.seat) "
+            "OR NOT EXISTS (SELECT 1 FROM games g WHERE g.id = player_events.game_id "
+            "AND g.status <> 'finished'))", [utc.iso(before)]).rowcount
 
 
 def current(db: sqlite_utils.Database, player: Player, upto: int) -> list[Told]:

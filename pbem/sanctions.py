@@ -53,13 +53,18 @@ def refuse_suspended(db: sqlite_utils.Database, player_ids: Iterable[int]) -> No
                       "on).", handle=handle)
 
 
-def refuse_muted(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
-    """Refuse (422) a chat message of ``seat`` if its player (whoever took it, or the
-    player of its address) is muted."""
-    muted = db.execute(
+def seat_muted(db: sqlite_utils.Database, game_id: str, seat: int) -> bool:
+    """Whether the player of ``seat`` (whoever took it, or the player of its address) is
+    muted, or closed: their chat is refused."""
+    return db.execute(
         "SELECT 1 FROM players p JOIN seats s ON s.game_id = ? AND s.seat = ? "
         "WHERE (p.id = s.player_id OR p.email = lower(s.email)) "
-        "AND (p.muted_at IS NOT NULL OR p.closed_at IS NOT NULL)", [game_id, seat]).fetchone()
-    if muted is not None:
+        "AND (p.muted_at IS NOT NULL OR p.closed_at IS NOT NULL)",
+        [game_id, seat]).fetchone() is not None
+
+
+def refuse_muted(db: sqlite_utils.Database, game_id: str, seat: int) -> None:
+    """Refuse (422) a chat message of ``seat`` if its player is muted (``seat_muted``)."""
+    if seat_muted(db, game_id, seat):
         raise Refused("The site's moderators have muted you: your chat messages are refused "
                       "for now.")

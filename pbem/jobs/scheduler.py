@@ -2,7 +2,8 @@
 job of their own, the webhook posts and push messages), game clocks (timeouts and
 deadline warnings), "Your move" emails held back while a player was there, reminders, the
 daily digests, the games nobody joined in time, the computer players' moves, tournaments'
-start times and round deadlines, and the games of a large tournament's start or next round.
+start times and round deadlines, the games of a large tournament's start or next round,
+and pruning the players' events older than ``EVENTS_KEPT_DAYS``.
 
 Every job reads what to do from the database, so a restart loses nothing. However many
 web worker processes start, one scheduler runs: the first to take an exclusive lock on a
@@ -18,7 +19,7 @@ import fcntl
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.utils import parseaddr
 from pathlib import Path
 from typing import IO, Callable, Iterator
@@ -28,7 +29,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from flask import Flask
 
-from .. import commands, computer, monitoring, tournaments
+from .. import commands, computer, monitoring, player_events, tournaments
 from ..mail import bounces, outbox, push, reminders, webhooks
 from ..store import utc
 from ..store.db import connect, is_url, try_lock
@@ -106,6 +107,7 @@ def check_clocks(app: Flask, now: datetime | None = None) -> tuple[int, int]:
 
 NOTIFY_INTERVAL_SECONDS = 300  # how often reminders and the day's digests are looked for
 TURN_INTERVAL_SECONDS = 60  # how often held-back "Your move" emails are looked at
+PRUNE_INTERVAL_SECONDS = 3600  # how often the players' old events are pruned
 
 
 def _queued(app: Flask, what: str, queue: Callable[[sqlite_utils.Database], int]) -> int:
@@ -179,6 +181,17 @@ def make_tournament_games(app: Flask) -> int:
     return made
 
 
+def prune_player_events(app: Flask, now: datetime | None = None) -> int:
+    """Delete the players' events older than EVENTS_KEPT_DAYS (``player_events.prune``);
+    ``now`` lets tests run it at a later time. Returns how many went."""
+    kept = timedelta(days=float(app.config["EVENTS_KEPT_DAYS"]))
+    with _job_database(app) as db:
+        pruned = player_events.prune(db, (now or utc.now()) - kept)
+    if pruned:
+        log.info("players' events: %d pruned", pruned)
+    return pruned
+
+
 def _lock(app: Flask) -> IO | sqlite_utils.Database | None:
     """The scheduler lock, or None if another process holds it."""
     if is_url(app.config["DATABASE"]):
@@ -211,7 +224,8 @@ def _scheduler(kind, app: Flask):
                  send_expiry_notices: NOTIFY_INTERVAL_SECONDS,
                  play_bots: app.config["BOT_INTERVAL_SECONDS"],
                  run_tournaments: NOTIFY_INTERVAL_SECONDS,
-                 make_tournament_games: app.config["TOURNAMENT_INTERVAL_SECONDS"]}
+                 make_tournament_games: app.config["TOURNAMENT_INTERVAL_SECONDS"],
+                 prune_player_events: PRUNE_INTERVAL_SECONDS}
     for job, seconds in intervals.items():
         name = job.__name__.replace("_", "-")
         scheduler.add_job(recorded, "interval", args=[job, app, name, seconds], id=name,

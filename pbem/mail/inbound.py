@@ -29,8 +29,10 @@ text has no such line, a Subject edited to hold the move ("Re: d4xc5") is read i
 the game's own subject is not.
 
 What the player wrote below the first line (above the quote) is posted to the game's chat
-with the move, in the same transaction: both or neither. A reply whose first line begins
-with ``say`` posts only a message: the rest of that line and what follows it.
+with the move, in the same transaction: both or neither. A player the moderators muted
+(``sanctions``) has the move played and the message left out, which the answer says. A
+reply whose first line begins with ``say`` posts only a message: the rest of that line and
+what follows it.
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ import sqlite_utils
 from flask import render_template
 from flask_babel import gettext, lazy_gettext, ngettext
 
-from .. import commands, events, invites, languages, links, matches, moderation
+from .. import commands, events, invites, languages, links, matches, moderation, sanctions
 from ..errors import Unreadable
 from ..events import Command, Message, Move
 from . import sentences
@@ -502,6 +504,9 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         line = asked.payload.text if isinstance(asked.payload, Message) else None
         chat = line is not None
         said = "\n".join(filter(None, [line, reply.message]))
+        # a muted player's move is played without the message under it
+        silenced = bool(said) and not chat and sanctions.seat_muted(db, game_id, seat)
+        posted = bool(said) and not chat and not silenced
         status, error, kind = "recorded", None, asked.kinds[0]
         try:
             if not text:
@@ -515,7 +520,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
             seen = addressed.seen if kind == "move" else Seen()
             submitted = commands.submit(
                 db, game_id, seat, Command(asked.kinds, Message(said)) if chat else asked,
-                seen.ply, seen_version=seen.version, message=None if chat else said or None)
+                seen.ply, seen_version=seen.version, message=said if posted else None)
             match, kind = submitted.match, submitted.kind
             if submitted.already_recorded:
                 status = "duplicate"
@@ -525,8 +530,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         except matches.ActionError as refused:
             match = matches.load(db, game_id)
             status, error = "refused", refused.message
-        done = _done(match, seat, kind, bool(said) and not chat) \
-            if status == "recorded" else None
+        done = _done(match, seat, kind, posted, silenced) if status == "recorded" else None
         unposted = bool(said) and not chat and status != "recorded"
         answer = _answer(db, match, seat, status, done, text, error, addressed.seen,
                          reply.message_id, unposted)
@@ -555,10 +559,11 @@ def _appeal(db: sqlite_utils.Database, raw: bytes, sender: str | None, token: st
     return Result("appealed")
 
 
-def _done(match: matches.Match, seat: int, kind: str, with_message: bool) -> str:
+def _done(match: matches.Match, seat: int, kind: str, with_message: bool,
+          silenced: bool) -> str:
     """What a reply of ``seat`` did, for its answer: its own latest event of ``kind``'s
     (an opponent's conditional reply may have followed it), and the message it posted with
-    it."""
+    it (or, ``silenced``, left out: the player is muted)."""
     if kind == "rematch" and match.rematch_id:
         done = gettext("Every player asked for a rematch: the new game has started, and its "
                        "first email, with your new link, is on its way.")
@@ -569,8 +574,12 @@ def _done(match: matches.Match, seat: int, kind: str, with_message: bool) -> str
             **(asdict(event.payload) if event.payload else {}),
             partners=languages.translated(match.people(match.partners(seat))),
             opponents=languages.translated(match.people(match.opponents(seat))))
-    return " ".join([done, gettext("Your message was posted to the game's chat.")]) \
-        if with_message else done
+    if with_message:
+        return " ".join([done, gettext("Your message was posted to the game's chat.")])
+    if silenced:
+        return " ".join([done, gettext("Your message was not posted to the game's chat: "
+                                       "the site's moderators have muted you.")])
+    return done
 
 
 # -- answering -----------------------------------------------------------------------------

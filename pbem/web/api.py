@@ -75,7 +75,7 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         **({"conditional": conditional.lines_of(get_db(), match.id, seat)}
            if seat is not None and conditional.supported(match.game, match.players) else {}),
         # spectators: only once the game is over; a player: not of those they block or muted
-        "chat": talk.chat_json(match, seat, _hidden(match, seat)),
+        "chat": talk.chat_json(match, seat, blocks.unread_seats(get_db(), match, seat)),
         "rematch": {"id": match.rematch_id} if match.rematch_id else None,
         "rematch_asked": list(match.rematch_asked),
         # the seats nobody has taken yet: nobody moves until they are
@@ -84,13 +84,6 @@ def game_json(match: Match, seat: int | None) -> dict[str, Any]:
         **commitment.published(match),
         "email_status": email_status(match, seat),
     }
-
-
-def _hidden(match: Match, seat: int | None) -> frozenset[int]:
-    """The seats whose chat ``seat`` does not read (``blocks``), looked up only when there
-    is chat to read: a move's answer asks nothing more of the database."""
-    return blocks.hidden_seats(get_db(), match.id, seat) if match.chat_seen_by(seat) \
-        else frozenset()
 
 
 def email_status(match: Match, seat: int | None) -> str | None:
@@ -443,7 +436,7 @@ def game_record(role: str, token: str):
     if chosen == "apgamerecord":
         return jsonify(records.ap_record(match, seat, current_app.config["PUBLIC_URL"]))
     if chosen == "json":
-        return jsonify(record(match, seat))
+        return jsonify(record(get_db(), match, seat))
     return locale.refusal(400, "The record's formats are apgamerecord and json.")
 
 

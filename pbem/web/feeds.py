@@ -45,7 +45,7 @@ def feed(token: str):
 
 
 def _atom(match: matches.Match, seat: int, token: str) -> Response:
-    game = record(match, seat)
+    game = record(get_db(), match, seat)
     names = {p["seat"]: gettext("%(name)s (%(side)s)", name=p["name"],
                                 side=languages.translated(p["side"])) for p in game["players"]}
     generator = FeedGenerator()

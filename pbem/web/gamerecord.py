@@ -4,20 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import events, languages
+import sqlite_utils
+
+from .. import blocks, events, languages
 from ..matches import Match
 from .shown import move_times
 
 
-def record(match: Match, viewer: int | None) -> dict[str, Any]:
+def record(db: sqlite_utils.Database, match: Match, viewer: int | None) -> dict[str, Any]:
     """The whole game as ``viewer`` may know it, for download (with the chat as the
-    viewer may read it); each move a takeback undid says so (``taken_back``)."""
+    viewer may read it on the game's page: none of the seats it muted or whose players it
+    blocks, ``blocks.unread_seats``); each move a takeback undid says so (``taken_back``)."""
+    hidden = blocks.unread_seats(db, match, viewer)
     final = match.current
     moved = [event for event in match.events if event.kind == "move"]
     times = iter(move_times(match, moved))
     logged = []
     line: list[dict[str, Any]] = []  # the entries of the moves of the line as it stands
-    for event in filter(lambda event: match.known_to(event, viewer), match.events):
+    for event in match.events:
+        if not match.known_to(event, viewer) or event.kind == "chat" and event.seat in hidden:
+            continue
         entry = {"seq": event.seq, "seat": event.seat, "action": event.kind,
                  "at": event.created_at}
         if event.kind == "move":

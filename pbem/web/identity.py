@@ -199,8 +199,9 @@ def export_download():
 
 def _export(player: Player) -> dict[str, Any]:
     """Everything the site keeps about ``player``: their address and settings; each game of
-    theirs, its record as their seat may know it, the whole chat with its authors' names,
-    and their private notes; their ratings and what each rated game did to them; their
+    theirs, its record as their seat may know it, the chat as their game's page shows it
+    (none of the players they block or seats they muted) with its authors' names, and
+    their private notes; their ratings and what each rated game did to them; their
     tournaments; the players they block; the reports they made; the events kept for their
     programs, their bot account if they are one, and the bots they own."""
     db, public_url = get_db(), current_app.config["PUBLIC_URL"]
@@ -212,7 +213,8 @@ def _export(player: Player) -> dict[str, Any]:
             "record": records.ap_record(match, seat, public_url),
             "chat": [{**said, "name": None if said["seat"] is None
                       else match.seats[said["seat"]].name}
-                     for said in talk.chat_json(match, seat)],
+                     for said in talk.chat_json(match, seat,
+                                                blocks.unread_seats(db, match, seat))],
             "notes": talk.notes(db, game_id, seat)})
     ratings_of = {game: {**standing.to_json(), "history": []}
                   for game, standing in ratings.of_player(db, player.id).items()}

@@ -7,14 +7,17 @@ The stream, ``GET /api/player/<key>/events``, is Server-Sent Events. A connectio
 with ``Last-Event-ID`` (browsers' EventSource does it by itself): a worker thread is held
 that long, never for good, and a reconnect may reach any worker or machine, since the
 events are rows of the database. Without ``Last-Event-ID`` the stream begins with the
-events still current (the seats to move now, the challenges still open). A comment every
+events still current (the seats to move now, the challenges still open), and so does one
+resumed after an event whose successors were pruned (``player_events.missed``): it could
+not give every event since. A comment every
 ``EVENTS_HEARTBEAT_SECONDS`` keeps proxies from closing a quiet connection. The streams
 wait, and the process's one ``player_events.Watcher`` wakes those whose player has new
 events. Each process
 holds at most ``EVENTS_LISTENERS`` of them (and of the long polls) at once, so that the
 threads left answer moves; over that, 503 with Retry-After. ``?after=<n>`` instead
 answers JSON, the events after number n, waiting up to ``wait`` seconds for the first:
-a long poll, for clients without SSE.
+a long poll, for clients without SSE (after pruned events: the current ones, as a stream
+begins).
 """
 from __future__ import annotations
 
@@ -136,6 +139,9 @@ def _long_poll(player: Player, seen: int) -> Response:
     watched = _watcher()
     woken = watched.listen(player.id)
     try:
+        if player_events.missed(get_db(), player, seen):
+            told, seen = _current(player)
+            return _polled(player, told, seen)
         wait = request.args.get("wait", "25")
         most = float(current_app.config["EVENTS_STREAM_SECONDS"])
         waiting = min(float(wait), most) if SECONDS.fullmatch(wait) else most
@@ -146,13 +152,24 @@ def _long_poll(player: Player, seen: int) -> Response:
             if told or time.monotonic() >= deadline:
                 break
             woken.wait(deadline - time.monotonic())
-        return jsonify(events=[{"id": t.seq, "event": t.kind,
-                                "data": t.data(get_db(), player, external_url)}
-                               for t in told],
-                       last=told[-1].seq if told else seen)
+        return _polled(player, told, told[-1].seq if told else seen)
     finally:
         watched.leave(player.id, woken)
         LISTENERS.leave(player.id)
+
+
+def _polled(player: Player, told: list[Told], last: int) -> Response:
+    return jsonify(events=[{"id": t.seq, "event": t.kind,
+                            "data": t.data(get_db(), player, external_url)}
+                           for t in told], last=last)
+
+
+def _current(player: Player) -> tuple[list[Told], int]:
+    """The player's events still current, and the latest number: where a client that saw
+    nothing, or whose next events were pruned, begins."""
+    db = get_db()
+    seen = player_events.last(db, player)
+    return player_events.current(db, player, seen), seen
 
 
 def _watcher() -> player_events.Watcher:
@@ -161,8 +178,9 @@ def _watcher() -> player_events.Watcher:
 
 
 def _stream(player: Player, seen: int | None) -> Iterator[str]:
-    """The stream's text: events after ``seen`` (None: those still current, then the new
-    ones), a heartbeat while nothing happens, until the connection's time is up."""
+    """The stream's text: events after ``seen`` (None, or some of them pruned: those still
+    current, then the new ones), a heartbeat while nothing happens, until the connection's
+    time is up."""
     config = current_app.config
     beat = float(config["EVENTS_HEARTBEAT_SECONDS"])
     start = time.monotonic()
@@ -171,10 +189,9 @@ def _stream(player: Player, seen: int | None) -> Iterator[str]:
     watched = _watcher()
     woken = watched.listen(player.id)  # (the server closing the stream ends the wait)
     try:
-        if seen is None:
-            db = get_db()
-            seen = player_events.last(db, player)
-            for told in player_events.current(db, player, seen):
+        if seen is None or player_events.missed(get_db(), player, seen):
+            current, seen = _current(player)
+            for told in current:
                 yield _event(told, player)
             yield f"id: {seen}\n\n"  # where a reconnect resumes
         while True:

@@ -190,8 +190,7 @@ def _extras(match: Match, seat: int | None) -> dict[str, Any]:
         and conditional.supported(match.game, match.players) else None,
         "notes": talk.notes(db, match.id, seat) if seat is not None else None,
         # the seats whose chat the viewer does not read: those they block or muted
-        "hidden": blocks.hidden_seats(db, match.id, seat) if match.chat_seen_by(seat)
-        else frozenset(),
+        "hidden": blocks.unread_seats(db, match, seat),
         "others": _others(match, seat),
         # email to the seat's address bounces: the page says so, with a button to try again
         "bouncing": bounces.status(db, match.seats[seat].email) if seat is not None else None,
@@ -564,7 +563,8 @@ def rematch(token: str):
 @bp.get(f"/{ROLES}/<token>/record.json")
 def record_json(role: str, token: str):
     match, seat = open_link(token, role)
-    return Response(json.dumps(record(match, seat), indent=2), mimetype="application/json",
+    return Response(json.dumps(record(get_db(), match, seat), indent=2),
+                    mimetype="application/json",
                     headers={"Content-Disposition":
                              f'attachment; filename="{match.game.id}-{match.id}.json"'})
 
@@ -572,7 +572,7 @@ def record_json(role: str, token: str):
 @bp.get(f"/{ROLES}/<token>/record.txt")
 def record_text(role: str, token: str):
     match, seat = open_link(token, role)
-    text = render_template("record.txt", record=record(match, seat), match=match,
+    text = render_template("record.txt", record=record(get_db(), match, seat), match=match,
                            options=lobby.options_text(match, seat), kinds=events.KINDS)
     return Response(text, mimetype="text/plain",
                     headers={"Content-Disposition":
