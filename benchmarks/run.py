@@ -442,12 +442,12 @@ def mail_figures(count: int = 200) -> None:
     with tempfile.TemporaryDirectory() as folder, serving.smtp_sink() as port:
         app = new_app(folder, SMTP_HOST="127.0.0.1", SMTP_PORT=port)
         db = connect(app.config["DATABASE"])
-        with app.test_request_context(), write(db):
+        with app.app_context(), write(db):
             boards = positions_drawn(db, count)
             db.execute("DELETE FROM outbox")  # the games' own emails: only those below are timed
 
         def queued() -> None:
-            with app.test_request_context(), write(db):
+            with app.app_context(), write(db):
                 for number, (board, drawing) in enumerate(boards):
                     html = compose.html_part("Your move", f"{body}\n{board}\n", "", {},
                                              primary="", board=board, drawing=drawing)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import re
 import unicodedata
@@ -152,6 +153,14 @@ def compose(headers: Mapping[str, str], body: str, html: str | None = None,
         if " ".join(raw[name.lower()].split()) == text and name.lower() not in ADDRESSES:
             continue  # written as it is, with no encoded word for a reader to decode
         # encoded, folded into encoded words, or addresses: as a reader parses them
-        if " ".join(str(written[name]).split()) != text:
+        if _read(name.lower(), raw[name.lower()]) != text:
             raise HeaderInjection(f"the {name} header would not read as it was written")
     return data
+
+
+@functools.lru_cache(maxsize=4096)
+def _read(name: str, value: str) -> str:
+    """A header's value as a reader parses it, white space runs one space: the same each
+    time for the same written value, and the sender and a player's address come again and
+    again (parsing an address header costs more than writing the message)."""
+    return " ".join(str(policy.default.header_fetch_parse(name, value)).split())
