@@ -149,7 +149,7 @@ def main() -> None:
         database = f"{folder}/bench.sqlite"
         app = create_app({"DATABASE": database, "SECRET_KEY": "bench",
                           "PUBLIC_URL": "http://127.0.0.1"})
-        with app.app_context(), app.test_request_context():
+        with app.app_context():
             db = get_db()
             with write(db):
                 made = [players.create(db, f"player{n}", f"player{n}@example.org")

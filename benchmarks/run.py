@@ -669,7 +669,7 @@ def job_figures(games: int = 100_000, due: int = 50) -> None:
             ("digests", reminders.send_digests, (now, 7)),
             ("computer's turns found (not played)",
              lambda db, now: len(computer.due_turns(db, now)), (now,))]
-        with app.test_request_context():
+        with app.app_context():
             for label in ("", " again"):  # nothing left to do but the computer's moves
                 for name, job, args in jobs:
                     read.clear()
@@ -700,7 +700,7 @@ def fairness_figures(games: int = 1000, moves: int = 10) -> None:
     with tempfile.TemporaryDirectory() as folder:
         app = new_app(folder)
         db = connect(app.config["DATABASE"])
-        with app.test_request_context():
+        with app.app_context():
             for number in range(games):
                 game = kinds[number % len(kinds)]
                 creation.create(db, game.id, [{"bot": "easy"}] * game.player_counts[0],

@@ -90,7 +90,7 @@ def round_robin_started(count: int, engine: str, database: str | None = None) ->
         upgrade(database)  # (a new SQLite file gets its schema from the app)
     app = create_app({"DATABASE": database or f"{folder}/bench.sqlite", "SECRET_KEY": "bench",
                       "MAIL_FOLDER": f"{folder}/mail", "PUBLIC_URL": "http://localhost"})
-    with app.test_request_context():
+    with app.app_context():
         db = get_db()
         entrants = [players.create(db, f"player{i}", f"player{i}@example.org")
                     for i in range(count)]
