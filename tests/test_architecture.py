@@ -157,3 +157,31 @@ def test_recording_an_event_tells_every_subscriber_in_its_transaction(app, db, n
         move = match.game.legal_moves(match.current, 0)[0]
         commands.submit(db, game.id, 0, Command.of("move", Move(move)), 0)
     assert heard == [(True, True, 0, 1, "move", move)]
+
+
+def test_the_core_reads_settings_and_paths_from_whatever_application_is_bound(monkeypatch):
+    """No Flask in sight: an object with a configuration and a URL map is enough for the
+    core to write an email's links and a reply address."""
+    from types import SimpleNamespace
+
+    from werkzeug.routing import Map, Rule
+
+    from pbem import links, server
+
+    bound = SimpleNamespace(
+        config={"PUBLIC_URL": "https://games.example.org", "REPLY_ADDRESS": None,
+                "MAIL_DOMAIN": "games.example.org"},
+        url_map=Map([Rule("/<any(play, watch):role>/<token>", endpoint="play.page")]))
+    monkeypatch.setattr(server, "_current", lambda: bound)
+    token = links.new_token()
+    assert links.email_url("play.page", role="play", token=token) == \
+        f"https://games.example.org/play/{token}"
+    assert links.email_urls("play.page", ["a", "b"], role="watch") == [
+        "https://games.example.org/watch/a", "https://games.example.org/watch/b"]
+    assert links.reply_address(token, 3) == f"move+v3.{token}@games.example.org"
+    bound.config["PUBLIC_URL"] = None  # unset: the mark that the outbox replaces once set
+    assert links.email_url("play.page", role="play", token=token).startswith(
+        links.PUBLIC_URL_MARK + "/play/")
+    monkeypatch.setattr(server, "_current", server._unbound)
+    with pytest.raises(server.Unbound):
+        server.setting("PUBLIC_URL")
