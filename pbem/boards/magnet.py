@@ -403,11 +403,11 @@ def _turn_build(view: Mapping[str, Any], seat: int, turn: _Turn,
 
 
 # A piece in the turn's preview, by whose it is (the mover's, or Red's or Blue's) and what
-# the view says of its value: the king, another value, or none (unknown to the mover)
+# the view says of its value: the king, another value, or none (unknown to the mover; the
+# mover's own pieces show theirs)
 _PREVIEW_PIECES = {
     ("yours", "K"): Text("your king, rank %(rank)s"),
     ("yours", "piece"): Text("your %(piece)s, rank %(rank)s"),
-    ("yours", None): Text("your piece of rank %(rank)s, value unknown"),
     (0, "K"): Text("Red's king, rank %(rank)s"),
     (0, "piece"): Text("Red's %(piece)s, rank %(rank)s"),
     (0, None): Text("Red's piece of rank %(rank)s, value unknown"),
