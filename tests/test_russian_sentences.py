@@ -86,6 +86,10 @@ def test_magnets_last_turn_is_said_in_whole_russian_clauses(app):
     text = said(magnet_svg(app, MAGNET.apply(alone, RED, legal(alone, RED, r"f6:f3\+")), BLUE))
     assert "магнит на f6; f3 → f5 с повышением" in text
 
+    blocked = position({"b7": "RK", "j3": "BK", "f6": "R2", "f5": "R2", "d4": "R2"})
+    text = said(magnet_svg(app, MAGNET.apply(blocked, RED, "f6:d4,f5"), BLUE))
+    assert "магнит на f6; d4 → e5; f5 остаётся на месте" in text and "stays" not in text
+
 
 def test_magnets_setup_and_turn_status_are_whole_russian_sentences(app):
     blue_ready = MAGNET.apply(MAGNET.start(2, {}, "o"), BLUE, CANON[BLUE])
