@@ -339,6 +339,29 @@ def _build_turn(game: Any, state: Any, seat: int, view: Mapping[str, Any],
     return _turn_build(view, seat, turn, magnets)
 
 
+# The hint while the order of the pieces is open, by whether the pieces race for the magnet
+# (else their order may decide the game) and whether some are clicked already
+_ORDER_HINTS = {
+    (True, False): Text("The order of %(pieces)s matters here (the first to reach %(magnet)s "
+                        "takes it, the others stop one vertex short): click them in the order "
+                        "they should move. Your other pieces move too."),
+    (True, True): Text("The order of %(pieces)s matters here (the first to reach %(magnet)s "
+                       "takes it, the others stop one vertex short): click them in the order "
+                       "they should move (%(clicked)s so far). Your other pieces move too."),
+    (False, False): Text("The order of %(pieces)s matters here (which of them moves first may "
+                         "decide the game): click them in the order they should move. Your "
+                         "other pieces move too."),
+    (False, True): Text("The order of %(pieces)s matters here (which of them moves first may "
+                        "decide the game): click them in the order they should move "
+                        "(%(clicked)s so far). Your other pieces move too.")}
+# The turn built, by whether several pieces move in an order and whether any is promoted
+_TURN_SUMMARIES = {
+    (True, False): Text("magnet on %(vertex)s; order %(pieces)s"),
+    (True, True): Text("magnet on %(vertex)s; order %(pieces)s; promote %(promoted)s"),
+    (False, False): Text("magnet on %(vertex)s; moves %(pieces)s"),
+    (False, True): Text("magnet on %(vertex)s; moves %(pieces)s; promote %(promoted)s")}
+
+
 def _turn_build(view: Mapping[str, Any], seat: int, turn: _Turn,
                 magnets: tuple[str, ...]) -> Build:
     magnet = turn.magnet
@@ -355,19 +378,12 @@ def _turn_build(view: Mapping[str, Any], seat: int, turn: _Turn,
             hint = gettext("On the opening turn exactly one piece moves: click the piece that "
                            "should move (the arrows show where each would go).")
         else:
-            why = (gettext("the first to reach %(magnet)s takes it, the others stop one vertex "
-                           "short", magnet=magnet)
-                   if all(turn.preview[v]["reaches"] for v in turn.essential) else
-                   gettext("which of them moves first may decide the game"))
-            hint = gettext("The order of %(pieces)s matters here (%(why)s): click them in the "
-                           "order they should move%(done)s. Your other pieces move too.",
-                           pieces=", ".join(turn.essential), why=why,
-                           done=gettext(" (%(pieces)s so far)", pieces=", ".join(turn.clicked))
-                           if turn.clicked else "")
-        summary = gettext("magnet on %(vertex)s", vertex=magnet)
-        if turn.clicked:
-            summary = gettext("%(magnet)s; order %(pieces)s, …", magnet=summary,
-                              pieces=", ".join(turn.clicked))
+            race = all(turn.preview[v]["reaches"] for v in turn.essential)
+            hint = gettext(_ORDER_HINTS[race, bool(turn.clicked)], magnet=magnet,
+                           pieces=", ".join(turn.essential), clicked=", ".join(turn.clicked))
+        summary = gettext("magnet on %(vertex)s; order %(pieces)s, …", vertex=magnet,
+                          pieces=", ".join(turn.clicked)) if turn.clicked else \
+            gettext("magnet on %(vertex)s", vertex=magnet)
         return Build(path=canonical, cells=turn.candidates(), overlay=overlay, note=note,
                      summary=summary, hint=hint)
     move = magnet + ":" + ",".join(p + ("+" if p in turn.promote else "") for p in turn.order)
@@ -378,30 +394,41 @@ def _turn_build(view: Mapping[str, Any], seat: int, turn: _Turn,
         hint += gettext(" Tick the promotions you want (a piece that moves and survives may "
                         "raise its rank by one, up to its value).")
     hint += gettext(" Click another vertex to move the magnet.")
-    summary = gettext("magnet on %(vertex)s", vertex=magnet) + "; " + (
-        gettext("order %(pieces)s", pieces=", ".join(turn.order)) if len(turn.order) > 1
-        else gettext("moves %(vertex)s", vertex=turn.order[0]))
-    if turn.promote:
-        summary += gettext("; promote %(pieces)s",
-                           pieces=", ".join(sorted(turn.promote, key=_sort_key)))
+    summary = gettext(_TURN_SUMMARIES[len(turn.order) > 1, bool(turn.promote)], vertex=magnet,
+                      pieces=", ".join(turn.order),
+                      promoted=", ".join(sorted(turn.promote, key=_sort_key)))
     return Build(path=canonical, cells=tuple(m for m in magnets if m != magnet),
                  choices=choices, complete=move, overlay=overlay, note=note, hint=hint,
                  summary=summary)
+
+
+# A piece in the turn's preview, by whose it is (the mover's, or Red's or Blue's) and what
+# the view says of its value: the king, another value, or none (unknown to the mover; the
+# mover's own pieces show theirs)
+_PREVIEW_PIECES = {
+    ("yours", "K"): Text("your king, rank %(rank)s"),
+    ("yours", "piece"): Text("your %(piece)s, rank %(rank)s"),
+    (0, "K"): Text("Red's king, rank %(rank)s"),
+    (0, "piece"): Text("Red's %(piece)s, rank %(rank)s"),
+    (0, None): Text("Red's piece of rank %(rank)s, value unknown"),
+    (1, "K"): Text("Blue's king, rank %(rank)s"),
+    (1, "piece"): Text("Blue's %(piece)s, rank %(rank)s"),
+    (1, None): Text("Blue's piece of rank %(rank)s, value unknown")}
+
+
+def _value_kind(code: str | None) -> str | None:
+    """How a piece's words name its value: "K", "piece" (its code's words) or None."""
+    return code if code in (None, "K") else "piece"
 
 
 def _piece_words(view: Mapping[str, Any], vertex: str, seat: int | None) -> str:
     piece = view["pieces"].get(vertex)
     if not piece:
         return gettext("an empty vertex")
-    if "piece" in piece:
-        what = gettext("%(piece)s, rank %(rank)s", piece=gettext(CODE_WORDS[piece["piece"]]),
-                       rank=piece["rank"])
-    else:
-        what = gettext("piece of rank %(rank)s, value unknown", rank=piece["rank"])
-    if piece["owner"] == seat:
-        return gettext("your %(piece)s", piece=what)
-    return (gettext("Red's %(piece)s", piece=what), gettext("Blue's %(piece)s", piece=what)
-            )[piece["owner"]]
+    code = piece.get("piece")
+    whose = "yours" if piece["owner"] == seat else piece["owner"]
+    return gettext(_PREVIEW_PIECES[whose, _value_kind(code)], rank=piece["rank"],
+                   piece=gettext(CODE_WORDS[code]) if code else "")
 
 
 def _preview_note(view: Mapping[str, Any], seat: int, turn: _Turn) -> Markup:
@@ -412,26 +439,28 @@ def _preview_note(view: Mapping[str, Any], seat: int, turn: _Turn) -> Markup:
     reached_before = False
     for vertex in order:
         p = turn.preview[vertex]
-        words = Markup("<strong>%s</strong> (%s): ") % (vertex, _piece_words(view, vertex, seat))
+        # what the piece does, in clauses each whole in itself
+        clauses: list[str] = []
         if not p["can_move"]:
-            words += gettext("cannot move (your piece on %(vertex)s blocks it)",
-                             vertex=turn.magnet)
+            clauses.append(gettext("cannot move (your piece on %(vertex)s blocks it)",
+                                   vertex=turn.magnet))
         elif turn.opening and turn.order is not None and vertex not in turn.order:
-            words += gettext("stays (on the opening turn only one piece moves)")
+            clauses.append(gettext("stays (on the opening turn only one piece moves)"))
         else:
-            words += Markup(" → ").join([vertex] + p["path"])
-            if p["captures"]:
-                words += gettext(", capturing %(pieces)s", pieces="; ".join(
-                    f"{v} ({_piece_words(view, v, seat)})" for v in p["captures"]))
+            path = " → ".join([vertex] + p["path"])
+            clauses.append(gettext("%(path)s, capturing %(pieces)s", path=path, pieces="; ".join(
+                f"{v} ({_piece_words(view, v, seat)})" for v in p["captures"]))
+                if p["captures"] else path)
             if p["reaches"] and turn.order is not None and reached_before:
-                words += gettext("; stops one vertex short of %(vertex)s if a piece of yours "
-                                 "is there by then", vertex=turn.magnet)
+                clauses.append(gettext("stops one vertex short of %(vertex)s if a piece of "
+                                       "yours is there by then", vertex=turn.magnet))
             elif p["reaches"]:
-                words += gettext("; reaches the magnet")
+                clauses.append(gettext("reaches the magnet"))
             if vertex in turn.promote:
-                words += Markup(gettext("; <em>promoted</em> if it survives"))
+                clauses.append(Markup(gettext("<em>promoted</em> if it survives")))
             reached_before = reached_before or p["reaches"]
-        items.append(Markup("<li>%s</li>") % words)
+        items.append(Markup("<li><strong>%s</strong> (%s): %s</li>") % (
+            vertex, _piece_words(view, vertex, seat), Markup("; ").join(clauses)))
     parts = [Markup('<section class="mg-preview" aria-label="%s">')
              % gettext("Where your pieces go"),
              Markup("<h3>%s</h3>") % ngettext(
@@ -646,16 +675,24 @@ def _piece(owner: int, rank: Any, code: str | None, x: float, y: float, size: fl
             + (f"{BADGE}{rank_text}</text></g>" if badge else "") + "\n</g>")
 
 
-def _piece_title(owner: int, rank: Any, code: str | None, seat: int | None) -> str:
-    whose = gettext(SIDES[owner])
-    if owner == seat:
-        whose = gettext("%(side)s (yours)", side=whose)
-    if code is None:
-        return gettext("%(side)s piece, rank %(rank)s, value unknown", side=whose, rank=rank)
-    if code == "K":
-        return gettext("%(side)s king", side=whose)
-    return gettext("%(side)s %(piece)s, rank %(rank)s", side=whose,
-                   piece=gettext(CODE_WORDS[code]), rank=rank)
+# A piece's title on its vertex, by whether it is the reader's (or one they are placing,
+# not yet confirmed) and what the view says of its value (the reader's own pieces show it)
+_PIECE_TITLES = {
+    ("theirs", None): Text("%(side)s piece, rank %(rank)s, value unknown"),
+    ("theirs", "K"): Text("%(side)s king"),
+    ("theirs", "piece"): Text("%(side)s %(piece)s, rank %(rank)s"),
+    ("yours", "K"): Text("%(side)s (yours) king"),
+    ("yours", "piece"): Text("%(side)s (yours) %(piece)s, rank %(rank)s"),
+    ("placed", "K"): Text("%(side)s (yours) king (placed, not yet confirmed)"),
+    ("placed", "piece"): Text("%(side)s (yours) %(piece)s, rank %(rank)s (placed, not yet "
+                              "confirmed)")}
+
+
+def _piece_title(owner: int, rank: Any, code: str | None, seat: int | None,
+                 placed: bool = False) -> str:
+    whose = "theirs" if code is None or owner != seat else "placed" if placed else "yours"
+    return gettext(_PIECE_TITLES[whose, _value_kind(code)], side=gettext(SIDES[owner]),
+                   rank=rank, piece=gettext(CODE_WORDS[code]) if code else "")
 
 
 def _horseshoe(x: float, y: float, cls: str, scale: float) -> str:
@@ -699,8 +736,7 @@ def _vertex(name: str, spot: _Spot, view: Mapping[str, Any], seat: int | None,
     if name in marks.placed:
         assert seat is not None  # the pieces being placed are their setter's
         piece = (seat, 1, marks.placed[name])
-        words.append(gettext("%(piece)s (placed, not yet confirmed)",
-                             piece=_piece_title(*piece, seat)))
+        words.append(_piece_title(*piece, seat, placed=True))
     elif name in view["pieces"]:
         p = view["pieces"][name]
         piece = (p["owner"], p["rank"], p.get("piece"))
@@ -837,30 +873,49 @@ def _arrow(origin: str, end: str, turned: bool, cls: str, title: str, start: flo
             f'marker-end="url(#{ARROW_HEADS[cls]})"><title>{escape(title)}</title></line>')
 
 
+def _move_words(move: Mapping[str, Any]) -> str:
+    """One piece's part of a turn, a whole clause for each thing it may have done (a piece
+    that stays took nothing and was not promoted; a trap destroyed only a piece that took
+    it, and nothing it destroyed was promoted)."""
+    fields = {"from": move["from"], "to": move["to"], "pieces": ", ".join(move["captured"])}
+    taken = len(move["captured"])
+    if move["from"] == move["to"]:
+        return gettext("%(vertex)s stays", vertex=move["from"])
+    if move["destroyed"]:
+        return ngettext("%(from)s → %(to)s took %(pieces)s and was destroyed by a trap",
+                        "%(from)s → %(to)s took %(pieces)s and was destroyed by a trap",
+                        taken, **fields)
+    if taken and move["promoted"]:
+        return ngettext("%(from)s → %(to)s took %(pieces)s (promoted)",
+                        "%(from)s → %(to)s took %(pieces)s (promoted)", taken, **fields)
+    if taken:
+        return ngettext("%(from)s → %(to)s took %(pieces)s",
+                        "%(from)s → %(to)s took %(pieces)s", taken, **fields)
+    if move["promoted"]:
+        return gettext("%(from)s → %(to)s (promoted)", **fields)
+    return f"{move['from']} → {move['to']}"
+
+
 def _last_turn_words(last: Mapping[str, Any]) -> str:
-    parts = []
-    for m in last["moves"]:
-        words = f"{m['from']} → {m['to']}" if m["from"] != m["to"] else \
-            gettext("%(vertex)s stays", vertex=m["from"])
-        if m["captured"]:
-            words += gettext(" took %(pieces)s", pieces=", ".join(m["captured"]))
-        if m["destroyed"]:
-            words += gettext(" and was destroyed by a trap")
-        elif m["promoted"]:
-            words += gettext(" (promoted)")
-        parts.append(words)
     return gettext("Last turn, %(side)s: magnet on %(vertex)s; %(moves)s",
                    side=gettext(SIDES[last["seat"]]), vertex=last["magnet"],
-                   moves="; ".join(parts))
+                   moves="; ".join(map(_move_words, last["moves"])))
+
+
+# What the players' setups have got to, by whether Red and Blue have set up (public; once
+# both have, the game is under way)
+_SETUP_STATES = {
+    (False, False): Text("Setup (secret) — %(red)s: arranging · %(blue)s: arranging"),
+    (True, False): Text("Setup (secret) — %(red)s: set up · %(blue)s: arranging"),
+    (False, True): Text("Setup (secret) — %(red)s: arranging · %(blue)s: set up")}
 
 
 def _status_words(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, str]]:
     phase = view["phase"]
     if phase == "setup":
         ready = view["set_up"]
-        said = {True: gettext("set up"), False: gettext("arranging")}
-        state = " · ".join(f"{gettext(SIDES[s])}: {said[bool(ready[s])]}" for s in (0, 1))
-        lines = [(gettext("Setup (secret) — %(state)s", state=state), "status")]
+        lines = [(gettext(_SETUP_STATES[bool(ready[0]), bool(ready[1])],
+                          red=gettext(SIDES[0]), blue=gettext(SIDES[1])), "status")]
         if seat is not None and ready[seat] and not ready[1 - seat]:
             lines.append((gettext("Waiting for the opponent's setup."), "waiting"))
         elif seat is not None and not ready[seat] and ready[1 - seat]:
@@ -870,8 +925,10 @@ def _status_words(view: Mapping[str, Any], seat: int | None) -> list[tuple[str, 
     if phase == "over":
         return [(gettext("The game is over: every value is shown."), "status")]
     mover = ", ".join(gettext(SIDES[s]) for s in view["to_move"])
-    return [(gettext("Turn %(turn)s: %(side)s to move", turn=view["turn"] + 1, side=mover)
-             + (gettext(" (the opening turn: one piece moves)") if view["opening"] else ""),
+    if view["opening"]:
+        return [(gettext("Turn %(turn)s: %(side)s to move (the opening turn: one piece moves)",
+                         turn=view["turn"] + 1, side=mover), "status")]
+    return [(gettext("Turn %(turn)s: %(side)s to move", turn=view["turn"] + 1, side=mover),
              "status")]
 
 

@@ -800,10 +800,11 @@ def _player(view: Mapping[str, Any], s: int, seat: int | None, top: int,
     bottom = top + 76 + -(-len(tiles) // per_row) * HAND_STEP
     to_move = s in view["to_move"]
     knocked = view["knocked_out"][s]
-    figures = gettext("figures: %(in_hand)s in hand · %(on_field)s on the field",
-                      in_hand=view["figures_in_hand"][s], on_field=view["figures_on_field"][s])
-    if knocked:
-        figures += gettext(" · %(knocked)s out", knocked=knocked)
+    figures = gettext("figures: %(in_hand)s in hand · %(on_field)s on the field · "
+                      "%(knocked)s out", knocked=knocked, in_hand=view["figures_in_hand"][s],
+                      on_field=view["figures_on_field"][s]) if knocked else gettext(
+        "figures: %(in_hand)s in hand · %(on_field)s on the field",
+        in_hand=view["figures_in_hand"][s], on_field=view["figures_on_field"][s])
     name = gettext(COLOUR_NAMES[colour])
     if s == seat:
         name = gettext("%(side)s — you", side=name)
@@ -871,8 +872,12 @@ def _footer(view: Mapping[str, Any], top: int, targets: Mapping[str, str]) -> tu
         y += 90
     last = view.get("last_move")
     if last and view["phase"] != "draft" and not last["move"].startswith("pick"):
-        last_words = escape(gettext("Last turn, %(side)s: %(move)s", move=last["move"],
-                                    side=gettext(COLOUR_NAMES[view["colours"][last["seat"]]])))
+        side = gettext(COLOUR_NAMES[view["colours"][last["seat"]]])
+        # a pass is a word, said in the reader's language; another turn is notation
+        last_words = escape(gettext("Last turn, %(side)s: pass", side=side)
+                            if last["move"] == PASS else
+                            gettext("Last turn, %(side)s: %(move)s", move=last["move"],
+                                    side=side))
         drawn.append(f'\n    <text class="last-turn" x="16" y="{y + 20}">{last_words}</text>')
         y += 20
         effects = []
@@ -945,12 +950,13 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
         side = gettext(COLOUR_NAMES[colours[s]])
         if s == seat:
             side = gettext("%(side)s (you)", side=side)
+        figures = {"side": side, "in_hand": view["figures_in_hand"][s],
+                   "on_field": view["figures_on_field"][s], "tiles": tiles}
         lines.append(gettext("%(side)s: figures %(in_hand)s in hand, %(on_field)s on the "
-                             "field%(knocked)s; tiles: %(tiles)s.", side=side,
-                             in_hand=view["figures_in_hand"][s],
-                             on_field=view["figures_on_field"][s], tiles=tiles,
-                             knocked=gettext(", %(knocked)s out", knocked=knocked)
-                             if knocked else ""))
+                             "field, %(knocked)s out; tiles: %(tiles)s.", knocked=knocked,
+                             **figures) if knocked else
+                     gettext("%(side)s: figures %(in_hand)s in hand, %(on_field)s on the "
+                             "field; tiles: %(tiles)s.", **figures))
     lines.append(gettext("Deck: %(tiles)s tiles face down.", tiles=view["deck_size"]))
     if view["phase"] == "draft" and view["draft_pool"]:
         pool = ", ".join(f"{gettext(TILE_NAMES[code])} ({code}) x{count}"

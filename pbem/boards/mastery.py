@@ -226,7 +226,7 @@ def text(view: Mapping[str, Any], seat: int | None) -> str:
         lines.append(f" {rank}  {' '.join(row)}  {rank}")
     lines += [edge, "",
               gettext("Dark: M O P (capitals), Light: m o p; M Master, O Officer, P Pawn.")]
-    off = [f"{gettext(side)} {_counted(counts)}"
+    off = [gettext("%(side)s %(pieces)s", side=gettext(side), pieces=_counted(counts))
            for side, counts in zip(SIDES, view.get("off_board", ()))]
     if any(any(counts.values()) for counts in view.get("off_board", ())):
         lines.append(gettext("Off the board: %(pieces)s.", pieces="; ".join(off)))
