@@ -127,6 +127,25 @@ def test_a_diagram_shows_the_move_as_the_game_records_it(app):
         assert diagrams.draw("mastery", "imperial").after is None
 
 
+@pytest.mark.parametrize("game_id", list(engine.GAMES))
+def test_a_diagram_whose_move_ends_the_game_says_how_under_its_board(client, game_id):
+    """The result the replayed position's outcome gives, as a game's page words it, in
+    each language; no result under a board whose move lets the game go on."""
+    game = engine.get(game_id)
+    ending = {name for name, diagram in diagrams.DIAGRAMS[game_id].items()
+              if (after := replayed(game, diagram)[1]) is not None and after.outcome}
+    for language, won in (("en", "won: "), ("ru", "Победа: ")):
+        page = client.get(f"/rules/{game_id}?lang={language}").get_data(as_text=True)
+        said = re.findall(r'<p class="diagram-result">(.*?)</p>', page)
+        assert len(said) == len(ending)
+        assert all(won in text or text.startswith(("Draw: ", "Ничья: ")) for text in said)
+    if game_id == "magnetic-field":  # Blue sticks its figure to its own: Red wins, and why
+        assert ending == {"attract", "own-field"}
+        page = client.get("/rules/magnetic-field?lang=en").get_data(as_text=True)
+        assert "Red won: Blue has no figure on the field, and Red has not entered one yet" \
+            in page
+
+
 # -- what a person sees ------------------------------------------------------------------------
 
 @pytest.mark.browser

@@ -17,7 +17,7 @@ from typing import Any
 import engine
 from markupsafe import Markup
 
-from .. import languages
+from .. import languages, results
 from ..boards import board_for
 
 
@@ -94,6 +94,7 @@ class Drawn:
     before: Markup
     after: Markup | None       # None: a position without an example move
     example: str | None        # the example move, as the game records it
+    result: engine.Text | None = None  # how the example move ends the game, if it does
 
 
 def draw(game_id: str, name: str) -> Drawn:
@@ -111,7 +112,12 @@ def draw(game_id: str, name: str) -> Drawn:
     marked = board.move_cells(diagram.example)
     # as the game records it (Magnet drops a promotion a trap cancelled)
     recorded = game.canonical(before, before.to_move[0], diagram.example)
-    return Drawn(svg(before, selected=tuple(sorted(marked))), svg(after, last=marked), recorded)
+    # a move that ends the game says how, as a game's page does (the sides named)
+    result = after.outcome and results.result(
+        game, diagram.players, before, [game.side_name(before, seat)
+                                        for seat in range(diagram.players)], after.outcome)
+    return Drawn(svg(before, selected=tuple(sorted(marked))), svg(after, last=marked), recorded,
+                 result)
 
 
 def drawn(game_id: str, name: str) -> Drawn:
