@@ -21,17 +21,25 @@ DIAGRAMS = ".rules figure.diagram svg"
 CHECKED = {"exclude": [DIAGRAMS]}
 
 
+# (run and filtered in the page, so that only the few serious ones cross to Python; null
+# where axe is not loaded yet)
+AXE_RUN = """async ([context, options]) => typeof axe !== "object" ? null :
+    (await axe.run(context, options)).violations
+        .filter(v => v.impact === "serious" || v.impact === "critical")
+        .map(v => `${v.id} (${v.impact}, ${v.nodes.length}) ` +
+                  JSON.stringify(v.nodes.slice(0, 5).map(node => node.target)))"""
+
+
 def serious_violations(page) -> list[str]:
     """The serious and critical WCAG A/AA violations axe finds on ``page``, each with the
     first of its elements: what every browser test of a page asserts is empty."""
-    if not page.evaluate("typeof axe === 'object'"):  # not in the context's init scripts
+    found = page.evaluate(AXE_RUN, [CHECKED, WCAG])
+    if found is None:  # not in the context's init scripts
         page.evaluate(AXE_SCRIPT)
-    # (filtered in the page: only these few cross to Python)
-    return page.evaluate("""async ([context, options]) => (await axe.run(context, options))
-        .violations.filter(v => v.impact === "serious" || v.impact === "critical")
-        .map(v => `${v.id} (${v.impact}, ${v.nodes.length}) ` +
-                  JSON.stringify(v.nodes.slice(0, 5).map(node => node.target)))""",
-                         [CHECKED, WCAG])
+        found = page.evaluate(AXE_RUN, [CHECKED, WCAG])
+    return found
+
+
 GAMES = ("mastery", "the-right-moves", "magnetic-field", "magnet")
 
 
@@ -120,14 +128,17 @@ def test_no_serious_violation_on_any_page_type(client, db, live_server, open_con
             context.add_cookies([{"name": "session", "url": live_server,
                                   "value": client.get_cookie("session").value}])
         page.goto(live_server + path)
-        assert page.locator(f'html[lang="{language}"]').count() == 1, name
+        # The page's language and sign-in read, and the rules' diagrams, which CHECKED
+        # leaves out, emptied, in one call: axe still walked their thousands of nodes on
+        # each rule to leave them out (2 s a rules page, not 0.3). Their ids are their own
+        # patterns' and markers'; their drawings are checked on the play pages.
+        in_language, signed = page.evaluate("""([language, diagrams]) => {
+            document.querySelectorAll(diagrams).forEach(svg => svg.replaceChildren());
+            return [document.querySelectorAll(`html[lang="${language}"]`).length,
+                    document.querySelectorAll("header.site nav.wide .signed-in").length];
+        }""", [language, DIAGRAMS])
+        assert in_language == 1, name
         if name in signed_in:
-            assert page.locator("header.site nav.wide .signed-in").count() == 1, name
-        # The rules' diagrams, which CHECKED leaves out, emptied: axe still walked their
-        # thousands of nodes on each rule to leave them out (2 s a rules page, not 0.3).
-        # Their ids are their own patterns' and markers'; their drawings are checked on
-        # the play pages.
-        page.evaluate("diagrams => document.querySelectorAll(diagrams).forEach(svg => "
-                      "svg.replaceChildren())", DIAGRAMS)
+            assert signed == 1, name
         found += [f"{name}: {violation}" for violation in serious_violations(page)]
     assert not found, "\n".join(found)
