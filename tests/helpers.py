@@ -168,7 +168,8 @@ TOKEN = re.compile(r"([/+.])[A-Za-z0-9_-]{32}(?=[/?#\s\"@<)]|$)")
 
 # A SHA-256 in hex: the commitment to a hidden setup's seed, the same digest of anything
 # else (a different seed gives another, which tells nothing of the seed itself)
-DIGEST = re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
+# (a character of the class first, as in TIME: re then skips the others unlooked-at)
+DIGEST = re.compile(r"[0-9a-f](?<![0-9a-f]{2})[0-9a-f]{63}(?![0-9a-f])")
 
 
 def normalised(text: str, game: NewGame) -> str:
@@ -202,7 +203,7 @@ def seen_by(client, game: NewGame, seat: int | None, paths=("",),
         seen["notes"] = client.get(f"{api}/notes").get_data(as_text=True)
     version = client.get(f"{base}/version")  # what the page's script polls
     seen["version"] = f"{version.headers['ETag']} {version.get_data(as_text=True)}"
-    last = client.get(api).json["ply"]
+    last = json.loads(seen["api"])["ply"]
     for ply in range(0 if newest is None else max(0, last + 1 - newest), last + 1):
         response = client.get(f"{base}/history/{ply}")
         seen[f"history {ply}"] = f"{response.headers.get('ETag')} " \
