@@ -113,7 +113,7 @@ def draw(game_id: str, name: str) -> Drawn:
     # as the game records it (Magnet drops a promotion a trap cancelled)
     recorded = game.canonical(before, before.to_move[0], diagram.example)
     # a move that ends the game says how, as a game's page does (the sides named)
-    result = after.outcome and results.result(
+    result = None if after.outcome is None else results.result(
         game, diagram.players, before, [game.side_name(before, seat)
                                         for seat in range(diagram.players)], after.outcome)
     return Drawn(svg(before, selected=tuple(sorted(marked))), svg(after, last=marked), recorded,
