@@ -504,9 +504,10 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
         line = asked.payload.text if isinstance(asked.payload, Message) else None
         chat = line is not None
         said = "\n".join(filter(None, [line, reply.message]))
+        beside = bool(said) and not chat  # a message under an action, posted with it
         # a muted player's move is played without the message under it
-        silenced = bool(said) and not chat and sanctions.seat_muted(db, game_id, seat)
-        posted = bool(said) and not chat and not silenced
+        silenced = beside and sanctions.seat_muted(db, game_id, seat)
+        posted = beside and not silenced
         status, error, kind = "recorded", None, asked.kinds[0]
         try:
             if not text:
@@ -531,7 +532,7 @@ def receive(db: sqlite_utils.Database, raw: bytes, recipients: Sequence[str] | N
             match = matches.load(db, game_id)
             status, error = "refused", refused.message
         done = _done(match, seat, kind, posted, silenced) if status == "recorded" else None
-        unposted = bool(said) and not chat and status != "recorded"
+        unposted = beside and status != "recorded"
         answer = _answer(db, match, seat, status, done, text, error, addressed.seen,
                          reply.message_id, unposted)
     log.info("inbound mail for game %s seat %s: %s", game_id, seat, status)

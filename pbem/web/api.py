@@ -11,9 +11,8 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import HTTPException
 
-from .. import (analysis, blocks, botaccounts, clocks, commands, commitment, computer, conditional,
-                creation, events, fairplay, invites, matches, players, ratings,
-                talk)
+from .. import (analysis, blocks, botaccounts, clocks, commands, commitment, computer,
+               conditional, creation, events, fairplay, invites, matches, players, ratings, talk)
 from . import feeds, limits, locale, records
 from ..mail import bounces, preferences, push, webhooks
 from ..store.db import write
@@ -168,7 +167,7 @@ def create_game():
              for s, token, join in zip(match.seats, created.tokens, created.joins)]
     return jsonify(id=match.id, seats=seats,
                    spectator=external_url("play.page", role="watch",
-                                                token=created.spectator_token)), 201
+                                          token=created.spectator_token)), 201
 
 
 @bp.get("/ratings/<game_id>")
@@ -359,7 +358,7 @@ def player_push(token: str):
     player = players.by_key(get_db(), token)
     if player is None:
         return locale.refusal(404, engine.Text("This key opens no player. Sign in again for "
-                                                  "the current one."))
+                                               "the current one."))
     return _push_subscription(push.Owner(player_id=player.id, generation=player.generation))
 
 
@@ -447,7 +446,7 @@ def chat(role: str, token: str):
     match, seat = open_link(token, role)
     if seat is None:
         return locale.refusal(403, "Spectators cannot post in the chat; they read it once "
-                                 "the game is over.")
+                              "the game is over.")
     text: Any = json_body().get("text")  # as sent: the chat's check refuses all but text
     after = commands.submit(get_db(), match.id, seat, _command(
         "chat", payload=events.Message(text))).match

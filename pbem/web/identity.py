@@ -11,7 +11,7 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
 from flask_babel import gettext, lazy_gettext
 
 from .. import (blocks, botaccounts, fairplay, languages, links, matches, moderation, players,
-                ratings, sanctions, talk)
+               ratings, sanctions, talk)
 from . import browser, limits, locale, mygames, records
 from ..mail import bounces, notify
 from ..matches import Match

@@ -218,7 +218,7 @@ def _stream(player: Player, seen: int | None) -> Iterator[str]:
 
 def _bot_json(bot: botaccounts.Bot) -> dict[str, Any]:
     return {**bot.to_json(), "profile": external_url("players.profile",
-                                                           handle=bot.player.handle)}
+                                                     handle=bot.player.handle)}
 
 
 @bp.post("/api/player/<token>/bot")
@@ -279,6 +279,6 @@ def bots_page():
         "bots.html", bots=botaccounts.listed(db), own=own, owner=owner,
         is_bot=owner is not None and botaccounts.of(db, owner) is not None,
         keys={bot.player.id: external_url("players.player_api",
-                                                token=players.key(bot.player)) for bot in own},
+                                          token=players.key(bot.player)) for bot in own},
         games=engine.GAMES, clock_modes=clocks.MODES, error=error, rule=players.HANDLE_RULE,
         form=request.form if error else MultiDict()), status

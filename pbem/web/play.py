@@ -27,7 +27,7 @@ from markupsafe import Markup, escape
 
 from ..boards import builder, cells
 from .. import (analysis, blocks, clocks, commands, commitment, conditional, events, languages,
-                links, lobby, matches, players, ratings, talk)
+               links, lobby, matches, players, ratings, talk)
 from ..mail import bounces, notify
 from ..boards import board_for
 from ..store import utc

@@ -19,7 +19,7 @@ from werkzeug.exceptions import (HTTPException, SecurityError, ServiceUnavailabl
                                  default_exceptions)
 
 from .. import (botaccounts, clocks, computer, creation, fairplay, invites, languages, links,
-                matches, players, ratings)
+               matches, players, ratings)
 from . import browser, diagrams, limits, locale, mygames
 from ..errors import ActionError
 from ..mail import notify
@@ -141,7 +141,7 @@ def shown_links(game_id: str):
                    if (join := kept["joins"].get(str(s.seat))) else None)
                   for s in match.seats]
     watch = kept.get("watch") and external_url("play.page", role="watch",
-                                                     token=kept["watch"])
+                                               token=kept["watch"])
     offered = {s.seat: bot.handle for s in match.seats if s.offered_to is not None
                and (bot := players.find(get_db(), s.offered_to)) is not None}
     return render_template("created.html", match=match, seat_links=seat_links, watch=watch,
